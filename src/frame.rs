@@ -1,0 +1,206 @@
+//! `FrameData`: the only contract between simulation and rendering. Plain data: it can be cloned,
+//! compared, hashed and snapshotted without a GPU. Right-handed, y up, metres; colours are
+//! linear-light RGB unless a field says otherwise.
+
+use std::sync::Arc;
+
+/// Everything one frame shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameData {
+    /// Frame number within the scene (0-based).
+    pub index: u32,
+    /// Scene time of this frame, seconds.
+    pub time: f64,
+    pub camera: Camera,
+    pub background: Background,
+    pub lighting: Lighting,
+    /// Meshes to draw, in order.
+    pub meshes: Vec<MeshInstance>,
+}
+
+/// A perspective camera. The aspect ratio comes from the image being rendered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    pub eye: [f32; 3],
+    pub target: [f32; 3],
+    pub up: [f32; 3],
+    /// Vertical field of view, degrees.
+    pub fov_y_deg: f32,
+    pub near: f32,
+    pub far: f32,
+}
+
+/// A vertical gradient behind everything (linear RGB).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Background {
+    pub top: [f32; 3],
+    pub bottom: [f32; 3],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lighting {
+    /// Unit vector from the scene towards the sun.
+    pub to_sun: [f32; 3],
+    /// Sun colour × intensity (linear RGB).
+    pub sun: [f32; 3],
+    /// Hemispheric ambient: light from above and from below, already scaled by intensity.
+    pub sky: [f32; 3],
+    pub ground: [f32; 3],
+    /// Directional shadow map on/off, and its filter radius in shadow-map texels.
+    pub shadows: bool,
+    pub shadow_softness: f32,
+    /// Exponential distance fog: density per metre and colour (linear RGB); 0 = none.
+    pub fog_density: f32,
+    pub fog_color: [f32; 3],
+}
+
+/// An indexed triangle mesh with per-vertex colours. Triangles are counter-clockwise seen from
+/// the front; normals are unit length.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeshData {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    /// sRGB-encoded colour with straight alpha.
+    pub colors: Vec<[u8; 4]>,
+    pub indices: Vec<u32>,
+}
+
+impl MeshData {
+    /// Axis-aligned bounds (min, max); `None` when empty.
+    pub fn bounds(&self) -> Option<([f32; 3], [f32; 3])> {
+        let mut it = self.positions.iter();
+        let first = *it.next()?;
+        Some(it.fold((first, first), |(lo, hi), p| (std::array::from_fn(|i| lo[i].min(p[i])), std::array::from_fn(|i| hi[i].max(p[i])))))
+    }
+
+    /// Stable content hash (FNV-1a over the raw bytes of every array).
+    pub fn content_hash(&self) -> u64 {
+        let mut h = Fnv::new();
+        h.bytes(bytemuck::cast_slice(&self.positions));
+        h.bytes(bytemuck::cast_slice(&self.normals));
+        h.bytes(bytemuck::cast_slice(&self.colors));
+        h.bytes(bytemuck::cast_slice(&self.indices));
+        h.finish()
+    }
+}
+
+/// A mesh shared between frames. `key` identifies the content: the renderer uploads a key once and
+/// reuses the GPU buffers for as long as frames keep naming it.
+#[derive(Clone, Debug)]
+pub struct MeshRef {
+    pub key: u64,
+    pub data: Arc<MeshData>,
+}
+
+impl MeshRef {
+    /// Wraps a mesh, keyed by its content.
+    pub fn new(data: MeshData) -> Self {
+        MeshRef { key: data.content_hash(), data: Arc::new(data) }
+    }
+}
+
+impl PartialEq for MeshRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && (Arc::ptr_eq(&self.data, &other.data) || self.data == other.data)
+    }
+}
+
+/// Surface response of a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Material {
+    /// Multiplies the vertex colour (linear RGB, alpha).
+    pub tint: [f32; 4],
+    /// 0 = mirror-like highlight, 1 = matte.
+    pub roughness: f32,
+    /// Strength of the specular highlight.
+    pub specular: f32,
+    pub casts_shadow: bool,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material { tint: [1.0; 4], roughness: 0.8, specular: 0.1, casts_shadow: true }
+    }
+}
+
+/// One placement of a mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshInstance {
+    pub mesh: MeshRef,
+    /// Column-major 4×4 model matrix.
+    pub transform: [[f32; 4]; 4],
+    pub material: Material,
+}
+
+pub const IDENTITY: [[f32; 4]; 4] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
+
+/// FNV-1a, 64 bits, over bytes: a hash that is the same on every machine and every run.
+pub struct Fnv(u64);
+
+impl Fnv {
+    pub fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 ^= x as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    pub fn f32s(&mut self, v: &[f32]) {
+        for x in v {
+            self.bytes(&x.to_bits().to_le_bytes());
+        }
+    }
+
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+
+    /// The hash of one byte string.
+    pub fn hash(b: &[u8]) -> u64 {
+        let mut h = Fnv::new();
+        h.bytes(b);
+        h.finish()
+    }
+}
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FrameData {
+    /// A hash of everything the frame shows, bit for bit (mesh contents through their keys).
+    pub fn digest(&self) -> u64 {
+        let mut h = Fnv::new();
+        h.bytes(&self.index.to_le_bytes());
+        h.bytes(&self.time.to_bits().to_le_bytes());
+        let c = &self.camera;
+        h.f32s(&c.eye);
+        h.f32s(&c.target);
+        h.f32s(&c.up);
+        h.f32s(&[c.fov_y_deg, c.near, c.far]);
+        h.f32s(&self.background.top);
+        h.f32s(&self.background.bottom);
+        let l = &self.lighting;
+        h.f32s(&l.to_sun);
+        h.f32s(&l.sun);
+        h.f32s(&l.sky);
+        h.f32s(&l.ground);
+        h.f32s(&[l.shadows as u8 as f32, l.shadow_softness, l.fog_density]);
+        h.f32s(&l.fog_color);
+        for m in &self.meshes {
+            h.bytes(&m.mesh.key.to_le_bytes());
+            for col in &m.transform {
+                h.f32s(col);
+            }
+            h.f32s(&m.material.tint);
+            h.f32s(&[m.material.roughness, m.material.specular, m.material.casts_shadow as u8 as f32]);
+        }
+        h.finish()
+    }
+}

@@ -1,0 +1,231 @@
+//! The `simreel` command: parse arguments, run, print any error with its chain, exit with a code
+//! that says what went wrong (see the README's table).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use clap::Parser;
+
+use simreel::cli::{self, Cli, Command, ProgressArg, RenderArgs};
+use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
+use simreel::render::RenderError;
+use simreel::scene::{self, SceneError};
+
+/// Exit codes (documented in README.md).
+mod exit {
+    pub const RUNTIME: u8 = 1;
+    pub const BAD_INPUT: u8 = 2;
+    pub const NO_ADAPTER: u8 = 3;
+    pub const INTERRUPTED: u8 = 130;
+}
+
+fn main() -> ExitCode {
+    quiet_wayland_probe();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::BAD_INPUT } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::from(code_of(&e))
+        }
+    }
+}
+
+/// Mesa's Vulkan drivers look for a Wayland display while wgpu enumerates adapters and print
+/// "error: XDG_RUNTIME_DIR is invalid" on headless machines where it is unset. Pointing it at the
+/// temporary folder (only when unset) keeps that false alarm out of our output.
+fn quiet_wayland_probe() {
+    let valid = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir());
+    if !valid {
+        // SAFETY: called first thing in main, before any other thread exists.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir()) };
+    }
+}
+
+fn code_of(e: &anyhow::Error) -> u8 {
+    for cause in e.chain() {
+        if let Some(p) = cause.downcast_ref::<PipelineError>() {
+            return match p {
+                PipelineError::Render(r) => render_code(r),
+                PipelineError::Interrupted { .. } => exit::INTERRUPTED,
+                _ => exit::RUNTIME,
+            };
+        }
+        if let Some(r) = cause.downcast_ref::<RenderError>() {
+            return render_code(r);
+        }
+        if cause.downcast_ref::<SceneError>().is_some() || cause.downcast_ref::<BadInput>().is_some() {
+            return exit::BAD_INPUT;
+        }
+    }
+    exit::RUNTIME
+}
+
+fn render_code(r: &RenderError) -> u8 {
+    match r {
+        RenderError::NoAdapter { .. } | RenderError::AdapterNotFound { .. } | RenderError::Device(_) | RenderError::DeviceLost(_) => {
+            exit::NO_ADAPTER
+        }
+        RenderError::TooLarge { .. } => exit::BAD_INPUT,
+        RenderError::Validation(_) => exit::RUNTIME,
+    }
+}
+
+/// A command-line value that makes no sense for the scene it is applied to.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct BadInput(String);
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Validate { scenes } => validate(&scenes),
+        Command::Render(args) => render(args),
+        Command::Adapters { backend } => adapters(backend.choice()),
+        Command::Mesh { scene, output, frame } => mesh(&scene, &output, frame),
+        Command::Gif { frames_dir, output, fps, no_dither } => {
+            if !(fps > 0.0 && fps <= 100.0) {
+                return Err(BadInput(format!("--fps {fps} is outside 0..100 (GIF delays are whole centiseconds)")).into());
+            }
+            let settings = simreel::output::gif::GifSettings { fps, dither: !no_dither };
+            let n = pipeline::gif_from_folder(&frames_dir, &output, settings)?;
+            eprintln!("wrote {} ({n} frames at {fps} fps)", output.display());
+            Ok(())
+        }
+    }
+}
+
+fn validate(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    let mut bad = 0;
+    for p in paths {
+        match scene::load(p) {
+            Ok(s) => println!(
+                "{}: ok ({} scene \"{}\", {} frames at {}×{})",
+                p.display(),
+                s.kind.name(),
+                s.name,
+                s.render.frames,
+                s.render.width,
+                s.render.height
+            ),
+            Err(e) => {
+                bad += 1;
+                eprintln!("{e}");
+            }
+        }
+    }
+    if bad > 0 {
+        return Err(
+            BadInput(format!("{bad} of {} scene file{} invalid", paths.len(), if paths.len() == 1 { " is" } else { "s are" })).into()
+        );
+    }
+    Ok(())
+}
+
+fn adapters(choice: simreel::render::BackendChoice) -> anyhow::Result<()> {
+    let list = simreel::render::device::list(choice);
+    if list.is_empty() {
+        return Err(RenderError::NoAdapter { hint: simreel::render::device::install_hint() }.into());
+    }
+    for a in &list {
+        println!("{}", simreel::render::AdapterSummary::of(&a.get_info()));
+    }
+    let pick = simreel::render::device::choose(list, &simreel::render::AdapterRequest { backend: choice, name: None })?;
+    println!("auto picks: {}", simreel::render::AdapterSummary::of(&pick.get_info()));
+    Ok(())
+}
+
+fn load_checked(path: &std::path::Path) -> anyhow::Result<scene::Scene> {
+    let s = scene::load(path)?;
+    s.check_memory(scene::available_memory())?;
+    Ok(s)
+}
+
+fn render(args: RenderArgs) -> anyhow::Result<()> {
+    // Every scene is validated before the first one renders.
+    let mut jobs = Vec::new();
+    for path in &args.scenes {
+        let mut s = scene::load(path)?;
+        if let Some((w, h)) = args.size {
+            s.render.width = w;
+            s.render.height = h;
+        }
+        s.check_memory(scene::available_memory())?;
+        let frames = match &args.frames {
+            Some(spec) => cli::parse_frames(spec, s.render.frames).map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?,
+            None => (0..s.render.frames).collect(),
+        };
+        let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
+        jobs.push(Job { scene: s, frames, out_dir: args.out.clone(), formats, adapter: args.adapter_request(), resume: args.resume });
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(exit::INTERRUPTED as i32); // a second Ctrl-C does not wait
+        }
+    });
+    let mode = if args.quiet {
+        ProgressMode::Quiet
+    } else if args.progress == Some(ProgressArg::Json) {
+        ProgressMode::Json
+    } else {
+        ProgressMode::Bars
+    };
+    for job in &jobs {
+        let outcome = pipeline::run(job, mode, &cancel).with_context(|| format!("rendering {}", job.scene.path.display()))?;
+        if mode == ProgressMode::Bars {
+            let t = &outcome.manifest.timings;
+            let mut what = Vec::new();
+            if !outcome.manifest.frames.is_empty() {
+                what.push(format!("{} frames in {}", outcome.manifest.frames.len(), outcome.frames_dir.display()));
+            }
+            if let Some(g) = &outcome.gif {
+                what.push(g.display().to_string());
+            }
+            eprintln!(
+                "{}: wrote {} ({:.1} frames/s on {}; slowest stage: {}{})",
+                job.scene.name,
+                what.join(" and "),
+                t.frames_per_second,
+                outcome.manifest.adapter,
+                t.slowest_stage,
+                if outcome.reused > 0 { format!("; {} frames kept from the last run", outcome.reused) } else { String::new() }
+            );
+        }
+    }
+    Ok(())
+}
+
+fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32) -> anyhow::Result<()> {
+    let s = load_checked(path)?;
+    if frame >= s.render.frames {
+        return Err(BadInput(format!("--frame {frame} is past the scene's last frame {}", s.render.frames - 1)).into());
+    }
+    #[allow(irrefutable_let_patterns)]
+    let scene::KindSpec::Terrain(_) = &s.kind else {
+        return Err(BadInput(format!("{} is a {} scene; `mesh` exports terrain meshes", path.display(), s.kind.name())).into());
+    };
+    let mut sim = simreel::sim::terrain::TerrainSim::new(&s);
+    let m = sim.mesh_at(frame);
+    let ext = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let bytes = match ext.as_deref() {
+        Some("ply") => simreel::output::mesh_file::ply(&m.data),
+        Some("obj") => simreel::output::mesh_file::obj(&m.data),
+        _ => return Err(BadInput(format!("{}: use a .ply or .obj file name", out.display())).into()),
+    };
+    simreel::output::write_atomic(out, &bytes)?;
+    eprintln!("wrote {} ({} vertices, {} triangles, frame {frame})", out.display(), m.data.positions.len(), m.data.indices.len() / 3);
+    Ok(())
+}

@@ -1,0 +1,60 @@
+//! `out/<scene>/manifest.json`: what a render wrote and how (scene hash, adapter, frames, timings),
+//! so a rerun can tell which frames are already done and a person can see what produced the files.
+
+use std::path::Path;
+
+use super::OutputError;
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Manifest {
+    pub simreel: String,
+    pub scene: String,
+    pub scene_file: String,
+    /// FNV-1a of the scene file, hex.
+    pub scene_hash: String,
+    /// Everything that decides the pixels besides the scene file (size, MSAA, adapter), hashed.
+    pub settings_hash: String,
+    pub kind: String,
+    pub seed: u64,
+    pub adapter: String,
+    pub width: u32,
+    pub height: u32,
+    pub fps: u32,
+    pub frames_in_scene: u32,
+    /// Frame files written or found complete, by frame number.
+    pub frames: Vec<FrameEntry>,
+    pub gif: Option<String>,
+    pub timings: Timings,
+    /// State digest of the last frame simulated.
+    pub final_state: String,
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct FrameEntry {
+    pub index: u32,
+    pub file: String,
+}
+
+/// Seconds spent per stage (stages overlap, so they add up to more than the wall time).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Timings {
+    pub wall_s: f64,
+    pub simulate_s: f64,
+    pub render_s: f64,
+    pub encode_s: f64,
+    pub frames_per_second: f64,
+    /// The stage that took longest.
+    pub slowest_stage: String,
+}
+
+impl Manifest {
+    pub fn write(&self, path: &Path) -> Result<(), OutputError> {
+        let json = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        super::write_atomic(path, &json)
+    }
+
+    /// The manifest at `path`, if there is a readable one.
+    pub fn read(path: &Path) -> Option<Manifest> {
+        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    }
+}

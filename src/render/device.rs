@@ -1,0 +1,183 @@
+//! Finding an adapter and opening a device, headless: every backend wgpu has on this platform is
+//! asked, hardware GPUs are preferred over software ones (Mesa lavapipe through Vulkan, then
+//! llvmpipe through GL), and the choice can be narrowed by backend or by a name substring.
+
+use super::RenderError;
+
+/// `--backend`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendChoice {
+    #[default]
+    Auto,
+    Vulkan,
+    Gl,
+    Metal,
+    Dx12,
+}
+
+impl BackendChoice {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "auto" => BackendChoice::Auto,
+            "vulkan" => BackendChoice::Vulkan,
+            "gl" => BackendChoice::Gl,
+            "metal" => BackendChoice::Metal,
+            "dx12" => BackendChoice::Dx12,
+            _ => return None,
+        })
+    }
+
+    fn backends(self) -> wgpu::Backends {
+        match self {
+            BackendChoice::Auto => wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12 | wgpu::Backends::GL,
+            BackendChoice::Vulkan => wgpu::Backends::VULKAN,
+            BackendChoice::Gl => wgpu::Backends::GL,
+            BackendChoice::Metal => wgpu::Backends::METAL,
+            BackendChoice::Dx12 => wgpu::Backends::DX12,
+        }
+    }
+}
+
+/// Which adapter to use.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AdapterRequest {
+    pub backend: BackendChoice,
+    /// Case-insensitive substring of the adapter's name.
+    pub name: Option<String>,
+}
+
+/// What `simreel adapters` prints about one adapter, and what manifests record.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+}
+
+impl AdapterSummary {
+    pub fn of(info: &wgpu::AdapterInfo) -> Self {
+        AdapterSummary {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend).to_lowercase(),
+            device_type: match info.device_type {
+                wgpu::DeviceType::DiscreteGpu => "discrete GPU",
+                wgpu::DeviceType::IntegratedGpu => "integrated GPU",
+                wgpu::DeviceType::VirtualGpu => "virtual GPU",
+                wgpu::DeviceType::Cpu => "CPU (software)",
+                wgpu::DeviceType::Other => "other",
+            }
+            .to_string(),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for AdapterSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}, {}", self.name, self.backend, self.device_type)?;
+        if !self.driver.is_empty() {
+            write!(f, ", {} {}", self.driver, self.driver_info)?;
+        }
+        write!(f, ")")
+    }
+}
+
+fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    wgpu::Instance::new(desc)
+}
+
+/// Every adapter wgpu sees through `choice`.
+pub fn list(choice: BackendChoice) -> Vec<wgpu::Adapter> {
+    pollster::block_on(instance(choice.backends()).enumerate_adapters(choice.backends()))
+}
+
+/// The adapters `auto` considers: Vulkan, Metal and DX12 first; GL only when none of those has an
+/// adapter (asking EGL on a headless machine costs time and prints warnings).
+pub fn candidates(choice: BackendChoice) -> Vec<wgpu::Adapter> {
+    if choice != BackendChoice::Auto {
+        return list(choice);
+    }
+    let primary = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+    let found = pollster::block_on(instance(primary).enumerate_adapters(primary));
+    if found.is_empty() { list(BackendChoice::Gl) } else { found }
+}
+
+/// Higher is better: hardware before software, then Vulkan/Metal/DX12 before GL.
+fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
+    let kind = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 4,
+        wgpu::DeviceType::IntegratedGpu => 3,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 1,
+        wgpu::DeviceType::Cpu => 0,
+    };
+    let api = match info.backend {
+        wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 1,
+        _ => 0,
+    };
+    (kind, api)
+}
+
+/// The adapter `request` picks among `adapters` (in the order wgpu listed them on ties).
+pub fn choose(adapters: Vec<wgpu::Adapter>, request: &AdapterRequest) -> Result<wgpu::Adapter, RenderError> {
+    let everything: Vec<String> = adapters.iter().map(|a| AdapterSummary::of(&a.get_info()).to_string()).collect();
+    let mut matching: Vec<wgpu::Adapter> = match &request.name {
+        Some(n) => {
+            let n = n.to_lowercase();
+            adapters.into_iter().filter(|a| a.get_info().name.to_lowercase().contains(&n)).collect()
+        }
+        None => adapters,
+    };
+    if matching.is_empty() {
+        return Err(match &request.name {
+            Some(n) if !everything.is_empty() => RenderError::AdapterNotFound { filter: n.clone(), available: everything },
+            _ => RenderError::NoAdapter { hint: install_hint() },
+        });
+    }
+    // stable: the first of the best rank
+    let best = matching.iter().map(|a| rank(&a.get_info())).max().unwrap_or((0, 0));
+    let pos = matching.iter().position(|a| rank(&a.get_info()) == best).unwrap_or(0);
+    Ok(matching.swap_remove(pos))
+}
+
+/// What to install when no adapter exists at all.
+pub fn install_hint() -> String {
+    if cfg!(target_os = "linux") {
+        "install a Vulkan driver: `apt-get install mesa-vulkan-drivers` on Debian/Ubuntu (Mesa's lavapipe \
+         renders on the CPU), `dnf install mesa-vulkan-drivers` on Fedora; or GL through EGL: \
+         `apt-get install libegl1 libgl1-mesa-dri` (llvmpipe)"
+            .to_string()
+    } else if cfg!(target_os = "windows") {
+        "update the GPU driver, or install the WARP software rasterizer that ships with Windows (DX12)".to_string()
+    } else {
+        "this platform's GPU driver was not found by wgpu".to_string()
+    }
+}
+
+/// Opens a device on `adapter` able to hold `max_side`-pixel targets and a 2048² shadow map.
+pub fn open(adapter: &wgpu::Adapter, max_side: u32) -> Result<(wgpu::Device, wgpu::Queue), RenderError> {
+    let limits = adapter.limits();
+    let needed = max_side.max(super::SHADOW_SIZE);
+    if limits.max_texture_dimension_2d < needed {
+        return Err(RenderError::TooLarge {
+            what: format!("a {needed}-pixel texture"),
+            limit: format!("{} pixels on {}", limits.max_texture_dimension_2d, adapter.get_info().name),
+        });
+    }
+    let required_limits =
+        wgpu::Limits { max_texture_dimension_2d: needed, ..wgpu::Limits::downlevel_webgl2_defaults() }.using_resolution(limits.clone());
+    let desc = wgpu::DeviceDescriptor {
+        label: Some("simreel"),
+        required_features: wgpu::Features::empty(),
+        required_limits,
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    };
+    pollster::block_on(adapter.request_device(&desc)).map_err(|e| RenderError::Device(e.to_string()))
+}

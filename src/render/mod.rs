@@ -1,0 +1,428 @@
+//! Headless rendering of [`FrameData`] with wgpu: offscreen sRGB targets with 4× MSAA and depth, a
+//! background gradient, a directional shadow map, lit meshes, and readback through a ring of
+//! staging buffers. The renderer draws what the frame says; it knows nothing of scene kinds.
+
+pub mod device;
+mod pipelines;
+pub mod readback;
+pub mod shaders;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use glam::{Mat3, Mat4, Vec3};
+use wgpu::util::DeviceExt;
+
+use crate::frame::{FrameData, MeshData};
+pub use device::{AdapterRequest, AdapterSummary, BackendChoice};
+use pipelines::{COLOR_FORMAT, DEPTH_FORMAT, Instance, Pipelines, Vertex};
+pub use readback::Image;
+
+/// Side of the square shadow map, texels.
+pub const SHADOW_SIZE: u32 = 2048;
+/// Frames in flight between submission and readback.
+const READBACK_DEPTH: usize = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("no GPU or software adapter is available; {hint}")]
+    NoAdapter { hint: String },
+    #[error("no adapter matches --adapter \"{filter}\"; available: {}", available.join("; "))]
+    AdapterNotFound { filter: String, available: Vec<String> },
+    #[error("cannot open a device: {0}")]
+    Device(String),
+    #[error("the GPU device was lost: {0}")]
+    DeviceLost(String),
+    #[error("{what} is more than this adapter allows ({limit})")]
+    TooLarge { what: String, limit: String },
+    #[error("GPU validation error: {0}")]
+    Validation(String),
+}
+
+/// The per-frame uniform block (`Frame` in shaders/common.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct FrameUniforms {
+    view_proj: [[f32; 4]; 4],
+    light_view_proj: [[f32; 4]; 4],
+    eye: [f32; 4],
+    to_sun: [f32; 4],
+    sun: [f32; 4],
+    sky: [f32; 4],
+    ground: [f32; 4],
+    fog: [f32; 4],
+    bg_top: [f32; 4],
+    bg_bottom: [f32; 4],
+    shadow: [f32; 4],
+}
+
+struct GpuMesh {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    index_count: u32,
+    bounds: Option<([f32; 3], [f32; 3])>,
+}
+
+struct Targets {
+    msaa: Option<wgpu::TextureView>,
+    resolve: wgpu::Texture,
+    resolve_view: wgpu::TextureView,
+    depth: wgpu::TextureView,
+}
+
+/// A device with everything needed to turn frames into images of one size.
+pub struct Renderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    summary: AdapterSummary,
+    width: u32,
+    height: u32,
+    pipelines: Pipelines,
+    targets: Targets,
+    shadow_view: wgpu::TextureView,
+    uniforms: wgpu::Buffer,
+    frame_group: wgpu::BindGroup,
+    shadow_group: wgpu::BindGroup,
+    instances: wgpu::Buffer,
+    instance_capacity: usize,
+    meshes: HashMap<u64, GpuMesh>,
+    readback: readback::Readback,
+    errors: Arc<Mutex<Option<String>>>,
+}
+
+impl Renderer {
+    /// Picks an adapter, opens a device and builds targets for `width` × `height` at `samples`
+    /// (1 or 4) samples per pixel.
+    pub fn new(request: &AdapterRequest, width: u32, height: u32, samples: u32) -> Result<Self, RenderError> {
+        let adapter = device::choose(device::candidates(request.backend), request)?;
+        let (device, queue) = device::open(&adapter, width.max(height))?;
+        let summary = AdapterSummary::of(&adapter.get_info());
+        let errors: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut g) = sink.lock() {
+                g.get_or_insert_with(|| e.to_string());
+            }
+        }));
+        let lost = errors.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            if reason != wgpu::DeviceLostReason::Destroyed {
+                if let Ok(mut g) = lost.lock() {
+                    g.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
+                }
+            }
+        });
+        let pipelines = Pipelines::new(&device, samples);
+        let targets = Self::targets(&device, width, height, samples);
+        let shadow_tex = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("shadow map"),
+            size: wgpu::Extent3d { width: SHADOW_SIZE, height: SHADOW_SIZE, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let shadow_view = shadow_tex.create_view(&Default::default());
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("shadow"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            compare: Some(wgpu::CompareFunction::LessEqual),
+            ..Default::default()
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("frame uniforms"),
+            size: size_of::<FrameUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let frame_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("frame"),
+            layout: &pipelines.frame_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() }],
+        });
+        let shadow_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("shadow map"),
+            layout: &pipelines.shadow_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&shadow_view) },
+                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&sampler) },
+            ],
+        });
+        let instance_capacity = 16;
+        let instances = Self::instance_buffer(&device, instance_capacity);
+        let readback = readback::Readback::new(&device, width, height, READBACK_DEPTH);
+        Ok(Renderer {
+            device,
+            queue,
+            summary,
+            width,
+            height,
+            pipelines,
+            targets,
+            shadow_view,
+            uniforms,
+            frame_group,
+            shadow_group,
+            instances,
+            instance_capacity,
+            meshes: HashMap::new(),
+            readback,
+            errors,
+        })
+    }
+
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.summary
+    }
+
+    pub fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("instances"),
+            size: (capacity * size_of::<Instance>()) as u64,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn targets(device: &wgpu::Device, width: u32, height: u32, samples: u32) -> Targets {
+        let size = wgpu::Extent3d { width, height, depth_or_array_layers: 1 };
+        let tex = |label, format, samples, usage| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: samples,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let resolve = tex("colour", COLOR_FORMAT, 1, wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC);
+        let msaa = (samples > 1)
+            .then(|| tex("colour msaa", COLOR_FORMAT, samples, wgpu::TextureUsages::RENDER_ATTACHMENT).create_view(&Default::default()));
+        let depth = tex("depth", DEPTH_FORMAT, samples, wgpu::TextureUsages::RENDER_ATTACHMENT).create_view(&Default::default());
+        let resolve_view = resolve.create_view(&Default::default());
+        Targets { msaa, resolve, resolve_view, depth }
+    }
+
+    fn check_errors(&self) -> Result<(), RenderError> {
+        match self.errors.lock().ok().and_then(|mut g| g.take()) {
+            Some(e) if e.contains("lost") => Err(RenderError::DeviceLost(e)),
+            Some(e) => Err(RenderError::Validation(e)),
+            None => Ok(()),
+        }
+    }
+
+    fn upload(&mut self, key: u64, mesh: &MeshData) {
+        if self.meshes.contains_key(&key) {
+            return;
+        }
+        let vertices: Vec<Vertex> = mesh
+            .positions
+            .iter()
+            .enumerate()
+            .map(|(i, &position)| Vertex {
+                position,
+                normal: mesh.normals.get(i).copied().unwrap_or([0.0, 1.0, 0.0]),
+                color: mesh.colors.get(i).copied().unwrap_or([255; 4]),
+            })
+            .collect();
+        // wgpu rejects empty buffers; an empty mesh keeps a placeholder and draws nothing
+        let vbytes: &[u8] = if vertices.is_empty() { &[0u8; 28] } else { bytemuck::cast_slice(&vertices) };
+        let ibytes: &[u8] = if mesh.indices.is_empty() { &[0u8; 4] } else { bytemuck::cast_slice(&mesh.indices) };
+        let vertices = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("mesh vertices"),
+            contents: vbytes,
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let indices = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("mesh indices"),
+            contents: ibytes,
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        self.meshes.insert(key, GpuMesh { vertices, indices, index_count: mesh.indices.len() as u32, bounds: mesh.bounds() });
+    }
+
+    /// Camera and sun matrices, and the world size of a shadow texel.
+    fn uniforms_for(&self, frame: &FrameData) -> FrameUniforms {
+        let c = &frame.camera;
+        let aspect = self.width as f32 / self.height as f32;
+        let view = Mat4::look_at_rh(Vec3::from(c.eye), Vec3::from(c.target), Vec3::from(c.up));
+        let proj = Mat4::perspective_rh(c.fov_y_deg.to_radians(), aspect, c.near, c.far);
+        // The sun looks at the bounding sphere of everything drawn.
+        let mut lo = Vec3::splat(f32::INFINITY);
+        let mut hi = Vec3::splat(f32::NEG_INFINITY);
+        for m in &frame.meshes {
+            let Some((blo, bhi)) = self.meshes.get(&m.mesh.key).and_then(|g| g.bounds) else { continue };
+            let model = Mat4::from_cols_array_2d(&m.transform);
+            for k in 0..8 {
+                let p = Vec3::new(
+                    if k & 1 == 0 { blo[0] } else { bhi[0] },
+                    if k & 2 == 0 { blo[1] } else { bhi[1] },
+                    if k & 4 == 0 { blo[2] } else { bhi[2] },
+                );
+                let w = model.transform_point3(p);
+                lo = lo.min(w);
+                hi = hi.max(w);
+            }
+        }
+        let (center, radius) = if lo.x.is_finite() { ((lo + hi) * 0.5, ((hi - lo) * 0.5).length().max(1e-3)) } else { (Vec3::ZERO, 1.0) };
+        let to_sun = Vec3::from(frame.lighting.to_sun).normalize_or(Vec3::Y);
+        let up = if to_sun.y.abs() > 0.99 { Vec3::Z } else { Vec3::Y };
+        let light_view = Mat4::look_at_rh(center + to_sun * radius * 2.0, center, up);
+        let light_proj = Mat4::orthographic_rh(-radius, radius, -radius, radius, radius * 0.5, radius * 3.5);
+        let l = &frame.lighting;
+        let v4 = |v: [f32; 3], w: f32| [v[0], v[1], v[2], w];
+        FrameUniforms {
+            view_proj: (proj * view).to_cols_array_2d(),
+            light_view_proj: (light_proj * light_view).to_cols_array_2d(),
+            eye: v4(c.eye, 1.0),
+            to_sun: v4(to_sun.to_array(), if l.shadows { 1.0 } else { 0.0 }),
+            sun: v4(l.sun, l.shadow_softness),
+            sky: v4(l.sky, 0.0),
+            ground: v4(l.ground, 0.0),
+            fog: v4(l.fog_color, l.fog_density),
+            bg_top: v4(frame.background.top, 1.0),
+            bg_bottom: v4(frame.background.bottom, 1.0),
+            shadow: [1.0 / SHADOW_SIZE as f32, 2.0 * radius / SHADOW_SIZE as f32, self.width as f32, self.height as f32],
+        }
+    }
+
+    /// Encodes and submits `frame`. When the readback ring is full, first waits for the oldest
+    /// frame in flight and returns it; images come out in submission order.
+    pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
+        let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device)? } else { None };
+        for m in &frame.meshes {
+            self.upload(m.mesh.key, &m.mesh.data);
+        }
+        // Only what this frame names stays resident (frames in flight keep their buffers alive).
+        let live: Vec<u64> = frame.meshes.iter().map(|m| m.mesh.key).collect();
+        self.meshes.retain(|k, _| live.contains(k));
+
+        let uniforms = self.uniforms_for(frame);
+        self.queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
+        let instances: Vec<Instance> = frame
+            .meshes
+            .iter()
+            .map(|m| {
+                let model = Mat4::from_cols_array_2d(&m.transform);
+                let nm = Mat3::from_mat4(model).inverse().transpose();
+                let col = |v: Vec3| [v.x, v.y, v.z, 0.0];
+                Instance {
+                    model: m.transform,
+                    normal: [col(nm.x_axis), col(nm.y_axis), col(nm.z_axis)],
+                    tint: m.material.tint,
+                    surface: [m.material.roughness, m.material.specular, 0.0, 0.0],
+                }
+            })
+            .collect();
+        if instances.len() > self.instance_capacity {
+            self.instance_capacity = instances.len().next_power_of_two();
+            self.instances = Self::instance_buffer(&self.device, self.instance_capacity);
+        }
+        if !instances.is_empty() {
+            self.queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&instances));
+        }
+
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        if frame.lighting.shadows {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("shadow"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.shadow_view,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
+                    stencil_ops: None,
+                }),
+                ..Default::default()
+            });
+            pass.set_pipeline(&self.pipelines.shadow);
+            pass.set_bind_group(0, &self.frame_group, &[]);
+            pass.set_vertex_buffer(1, self.instances.slice(..));
+            for (i, m) in frame.meshes.iter().enumerate() {
+                let g = &self.meshes[&m.mesh.key];
+                if !m.material.casts_shadow || g.index_count == 0 {
+                    continue;
+                }
+                pass.set_vertex_buffer(0, g.vertices.slice(..));
+                pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..g.index_count, 0, i as u32..i as u32 + 1);
+            }
+        }
+        {
+            let (view, resolve) = match &self.targets.msaa {
+                Some(ms) => (ms, Some(&self.targets.resolve_view)),
+                None => (&self.targets.resolve_view, None),
+            };
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("main"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: resolve,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.targets.depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                    stencil_ops: None,
+                }),
+                ..Default::default()
+            });
+            pass.set_bind_group(0, &self.frame_group, &[]);
+            pass.set_pipeline(&self.pipelines.background);
+            pass.draw(0..3, 0..1);
+            pass.set_pipeline(&self.pipelines.mesh);
+            pass.set_bind_group(1, &self.shadow_group, &[]);
+            pass.set_vertex_buffer(1, self.instances.slice(..));
+            for (i, m) in frame.meshes.iter().enumerate() {
+                let g = &self.meshes[&m.mesh.key];
+                if g.index_count == 0 {
+                    continue;
+                }
+                pass.set_vertex_buffer(0, g.vertices.slice(..));
+                pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..g.index_count, 0, i as u32..i as u32 + 1);
+            }
+        }
+        self.readback.encode_copy(&mut encoder, &self.targets.resolve);
+        let submission = self.queue.submit([encoder.finish()]);
+        self.readback.submitted(frame.index, submission);
+        self.check_errors()?;
+        Ok(ready)
+    }
+
+    /// Waits for the oldest frame still in flight; `None` when all are out.
+    pub fn next_image(&mut self) -> Result<Option<Image>, RenderError> {
+        let img = self.readback.wait_oldest(&self.device)?;
+        self.check_errors()?;
+        Ok(img)
+    }
+
+    /// Frames submitted and not yet returned.
+    pub fn in_flight(&self) -> usize {
+        self.readback.in_flight()
+    }
+
+    /// Renders one frame and waits for it (figures, tests).
+    pub fn render_one(&mut self, frame: &FrameData) -> Result<Image, RenderError> {
+        let mut out = None;
+        if let Some(img) = self.submit(frame)? {
+            out = Some(img);
+        }
+        while let Some(img) = self.next_image()? {
+            if img.index == frame.index {
+                out = Some(img);
+            }
+        }
+        out.ok_or_else(|| RenderError::DeviceLost(format!("frame {} did not come back", frame.index)))
+    }
+}

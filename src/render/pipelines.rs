@@ -1,0 +1,191 @@
+//! The three render pipelines (background gradient, shadow depth, lit meshes), their bind group
+//! layouts and vertex layouts.
+
+use super::shaders;
+
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Per-vertex data: position, normal (f32×3 each), sRGB colour (unorm8×4). 28 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Vertex {
+    pub position: [f32; 3],
+    pub normal: [f32; 3],
+    pub color: [u8; 4],
+}
+
+/// Per-instance data: model matrix, normal matrix (3 columns, padded), tint, surface parameters.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Instance {
+    pub model: [[f32; 4]; 4],
+    pub normal: [[f32; 4]; 3],
+    pub tint: [f32; 4],
+    pub surface: [f32; 4],
+}
+
+const VERTEX_ATTRS: [wgpu::VertexAttribute; 3] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Unorm8x4];
+const INSTANCE_ATTRS: [wgpu::VertexAttribute; 9] = wgpu::vertex_attr_array![
+    3 => Float32x4, 4 => Float32x4, 5 => Float32x4, 6 => Float32x4,
+    7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Float32x4
+];
+
+fn vertex_layouts() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
+    [
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<Vertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &VERTEX_ATTRS,
+        }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<Instance>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &INSTANCE_ATTRS,
+        }),
+    ]
+}
+
+pub struct Pipelines {
+    pub frame_layout: wgpu::BindGroupLayout,
+    pub shadow_layout: wgpu::BindGroupLayout,
+    pub background: wgpu::RenderPipeline,
+    pub shadow: wgpu::RenderPipeline,
+    pub mesh: wgpu::RenderPipeline,
+}
+
+fn module(device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
+    let source = shaders::module_source(name).unwrap_or_else(|| panic!("shader {name} is not in the registry"));
+    device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) })
+}
+
+impl Pipelines {
+    pub fn new(device: &wgpu::Device, samples: u32) -> Self {
+        let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("frame"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+                count: None,
+            }],
+        });
+        let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow map"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Depth,
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                    count: None,
+                },
+            ],
+        });
+        let frame_only = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("frame only"),
+            bind_group_layouts: &[Some(&frame_layout)],
+            immediate_size: 0,
+        });
+        let lit = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("lit"),
+            bind_group_layouts: &[Some(&frame_layout), Some(&shadow_layout)],
+            immediate_size: 0,
+        });
+        let ms = wgpu::MultisampleState { count: samples, mask: !0, alpha_to_coverage_enabled: false };
+        let color = [Some(wgpu::ColorTargetState {
+            format: COLOR_FORMAT,
+            blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+            write_mask: wgpu::ColorWrites::ALL,
+        })];
+
+        let bg = module(device, "background");
+        let background = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("background"),
+            layout: Some(&frame_only),
+            vertex: wgpu::VertexState { module: &bg, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                depth_compare: Some(wgpu::CompareFunction::Always),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: ms,
+            fragment: Some(wgpu::FragmentState {
+                module: &bg,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &color,
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+
+        let layouts = vertex_layouts();
+        let sh = module(device, "shadow");
+        let shadow = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("shadow"),
+            layout: Some(&frame_only),
+            vertex: wgpu::VertexState {
+                module: &sh,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &layouts,
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                stencil: Default::default(),
+                // slope-scaled bias against shadow acne on grazing slopes
+                bias: wgpu::DepthBiasState { constant: 2, slope_scale: 2.0, clamp: 0.0 },
+            }),
+            multisample: wgpu::MultisampleState::default(),
+            fragment: None,
+            multiview_mask: None,
+            cache: None,
+        });
+
+        let me = module(device, "mesh");
+        let mesh = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("mesh"),
+            layout: Some(&lit),
+            vertex: wgpu::VertexState {
+                module: &me,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &layouts,
+            },
+            primitive: wgpu::PrimitiveState { cull_mode: None, ..Default::default() },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: ms,
+            fragment: Some(wgpu::FragmentState {
+                module: &me,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &color,
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        Pipelines { frame_layout, shadow_layout, background, shadow, mesh }
+    }
+}

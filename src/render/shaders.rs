@@ -1,0 +1,17 @@
+//! The shader registry: every WGSL file in `shaders/`, compiled into the binary. Each pipeline's
+//! module is `common.wgsl` (the per-frame uniform block) followed by its own file.
+
+/// Declarations every module starts with.
+pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
+
+/// (name, source) of each pipeline's shader file.
+pub const SHADERS: &[(&str, &str)] = &[
+    ("background", include_str!("../../shaders/background.wgsl")),
+    ("shadow", include_str!("../../shaders/shadow.wgsl")),
+    ("mesh", include_str!("../../shaders/mesh.wgsl")),
+];
+
+/// The full module source of shader `name`.
+pub fn module_source(name: &str) -> Option<String> {
+    SHADERS.iter().find(|(n, _)| *n == name).map(|(_, src)| format!("{COMMON}\n{src}"))
+}

@@ -1,0 +1,69 @@
+//! Errors of the scene layer: a file that cannot be read, a file with problems (each with its
+//! line, column and key), or a scene too big for this machine.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One problem in a scene file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub col: usize,
+    /// Dotted TOML key path (`terrain.shapes[1].radius`), empty for the document.
+    pub key: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+/// Diagnostics printed as `file:line:col: key: message (hint)`, one per line.
+pub struct Listing<'a> {
+    pub path: &'a std::path::Path,
+    pub items: &'a [Diagnostic],
+}
+
+impl fmt::Display for Listing<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.items.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{}:{}:{}: ", self.path.display(), d.line, d.col)?;
+            if !d.key.is_empty() {
+                write!(f, "{}: ", d.key)?;
+            }
+            write!(f, "{}", d.message)?;
+            if let Some(h) = &d.hint {
+                write!(f, " ({h})")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    #[error("cannot read scene file {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} has {} problem{}:\n{}", path.display(), diagnostics.len(), if diagnostics.len() == 1 { "" } else { "s" }, Listing { path, items: diagnostics })]
+    Invalid { path: PathBuf, diagnostics: Vec<Diagnostic> },
+    #[error("{}: {what} needs about {} but only {} is available; reduce it or pass a smaller --size/--frames", path.display(), human_bytes(*needed), human_bytes(*available))]
+    TooBig { path: PathBuf, what: String, needed: u64, available: u64 },
+}
+
+/// 1536 → "1.5 KiB".
+pub fn human_bytes(b: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 { format!("{b} B") } else { format!("{v:.1} {}", units[u]) }
+}

@@ -1,0 +1,328 @@
+//! Reading a TOML document into typed specs while collecting every problem with its position:
+//! a `TableReader` hands out values by key (with defaults and ranges), remembers which keys it was
+//! asked for, and on `finish` reports the keys nobody asked for, with a "did you mean" hint.
+
+use std::cell::RefCell;
+use std::ops::Range;
+
+use toml::de::{DeTable, DeValue};
+
+use super::error::Diagnostic;
+
+type Spanned<T> = toml::Spanned<T>;
+
+/// Collected problems of one document.
+pub struct Diagnostics<'s> {
+    src: &'s str,
+    items: RefCell<Vec<Diagnostic>>,
+}
+
+impl<'s> Diagnostics<'s> {
+    pub fn new(src: &'s str) -> Self {
+        Diagnostics { src, items: RefCell::new(Vec::new()) }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.src.len());
+        let before = &self.src[..offset];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        (line, col)
+    }
+
+    pub fn error(&self, span: Range<usize>, key: &str, message: impl Into<String>, hint: Option<String>) {
+        let (line, col) = self.line_col(span.start);
+        self.items.borrow_mut().push(Diagnostic { line, col, key: key.to_string(), message: message.into(), hint });
+    }
+
+    pub fn has_errors(&self) -> bool {
+        !self.items.borrow().is_empty()
+    }
+
+    /// All problems, in file order.
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        let mut v = self.items.into_inner();
+        v.sort_by_key(|d| (d.line, d.col));
+        v.dedup();
+        v
+    }
+}
+
+/// A view of one TOML table with the dotted path that leads to it.
+pub struct TableReader<'a, 's> {
+    path: String,
+    span: Range<usize>,
+    table: Option<&'a DeTable<'s>>,
+    diags: &'a Diagnostics<'s>,
+    asked: RefCell<Vec<&'static str>>,
+}
+
+/// What a TOML value is, in words for error messages.
+fn kind_of(v: &DeValue<'_>) -> &'static str {
+    match v {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a date",
+        DeValue::Array(_) => "an array",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+/// The number a TOML integer or float holds.
+fn number(v: &DeValue<'_>) -> Option<f64> {
+    match v {
+        DeValue::Integer(i) => integer(i.as_str(), i.radix()).map(|x| x as f64),
+        DeValue::Float(f) => {
+            let s = f.as_str().replace('_', "");
+            s.parse::<f64>().ok()
+        }
+        _ => None,
+    }
+}
+
+fn integer(text: &str, radix: u32) -> Option<i64> {
+    let s = text.replace('_', "");
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d.to_string()),
+        None => (false, s.strip_prefix('+').unwrap_or(&s).to_string()),
+    };
+    let digits = if radix != 10 { digits.get(2..).unwrap_or("").to_string() } else { digits };
+    let v = i64::from_str_radix(&digits, radix).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// The closest candidate by edit distance, if it is close enough to be a plausible typo.
+pub fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|&(d, c)| d <= 2.max(c.len() / 3) && d < word.len().max(1))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+impl<'a, 's> TableReader<'a, 's> {
+    pub fn root(table: &'a Spanned<DeTable<'s>>, diags: &'a Diagnostics<'s>) -> Self {
+        TableReader { path: String::new(), span: table.span(), table: Some(table.get_ref()), diags, asked: RefCell::new(Vec::new()) }
+    }
+
+    /// A reader over nothing: every key takes its default (for absent optional tables).
+    pub fn empty(path: &str, diags: &'a Diagnostics<'s>) -> Self {
+        TableReader { path: path.to_string(), span: 0..0, table: None, diags, asked: RefCell::new(Vec::new()) }
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn diagnostics(&self) -> &'a Diagnostics<'s> {
+        self.diags
+    }
+
+    /// Dotted path of a key of this table.
+    pub fn key_path(&self, key: &str) -> String {
+        if self.path.is_empty() { key.to_string() } else { format!("{}.{key}", self.path) }
+    }
+
+    fn lookup(&self, key: &'static str) -> Option<(&'a Spanned<DeValue<'s>>, Range<usize>)> {
+        self.asked.borrow_mut().push(key);
+        let table = self.table?;
+        table.iter().find(|(k, _)| k.get_ref().as_ref() == key).map(|(k, v)| (v, k.span().start..v.span().end))
+    }
+
+    pub fn has(&self, key: &'static str) -> bool {
+        self.lookup(key).is_some()
+    }
+
+    /// Reports a problem with the value at `key` (or with the table when the key is absent).
+    pub fn error_at(&self, key: &'static str, message: impl Into<String>) {
+        let span = self.lookup(key).map(|(v, _)| v.span()).unwrap_or(self.span.clone());
+        self.diags.error(span, &self.key_path(key), message, None);
+    }
+
+    /// Reports a problem with the table as a whole.
+    pub fn error_here(&self, message: impl Into<String>) {
+        self.diags.error(self.span.clone(), &self.path, message, None);
+    }
+
+    fn wrong_type(&self, key: &'static str, v: &Spanned<DeValue<'s>>, expected: &str) {
+        self.diags.error(v.span(), &self.key_path(key), format!("expected {expected}, found {}", kind_of(v.get_ref())), None);
+    }
+
+    /// A raw value for custom parsing (colours, vectors, animated values).
+    pub fn raw(&self, key: &'static str) -> Option<&'a Spanned<DeValue<'s>>> {
+        self.lookup(key).map(|(v, _)| v)
+    }
+
+    pub fn f64_in(&self, key: &'static str, default: f64, range: Range<f64>) -> f64 {
+        let Some((v, _)) = self.lookup(key) else { return default };
+        match number(v.get_ref()) {
+            Some(x) if x.is_finite() && x >= range.start && x <= range.end => x,
+            Some(x) => {
+                self.diags.error(
+                    v.span(),
+                    &self.key_path(key),
+                    format!("{x} is out of range: expected a number from {} to {}", range.start, range.end),
+                    None,
+                );
+                default
+            }
+            None => {
+                self.wrong_type(key, v, "a number");
+                default
+            }
+        }
+    }
+
+    pub fn int_in(&self, key: &'static str, default: i64, range: std::ops::RangeInclusive<i64>) -> i64 {
+        let Some((v, _)) = self.lookup(key) else { return default };
+        let parsed = match v.get_ref() {
+            DeValue::Integer(i) => integer(i.as_str(), i.radix()),
+            DeValue::Float(_) => {
+                self.wrong_type(key, v, "an integer");
+                return default;
+            }
+            _ => None,
+        };
+        match parsed {
+            Some(x) if range.contains(&x) => x,
+            Some(x) => {
+                self.diags.error(
+                    v.span(),
+                    &self.key_path(key),
+                    format!("{x} is out of range: expected an integer from {} to {}", range.start(), range.end()),
+                    None,
+                );
+                default
+            }
+            None => {
+                self.wrong_type(key, v, "an integer");
+                default
+            }
+        }
+    }
+
+    pub fn bool(&self, key: &'static str, default: bool) -> bool {
+        let Some((v, _)) = self.lookup(key) else { return default };
+        match v.get_ref() {
+            DeValue::Boolean(b) => *b,
+            _ => {
+                self.wrong_type(key, v, "true or false");
+                default
+            }
+        }
+    }
+
+    pub fn string(&self, key: &'static str) -> Option<String> {
+        let (v, _) = self.lookup(key)?;
+        match v.get_ref() {
+            DeValue::String(s) => Some(s.to_string()),
+            _ => {
+                self.wrong_type(key, v, "a string");
+                None
+            }
+        }
+    }
+
+    /// One of `choices` (the first is the default).
+    pub fn choice(&self, key: &'static str, choices: &[&'static str]) -> &'static str {
+        let Some((v, _)) = self.lookup(key) else { return choices[0] };
+        let DeValue::String(s) = v.get_ref() else {
+            self.wrong_type(key, v, &format!("one of {}", quoted(choices)));
+            return choices[0];
+        };
+        if let Some(c) = choices.iter().find(|c| **c == s.as_ref()) {
+            return c;
+        }
+        let hint = did_you_mean(s, choices.iter().copied()).map(|c| format!("did you mean \"{c}\"?"));
+        self.diags.error(v.span(), &self.key_path(key), format!("\"{s}\" is not one of {}", quoted(choices)), hint);
+        choices[0]
+    }
+
+    /// An array of exactly N numbers.
+    pub fn numbers<const N: usize>(&self, key: &'static str, default: [f64; N]) -> [f64; N] {
+        let Some((v, _)) = self.lookup(key) else { return default };
+        self.numbers_of(key, v).unwrap_or(default)
+    }
+
+    /// Parses `v` as an array of exactly N finite numbers, reporting problems under `key`.
+    pub fn numbers_of<const N: usize>(&self, key: &'static str, v: &Spanned<DeValue<'s>>) -> Option<[f64; N]> {
+        let expected = format!("an array of {N} numbers");
+        let DeValue::Array(a) = v.get_ref() else {
+            self.wrong_type(key, v, &expected);
+            return None;
+        };
+        let nums: Vec<Option<f64>> = a.iter().map(|x| number(x.get_ref()).filter(|n| n.is_finite())).collect();
+        if nums.len() != N || nums.iter().any(Option::is_none) {
+            self.diags.error(v.span(), &self.key_path(key), format!("expected {expected}, found {} items", nums.len()), None);
+            return None;
+        }
+        Some(std::array::from_fn(|i| nums[i].unwrap_or(0.0)))
+    }
+
+    /// A sub-table; absent gives an empty reader (all defaults).
+    pub fn table(&self, key: &'static str) -> TableReader<'a, 's> {
+        let path = self.key_path(key);
+        match self.lookup(key) {
+            None => TableReader::empty(&path, self.diags),
+            Some((v, _)) => match v.get_ref() {
+                DeValue::Table(t) => {
+                    TableReader { path, span: v.span(), table: Some(t), diags: self.diags, asked: RefCell::new(Vec::new()) }
+                }
+                _ => {
+                    self.wrong_type(key, v, "a table");
+                    TableReader::empty(&path, self.diags)
+                }
+            },
+        }
+    }
+
+    /// An array of tables (`[[key]]`), each with its index in the path.
+    pub fn tables(&self, key: &'static str) -> Vec<TableReader<'a, 's>> {
+        let Some((v, _)) = self.lookup(key) else { return Vec::new() };
+        let DeValue::Array(a) = v.get_ref() else {
+            self.wrong_type(key, v, "an array of tables");
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, item) in a.iter().enumerate() {
+            let path = format!("{}[{i}]", self.key_path(key));
+            match item.get_ref() {
+                DeValue::Table(t) => {
+                    out.push(TableReader { path, span: item.span(), table: Some(t), diags: self.diags, asked: RefCell::new(Vec::new()) })
+                }
+                other => self.diags.error(item.span(), &path, format!("expected a table, found {}", kind_of(other)), None),
+            }
+        }
+        out
+    }
+
+    /// Reports every key nobody asked for. Call once, after reading everything.
+    pub fn finish(&self) {
+        let Some(table) = self.table else { return };
+        let asked = self.asked.borrow().clone();
+        for (k, _) in table.iter() {
+            let name = k.get_ref().as_ref();
+            if asked.contains(&name) {
+                continue;
+            }
+            let hint = did_you_mean(name, asked.iter().copied()).map(|c| format!("did you mean `{c}`?"));
+            let hint = hint.or_else(|| {
+                let mut known: Vec<&str> = asked.clone();
+                known.sort();
+                known.dedup();
+                (!known.is_empty()).then(|| format!("known keys here: {}", known.join(", ")))
+            });
+            let path = if self.path.is_empty() { name.to_string() } else { format!("{}.{name}", self.path) };
+            let place = if self.path.is_empty() { "at the top level".to_string() } else { format!("in [{}]", self.path) };
+            self.diags.error(k.span(), &path, format!("unknown key `{name}` {place}"), hint);
+        }
+    }
+}
+
+fn quoted(choices: &[&str]) -> String {
+    choices.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ")
+}

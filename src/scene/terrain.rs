@@ -1,0 +1,273 @@
+//! `[terrain]`: a scalar field (layered noise height, a 3-D overhang term, SDF primitives combined
+//! with smooth CSG), the grid it is sampled on, the iso level, and colours by height and slope.
+//! Field convention: negative inside the ground, positive in the air.
+
+use super::reader::TableReader;
+use super::values::{Animated, Srgb};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TerrainSpec {
+    /// Samples along x, y, z (default [96, 64, 96]).
+    pub resolution: [usize; 3],
+    /// World extent in metres along x, y, z; the grid spans x, z ∈ [−size/2, size/2], y ∈ [0, size].
+    pub size: [f64; 3],
+    pub iso: f64,
+    /// Close the surface at the grid's sides and bottom (a cut-out block) instead of leaving it
+    /// open where it meets them (default true).
+    pub closed: bool,
+    pub height: HeightSpec,
+    pub overhang: OverhangSpec,
+    pub shapes: Vec<ShapeSpec>,
+    pub colors: ColorSpec,
+}
+
+/// `[terrain.height]`: h(x, z) = base + Σₒ amplitude · gainᵒ · noise(frequency · lacunarityᵒ · (x, z) + offset);
+/// the ground is where y < h.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeightSpec {
+    pub base: Animated<1>,
+    pub amplitude: Animated<1>,
+    pub octaves: u32,
+    /// Cycles per metre of the first octave.
+    pub frequency: f64,
+    pub lacunarity: f64,
+    pub gain: f64,
+    /// Shifts the noise pattern (metres): pans the landscape.
+    pub offset: Animated<2>,
+}
+
+/// `[terrain.overhang]`: a 3-D noise term added to the whole field (after the shapes, so they get
+/// rough too). Where its vertical slope exceeds 1 the field stops being monotonic in y: overhangs,
+/// arches and caves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverhangSpec {
+    pub amplitude: Animated<1>,
+    pub frequency: f64,
+    pub octaves: u32,
+}
+
+/// How a primitive combines with the field so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CsgOp {
+    /// Adds material (smooth minimum).
+    Union,
+    /// Carves material away (smooth maximum with the negated shape).
+    Subtract,
+    /// Keeps only what is inside both.
+    Intersect,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Primitive {
+    Sphere {
+        center: Animated<3>,
+        radius: Animated<1>,
+    },
+    /// Axis-aligned box with rounded edges.
+    Box {
+        center: Animated<3>,
+        size: [f64; 3],
+        rounding: f64,
+    },
+    /// Segment from `a` to `b`, swept by `radius`.
+    Capsule {
+        a: Animated<3>,
+        b: Animated<3>,
+        radius: Animated<1>,
+    },
+    /// Half-space below the plane n·p = offset (n normalised).
+    Plane {
+        normal: [f64; 3],
+        offset: Animated<1>,
+    },
+}
+
+/// `[[terrain.shapes]]`: one SDF primitive and how it joins the field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShapeSpec {
+    pub primitive: Primitive,
+    pub op: CsgOp,
+    /// Blend radius of the smooth union/subtraction in metres (0 = sharp). Animate it to make two
+    /// cliffs grow into each other.
+    pub smooth: Animated<1>,
+}
+
+/// `[terrain.colors]`: a gradient by height (fractions of the grid height) and a rock colour that
+/// takes over on steep slopes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColorSpec {
+    /// (height fraction 0..1, colour), increasing.
+    pub bands: Vec<(f64, Srgb)>,
+    pub cliff: Srgb,
+    /// Slope in degrees where the rock colour starts and where it is complete.
+    pub cliff_start_deg: f64,
+    pub cliff_end_deg: f64,
+    /// Thickness in metres of the light and dark rock layers on steep faces (0 = plain rock).
+    pub strata: f64,
+}
+
+/// Largest grid side; 1024³ samples is 4 GiB of f32 before any mesh.
+pub const MAX_RESOLUTION: i64 = 1024;
+
+pub fn read_terrain(t: &TableReader) -> TerrainSpec {
+    let resolution = match t.raw("resolution").map(|v| v.get_ref().is_array()) {
+        Some(true) => {
+            let r = t.numbers::<3>("resolution", [96.0, 64.0, 96.0]);
+            if r.iter().any(|&x| x.fract() != 0.0 || !(4.0..=MAX_RESOLUTION as f64).contains(&x)) {
+                t.error_at("resolution", format!("each resolution must be a whole number from 4 to {MAX_RESOLUTION}"));
+                [96, 64, 96]
+            } else {
+                r.map(|x| x as usize)
+            }
+        }
+        Some(false) => {
+            let n = t.int_in("resolution", 96, 4..=MAX_RESOLUTION) as usize;
+            [n, n, n]
+        }
+        None => [96, 64, 96],
+    };
+    let size = t.numbers("size", [12.0, 8.0, 12.0]);
+    if size.iter().any(|&s| !(s > 0.0 && s < 1e6)) {
+        t.error_at("size", "sizes must be positive metres");
+    }
+    let iso = t.f64_in("iso", 0.0, -1e6..1e6);
+    let closed = t.bool("closed", true);
+
+    let h = t.table("height");
+    let height = HeightSpec {
+        base: h.animated("base", [size[1] * 0.35], -1e6..1e6),
+        amplitude: h.animated("amplitude", [size[1] * 0.25], 0.0..1e6),
+        octaves: h.int_in("octaves", 5, 0..=12) as u32,
+        frequency: h.f64_in("frequency", 0.12, 1e-6..1e3),
+        lacunarity: h.f64_in("lacunarity", 2.0, 1.0..8.0),
+        gain: h.f64_in("gain", 0.5, 0.0..1.0),
+        offset: h.animated("offset", [0.0, 0.0], -1e6..1e6),
+    };
+    h.finish();
+
+    let o = t.table("overhang");
+    let overhang = OverhangSpec {
+        amplitude: o.animated("amplitude", [0.0], 0.0..1e6),
+        frequency: o.f64_in("frequency", 0.3, 1e-6..1e3),
+        octaves: o.int_in("octaves", 2, 1..=8) as u32,
+    };
+    o.finish();
+
+    let shapes = t.tables("shapes").iter().filter_map(read_shape).collect();
+
+    let c = t.table("colors");
+    let bands = read_bands(&c);
+    let colors = ColorSpec {
+        bands,
+        cliff: c.color("cliff", Srgb::from_hex("#7a6a5c").unwrap_or(Srgb([0.5; 3]))),
+        cliff_start_deg: c.f64_in("cliff_start", 32.0, 0.0..90.0),
+        cliff_end_deg: c.f64_in("cliff_end", 48.0, 0.0..90.0),
+        strata: c.f64_in("strata", 0.45, 0.0..1e3),
+    };
+    if colors.cliff_end_deg < colors.cliff_start_deg {
+        c.error_at("cliff_end", "cliff_end must be at least cliff_start");
+    }
+    c.finish();
+    TerrainSpec { resolution, size, iso, closed, height, overhang, shapes, colors }
+}
+
+fn read_bands(c: &TableReader) -> Vec<(f64, Srgb)> {
+    let defaults = || {
+        [(0.0, "#c8b68a"), (0.22, "#6f9a4a"), (0.55, "#3f6b35"), (0.8, "#8a8a80"), (0.93, "#f2f4f7")]
+            .iter()
+            .map(|&(h, hex)| (h, Srgb::from_hex(hex).unwrap_or(Srgb([0.5; 3]))))
+            .collect()
+    };
+    let tables = c.tables("bands");
+    if tables.is_empty() {
+        return defaults();
+    }
+    let mut bands = Vec::new();
+    for b in &tables {
+        let h = b.f64_in("height", 0.0, 0.0..1.0);
+        let col = b.color("color", Srgb([0.5; 3]));
+        if !b.has("height") || !b.has("color") {
+            b.error_here("each band needs `height` (fraction of the grid height) and `color`");
+        }
+        bands.push((h, col));
+    }
+    for b in tables {
+        b.finish();
+    }
+    if bands.windows(2).any(|w| w[1].0 < w[0].0) {
+        c.error_at("bands", "band heights must increase");
+    }
+    bands
+}
+
+fn read_shape(s: &TableReader) -> Option<ShapeSpec> {
+    const FAR: f64 = 1e6;
+    let op = match s.choice("op", &["union", "subtract", "intersect"]) {
+        "subtract" => CsgOp::Subtract,
+        "intersect" => CsgOp::Intersect,
+        _ => CsgOp::Union,
+    };
+    let smooth = s.animated("smooth", [0.0], 0.0..FAR);
+    let Some(kind) = s.string("type") else {
+        s.error_here("a shape needs `type` = \"sphere\", \"box\", \"capsule\" or \"plane\"");
+        s.finish();
+        return None;
+    };
+    let primitive = match kind.as_str() {
+        "sphere" => Primitive::Sphere { center: s.animated("center", [0.0; 3], -FAR..FAR), radius: s.animated("radius", [1.0], 0.0..FAR) },
+        "box" => {
+            let size = s.numbers("size", [1.0; 3]);
+            if size.iter().any(|&v| v <= 0.0) {
+                s.error_at("size", "box sizes must be positive");
+            }
+            Primitive::Box { center: s.animated("center", [0.0; 3], -FAR..FAR), size, rounding: s.f64_in("rounding", 0.0, 0.0..FAR) }
+        }
+        "capsule" => Primitive::Capsule {
+            a: s.animated("a", [0.0; 3], -FAR..FAR),
+            b: s.animated("b", [0.0, 1.0, 0.0], -FAR..FAR),
+            radius: s.animated("radius", [0.5], 0.0..FAR),
+        },
+        "plane" => {
+            let n = s.numbers("normal", [0.0, 1.0, 0.0]);
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            if len == 0.0 {
+                s.error_at("normal", "the normal must not be zero");
+            }
+            let len = if len == 0.0 { 1.0 } else { len };
+            Primitive::Plane { normal: n.map(|c| c / len), offset: s.animated("offset", [0.0], -FAR..FAR) }
+        }
+        other => {
+            let hint = super::reader::did_you_mean(other, ["sphere", "box", "capsule", "plane"]);
+            s.error_at(
+                "type",
+                format!("unknown shape \"{other}\"{}", hint.map(|h| format!("; did you mean \"{h}\"?")).unwrap_or_default()),
+            );
+            s.finish();
+            return None;
+        }
+    };
+    s.finish();
+    Some(ShapeSpec { primitive, op, smooth })
+}
+
+impl TerrainSpec {
+    /// Does anything in the field change over time?
+    pub fn is_animated(&self) -> bool {
+        let h = &self.height;
+        !(h.base.is_constant() && h.amplitude.is_constant() && h.offset.is_constant() && self.overhang.amplitude.is_constant())
+            || self.shapes.iter().any(|s| {
+                !s.smooth.is_constant()
+                    || match &s.primitive {
+                        Primitive::Sphere { center, radius } => !center.is_constant() || !radius.is_constant(),
+                        Primitive::Box { center, .. } => !center.is_constant(),
+                        Primitive::Capsule { a, b, radius } => !a.is_constant() || !b.is_constant() || !radius.is_constant(),
+                        Primitive::Plane { offset, .. } => !offset.is_constant(),
+                    }
+            })
+    }
+
+    /// Samples in the grid.
+    pub fn samples(&self) -> u64 {
+        self.resolution.iter().map(|&n| n as u64).product()
+    }
+}

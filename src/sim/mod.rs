@@ -1,0 +1,89 @@
+//! Simulations: the [`Simulation`] trait every scene kind implements, the registry that builds one
+//! from a scene, and the shared deterministic tools (seeded RNG, noise). Nothing here knows about
+//! the GPU: a simulation hands out [`FrameData`] and never fails; broken state is reported as data.
+
+pub mod noise;
+pub mod rng;
+pub mod terrain;
+
+use crate::frame::FrameData;
+use crate::scene::{KindSpec, Scene};
+
+/// A problem found while stepping (a non-finite value, say), reported as data: which part, which
+/// frame, what. The CLI turns it into an error naming the scene and frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimFault {
+    pub frame: u32,
+    pub what: String,
+}
+
+/// A short, readable summary of simulation state, stored beside golden images and compared in
+/// determinism tests: a hash of the full state plus a few numbers a person can read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateDigest {
+    pub hash: u64,
+    /// (name, value) pairs, e.g. ("triangles", "20778").
+    pub facts: Vec<(String, String)>,
+}
+
+impl std::fmt::Display for StateDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "hash {:016x}", self.hash)?;
+        for (k, v) in &self.facts {
+            write!(f, ", {k} {v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One scene kind's simulation. Frames are visited in increasing order; a kind whose state is a
+/// pure function of time may jump, one with history steps its fixed clock up to the frame.
+pub trait Simulation: Send {
+    /// Moves the state to frame `frame` (at or after the current one) and describes it.
+    fn frame(&mut self, frame: u32) -> FrameData;
+    /// A fault found so far, if any.
+    fn fault(&self) -> Option<SimFault>;
+    /// Summary of the current state.
+    fn digest(&self) -> StateDigest;
+}
+
+/// Builds the simulation a scene asks for.
+pub fn build(scene: &Scene) -> Box<dyn Simulation> {
+    match &scene.kind {
+        KindSpec::Terrain(_) => Box::new(terrain::TerrainSim::new(scene)),
+    }
+}
+
+/// The lighting, background and camera every kind takes from the shared scene tables.
+pub fn scene_lighting(scene: &Scene) -> (crate::frame::Lighting, crate::frame::Background) {
+    let l = &scene.light;
+    let sun = l.sun_color.to_linear().map(|c| c * l.sun_intensity as f32);
+    let amb = l.ambient as f32;
+    let to_sun = l.to_sun().map(|c| c as f32);
+    let bottom = scene.render.background_bottom.to_linear();
+    let lighting = crate::frame::Lighting {
+        to_sun,
+        sun,
+        sky: l.sky.to_linear().map(|c| c * amb),
+        ground: l.ground.to_linear().map(|c| c * amb),
+        shadows: l.shadows,
+        shadow_softness: l.shadow_softness as f32,
+        fog_density: l.fog as f32,
+        fog_color: bottom,
+    };
+    (lighting, crate::frame::Background { top: scene.render.background_top.to_linear(), bottom })
+}
+
+/// The camera of `scene` at frame `frame`.
+pub fn scene_camera(scene: &Scene, frame: u32) -> crate::frame::Camera {
+    let t = scene.render.time_of(frame);
+    let (eye, target) = scene.camera.eye_target(t, scene.render.duration());
+    crate::frame::Camera {
+        eye: eye.map(|c| c as f32),
+        target: target.map(|c| c as f32),
+        up: [0.0, 1.0, 0.0],
+        fov_y_deg: scene.camera.fov_deg as f32,
+        near: scene.camera.near as f32,
+        far: scene.camera.far as f32,
+    }
+}

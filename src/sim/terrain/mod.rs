@@ -1,0 +1,166 @@
+//! The `terrain` scene kind (seed 002): a scalar field sampled on a grid, polygonised by marching
+//! cubes, coloured by height and slope, seen by an orbiting or fixed camera. A field that does not
+//! change is meshed once; an animated one (two cliffs growing together, a panning landscape) is
+//! resampled and re-meshed every frame.
+
+pub mod field;
+pub mod mc;
+pub mod reference_fields;
+
+use crate::frame::{FrameData, IDENTITY, Material, MeshData, MeshInstance, MeshRef};
+use crate::scene::terrain::TerrainSpec;
+use crate::scene::values::linear_to_srgb;
+use crate::scene::{KindSpec, Scene};
+use crate::sim::noise::Noise;
+use crate::sim::rng::Rng;
+use crate::sim::{SimFault, Simulation, StateDigest};
+use field::{FieldAt, GridFrame};
+
+pub struct TerrainSim {
+    scene: Scene,
+    spec: TerrainSpec,
+    grid: GridFrame,
+    height_noise: Noise,
+    overhang_noise: Noise,
+    detail_noise: Noise,
+    field: Vec<f32>,
+    iso: mc::IsoMesh,
+    /// The mesh of the last frame asked for (reused as is when the field does not change).
+    current: Option<(u32, MeshRef, mc::McStats)>,
+    fault: Option<SimFault>,
+}
+
+impl TerrainSim {
+    pub fn new(scene: &Scene) -> Self {
+        #[allow(irrefutable_let_patterns)] // more kinds will join the enum
+        let KindSpec::Terrain(spec) = &scene.kind else { panic!("TerrainSim::new needs a terrain scene") };
+        TerrainSim {
+            scene: scene.clone(),
+            spec: spec.clone(),
+            grid: GridFrame::of(spec),
+            height_noise: Noise::new(&mut Rng::stream(scene.seed, "terrain.height")),
+            overhang_noise: Noise::new(&mut Rng::stream(scene.seed, "terrain.overhang")),
+            detail_noise: Noise::new(&mut Rng::stream(scene.seed, "terrain.colour")),
+            field: Vec::new(),
+            iso: mc::IsoMesh::default(),
+            current: None,
+            fault: None,
+        }
+    }
+
+    /// The world-space mesh at frame `frame` (sampled and extracted unless already current).
+    pub fn mesh_at(&mut self, frame: u32) -> MeshRef {
+        if let Some((f, mesh, _)) = &self.current {
+            if *f == frame || !self.spec.is_animated() {
+                return mesh.clone();
+            }
+        }
+        let time = self.scene.render.time_of(frame);
+        let at = FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.scene.render.duration());
+        if let Some(i) = at.sample(&self.grid, &mut self.field) {
+            let [nx, ny, _] = self.grid.dims;
+            let (x, y, z) = (i % nx, (i / nx) % ny, i / (nx * ny));
+            self.fault.get_or_insert(SimFault { frame, what: format!("the terrain field is not finite at grid sample ({x}, {y}, {z})") });
+        }
+        let grid = mc::ScalarGrid::new(&self.field, self.grid.dims);
+        mc::extract_into(&grid, self.spec.iso as f32, mc::auto_layers_per_chunk(self.grid.dims[2]), &mut self.iso);
+        let mesh = MeshRef::new(self.world_mesh());
+        self.current = Some((frame, mesh.clone(), self.iso.stats));
+        mesh
+    }
+
+    /// The extracted mesh in world space, coloured.
+    fn world_mesh(&self) -> MeshData {
+        let g = &self.grid;
+        let positions: Vec<[f32; 3]> = self.iso.positions.iter().map(|&p| g.world(p)).collect();
+        let normals: Vec<[f32; 3]> = self
+            .iso
+            .normals
+            .iter()
+            .map(|n| {
+                // a gradient in grid units becomes a world gradient by dividing by the spacing
+                let w: [f64; 3] = std::array::from_fn(|a| n[a] as f64 / g.spacing[a]);
+                let len = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+                if len > 0.0 { w.map(|c| (c / len) as f32) } else { [0.0, 1.0, 0.0] }
+            })
+            .collect();
+        let colors = positions.iter().zip(&normals).map(|(p, n)| self.color(*p, *n)).collect();
+        MeshData { positions, normals, colors, indices: self.iso.indices.clone() }
+    }
+
+    /// Height bands, rock on steep slopes, and a faint noise so flat areas do not look plastic.
+    fn color(&self, p: [f32; 3], n: [f32; 3]) -> [u8; 4] {
+        let c = &self.spec.colors;
+        let h = (p[1] as f64 / self.spec.size[1]).clamp(0.0, 1.0);
+        let bands = &c.bands;
+        let base = match bands.iter().position(|(bh, _)| *bh > h) {
+            Some(0) => bands[0].1.to_linear(),
+            None => bands[bands.len() - 1].1.to_linear(),
+            Some(i) => {
+                let (h0, c0) = bands[i - 1];
+                let (h1, c1) = bands[i];
+                let u = smoothstep(0.0, 1.0, (h - h0) / (h1 - h0).max(1e-9)) as f32;
+                let (a, b) = (c0.to_linear(), c1.to_linear());
+                std::array::from_fn(|k| a[k] + (b[k] - a[k]) * u)
+            }
+        };
+        let slope = (n[1].clamp(-1.0, 1.0) as f64).acos().to_degrees();
+        let rock = smoothstep(c.cliff_start_deg, c.cliff_end_deg.max(c.cliff_start_deg + 1e-6), slope) as f32;
+        let mut cliff = c.cliff.to_linear();
+        if c.strata > 0.0 {
+            // alternating layers, their boundaries wavy so they read as rock, not stripes
+            let wave = 0.6 * self.detail_noise.noise2(p[0] as f64 * 0.3, p[2] as f64 * 0.3);
+            let layer = ((p[1] as f64 / c.strata + wave) * std::f64::consts::PI).sin();
+            let k = (1.0 + 0.14 * layer) as f32;
+            cliff = cliff.map(|v| v * k);
+        }
+        let q = [p[0] as f64 * 1.7, p[1] as f64 * 1.7, p[2] as f64 * 1.7];
+        let jitter = 1.0 + 0.08 * self.detail_noise.noise3(q[0], q[1], q[2]) as f32;
+        let lin: [f32; 3] = std::array::from_fn(|k| (base[k] + (cliff[k] - base[k]) * rock) * jitter);
+        let s = lin.map(|v| (linear_to_srgb(v) * 255.0).round() as u8);
+        [s[0], s[1], s[2], 255]
+    }
+}
+
+fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
+    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+impl Simulation for TerrainSim {
+    fn frame(&mut self, frame: u32) -> FrameData {
+        let mesh = self.mesh_at(frame);
+        let (lighting, background) = crate::sim::scene_lighting(&self.scene);
+        FrameData {
+            index: frame,
+            time: self.scene.render.time_of(frame),
+            camera: crate::sim::scene_camera(&self.scene, frame),
+            background,
+            lighting,
+            meshes: vec![MeshInstance {
+                mesh,
+                transform: IDENTITY,
+                material: Material { roughness: 0.85, specular: 0.06, ..Material::default() },
+            }],
+        }
+    }
+
+    fn fault(&self) -> Option<SimFault> {
+        self.fault.clone()
+    }
+
+    fn digest(&self) -> StateDigest {
+        let Some((frame, mesh, stats)) = &self.current else {
+            return StateDigest { hash: 0, facts: vec![("frame".into(), "none".into())] };
+        };
+        StateDigest {
+            hash: mesh.key,
+            facts: vec![
+                ("frame".into(), frame.to_string()),
+                ("vertices".into(), mesh.data.positions.len().to_string()),
+                ("triangles".into(), (mesh.data.indices.len() / 3).to_string()),
+                ("tunnels".into(), stats.tunnels.to_string()),
+            ],
+        }
+    }
+}

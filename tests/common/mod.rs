@@ -1,0 +1,44 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `simreel` binary built for these tests.
+pub fn simreel() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_simreel"));
+    c.current_dir(root());
+    c
+}
+
+/// A fresh scratch folder under the target directory.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = root().join("target").join("test-scratch").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch folder");
+    d
+}
+
+/// Fails with a clear message when no adapter exists (install mesa-vulkan-drivers for lavapipe);
+/// set SIMREEL_SKIP_GPU_TESTS=1 to skip GPU tests deliberately on a machine without one.
+pub fn gpu_available() -> bool {
+    if std::env::var_os("SIMREEL_SKIP_GPU_TESTS").is_some() {
+        eprintln!("SIMREEL_SKIP_GPU_TESTS is set: skipping a GPU test");
+        return false;
+    }
+    let out = simreel().arg("adapters").output().expect("run simreel adapters");
+    assert!(
+        out.status.success(),
+        "no wgpu adapter: install Mesa's lavapipe (apt-get install mesa-vulkan-drivers) or set SIMREEL_SKIP_GPU_TESTS=1\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
+
+pub fn read_png(path: &Path) -> simreel::output::png::Decoded {
+    simreel::output::png::read(path).unwrap_or_else(|e| panic!("{e}"))
+}

@@ -1,0 +1,212 @@
+//! End-to-end renders on whatever adapter the machine has (lavapipe in CI): the picture is a lit,
+//! shadowed terrain over a gradient; frame ranges reproduce a full render byte for byte; the GIF,
+//! manifest and mesh export come out readable.
+
+mod common;
+
+use common::{gpu_available, read_png, scratch, simreel};
+
+fn luma(p: &[u8]) -> f64 {
+    0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64
+}
+
+#[test]
+fn frame_range_matches_the_full_render_byte_for_byte() {
+    if !gpu_available() {
+        return;
+    }
+    let full = scratch("range-full");
+    let part = scratch("range-part");
+    let st = simreel()
+        .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png,gif", "--out"])
+        .arg(&full)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let st = simreel()
+        .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png", "--frames", "40..45", "--out"])
+        .arg(&part)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let names: Vec<String> = std::fs::read_dir(part.join("small_terrain"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".png"))
+        .collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    for n in &names {
+        let a = std::fs::read(full.join("small_terrain").join(n)).unwrap();
+        let b = std::fs::read(part.join("small_terrain").join(n)).unwrap();
+        assert!(a == b, "{n} differs between the full render and --frames 40..45");
+    }
+    // the animation really moves: first and last frames differ
+    let f0 = read_png(&full.join("small_terrain/frame_0000.png"));
+    let f47 = read_png(&full.join("small_terrain/frame_0047.png"));
+    assert_ne!(f0.rgba, f47.rgba);
+
+    // The GIF holds all 48 frames at 24 fps (delays 4,4,5,… centiseconds: 2 s in total).
+    let gif = std::fs::File::open(full.join("small_terrain.gif")).unwrap();
+    let mut opts = gif::DecodeOptions::new();
+    opts.set_color_output(gif::ColorOutput::RGBA);
+    let mut dec = opts.read_info(gif).unwrap();
+    let (mut frames, mut cs) = (0, 0u32);
+    while let Some(f) = dec.read_next_frame().unwrap() {
+        frames += 1;
+        cs += f.delay as u32;
+    }
+    assert_eq!(frames, 48);
+    assert_eq!(cs, 200);
+
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(full.join("small_terrain/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["frames"].as_array().unwrap().len(), 48);
+    assert_eq!(manifest["frames_in_scene"], 48);
+    assert!(manifest["timings"]["frames_per_second"].as_f64().unwrap() > 0.0);
+}
+
+/// Renders frame 20 of the small scene with the given extra scene text appended.
+fn render_variant(name: &str, light: &str) -> simreel::output::png::Decoded {
+    let dir = scratch(name);
+    let base = std::fs::read_to_string(common::root().join("tests/scenes/small_terrain.toml")).unwrap();
+    let text = base.replace("[light]\n", &format!("[light]\n{light}\n"));
+    let path = dir.join("scene.toml");
+    std::fs::write(&path, text).unwrap();
+    let st = simreel()
+        .args(["render", "--quiet", "--format", "png", "--frames", "20", "--size", "256x192", "--out"])
+        .arg(&dir)
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    read_png(&dir.join("small_terrain/frame_0020.png"))
+}
+
+#[test]
+fn a_frame_shows_a_lit_shadowed_surface_over_the_gradient() {
+    if !gpu_available() {
+        return;
+    }
+    let lit = render_variant("stats-shadowed", "shadows = true");
+    let flat = render_variant("stats-unshadowed", "shadows = false");
+    let (w, h) = (lit.width as usize, lit.height as usize);
+    assert_eq!((w, h), (256, 192));
+    let px = |img: &simreel::output::png::Decoded, x: usize, y: usize| img.rgba[(y * w + x) * 4..][..4].to_vec();
+
+    // Background: the top row is the sky colour, bluer and darker than the bottom of the gradient.
+    let top = px(&lit, 2, 0);
+    assert!(top[2] > top[0] + 40, "top-left pixel {top:?} should be sky blue");
+    let row_luma = |y: usize| (0..8).map(|x| luma(&px(&lit, x, y))).sum::<f64>() / 8.0;
+    assert!(row_luma(0) < row_luma(40), "the gradient brightens downwards");
+
+    // Terrain: pixels unlike the background cover a good part of the frame and vary a lot.
+    let bg_at = |y: usize| px(&flat, 0, y);
+    let mut terrain = Vec::new();
+    for y in 0..h {
+        let bg = bg_at(y);
+        for x in 0..w {
+            let p = px(&lit, x, y);
+            let d: i32 = (0..3).map(|c| (p[c] as i32 - bg[c] as i32).abs()).sum();
+            if d > 40 {
+                terrain.push((x, y));
+            }
+        }
+    }
+    let cover = terrain.len() as f64 / (w * h) as f64;
+    assert!(cover > 0.25 && cover < 0.95, "terrain covers {:.0}% of the frame", cover * 100.0);
+    let lumas: Vec<f64> = terrain.iter().map(|&(x, y)| luma(&px(&lit, x, y))).collect();
+    let mean = lumas.iter().sum::<f64>() / lumas.len() as f64;
+    let sd = (lumas.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / lumas.len() as f64).sqrt();
+    assert!(sd > 15.0, "terrain shading is too flat: luminance sd {sd:.1}");
+    let mut colours: Vec<[u8; 3]> = terrain
+        .iter()
+        .map(|&(x, y)| {
+            let p = px(&lit, x, y);
+            [p[0], p[1], p[2]]
+        })
+        .collect();
+    colours.sort();
+    colours.dedup();
+    assert!(colours.len() > 1000, "only {} distinct terrain colours", colours.len());
+
+    // Shadows: with the shadow map on, a real share of the terrain gets darker, nothing brighter.
+    let mut darker = 0;
+    let mut brighter = 0;
+    for &(x, y) in &terrain {
+        let (a, b) = (luma(&px(&lit, x, y)), luma(&px(&flat, x, y)));
+        if a < b - 8.0 {
+            darker += 1;
+        }
+        if a > b + 8.0 {
+            brighter += 1;
+        }
+    }
+    let share = darker as f64 / terrain.len() as f64;
+    assert!(share > 0.03, "only {:.1}% of the terrain is in shadow", share * 100.0);
+    assert!(brighter * 50 < terrain.len(), "{brighter} pixels got brighter with shadows on");
+}
+
+#[test]
+fn mesh_export_writes_ply_and_obj() {
+    let dir = scratch("mesh-export");
+    for ext in ["ply", "obj"] {
+        let out = dir.join(format!("t.{ext}"));
+        let st = simreel().args(["mesh", "tests/scenes/small_terrain.toml", "--frame", "5", "-o"]).arg(&out).status().unwrap();
+        assert!(st.success());
+        let bytes = std::fs::read(&out).unwrap();
+        if ext == "ply" {
+            let text = String::from_utf8_lossy(&bytes[..400.min(bytes.len())]).into_owned();
+            assert!(text.starts_with("ply\nformat binary_little_endian 1.0"));
+            let n: usize = text.lines().find_map(|l| l.strip_prefix("element vertex ")).unwrap().parse().unwrap();
+            let f: usize = text.lines().find_map(|l| l.strip_prefix("element face ")).unwrap().parse().unwrap();
+            let header = text.find("end_header\n").unwrap() + "end_header\n".len();
+            assert_eq!(bytes.len(), header + n * 27 + f * 13, "PLY body size");
+            assert!(n > 1000 && f > 2000);
+        } else {
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(text.lines().filter(|l| l.starts_with("f ")).count() > 2000);
+        }
+    }
+    let st = simreel().args(["mesh", "tests/scenes/small_terrain.toml", "-o"]).arg(dir.join("t.stl")).output().unwrap();
+    assert_eq!(st.status.code(), Some(2));
+}
+
+#[test]
+fn gif_subcommand_reassembles_frames() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = scratch("gif-cmd");
+    let st = simreel()
+        .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png", "--frames", "0..9", "--out"])
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = dir.join("again.gif");
+    let st = simreel().args(["gif", "--fps", "10", "-o"]).arg(&out).arg(dir.join("small_terrain")).status().unwrap();
+    assert!(st.success());
+    let mut opts = gif::DecodeOptions::new();
+    opts.set_color_output(gif::ColorOutput::RGBA);
+    let mut dec = opts.read_info(std::fs::File::open(&out).unwrap()).unwrap();
+    let mut n = 0;
+    let mut canvas = vec![0u8; 128 * 96 * 4];
+    let first = read_png(&dir.join("small_terrain/frame_0000.png"));
+    while let Some(f) = dec.read_next_frame().unwrap() {
+        assert_eq!(f.delay, 10);
+        // compose the first frame and compare it with its source: quantization error stays small
+        if n == 0 {
+            for y in 0..f.height as usize {
+                for x in 0..f.width as usize {
+                    let s = (y * f.width as usize + x) * 4;
+                    let d = ((y + f.top as usize) * 128 + x + f.left as usize) * 4;
+                    canvas[d..d + 4].copy_from_slice(&f.buffer[s..s + 4]);
+                }
+            }
+            let err: f64 = canvas.iter().zip(&first.rgba).map(|(a, b)| (*a as f64 - *b as f64).powi(2)).sum::<f64>() / canvas.len() as f64;
+            let psnr = 10.0 * (255.0f64 * 255.0 / err.max(1e-9)).log10();
+            assert!(psnr > 30.0, "first GIF frame PSNR {psnr:.1} dB");
+        }
+        n += 1;
+    }
+    assert_eq!(n, 10);
+}

@@ -1,0 +1,230 @@
+//! Scene validation (every problem, with line:col, key and hints), the CLI's exit codes, the shipped
+//! scenes, determinism of the simulation across runs and thread counts, shader validation without a
+//! GPU, and the layering rule (scene/sim code never names wgpu; the renderer never names a kind).
+
+mod common;
+
+use std::path::Path;
+
+use common::{root, simreel};
+use simreel::scene::{self, SceneError};
+
+fn problems(text: &str) -> Vec<scene::Diagnostic> {
+    match scene::parse(text, Path::new("broken.toml")) {
+        Err(SceneError::Invalid { diagnostics, .. }) => diagnostics,
+        Ok(_) => panic!("expected problems in:\n{text}"),
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
+
+#[test]
+fn every_problem_is_reported_with_position_key_and_hint() {
+    let text = r#"kind = "terrain"
+seed = 1
+
+[render]
+widht = 320
+height = 0
+msaa = 2
+
+[terrain]
+resolution = [32, 32]
+
+[terrain.height]
+octaves = "many"
+frequncy = 0.2
+
+[[terrain.shapes]]
+type = "sphre"
+"#;
+    let d = problems(text);
+    let find = |key: &str| d.iter().find(|x| x.key == key).unwrap_or_else(|| panic!("no problem reported for {key}: {d:#?}"));
+    let w = find("render.widht");
+    assert_eq!((w.line, w.col), (5, 1));
+    assert!(w.message.contains("unknown key"));
+    assert_eq!(w.hint.as_deref(), Some("did you mean `width`?"));
+    let h = find("render.height");
+    assert_eq!((h.line, h.col), (6, 10));
+    assert!(h.message.contains("out of range"), "{}", h.message);
+    assert!(find("render.msaa").message.contains("use 1 or 4"));
+    assert!(find("terrain.resolution").message.contains("array of 3 numbers"));
+    let o = find("terrain.height.octaves");
+    assert!(o.message.contains("expected an integer, found a string"), "{}", o.message);
+    assert_eq!(find("terrain.height.frequncy").hint.as_deref(), Some("did you mean `frequency`?"));
+    let s = find("terrain.shapes[0].type");
+    assert!(s.message.contains("did you mean \"sphere\""), "{}", s.message);
+    assert_eq!(s.line, 17);
+    // sorted by position
+    assert!(d.windows(2).all(|p| (p[0].line, p[0].col) <= (p[1].line, p[1].col)));
+}
+
+#[test]
+fn kinds_syntax_and_exclusive_keys() {
+    let d = problems("kind = \"terain\"\n");
+    assert!(d[0].message.contains("did you mean \"terrain\""), "{:?}", d[0]);
+    let d = problems("kind = \"terrain\"\n[render]\nwidth = = 3\n");
+    assert!(d.iter().any(|x| x.message.starts_with("TOML syntax") && x.line == 3), "{d:?}");
+    let d = problems("kind = \"terrain\"\n[render]\nframes = 10\nduration = 2.0\n");
+    assert!(d.iter().any(|x| x.message.contains("either `frames` or `duration`")));
+    let d = problems("seed = 1\n");
+    assert!(d[0].message.contains("needs `kind`"));
+    let d = problems("kind = \"terrain\"\n[camera]\nposition = [1, 2, 3]\n[camera.orbit]\nradius = 3\n");
+    assert!(d.iter().any(|x| x.key == "camera.orbit" && x.message.contains("remove `position`")));
+}
+
+#[test]
+fn defaults_fill_a_minimal_scene() {
+    let s = scene::parse("kind = \"terrain\"\n", Path::new("dir/hills.toml")).unwrap();
+    assert_eq!(s.name, "hills");
+    assert_eq!((s.render.width, s.render.height, s.render.fps, s.render.frames, s.render.msaa), (640, 480, 30, 60, 4));
+    let scene::KindSpec::Terrain(t) = &s.kind;
+    assert_eq!(t.resolution, [96, 64, 96]);
+    assert!(t.closed);
+    let d = scene::parse("kind = \"terrain\"\n[render]\nduration = 2.5\nfps = 24\n", Path::new("x.toml")).unwrap();
+    assert_eq!(d.render.frames, 60);
+}
+
+#[test]
+fn oversized_scenes_are_refused_before_allocating() {
+    let s = scene::parse("kind = \"terrain\"\n[terrain]\nresolution = 1024\n", Path::new("big.toml")).unwrap();
+    let err = s.check_memory(1 << 30).unwrap_err();
+    assert!(err.to_string().contains("1024×1024×1024 terrain grid"), "{err}");
+    assert!(s.check_memory(u64::MAX).is_ok());
+}
+
+#[test]
+fn validate_command_reports_positions_and_exit_codes() {
+    let dir = common::scratch("validate");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "kind = \"terrain\"\n[render]\nfsp = 30\n").unwrap();
+    let out = simreel().arg("validate").arg(&bad).arg("scenes/terrain.toml").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.toml:3:1: render.fsp: unknown key `fsp` in [render] (did you mean `fps`?)"), "{err}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("scenes/terrain.toml: ok"), "{stdout}");
+
+    let out = simreel().args(["validate", "scenes/terrain.toml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let out = simreel().args(["validate", "no/such/file.toml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read scene file no/such/file.toml"));
+}
+
+#[test]
+fn bad_arguments_exit_with_code_2() {
+    for args in [
+        vec!["render", "scenes/terrain.toml", "--no-such-flag"],
+        vec!["render", "scenes/terrain.toml", "--frames", "500"],
+        vec!["render", "scenes/terrain.toml", "--size", "10x10"],
+        vec!["render", "scenes/terrain.toml", "--format", "bmp"],
+        vec!["render", "scenes/terrain.toml", "--backend", "opengl"],
+        vec!["frobnicate"],
+    ] {
+        let out = simreel().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stderr.is_empty());
+    }
+    let out = simreel().args(["render", "scenes/terrain.toml", "--frames", "90", "--quiet"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the scene's frames 0..89"));
+    let out = simreel().args(["render", "scenes/terrain.toml", "--adapter", "no-such-gpu-anywhere", "--quiet"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn shipped_scenes_are_valid() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(root().join("scenes")).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|e| e == "toml") {
+            scene::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            n += 1;
+        }
+    }
+    assert!(n >= 2, "scenes/ should hold at least two terrain scenes");
+}
+
+fn frames_of(path: &str, frames: &[u32]) -> Vec<(simreel::frame::FrameData, String)> {
+    let s = scene::load(&root().join(path)).unwrap();
+    let mut sim = simreel::sim::build(&s);
+    frames
+        .iter()
+        .map(|&f| {
+            let d = sim.frame(f);
+            (d, sim.digest().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn same_scene_same_frames_on_any_thread_count() {
+    let frames = [0, 7, 23, 47];
+    let one =
+        rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| frames_of("tests/scenes/small_terrain.toml", &frames));
+    let again =
+        rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| frames_of("tests/scenes/small_terrain.toml", &frames));
+    let three =
+        rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap().install(|| frames_of("tests/scenes/small_terrain.toml", &frames));
+    assert_eq!(one, again);
+    assert_eq!(one, three);
+    for ((a, da), (b, _)) in one.iter().zip(&three) {
+        assert_eq!(a.digest(), b.digest());
+        assert_eq!(a.meshes[0].mesh.data, b.meshes[0].mesh.data, "mesh of frame {} differs: {da}", a.index);
+    }
+    // the animated sphere changes the mesh between frames
+    assert_ne!(one[0].0.meshes[0].mesh.key, one[3].0.meshes[0].mesh.key);
+    assert!(one[0].1.contains("triangles"), "{}", one[0].1);
+}
+
+#[test]
+fn shaders_validate_without_a_gpu() {
+    use simreel::render::shaders;
+    for (name, _) in shaders::SHADERS {
+        let src = shaders::module_source(name).unwrap();
+        let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{name}.wgsl: {}", e.emit_to_string(&src)));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{name}.wgsl does not validate: {e:?}"));
+    }
+    // every file in shaders/ is in the registry
+    for entry in std::fs::read_dir(root().join("shaders")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().trim_end_matches(".wgsl").to_string();
+        assert!(name == "common" || shaders::SHADERS.iter().any(|(n, _)| *n == name), "shaders/{name}.wgsl is not registered");
+    }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn layering_sim_and_scene_never_touch_wgpu_and_render_never_names_a_kind() {
+    let mut files = Vec::new();
+    rust_files(&root().join("src/sim"), &mut files);
+    rust_files(&root().join("src/scene"), &mut files);
+    files.push(root().join("src/frame.rs"));
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains("wgpu"), "{} mentions wgpu", f.display());
+        assert!(!text.contains("crate::render"), "{} imports the renderer", f.display());
+    }
+    let mut render = Vec::new();
+    rust_files(&root().join("src/render"), &mut render);
+    for f in &render {
+        let text = std::fs::read_to_string(f).unwrap().to_lowercase();
+        for path in ["crate::sim", "crate::scene"] {
+            assert!(!text.contains(path), "{} imports {path}", f.display());
+        }
+        let words: Vec<&str> = text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').collect();
+        for kind in ["terrain", "dice", "die", "cargo", "wind", "flock", "agent"] {
+            assert!(!words.contains(&kind), "{} mentions the scene kind `{kind}`", f.display());
+        }
+    }
+}
