@@ -210,3 +210,70 @@ fn gif_subcommand_reassembles_frames() {
     }
     assert_eq!(n, 10);
 }
+
+#[test]
+fn interrupted_render_resumes_to_the_same_files() {
+    if !gpu_available() {
+        return;
+    }
+    use std::io::BufRead;
+    let dir = scratch("interrupt");
+    let clean = scratch("interrupt-clean");
+    let args = ["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--progress", "json", "--out"];
+    let mut child =
+        simreel().args(args).arg(&dir).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
+        assert_eq!(v["scene"], "small_terrain");
+        assert_eq!(v["total"], 48);
+        lines.push(v);
+        if lines.len() == 3 {
+            let st = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+            assert!(st.success());
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("rerun with --resume"), "{err}");
+    assert!(lines.len() < 48, "the render was not interrupted ({} frames)", lines.len());
+    let files: Vec<String> =
+        std::fs::read_dir(dir.join("small_terrain")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(files.iter().all(|f| !f.ends_with(".tmp")), "temporary files left behind: {files:?}");
+    assert!(!dir.join("small_terrain.gif").exists(), "an incomplete GIF was put in place");
+    let kept = files.iter().filter(|f| f.ends_with(".png")).count();
+    assert!(kept >= 3, "{kept} frames survived the interruption");
+
+    let out = simreel()
+        .args(["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--resume", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let st = simreel()
+        .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png,gif", "--out"])
+        .arg(&clean)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for f in 0..48 {
+        let name = format!("small_terrain/frame_{f:04}.png");
+        assert!(std::fs::read(dir.join(&name)).unwrap() == std::fs::read(clean.join(&name)).unwrap(), "{name} differs after resuming");
+    }
+    assert!(std::fs::read(dir.join("small_terrain.gif")).unwrap() == std::fs::read(clean.join("small_terrain.gif")).unwrap());
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("small_terrain/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["frames"].as_array().unwrap().len(), 48);
+
+    // other settings: nothing is reused
+    let out = simreel()
+        .args(["render", "tests/scenes/small_terrain.toml", "--format", "png", "--resume", "--size", "64x48", "--frames", "0..3", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("kept from the last run"));
+    assert_eq!(read_png(&dir.join("small_terrain/frame_0000.png")).width, 64);
+}

@@ -1,13 +1,16 @@
-//! Animated GIFs: each frame gets its own 255-colour palette (Wu's quantizer in Oklab, from the
-//! `quantette` crate) with Floyd–Steinberg error diffusion against banding; quantization runs on
-//! all cores. The writer then stores only the rectangle that changed since the previous frame, with
-//! unchanged pixels transparent, and spreads frame delays so the average rate is exact (30 fps is
+//! Animated GIFs: each frame gets its own 255-colour palette (k-means in Oklab seeded by Wu's
+//! quantizer, from the `quantette` crate) with Floyd–Steinberg error diffusion against banding; quantization runs on
+//! all cores. The writer keeps on screen every pixel whose source colour stayed within
+//! `STILL_TOLERANCE` of the colour it showed when last drawn (a transparent index), so static
+//! regions neither shimmer with each frame's new dither pattern nor cost bytes; each frame stores
+//! only the rectangle that changed, and delays are spread so the average rate is exact (30 fps is
 //! 3, 3, 4 centiseconds, not 3 or 4 throughout).
 
 use std::io::Write;
 
 use quantette::deps::palette::Srgb;
 use quantette::dither::FloydSteinberg;
+use quantette::kmeans::KmeansOptions;
 use quantette::{ImageRef, PaletteSize, Pipeline, QuantizeMethod};
 
 /// How a GIF is made.
@@ -17,33 +20,50 @@ pub struct GifSettings {
     pub dither: bool,
 }
 
-/// One frame reduced to a palette of at most 255 colours (one index stays free for "unchanged").
+/// Largest per-channel change (8-bit sRGB) of a source pixel that still counts as "unchanged":
+/// below what dithering itself adds, so keeping the old pixel is invisible, while drift beyond it
+/// is always redrawn (the comparison is against the colour the pixel had when last drawn).
+pub const STILL_TOLERANCE: u8 = 3;
+
+/// Share of a frame's pixels that trains the k-means palette (initialised by Wu's quantizer):
+/// measured on the GIF benchmark's frames, 10 % gives 40.0 dB undithered against 40.3 dB with
+/// every pixel, in a quarter of the time.
+const KMEANS_SAMPLING: f32 = 0.1;
+
+/// Floyd–Steinberg strength: 0.75 of the error is diffused, enough to break gradient bands
+/// (38.4 dB against 37.7 dB at full strength on the benchmark frames, with less visible grain).
+const ERROR_DIFFUSION: f32 = 0.75;
+
+/// One frame reduced to a palette of at most 255 colours, with its source colours (the writer
+/// compares them with what is on screen).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Quantized {
     pub width: u32,
     pub height: u32,
     pub palette: Vec<[u8; 3]>,
     pub indices: Vec<u8>,
+    pub source: Vec<[u8; 3]>,
 }
 
 /// Quantizes one RGBA8 frame (alpha ignored: frames are opaque). Single-threaded, so that many
 /// frames can be quantized side by side.
 pub fn quantize(rgba: &[u8], width: u32, height: u32, dither: bool) -> Quantized {
-    let pixels: Vec<Srgb<u8>> = rgba.chunks_exact(4).map(|p| Srgb::new(p[0], p[1], p[2])).collect();
-    let Ok(image) = ImageRef::new(width, height, pixels.as_slice()) else {
-        return Quantized { width, height, palette: vec![[0; 3]], indices: vec![0; (width * height) as usize] };
-    };
+    let n = (width * height) as usize;
+    let source: Vec<[u8; 3]> = rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
+    let pixels: Vec<Srgb<u8>> = source.iter().map(|p| Srgb::new(p[0], p[1], p[2])).collect();
+    let flat = |source| Quantized { width, height, palette: vec![[0; 3]], indices: vec![0; n], source };
+    let Ok(image) = ImageRef::new(width, height, pixels.as_slice()) else { return flat(source) };
     let pipeline = Pipeline::new()
         .palette_size(PaletteSize::from_u16_clamped(255))
-        .quantize_method(QuantizeMethod::Wu)
-        .ditherer(if dither { Some(FloydSteinberg::new()) } else { None })
+        .quantize_method(QuantizeMethod::Kmeans(KmeansOptions::new().sampling_factor(KMEANS_SAMPLING).seed(0)))
+        .ditherer(if dither { FloydSteinberg::with_error_diffusion(ERROR_DIFFUSION) } else { None })
         .parallel(false);
     let (palette, indices) = pipeline.input_image(image).output_srgb8_indexed_image().into_parts();
-    let palette: Vec<[u8; 3]> = palette.iter().map(|c| [c.red, c.green, c.blue]).collect();
     if palette.is_empty() {
-        return Quantized { width, height, palette: vec![[0; 3]], indices: vec![0; (width * height) as usize] };
+        return flat(source);
     }
-    Quantized { width, height, palette, indices }
+    let palette = palette.iter().map(|c| [c.red, c.green, c.blue]).collect();
+    Quantized { width, height, palette, indices, source }
 }
 
 /// Writes quantized frames, in order, into a GIF stream.
@@ -53,8 +73,8 @@ pub struct GifWriter<W: Write> {
     height: u32,
     fps: f64,
     frames: u64,
-    /// Colours on screen after the last frame.
-    shown: Vec<[u8; 3]>,
+    /// Source colour of each pixel when it was last drawn.
+    drawn: Vec<[u8; 3]>,
 }
 
 impl<W: Write> GifWriter<W> {
@@ -64,7 +84,7 @@ impl<W: Write> GifWriter<W> {
         }
         let mut encoder = gif::Encoder::new(out, width as u16, height as u16, &[])?;
         encoder.set_repeat(gif::Repeat::Infinite)?;
-        Ok(GifWriter { encoder, width, height, fps, frames: 0, shown: Vec::new() })
+        Ok(GifWriter { encoder, width, height, fps, frames: 0, drawn: Vec::new() })
     }
 
     /// Centiseconds frame `k` stays on screen: cumulative rounding keeps the average exact.
@@ -76,37 +96,38 @@ impl<W: Write> GifWriter<W> {
     pub fn push(&mut self, q: &Quantized) -> Result<(), gif::EncodingError> {
         let (w, h) = (self.width as usize, self.height as usize);
         debug_assert_eq!((q.width as usize, q.height as usize), (w, h));
-        let colors: Vec<[u8; 3]> = q.indices.iter().map(|&i| q.palette[i as usize]).collect();
-        // The rectangle that changed since the last frame (everything, for the first).
-        let (mut x0, mut y0, mut x1, mut y1) = (0, 0, w, h);
-        if self.shown.len() == colors.len() {
-            (x0, y0, x1, y1) = (w, h, 0, 0);
-            for y in 0..h {
-                let row = &colors[y * w..(y + 1) * w];
-                let prev = &self.shown[y * w..(y + 1) * w];
-                if let Some(first) = row.iter().zip(prev).position(|(a, b)| a != b) {
-                    let last = w - 1 - row.iter().rev().zip(prev.iter().rev()).position(|(a, b)| a != b).unwrap_or(0);
-                    x0 = x0.min(first);
-                    x1 = x1.max(last + 1);
-                    y0 = y0.min(y);
-                    y1 = y1.max(y + 1);
+        let keep = q.palette.len() as u8; // the extra palette entry, shown transparent
+        let first = self.drawn.is_empty();
+        let mut indices = q.indices.clone();
+        if !first {
+            for (i, (src, drawn)) in q.source.iter().zip(self.drawn.iter_mut()).enumerate() {
+                let still = (0..3).all(|c| src[c].abs_diff(drawn[c]) <= STILL_TOLERANCE);
+                if still {
+                    indices[i] = keep;
+                } else {
+                    *drawn = *src;
                 }
             }
-            if x1 <= x0 {
-                (x0, y0, x1, y1) = (0, 0, 1, 1); // nothing changed: a 1-pixel frame keeps the timing
+        } else {
+            self.drawn = q.source.clone();
+        }
+        // The rectangle holding every redrawn pixel (one pixel when none is, to keep the timing).
+        let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
+        for (y, row) in indices.chunks_exact(w).enumerate() {
+            if let Some(fx) = row.iter().position(|&i| i != keep) {
+                let lx = w - 1 - row.iter().rev().position(|&i| i != keep).unwrap_or(0);
+                (x0, x1, y0, y1) = (x0.min(fx), x1.max(lx + 1), y0.min(y), y1.max(y + 1));
             }
         }
-        let transparent = q.palette.len().min(255) as u8;
-        let mut palette: Vec<u8> = q.palette.iter().flatten().copied().collect();
-        palette.extend_from_slice(&[0, 0, 0]);
-        let first = self.shown.len() != colors.len();
+        if x1 <= x0 {
+            (x0, y0, x1, y1) = (0, 0, 1, 1);
+        }
         let mut buffer = Vec::with_capacity((x1 - x0) * (y1 - y0));
         for y in y0..y1 {
-            for x in x0..x1 {
-                let i = y * w + x;
-                buffer.push(if !first && colors[i] == self.shown[i] { transparent } else { q.indices[i] });
-            }
+            buffer.extend_from_slice(&indices[y * w + x0..y * w + x1]);
         }
+        let mut palette: Vec<u8> = q.palette.iter().flatten().copied().collect();
+        palette.extend_from_slice(&[0, 0, 0]);
         let frame = gif::Frame {
             left: x0 as u16,
             top: y0 as u16,
@@ -114,13 +135,13 @@ impl<W: Write> GifWriter<W> {
             height: (y1 - y0) as u16,
             delay: self.delay(self.frames),
             dispose: gif::DisposalMethod::Keep,
-            transparent: (!first).then_some(transparent),
+            transparent: (!first).then_some(keep),
             palette: Some(palette),
             buffer: buffer.into(),
             ..Default::default()
         };
+        debug_assert!(h > 0);
         self.encoder.write_frame(&frame)?;
-        self.shown = colors;
         self.frames += 1;
         Ok(())
     }

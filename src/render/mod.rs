@@ -88,6 +88,9 @@ pub struct Renderer {
     meshes: HashMap<u64, GpuMesh>,
     readback: readback::Readback,
     errors: Arc<Mutex<Option<String>>>,
+    /// What the shadow map currently holds (sun matrix, casters and their placement): a frame that
+    /// would draw the same map reuses it.
+    shadow_key: Option<u64>,
 }
 
 impl Renderer {
@@ -171,6 +174,7 @@ impl Renderer {
             meshes: HashMap::new(),
             readback,
             errors,
+            shadow_key: None,
         })
     }
 
@@ -333,7 +337,17 @@ impl Renderer {
         }
 
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
-        if frame.lighting.shadows {
+        let shadow_key = frame.lighting.shadows.then(|| {
+            let mut h = crate::frame::Fnv::new();
+            h.f32s(uniforms.light_view_proj.as_flattened());
+            for m in frame.meshes.iter().filter(|m| m.material.casts_shadow) {
+                h.bytes(&m.mesh.key.to_le_bytes());
+                h.f32s(m.transform.as_flattened());
+            }
+            h.finish()
+        });
+        if shadow_key.is_some() && shadow_key != self.shadow_key {
+            self.shadow_key = shadow_key;
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("shadow"),
                 color_attachments: &[],

@@ -6,7 +6,9 @@
 
 pub mod cube;
 mod extract;
+mod interior;
 pub mod tables;
+mod triangulate;
 
 pub use extract::auto_layers_per_chunk;
 
