@@ -30,15 +30,34 @@ type PlaneKey = u32;
 
 /// The mesh of one slab of cube layers `z0..z1`, with local vertex ids, and the vertices it shares
 /// with its neighbours (its first and last sample planes).
-#[derive(Default)]
-struct ChunkMesh {
+#[derive(Clone, Default)]
+pub(super) struct ChunkMesh {
     positions: Vec<[f32; 3]>,
     normals: Vec<[f32; 3]>,
     indices: Vec<u32>,
     bottom: Vec<(PlaneKey, u32)>,
     top: Vec<(PlaneKey, u32)>,
     stats: McStats,
+    /// Stitching: each local vertex's rank among the chunk's own (non-bottom) vertices, or
+    /// `SHARED` for a bottom-plane vertex; then its id in the whole mesh.
+    rank: Vec<u32>,
+    global: Vec<u32>,
 }
+
+impl ChunkMesh {
+    fn clear(&mut self) {
+        for v in [&mut self.indices, &mut self.rank, &mut self.global] {
+            v.clear();
+        }
+        self.positions.clear();
+        self.normals.clear();
+        self.bottom.clear();
+        self.top.clear();
+        self.stats = McStats::default();
+    }
+}
+
+const SHARED: u32 = u32::MAX;
 
 /// Packs `v < iso` for one row of samples into bits (bit i of word i / 64).
 #[inline]
@@ -423,52 +442,120 @@ pub fn extract_into(grid: &ScalarGrid<'_>, iso: f32, layers_per_chunk: usize, pa
         out.stats = chunk.stats;
         return;
     }
-    let run = |&(z0, z1): &(usize, usize)| {
-        let mut c = ChunkMesh::default();
-        scan_chunk(grid, iso, z0, z1, &mut c);
-        c
+    // Chunk buffers live in `out` between calls, so steady-state extraction allocates nothing.
+    let mut chunks = std::mem::take(&mut out.pool.0);
+    chunks.resize_with(ranges.len().max(chunks.len()), ChunkMesh::default);
+    let run = |(c, &(z0, z1)): (&mut ChunkMesh, &(usize, usize))| {
+        c.clear();
+        scan_chunk(grid, iso, z0, z1, c);
     };
-    let chunks: Vec<ChunkMesh> = if parallel { ranges.par_iter().map(run).collect() } else { ranges.iter().map(run).collect() };
-    stitch(chunks, out);
+    if parallel {
+        chunks.par_iter_mut().zip(ranges.par_iter()).for_each(run);
+    } else {
+        chunks.iter_mut().zip(ranges.iter()).for_each(run);
+    }
+    stitch(&mut chunks[..ranges.len()], out, parallel);
+    out.pool.0 = chunks;
 }
+
+/// A chunk and the parts of the output (positions, normals, indices) it fills.
+type ChunkOutput<'a> = (&'a ChunkMesh, &'a mut [[f32; 3]], &'a mut [[f32; 3]], &'a mut [u32]);
 
 /// Joins chunk meshes: a chunk's bottom-plane vertices are the previous chunk's top-plane vertices
 /// (same edge keys), every other vertex keeps its creation order, so the result equals the
-/// single-pass mesh vertex for vertex and triangle for triangle.
-fn stitch(mut chunks: Vec<ChunkMesh>, out: &mut IsoMesh) {
-    let total_v: usize = chunks.iter().map(|c| c.positions.len() - c.bottom.len()).sum();
-    let total_i: usize = chunks.iter().map(|c| c.indices.len()).sum();
-    out.positions.reserve(total_v);
-    out.normals.reserve(total_v);
-    out.indices.reserve(total_i);
-    let mut prev_top: Vec<(PlaneKey, u32)> = Vec::new();
-    let mut remap: Vec<u32> = Vec::new();
-    for chunk in chunks.iter_mut() {
-        remap.clear();
-        remap.resize(chunk.positions.len(), 0);
-        chunk.bottom.sort_unstable();
-        // prev_top is already sorted and holds global ids
-        debug_assert_eq!(chunk.bottom.len(), prev_top.len(), "chunk planes disagree");
-        for (&(kb, local), &(kt, global)) in chunk.bottom.iter().zip(&prev_top) {
-            debug_assert_eq!(kb, kt);
-            remap[local as usize] = global;
+/// single-pass mesh vertex for vertex and triangle for triangle. Every step is per chunk and runs in
+/// parallel when `parallel` is set.
+fn stitch(chunks: &mut [ChunkMesh], out: &mut IsoMesh, parallel: bool) {
+    fn each<T: Send>(items: &mut [T], parallel: bool, f: impl Fn(usize, &mut T) + Sync + Send) {
+        if parallel {
+            items.par_iter_mut().enumerate().for_each(|(i, t)| f(i, t));
+        } else {
+            items.iter_mut().enumerate().for_each(|(i, t)| f(i, t));
         }
-        let mut shared = vec![false; chunk.positions.len()];
-        for &(_, local) in &chunk.bottom {
-            shared[local as usize] = true;
+    }
+    // 1. Ranks of each chunk's own vertices; boundary lists sorted by edge key.
+    each(chunks, parallel, |_, c| {
+        c.bottom.sort_unstable();
+        c.top.sort_unstable();
+        c.rank.clear();
+        c.rank.resize(c.positions.len(), 0);
+        for &(_, local) in &c.bottom {
+            c.rank[local as usize] = SHARED;
         }
-        for (local, (p, n)) in chunk.positions.iter().zip(&chunk.normals).enumerate() {
-            if shared[local] {
-                continue;
+        let mut next = 0;
+        for r in c.rank.iter_mut() {
+            if *r != SHARED {
+                *r = next;
+                next += 1;
             }
-            remap[local] = out.positions.len() as u32;
-            out.positions.push(*p);
-            out.normals.push(*n);
         }
-        out.indices.extend(chunk.indices.iter().map(|&i| remap[i as usize]));
-        prev_top.clear();
-        prev_top.extend(chunk.top.iter().map(|&(k, local)| (k, remap[local as usize])));
-        prev_top.sort_unstable();
-        out.stats.add(&chunk.stats);
+    });
+    // 2. Where each chunk's vertices and indices start in the whole mesh.
+    let mut v_off = Vec::with_capacity(chunks.len() + 1);
+    let mut i_off = Vec::with_capacity(chunks.len() + 1);
+    let (mut v, mut i) = (0usize, 0usize);
+    for c in chunks.iter() {
+        v_off.push(v);
+        i_off.push(i);
+        v += c.positions.len() - c.bottom.len();
+        i += c.indices.len();
+    }
+    // 3. Global ids: own vertices by rank, bottom vertices through the previous chunk's top.
+    let globals: Vec<Vec<u32>> = {
+        let chunks_ref: &[ChunkMesh] = chunks;
+        let build = |k: usize| {
+            let c = &chunks_ref[k];
+            let mut g: Vec<u32> = c.rank.iter().map(|&r| if r == SHARED { SHARED } else { (v_off[k] + r as usize) as u32 }).collect();
+            if k > 0 {
+                let prev = &chunks_ref[k - 1];
+                debug_assert_eq!(c.bottom.len(), prev.top.len(), "chunk planes disagree");
+                for (&(kb, local), &(kt, prev_local)) in c.bottom.iter().zip(&prev.top) {
+                    debug_assert_eq!(kb, kt);
+                    g[local as usize] = (v_off[k - 1] + prev.rank[prev_local as usize] as usize) as u32;
+                }
+            }
+            g
+        };
+        if parallel { (0..chunks_ref.len()).into_par_iter().map(build).collect() } else { (0..chunks_ref.len()).map(build).collect() }
+    };
+    for (c, g) in chunks.iter_mut().zip(globals) {
+        c.global = g;
+    }
+    // 4. Copy, each chunk into its own part of the output.
+    out.positions.resize(v, [0.0; 3]);
+    out.normals.resize(v, [0.0; 3]);
+    out.indices.resize(i, 0);
+    let mut parts = Vec::with_capacity(chunks.len());
+    {
+        let (mut pos, mut nrm, mut idx) = (&mut out.positions[..], &mut out.normals[..], &mut out.indices[..]);
+        for c in chunks.iter() {
+            let nv = c.positions.len() - c.bottom.len();
+            let (p, prest) = std::mem::take(&mut pos).split_at_mut(nv);
+            let (n, nrest) = std::mem::take(&mut nrm).split_at_mut(nv);
+            let (ix, irest) = std::mem::take(&mut idx).split_at_mut(c.indices.len());
+            (pos, nrm, idx) = (prest, nrest, irest);
+            parts.push((c, p, n, ix));
+        }
+    }
+    let copy = |(c, p, n, ix): ChunkOutput<'_>| {
+        let mut k = 0;
+        for (local, &r) in c.rank.iter().enumerate() {
+            if r != SHARED {
+                p[k] = c.positions[local];
+                n[k] = c.normals[local];
+                k += 1;
+            }
+        }
+        for (dst, &src) in ix.iter_mut().zip(&c.indices) {
+            *dst = c.global[src as usize];
+        }
+    };
+    if parallel {
+        parts.into_par_iter().for_each(copy);
+    } else {
+        parts.into_iter().for_each(copy);
+    }
+    for c in chunks.iter() {
+        out.stats.add(&c.stats);
     }
 }

@@ -64,6 +64,23 @@ pub struct IsoMesh {
     pub normals: Vec<[f32; 3]>,
     pub indices: Vec<u32>,
     pub stats: McStats,
+    /// Per-chunk buffers kept for the next extraction into this mesh (not part of its value).
+    pool: ChunkPool,
+}
+
+#[derive(Clone, Default)]
+struct ChunkPool(Vec<extract::ChunkMesh>);
+
+impl PartialEq for ChunkPool {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for ChunkPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ChunkPool({} buffers)", self.0.len())
+    }
 }
 
 impl IsoMesh {
