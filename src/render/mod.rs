@@ -182,10 +182,6 @@ impl Renderer {
         &self.summary
     }
 
-    pub fn size(&self) -> (u32, u32) {
-        (self.width, self.height)
-    }
-
     fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("instances"),
@@ -424,19 +420,5 @@ impl Renderer {
     /// Frames submitted and not yet returned.
     pub fn in_flight(&self) -> usize {
         self.readback.in_flight()
-    }
-
-    /// Renders one frame and waits for it (figures, tests).
-    pub fn render_one(&mut self, frame: &FrameData) -> Result<Image, RenderError> {
-        let mut out = None;
-        if let Some(img) = self.submit(frame)? {
-            out = Some(img);
-        }
-        while let Some(img) = self.next_image()? {
-            if img.index == frame.index {
-                out = Some(img);
-            }
-        }
-        out.ok_or_else(|| RenderError::DeviceLost(format!("frame {} did not come back", frame.index)))
     }
 }
