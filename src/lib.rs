@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod frame;
+pub mod golden;
 pub mod output;
 pub mod pipeline;
 pub mod render;

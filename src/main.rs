@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use clap::Parser;
 
-use simreel::cli::{self, Cli, Command, ProgressArg, RenderArgs};
+use simreel::cli::{self, Cli, Command, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs};
 use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
 use simreel::render::RenderError;
 use simreel::scene::{self, SceneError};
@@ -18,6 +18,7 @@ mod exit {
     pub const RUNTIME: u8 = 1;
     pub const BAD_INPUT: u8 = 2;
     pub const NO_ADAPTER: u8 = 3;
+    pub const GOLDEN_MISMATCH: u8 = 4;
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -69,6 +70,16 @@ fn code_of(e: &anyhow::Error) -> u8 {
         if cause.downcast_ref::<SceneError>().is_some() || cause.downcast_ref::<BadInput>().is_some() {
             return exit::BAD_INPUT;
         }
+        if cause.downcast_ref::<GoldenMismatch>().is_some() {
+            return exit::GOLDEN_MISMATCH;
+        }
+        if let Some(g) = cause.downcast_ref::<simreel::golden::GoldenError>() {
+            return match g {
+                simreel::golden::GoldenError::Pipeline(PipelineError::Render(r)) => render_code(r),
+                simreel::golden::GoldenError::NoGolden { .. } | simreel::golden::GoldenError::NoLastRun(_) => exit::BAD_INPUT,
+                _ => exit::RUNTIME,
+            };
+        }
     }
     exit::RUNTIME
 }
@@ -83,6 +94,15 @@ fn render_code(r: &RenderError) -> u8 {
     }
 }
 
+/// Some checked frames did not match their goldens.
+#[derive(Debug, thiserror::Error)]
+#[error("{failed} of {checked} golden checks failed; report: {report}")]
+struct GoldenMismatch {
+    failed: usize,
+    checked: usize,
+    report: String,
+}
+
 /// A command-line value that makes no sense for the scene it is applied to.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -94,6 +114,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Render(args) => render(args),
         Command::Adapters { backend } => adapters(backend.choice()),
         Command::Mesh { scene, output, frame } => mesh(&scene, &output, frame),
+        Command::Golden { action } => golden(action),
         Command::Gif { frames_dir, output, fps, no_dither } => {
             if !(fps > 0.0 && fps <= 100.0) {
                 return Err(BadInput(format!("--fps {fps} is outside 0..100 (GIF delays are whole centiseconds)")).into());
@@ -206,6 +227,86 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+fn golden(action: GoldenCommand) -> anyhow::Result<()> {
+    let args: &GoldenArgs = match &action {
+        GoldenCommand::Check(a) => a,
+        GoldenCommand::Bless { common, .. } => common,
+    };
+    let paths = if args.paths.is_empty() { vec![std::path::PathBuf::from("scenes")] } else { args.paths.clone() };
+    let scenes = simreel::golden::collect_scenes(&paths)?;
+    if scenes.is_empty() {
+        return Err(BadInput(format!(
+            "no scene with a [golden] table in {}",
+            paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        ))
+        .into());
+    }
+    for s in &scenes {
+        s.check_memory(scene::available_memory())?;
+    }
+    let dirs = simreel::golden::Paths { goldens: args.goldens.clone(), out: args.out.clone() };
+    let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
+    match &action {
+        GoldenCommand::Check(_) => {
+            let summary = simreel::golden::check(&scenes, &dirs, &args.adapter_request(), mode)?;
+            if !args.quiet {
+                for e in &summary.entries {
+                    eprintln!(
+                        "{} {} frame {}: {} — {}",
+                        if e.passed { "pass" } else { "FAIL" },
+                        e.scene,
+                        e.frame,
+                        e.verdict,
+                        e.state_message
+                    );
+                }
+                for s in &summary.sequences {
+                    if let Some(f) = s.first_diverging {
+                        eprintln!("{}: first diverging frame {f}", s.scene);
+                    }
+                    if let Some(r) = s.flicker {
+                        eprintln!("{}: flicker {r:.2}× the golden sequence{}", s.scene, if s.flicker_failed { " (too much)" } else { "" });
+                    }
+                }
+            }
+            let failed = summary.failures();
+            if failed > 0 {
+                return Err(GoldenMismatch {
+                    failed,
+                    checked: summary.entries.len(),
+                    report: dirs.report_dir().join("report.html").display().to_string(),
+                }
+                .into());
+            }
+            if !args.quiet {
+                eprintln!("all {} golden frames match on {}", summary.entries.len(), summary.adapter);
+            }
+            Ok(())
+        }
+        GoldenCommand::Bless { filter, from_last_run, .. } => {
+            let filter = filter.as_deref().map(simreel::golden::Filter::parse);
+            if let Some(f) = &filter {
+                if !scenes.iter().any(|s| s.name == f.scene) {
+                    return Err(BadInput(format!(
+                        "--filter: no scene named \"{}\" among {}",
+                        f.scene,
+                        scenes.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ))
+                    .into());
+                }
+            }
+            let done = simreel::golden::bless(&scenes, filter.as_ref(), *from_last_run, &dirs, &args.adapter_request(), mode)?;
+            for b in &done {
+                eprintln!("{}: {} file(s) written, {} image(s) unchanged in {}", b.scene, b.written.len(), b.unchanged, b.dir.display());
+                for w in &b.written {
+                    eprintln!("  {}", w.display());
+                }
+            }
+            Ok(())
+        }
+    }
 }
 
 fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32) -> anyhow::Result<()> {

@@ -58,6 +58,7 @@ pub enum PipelineError {
 #[derive(Debug)]
 pub struct Outcome {
     pub manifest: Manifest,
+    pub adapter: crate::render::AdapterSummary,
     pub frames_dir: PathBuf,
     pub gif: Option<PathBuf>,
     /// Frames kept from an earlier run (`--resume`).
@@ -127,7 +128,8 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     let scene = &job.scene;
     let r = &scene.render;
     let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
-    let adapter = renderer.adapter().to_string();
+    let adapter_summary = renderer.adapter().clone();
+    let adapter = adapter_summary.to_string();
     let frames_dir = job.out_dir.join(&scene.name);
     let manifest_path = frames_dir.join("manifest.json");
     let gif_path = job.formats.contains(&Format::Gif).then(|| job.out_dir.join(format!("{}.gif", scene.name)));
@@ -137,12 +139,14 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     let file_of = |f: u32| output::frame_file_name(f, r.frames);
 
     // Frames an earlier run of the same scene and settings finished.
-    let done: HashSet<u32> = match (job.resume && png, Manifest::read(&manifest_path)) {
+    // (with their state digests, which the manifest carries over)
+    let kept: BTreeMap<u32, String> = match (job.resume && png, Manifest::read(&manifest_path)) {
         (true, Some(m)) if m.scene_hash == scene_hash && m.settings_hash == settings => {
-            m.frames.iter().filter(|e| frames_dir.join(&e.file).is_file()).map(|e| e.index).collect()
+            m.frames.into_iter().filter(|e| frames_dir.join(&e.file).is_file()).map(|e| (e.index, e.state)).collect()
         }
-        _ => HashSet::new(),
+        _ => BTreeMap::new(),
     };
+    let done: HashSet<u32> = kept.keys().copied().collect();
     let total = job.frames.len();
     let progress = Progress::new(mode, &scene.name, total as u64);
     let clock = Mutex::new(StageClock::default());
@@ -155,6 +159,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     let stopped = || abort.load(Ordering::SeqCst) || cancel.load(Ordering::SeqCst);
     let written: Mutex<Vec<u32>> = Mutex::new(Vec::new());
     let final_state: Mutex<String> = Mutex::new(String::new());
+    let states: Mutex<BTreeMap<u32, String>> = Mutex::new(kept);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 16);
     let settings_gif = GifSettings { fps: scene.output.gif_fps.map_or(r.fps as f64, f64::from), dither: scene.output.gif_dither };
     let gif_ok = AtomicBool::new(false);
@@ -162,7 +167,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     std::thread::scope(|s| {
         // Simulation: frames in order; skipped (resumed) frames are not simulated on their own.
         let (sim_tx, sim_rx) = sync_channel::<Result<(usize, Option<FrameData>), PipelineError>>(2);
-        let (done, progress, clock, final_state) = (&done, &progress, &clock, &final_state);
+        let (done, progress, clock, final_state, states) = (&done, &progress, &clock, &final_state, &states);
         s.spawn(move || {
             let mut sim = crate::sim::build(scene);
             for (pos, &f) in job.frames.iter().enumerate() {
@@ -179,6 +184,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
                 let t = Instant::now();
                 let data = sim.frame(f);
                 clock.lock().expect("clock").simulate += t.elapsed();
+                states.lock().expect("states").insert(f, sim.digest().to_string());
                 progress.simulate.inc(1);
                 let msg = match sim.fault() {
                     Some(fault) => Err(PipelineError::Simulation { scene: scene.name.clone(), frame: fault.frame, what: fault.what }),
@@ -312,11 +318,17 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         kind: scene.kind.name().to_string(),
         seed: scene.seed,
         adapter,
+        adapter_info: adapter_summary.clone(),
         width: r.width,
         height: r.height,
         fps: r.fps,
         frames_in_scene: r.frames,
-        frames: if png { written.iter().map(|&f| FrameEntry { index: f, file: file_of(f) }).collect() } else { Vec::new() },
+        frames: if png {
+            let states = states.into_inner().expect("states");
+            written.iter().map(|&f| FrameEntry { index: f, file: file_of(f), state: states.get(&f).cloned().unwrap_or_default() }).collect()
+        } else {
+            Vec::new()
+        },
         gif: gif_path.as_ref().filter(|_| gif_ok.load(Ordering::SeqCst)).map(|p| p.display().to_string()),
         timings: Timings {
             wall_s,
@@ -337,7 +349,13 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     if cancel.load(Ordering::SeqCst) {
         return Err(PipelineError::Interrupted { scene: scene.name.clone(), done: written.len(), total });
     }
-    Ok(Outcome { manifest, frames_dir, gif: gif_path.filter(|_| gif_ok.load(Ordering::SeqCst)), reused: done.len() })
+    Ok(Outcome {
+        manifest,
+        adapter: adapter_summary,
+        frames_dir,
+        gif: gif_path.filter(|_| gif_ok.load(Ordering::SeqCst)),
+        reused: done.len(),
+    })
 }
 
 /// Writes the PNG of one frame and/or quantizes it for the GIF.

@@ -228,3 +228,23 @@ fn layering_sim_and_scene_never_touch_wgpu_and_render_never_names_a_kind() {
         }
     }
 }
+
+#[test]
+fn golden_tables_are_validated() {
+    let base = "kind = \"terrain\"\n[render]\nframes = 10\nwidth = 640\nheight = 360\n";
+    let s =
+        scene::parse(&format!("{base}[golden]\nframes = \"0,-1\"\n[golden.tolerance]\nchannel = 1\nreason = \"r\"\n"), Path::new("g.toml"))
+            .unwrap();
+    let g = s.golden.unwrap();
+    assert_eq!(g.frames, vec![0, 9]);
+    assert_eq!(g.size, (320, 180), "fits 320×240 keeping the aspect");
+    let d = problems(&format!("{base}[golden]\nframes = [0, 12]\n[golden.tolerance]\nchannel = 1\n"));
+    assert!(d.iter().any(|x| x.key == "golden.frames" && x.message.contains("0 to 9")), "{d:?}");
+    assert!(d.iter().any(|x| x.key == "golden.tolerance" && x.message.contains("reason")), "{d:?}");
+    let d = problems(&format!("{base}[golden]\nframes = [0]\n"));
+    assert!(d.iter().any(|x| x.message.contains("[golden.tolerance]")), "{d:?}");
+    let d = problems(&format!(
+        "{base}[golden]\nframes = [0]\n[golden.tolerance]\nreason = \"r\"\n[[golden.overrides]]\nbackend = \"vulcan\"\nreason = \"x\"\n"
+    ));
+    assert!(d.iter().any(|x| x.key == "golden.overrides[0].backend" && x.hint.as_deref() == Some("did you mean \"vulkan\"?")), "{d:?}");
+}

@@ -17,6 +17,9 @@ pub struct Manifest {
     pub kind: String,
     pub seed: u64,
     pub adapter: String,
+    /// The adapter's backend, vendor and driver (golden checks pick their tolerance by them).
+    #[serde(default)]
+    pub adapter_info: crate::render::AdapterSummary,
     pub width: u32,
     pub height: u32,
     pub fps: u32,
@@ -33,6 +36,9 @@ pub struct Manifest {
 pub struct FrameEntry {
     pub index: u32,
     pub file: String,
+    /// State digest of the simulation at this frame (empty when a resumed run kept the file).
+    #[serde(default)]
+    pub state: String,
 }
 
 /// Seconds spent per stage (stages overlap, so they add up to more than the wall time).

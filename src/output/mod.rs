@@ -2,10 +2,12 @@
 //! its folder and renamed into place, so an interrupted run never leaves a truncated file and a
 //! rerun can trust whatever it finds.
 
+pub mod compare;
 pub mod gif;
 pub mod manifest;
 pub mod mesh_file;
 pub mod png;
+pub mod report;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

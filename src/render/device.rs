@@ -47,11 +47,13 @@ pub struct AdapterRequest {
 }
 
 /// What `simreel adapters` prints about one adapter, and what manifests record.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AdapterSummary {
     pub name: String,
     pub backend: String,
     pub device_type: String,
+    /// Vendor by PCI id (`nvidia`, `amd`, `intel`, `apple`, `mesa` for Mesa's software drivers…).
+    pub vendor: String,
     pub driver: String,
     pub driver_info: String,
 }
@@ -69,9 +71,27 @@ impl AdapterSummary {
                 wgpu::DeviceType::Other => "other",
             }
             .to_string(),
+            vendor: match info.vendor {
+                0x10DE => "nvidia".to_string(),
+                0x1002 | 0x1022 => "amd".to_string(),
+                0x8086 => "intel".to_string(),
+                0x106B => "apple".to_string(),
+                0x10005 => "mesa".to_string(),
+                0x5143 => "qualcomm".to_string(),
+                0x13B5 => "arm".to_string(),
+                0x1414 => "microsoft".to_string(),
+                other => format!("{other:#x}"),
+            },
             driver: info.driver.clone(),
             driver_info: info.driver_info.clone(),
         }
+    }
+}
+
+impl AdapterSummary {
+    /// Mesa's lavapipe (Vulkan on the CPU): the adapter canonical goldens come from.
+    pub fn is_lavapipe(&self) -> bool {
+        self.backend == "vulkan" && (self.driver.to_lowercase().contains("llvmpipe") || self.name.to_lowercase().starts_with("llvmpipe"))
     }
 }
 

@@ -5,6 +5,8 @@
 
 pub mod common;
 pub mod error;
+pub mod frames;
+pub mod golden;
 pub mod reader;
 pub mod terrain;
 pub mod values;
@@ -46,6 +48,8 @@ pub struct Scene {
     pub light: LightSpec,
     pub output: OutputSpec,
     pub kind: KindSpec,
+    /// `[golden]`: the frames a golden-image check renders and its tolerances.
+    pub golden: Option<golden::GoldenSpec>,
     /// FNV-1a of the file's bytes: identifies the scene in manifests.
     pub source_hash: u64,
 }
@@ -113,6 +117,12 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
     let o = root.table("output");
     let output = common::read_output(&o);
     o.finish();
+    let golden = root.has("golden").then(|| {
+        let g = root.table("golden");
+        let spec = golden::read_golden(&g, render.frames, render.width, render.height);
+        g.finish();
+        spec
+    });
     // Read every kind's table so that a table of another kind is reported as unknown, not ignored.
     let kind = match kind_name.as_deref() {
         Some("terrain") => {
@@ -132,6 +142,7 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
         light,
         output,
         kind,
+        golden,
         source_hash: crate::frame::Fnv::hash(text.as_bytes()),
     })
 }

@@ -1,0 +1,412 @@
+//! `simreel golden check` and `simreel golden bless`: render the frames a scene's `[golden]` table
+//! lists, compare them with the approved images under `tests/golden/<scene>/` (canonical ones
+//! from lavapipe, override folders for other adapters), and explain failures: which frame first
+//! diverged, whether the simulation state changed or only the rendering, and a report with
+//! pictures. Checking never writes goldens; blessing renders twice and refuses non-determinism.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use crate::output::compare::{self, Comparison};
+use crate::output::png::{self, Decoded, Effort};
+use crate::output::report::{self, Entry, SequenceNote};
+use crate::output::{OutputError, frame_file_name, write_atomic};
+use crate::pipeline::{self, Job, PipelineError, ProgressMode};
+use crate::render::{AdapterRequest, AdapterSummary};
+use crate::scene::golden::{GoldenSpec, Tolerance};
+use crate::scene::{Format, Scene};
+
+/// Where goldens, renders and reports live.
+#[derive(Clone, Debug)]
+pub struct Paths {
+    /// `tests/golden`
+    pub goldens: PathBuf,
+    /// `out`: renders go to `out/golden-run/<scene>/`, the report to `out/golden-report/`.
+    pub out: PathBuf,
+}
+
+impl Paths {
+    pub fn run_dir(&self) -> PathBuf {
+        self.out.join("golden-run")
+    }
+
+    pub fn report_dir(&self) -> PathBuf {
+        self.out.join("golden-report")
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GoldenError {
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("{scene} has no [golden] table")]
+    NoGolden { scene: String },
+    #[error("refusing to bless {scene}: two renders differ at frame{} {}: {what}. Non-determinism is a bug to report, not to bless", if frames.len() == 1 { "" } else { "s" }, frames.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
+    NonDeterministic { scene: String, frames: Vec<u32>, what: String },
+    #[error(
+        "refusing to bless {scene} on {adapter}: goldens for adapters other than lavapipe go to an override folder; add a [[golden.overrides]] entry for it (backend, vendor, driver, reason)"
+    )]
+    NoOverride { scene: String, adapter: String },
+    #[error("--from-last-run: {0}")]
+    NoLastRun(String),
+}
+
+/// The tolerance and approved-image folders that apply to `adapter` (most specific first).
+pub struct Applied<'a> {
+    pub tolerance: &'a Tolerance,
+    pub dirs: Vec<PathBuf>,
+    /// Folder new goldens for this adapter are written to (`None`: no override covers it).
+    pub bless_dir: Option<PathBuf>,
+    pub key: String,
+}
+
+pub fn applied<'a>(spec: &'a GoldenSpec, scene_dir: &Path, adapter: &AdapterSummary) -> Applied<'a> {
+    if adapter.is_lavapipe() {
+        return Applied {
+            tolerance: &spec.tolerance,
+            dirs: vec![scene_dir.to_path_buf()],
+            bless_dir: Some(scene_dir.to_path_buf()),
+            key: "lavapipe (canonical)".into(),
+        };
+    }
+    let best = spec
+        .overrides
+        .iter()
+        .map(|o| (o.specificity(&adapter.backend, &adapter.vendor, &adapter.driver), o))
+        .filter(|(s, _)| *s > 0)
+        .max_by_key(|(s, _)| *s)
+        .map(|(_, o)| o);
+    match best {
+        Some(o) => Applied {
+            tolerance: &o.tolerance,
+            dirs: vec![scene_dir.join(&o.images), scene_dir.to_path_buf()],
+            bless_dir: Some(scene_dir.join(&o.images)),
+            key: format!("override \"{}\"", o.images),
+        },
+        None => Applied {
+            tolerance: &spec.tolerance,
+            dirs: vec![scene_dir.to_path_buf()],
+            bless_dir: None,
+            key: "no override for this adapter: canonical tolerance".into(),
+        },
+    }
+}
+
+/// Approved images for `frame` in the first folder that has any: `frame_NNNN.png` and any
+/// `frame_NNNN.<label>.png` alternatives, sorted.
+fn approved(dirs: &[PathBuf], frame: u32, total: u32) -> Vec<PathBuf> {
+    let name = frame_file_name(frame, total);
+    let stem = name.trim_end_matches(".png");
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(d) else { continue };
+        let mut found: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                n == name || (n.starts_with(&format!("{stem}.")) && n.ends_with(".png"))
+            })
+            .collect();
+        if !found.is_empty() {
+            found.sort();
+            return found;
+        }
+    }
+    Vec::new()
+}
+
+fn state_path(dir: &Path, frame: u32, total: u32) -> PathBuf {
+    dir.join(frame_file_name(frame, total).replace(".png", ".state.txt"))
+}
+
+fn read_state(dirs: &[PathBuf], frame: u32, total: u32) -> Option<String> {
+    dirs.iter().find_map(|d| std::fs::read_to_string(state_path(d, frame, total)).ok()).map(|s| s.trim().to_string())
+}
+
+/// Renders the golden frames of `scene` into `into/<scene>/` and returns the outcome.
+fn render_golden(
+    scene: &Scene,
+    spec: &GoldenSpec,
+    frames: &[u32],
+    into: &Path,
+    adapter: &AdapterRequest,
+    mode: ProgressMode,
+) -> Result<pipeline::Outcome, PipelineError> {
+    let mut s = scene.clone();
+    (s.render.width, s.render.height) = spec.size;
+    let job = Job {
+        scene: s,
+        frames: frames.to_vec(),
+        out_dir: into.to_path_buf(),
+        formats: vec![Format::Png],
+        adapter: adapter.clone(),
+        resume: false,
+    };
+    pipeline::run(&job, mode, &AtomicBool::new(false))
+}
+
+/// The outcome of checking scenes.
+pub struct CheckSummary {
+    pub entries: Vec<Entry>,
+    pub sequences: Vec<SequenceNote>,
+    pub adapter: String,
+}
+
+impl CheckSummary {
+    pub fn failures(&self) -> usize {
+        self.entries.iter().filter(|e| !e.passed).count() + self.sequences.iter().filter(|s| s.flicker_failed).count()
+    }
+}
+
+fn bless_command(scene: &Scene, frame: Option<u32>) -> String {
+    let filter = match frame {
+        Some(f) => format!("{}:{f}", scene.name),
+        None => scene.name.clone(),
+    };
+    format!("simreel golden bless {} --filter {filter} --from-last-run", scene.path.display())
+}
+
+/// Checks every scene (each must have `[golden]`), writes the report, returns what happened.
+pub fn check(scenes: &[Scene], paths: &Paths, adapter: &AdapterRequest, mode: ProgressMode) -> Result<CheckSummary, GoldenError> {
+    let mut entries = Vec::new();
+    let mut sequences = Vec::new();
+    let mut adapter_name = String::new();
+    for scene in scenes {
+        let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
+        let outcome = render_golden(scene, spec, &spec.frames, &paths.run_dir(), adapter, mode)?;
+        adapter_name = outcome.adapter.to_string();
+        let scene_dir = paths.goldens.join(&scene.name);
+        let rule = applied(spec, &scene_dir, &outcome.adapter);
+        let total = scene.render.frames;
+        let mut pairs: Vec<(u32, Decoded, Option<Decoded>)> = Vec::new();
+        for &f in &spec.frames {
+            let actual = png::read(&outcome.frames_dir.join(frame_file_name(f, total)))?;
+            let state_actual = outcome.manifest.frames.iter().find(|e| e.index == f).map(|e| e.state.clone()).unwrap_or_default();
+            let state_expected = read_state(&rule.dirs, f, total);
+            let candidates = approved(&rule.dirs, f, total);
+            let mut best: Option<(Comparison, PathBuf, Decoded)> = None;
+            for c in &candidates {
+                let expected = png::read(c)?;
+                let cmp = compare::compare(&expected, &actual, rule.tolerance);
+                let better = match &best {
+                    None => true,
+                    Some((b, _, _)) => {
+                        (cmp.verdict.passed() && !b.verdict.passed())
+                            || (cmp.verdict.passed() == b.verdict.passed() && cmp.severity() < b.severity())
+                    }
+                };
+                if better {
+                    best = Some((cmp, c.clone(), expected));
+                }
+            }
+            let state_message = match &state_expected {
+                None => "no golden state digest".to_string(),
+                Some(s) if *s == state_actual => "simulation state identical (only the rendering can differ)".to_string(),
+                Some(s) => format!("simulation state CHANGED: golden [{s}] now [{state_actual}]"),
+            };
+            let (passed, verdict, comparison, expected, expected_file) = match best {
+                None => (false, format!("no golden image in {}", rule.dirs[0].display()), None, None, None),
+                Some((c, file, exp)) => {
+                    let alt = if candidates.len() > 1 { format!(" (best of {} approved images)", candidates.len()) } else { String::new() };
+                    (c.verdict.passed(), format!("{}{alt}", c.verdict.name()), Some(c), Some(exp), Some(file.display().to_string()))
+                }
+            };
+            pairs.push((f, actual.clone(), expected.clone()));
+            entries.push(Entry {
+                scene: scene.name.clone(),
+                frame: f,
+                passed,
+                verdict,
+                comparison,
+                expected,
+                expected_file,
+                actual,
+                state_message,
+                tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.reason),
+                bless_command: bless_command(scene, Some(f)),
+            });
+        }
+        let scene_entries = &entries[entries.len() - spec.frames.len()..];
+        let first_diverging = scene_entries.iter().filter(|e| !e.passed).map(|e| e.frame).min();
+        // Flicker: frame-to-frame change of the actual sequence against the golden one.
+        let mut ratios = Vec::new();
+        for w in pairs.windows(2) {
+            if let (Some(e0), Some(e1)) = (&w[0].2, &w[1].2) {
+                let golden = compare::mean_abs_diff(e0, e1);
+                let actual = compare::mean_abs_diff(&w[0].1, &w[1].1);
+                if golden.is_finite() && actual.is_finite() {
+                    ratios.push(if golden > 0.0 {
+                        actual / golden
+                    } else if actual > 0.0 {
+                        f64::INFINITY
+                    } else {
+                        1.0
+                    });
+                }
+            }
+        }
+        let flicker = ratios.iter().copied().fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+        let flicker_failed = matches!((flicker, spec.max_flicker), (Some(r), Some(max)) if r > max);
+        sequences.push(SequenceNote { scene: scene.name.clone(), first_diverging, flicker, flicker_failed });
+    }
+    report::write(&paths.report_dir(), &entries, &sequences, &adapter_name)?;
+    Ok(CheckSummary { entries, sequences, adapter: adapter_name })
+}
+
+/// `--filter SCENE[:FRAMES]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Filter {
+    pub scene: String,
+    pub frames: Option<String>,
+}
+
+impl Filter {
+    pub fn parse(s: &str) -> Filter {
+        match s.split_once(':') {
+            Some((a, b)) => Filter { scene: a.to_string(), frames: Some(b.to_string()) },
+            None => Filter { scene: s.to_string(), frames: None },
+        }
+    }
+}
+
+/// What blessing did to one scene.
+#[derive(Debug)]
+pub struct Blessed {
+    pub scene: String,
+    pub dir: PathBuf,
+    pub written: Vec<PathBuf>,
+    pub unchanged: usize,
+}
+
+/// Writes new goldens for the scenes (narrowed by `filter`): renders twice and refuses when the
+/// renders differ, or takes the last check's images with `from_last_run`. Only files whose pixels
+/// (or state digest) changed are written; PNGs are compressed hard to stay small.
+pub fn bless(
+    scenes: &[Scene],
+    filter: Option<&Filter>,
+    from_last_run: bool,
+    paths: &Paths,
+    adapter: &AdapterRequest,
+    mode: ProgressMode,
+) -> Result<Vec<Blessed>, GoldenError> {
+    let mut done = Vec::new();
+    for scene in scenes {
+        if filter.is_some_and(|f| f.scene != scene.name) {
+            continue;
+        }
+        let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
+        let total = scene.render.frames;
+        let frames: Vec<u32> = match filter.and_then(|f| f.frames.as_deref()) {
+            Some(spec_text) => {
+                let wanted =
+                    crate::scene::frames::parse_frames(spec_text, total).map_err(|e| GoldenError::NoLastRun(format!("--filter: {e}")))?;
+                wanted.into_iter().filter(|f| spec.frames.contains(f)).collect()
+            }
+            None => spec.frames.clone(),
+        };
+        if frames.is_empty() {
+            continue;
+        }
+        let run_dir = paths.run_dir().join(&scene.name);
+        let (images, states, adapter_used) = if from_last_run {
+            let m = crate::output::manifest::Manifest::read(&run_dir.join("manifest.json"))
+                .ok_or_else(|| GoldenError::NoLastRun(format!("no earlier check of {} in {}", scene.name, run_dir.display())))?;
+            if m.scene_hash != format!("{:016x}", scene.source_hash) || (m.width, m.height) != spec.size {
+                return Err(GoldenError::NoLastRun(format!(
+                    "the last run of {} used another version of the scene; run `simreel golden check` again",
+                    scene.name
+                )));
+            }
+            let mut imgs = Vec::new();
+            let mut sts = Vec::new();
+            for &f in &frames {
+                let e = m
+                    .frames
+                    .iter()
+                    .find(|e| e.index == f)
+                    .ok_or_else(|| GoldenError::NoLastRun(format!("frame {f} of {} is not in the last run", scene.name)))?;
+                imgs.push(png::read(&run_dir.join(&e.file))?);
+                sts.push(e.state.clone());
+            }
+            (imgs, sts, m.adapter_info)
+        } else {
+            let a = render_golden(scene, spec, &frames, &paths.run_dir(), adapter, mode)?;
+            let second = paths.out.join("golden-run-second");
+            let b = render_golden(scene, spec, &frames, &second, adapter, mode)?;
+            let mut imgs = Vec::new();
+            let mut sts = Vec::new();
+            let mut differ = Vec::new();
+            let mut what = String::new();
+            for &f in &frames {
+                let ia = png::read(&a.frames_dir.join(frame_file_name(f, total)))?;
+                let ib = png::read(&b.frames_dir.join(frame_file_name(f, total)))?;
+                let sa = a.manifest.frames.iter().find(|e| e.index == f).map(|e| e.state.clone()).unwrap_or_default();
+                let sb = b.manifest.frames.iter().find(|e| e.index == f).map(|e| e.state.clone()).unwrap_or_default();
+                if ia.rgba != ib.rgba || sa != sb {
+                    differ.push(f);
+                    what = if sa != sb {
+                        format!("simulation state [{sa}] then [{sb}]")
+                    } else {
+                        "same simulation state, different pixels".into()
+                    };
+                }
+                imgs.push(ia);
+                sts.push(sa);
+            }
+            let _ = std::fs::remove_dir_all(&second);
+            if !differ.is_empty() {
+                return Err(GoldenError::NonDeterministic { scene: scene.name.clone(), frames: differ, what });
+            }
+            (imgs, sts, a.adapter)
+        };
+        let scene_dir = paths.goldens.join(&scene.name);
+        let dest = applied(spec, &scene_dir, &adapter_used)
+            .bless_dir
+            .ok_or_else(|| GoldenError::NoOverride { scene: scene.name.clone(), adapter: adapter_used.to_string() })?;
+        let mut written = Vec::new();
+        let mut unchanged = 0;
+        for ((&f, img), state) in frames.iter().zip(&images).zip(&states) {
+            let path = dest.join(frame_file_name(f, total));
+            let same = png::read(&path).is_ok_and(|old| old.width == img.width && old.height == img.height && old.rgba == img.rgba);
+            if same {
+                unchanged += 1;
+            } else {
+                write_atomic(&path, &png::encode(&img.rgba, img.width, img.height, Effort::Small))?;
+                written.push(path);
+            }
+            let sp = state_path(&dest, f, total);
+            if std::fs::read_to_string(&sp).map(|s| s.trim().to_string()).ok().as_deref() != Some(state.as_str()) {
+                write_atomic(&sp, format!("{state}\n").as_bytes())?;
+                written.push(sp);
+            }
+        }
+        done.push(Blessed { scene: scene.name.clone(), dir: dest, written, unchanged });
+    }
+    Ok(done)
+}
+
+/// Scene files named on the command line: files as given, folders searched (not recursively) for
+/// `*.toml`; only scenes with a `[golden]` table are returned from folders.
+pub fn collect_scenes(paths: &[PathBuf]) -> Result<Vec<Scene>, crate::scene::SceneError> {
+    let mut scenes = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|source| crate::scene::SceneError::Read { path: p.clone(), source })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            files.sort();
+            for f in files {
+                let s = crate::scene::load(&f)?;
+                if s.golden.is_some() {
+                    scenes.push(s);
+                }
+            }
+        } else {
+            scenes.push(crate::scene::load(p)?);
+        }
+    }
+    Ok(scenes)
+}

@@ -1,0 +1,321 @@
+//! Image comparison for golden checks, cheapest layer first: identical pixels pass; otherwise a
+//! per-channel threshold with a budget of differing pixels; otherwise the perceptual FLIP metric
+//! (NVIDIA's, through the `nv-flip` crate: mean and 99th percentile of the per-pixel error). Alpha is
+//! compared as a fourth channel when either image is not opaque, and FLIP sees the colours
+//! composited over mid-grey. Images of different sizes are padded (magenta) so the difference
+//! can still be shown. Also the pictures a failure report needs: heatmap, signed difference,
+//! three-panel strip.
+
+use super::png::Decoded;
+use crate::scene::golden::Tolerance;
+
+/// How a comparison ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Identical,
+    /// Differences within the per-channel threshold and pixel budget.
+    WithinChannel,
+    /// Beyond the per-channel budget, within the FLIP limits.
+    Perceptual,
+    Different,
+    SizeMismatch,
+}
+
+impl Verdict {
+    pub fn passed(self) -> bool {
+        matches!(self, Verdict::Identical | Verdict::WithinChannel | Verdict::Perceptual)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Identical => "identical",
+            Verdict::WithinChannel => "within per-channel tolerance",
+            Verdict::Perceptual => "within FLIP tolerance",
+            Verdict::Different => "different",
+            Verdict::SizeMismatch => "size mismatch",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    pub verdict: Verdict,
+    /// Size compared (the larger of the two when they differ).
+    pub width: u32,
+    pub height: u32,
+    pub max_channel_diff: u8,
+    /// Pixels with a channel beyond the tolerance's threshold.
+    pub differing_pixels: u64,
+    pub mean_abs_diff: f64,
+    /// FLIP statistics, computed whenever the per-channel layer did not pass.
+    pub flip_mean: Option<f64>,
+    pub flip_p99: Option<f64>,
+    pub flip_map: Option<Vec<f32>>,
+}
+
+impl Comparison {
+    /// A single number for sorting failures worst first.
+    pub fn severity(&self) -> f64 {
+        let size = if self.verdict == Verdict::SizeMismatch { 10.0 } else { 0.0 };
+        size + self.flip_mean.unwrap_or(0.0) + self.differing_pixels as f64 / (self.width as f64 * self.height as f64).max(1.0)
+    }
+}
+
+/// Pads `img` to `w` × `h`; new pixels are opaque magenta.
+pub fn pad(img: &Decoded, w: u32, h: u32) -> Decoded {
+    if (img.width, img.height) == (w, h) {
+        return img.clone();
+    }
+    let mut out = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            if x < img.width && y < img.height {
+                let i = ((y * img.width + x) * 4) as usize;
+                out.extend_from_slice(&img.rgba[i..i + 4]);
+            } else {
+                out.extend_from_slice(&[255, 0, 255, 255]);
+            }
+        }
+    }
+    Decoded { width: w, height: h, rgba: out }
+}
+
+fn opaque(img: &Decoded) -> bool {
+    img.rgba.chunks_exact(4).all(|p| p[3] == 255)
+}
+
+/// RGB over mid-grey (alpha composited), for FLIP.
+fn rgb_over_grey(img: &Decoded) -> Vec<u8> {
+    img.rgba
+        .chunks_exact(4)
+        .flat_map(|p| {
+            let a = p[3] as u32;
+            [0, 1, 2].map(|c| ((p[c] as u32 * a + 128 * (255 - a) + 127) / 255) as u8)
+        })
+        .collect()
+}
+
+/// Per-pixel FLIP error (0..1) between two images of the same size.
+pub fn flip_map(expected: &Decoded, actual: &Decoded) -> Vec<f32> {
+    let (w, h) = (expected.width, expected.height);
+    let reference = nv_flip::FlipImageRgb8::with_data(w, h, &rgb_over_grey(expected));
+    let test = nv_flip::FlipImageRgb8::with_data(w, h, &rgb_over_grey(actual));
+    nv_flip::flip(reference, test, nv_flip::DEFAULT_PIXELS_PER_DEGREE).to_vec()
+}
+
+/// Mean and 99th percentile of an error map.
+pub fn mean_and_p99(map: &[f32]) -> (f64, f64) {
+    if map.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mean = map.iter().map(|&v| v as f64).sum::<f64>() / map.len() as f64;
+    let mut sorted = map.to_vec();
+    sorted.sort_by(f32::total_cmp);
+    let idx = ((sorted.len() as f64 * 0.99).ceil() as usize).clamp(1, sorted.len()) - 1;
+    (mean, sorted[idx] as f64)
+}
+
+/// Mean absolute difference over the colour channels (0..255), for frame-to-frame change.
+pub fn mean_abs_diff(a: &Decoded, b: &Decoded) -> f64 {
+    if (a.width, a.height) != (b.width, b.height) {
+        return f64::INFINITY;
+    }
+    let sum: u64 =
+        a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).map(|(p, q)| (0..3).map(|c| p[c].abs_diff(q[c]) as u64).sum::<u64>()).sum();
+    sum as f64 / (a.rgba.len() / 4 * 3).max(1) as f64
+}
+
+/// Compares `actual` with `expected` under `tol`.
+pub fn compare(expected: &Decoded, actual: &Decoded, tol: &Tolerance) -> Comparison {
+    let same_size = (expected.width, expected.height) == (actual.width, actual.height);
+    let (w, h) = (expected.width.max(actual.width), expected.height.max(actual.height));
+    let (e, a) = (pad(expected, w, h), pad(actual, w, h));
+    let mut c = Comparison {
+        verdict: Verdict::Identical,
+        width: w,
+        height: h,
+        max_channel_diff: 0,
+        differing_pixels: 0,
+        mean_abs_diff: 0.0,
+        flip_mean: None,
+        flip_p99: None,
+        flip_map: None,
+    };
+    if same_size && e.rgba == a.rgba {
+        return c;
+    }
+    let channels = if opaque(&e) && opaque(&a) { 3 } else { 4 };
+    for (p, q) in e.rgba.chunks_exact(4).zip(a.rgba.chunks_exact(4)) {
+        let d = (0..channels).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0);
+        c.max_channel_diff = c.max_channel_diff.max(d);
+        if d > tol.channel {
+            c.differing_pixels += 1;
+        }
+    }
+    c.mean_abs_diff = mean_abs_diff(&e, &a);
+    if same_size && tol.max_pixels.allows(c.differing_pixels, w as u64 * h as u64) {
+        c.verdict = Verdict::WithinChannel;
+        return c;
+    }
+    let map = flip_map(&e, &a);
+    let (mean, p99) = mean_and_p99(&map);
+    c.flip_mean = Some(mean);
+    c.flip_p99 = Some(p99);
+    c.flip_map = Some(map);
+    c.verdict = if !same_size {
+        Verdict::SizeMismatch
+    } else if tol.flip_mean > 0.0 && mean <= tol.flip_mean && p99 <= tol.flip_p99 {
+        Verdict::Perceptual
+    } else {
+        Verdict::Different
+    };
+    c
+}
+
+/// Error heatmap: the FLIP map through the magma colour scale (black = equal, yellow = worst).
+pub fn heatmap(c: &Comparison) -> Decoded {
+    let (w, h) = (c.width, c.height);
+    let map = c.flip_map.clone().unwrap_or_else(|| vec![0.0; (w * h) as usize]);
+    let img = nv_flip::FlipImageFloat::with_data(w, h, &map);
+    let rgb = img.apply_color_lut(&nv_flip::magma_lut()).to_vec();
+    Decoded { width: w, height: h, rgba: rgb.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect() }
+}
+
+/// Signed difference of luminance: red where the actual image is brighter, blue where darker,
+/// grey where equal; differences are amplified 4× so small ones show.
+pub fn signed_diff(expected: &Decoded, actual: &Decoded) -> Decoded {
+    let (w, h) = (expected.width.max(actual.width), expected.height.max(actual.height));
+    let (e, a) = (pad(expected, w, h), pad(actual, w, h));
+    let luma = |p: &[u8]| 0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32;
+    let rgba = e
+        .rgba
+        .chunks_exact(4)
+        .zip(a.rgba.chunks_exact(4))
+        .flat_map(|(p, q)| {
+            let d = ((luma(q) - luma(p)) * 4.0).clamp(-127.0, 127.0);
+            let alpha = p[3].abs_diff(q[3]) as f32;
+            let d = if d.abs() < alpha { alpha.copysign(d) } else { d };
+            let (r, b) = if d >= 0.0 { (128.0 + d, 128.0 - d * 0.6) } else { (128.0 + d * 0.6, 128.0 - d) };
+            let g = 128.0 - d.abs() * 0.6;
+            [r as u8, g as u8, b as u8, 255]
+        })
+        .collect();
+    Decoded { width: w, height: h, rgba }
+}
+
+/// Images side by side with 4-pixel dark separators (heights padded to the tallest).
+pub fn strip(images: &[&Decoded]) -> Decoded {
+    let gap = 4;
+    let h = images.iter().map(|i| i.height).max().unwrap_or(1);
+    let w = images.iter().map(|i| i.width).sum::<u32>() + gap * images.len().saturating_sub(1) as u32;
+    let mut rgba = vec![0u8; (w * h * 4) as usize];
+    for px in rgba.chunks_exact_mut(4) {
+        px.copy_from_slice(&[24, 24, 28, 255]);
+    }
+    let mut x0 = 0;
+    for img in images {
+        for y in 0..img.height {
+            let src = &img.rgba[(y * img.width * 4) as usize..((y + 1) * img.width * 4) as usize];
+            let dst = ((y * w + x0) * 4) as usize;
+            rgba[dst..dst + src.len()].copy_from_slice(src);
+        }
+        x0 += img.width + gap;
+    }
+    Decoded { width: w, height: h, rgba }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::golden::PixelBudget;
+
+    fn solid(w: u32, h: u32, c: [u8; 4]) -> Decoded {
+        Decoded { width: w, height: h, rgba: c.iter().copied().cycle().take((w * h * 4) as usize).collect() }
+    }
+
+    fn tol(channel: u8, max_pixels: PixelBudget, flip_mean: f64, flip_p99: f64) -> Tolerance {
+        Tolerance { channel, max_pixels, flip_mean, flip_p99, reason: "test".into() }
+    }
+
+    #[test]
+    fn identical_images_are_identical() {
+        let a = solid(8, 8, [10, 20, 30, 255]);
+        let c = compare(&a, &a.clone(), &tol(0, PixelBudget::Count(0), 0.0, 0.0));
+        assert_eq!(c.verdict, Verdict::Identical);
+        assert_eq!(c.differing_pixels, 0);
+    }
+
+    #[test]
+    fn per_channel_threshold_and_budget() {
+        let a = solid(10, 10, [100, 100, 100, 255]);
+        let mut b = a.clone();
+        b.rgba[4 * 7] = 105; // pixel 7, red channel, +5
+        b.rgba[4 * 9 + 1] = 102; // pixel 9, green, +2
+        let strict = compare(&a, &b, &tol(2, PixelBudget::Count(0), 0.0, 0.0));
+        assert_eq!((strict.verdict, strict.differing_pixels, strict.max_channel_diff), (Verdict::Different, 1, 5));
+        assert!((strict.mean_abs_diff - 7.0 / 300.0).abs() < 1e-12);
+        assert_eq!(compare(&a, &b, &tol(2, PixelBudget::Count(1), 0.0, 0.0)).verdict, Verdict::WithinChannel);
+        assert_eq!(compare(&a, &b, &tol(5, PixelBudget::Count(0), 0.0, 0.0)).verdict, Verdict::WithinChannel);
+        assert_eq!(compare(&a, &b, &tol(1, PixelBudget::Ratio(0.02), 0.0, 0.0)).verdict, Verdict::WithinChannel);
+        assert_eq!(compare(&a, &b, &tol(1, PixelBudget::Ratio(0.01), 0.0, 0.0)).verdict, Verdict::Different);
+    }
+
+    #[test]
+    fn flip_known_answers() {
+        // Uniform black against uniform white is close to FLIP's maximum; a 2/255 grey step is small.
+        let (mean, p99) = mean_and_p99(&flip_map(&solid(32, 32, [0, 0, 0, 255]), &solid(32, 32, [255, 255, 255, 255])));
+        assert!(mean > 0.9 && p99 > 0.9, "{mean} {p99}");
+        let (mean, _) = mean_and_p99(&flip_map(&solid(32, 32, [128, 128, 128, 255]), &solid(32, 32, [130, 130, 130, 255])));
+        assert!(mean > 0.01 && mean < 0.1, "{mean}");
+        let (mean, p99) = mean_and_p99(&flip_map(&solid(32, 32, [40, 90, 200, 255]), &solid(32, 32, [40, 90, 200, 255])));
+        assert_eq!((mean, p99), (0.0, 0.0));
+        // The perceptual layer passes a small uniform step only when its limits allow it.
+        let (a, b) = (solid(32, 32, [128, 128, 128, 255]), solid(32, 32, [130, 130, 130, 255]));
+        assert_eq!(compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.1, 0.1)).verdict, Verdict::Perceptual);
+        assert_eq!(compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.01, 0.1)).verdict, Verdict::Different);
+        assert_eq!(compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.0, 0.0)).verdict, Verdict::Different);
+    }
+
+    #[test]
+    fn percentile_is_exact() {
+        let map: Vec<f32> = (0..100).map(|i| i as f32 / 100.0).collect();
+        let (mean, p99) = mean_and_p99(&map);
+        assert!((mean - 0.495).abs() < 1e-9);
+        assert_eq!(p99, 0.98f32 as f64);
+    }
+
+    #[test]
+    fn alpha_counts_when_not_opaque() {
+        let a = solid(4, 4, [50, 50, 50, 255]);
+        let b = solid(4, 4, [50, 50, 50, 200]);
+        let c = compare(&a, &b, &tol(10, PixelBudget::Count(0), 0.0, 0.0));
+        assert_eq!((c.verdict, c.max_channel_diff, c.differing_pixels), (Verdict::Different, 55, 16));
+        // identical colours with identical alpha are identical
+        assert_eq!(compare(&b, &b.clone(), &tol(0, PixelBudget::Count(0), 0.0, 0.0)).verdict, Verdict::Identical);
+    }
+
+    #[test]
+    fn size_mismatch_pads_instead_of_crashing() {
+        let a = solid(8, 6, [0, 0, 0, 255]);
+        let b = solid(6, 8, [0, 0, 0, 255]);
+        let c = compare(&a, &b, &tol(255, PixelBudget::Ratio(1.0), 1.0, 1.0));
+        assert_eq!(c.verdict, Verdict::SizeMismatch);
+        assert_eq!((c.width, c.height), (8, 8));
+        assert_eq!(heatmap(&c).rgba.len(), 8 * 8 * 4);
+        let s = signed_diff(&a, &b);
+        assert_eq!((s.width, s.height), (8, 8));
+        let p = strip(&[&a, &s, &b]);
+        assert_eq!((p.width, p.height), (8 + 8 + 6 + 8, 8));
+    }
+
+    #[test]
+    fn signed_difference_colours() {
+        let a = solid(1, 1, [100, 100, 100, 255]);
+        let brighter = signed_diff(&a, &solid(1, 1, [120, 120, 120, 255]));
+        assert!(brighter.rgba[0] > brighter.rgba[2], "brighter shows red: {:?}", brighter.rgba);
+        let darker = signed_diff(&a, &solid(1, 1, [80, 80, 80, 255]));
+        assert!(darker.rgba[2] > darker.rgba[0], "darker shows blue: {:?}", darker.rgba);
+        let same = signed_diff(&a, &a);
+        assert_eq!(&same.rgba[..3], &[128, 128, 128]);
+    }
+}

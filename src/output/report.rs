@@ -1,0 +1,327 @@
+//! What a golden check leaves behind in its report folder: for every failing frame the actual and
+//! expected images, an error heatmap, a signed difference and an expected | diff | actual strip;
+//! `summary.json`; `junit.xml` for CI systems; and `report.html`, one self-contained page (images
+//! embedded) with side-by-side, slider and hover-swap views, worst failures first, and the bless
+//! command for each.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use base64::Engine as _;
+
+use super::compare::{self, Comparison};
+use super::png::{self, Decoded, Effort};
+use super::{OutputError, write_atomic};
+
+/// One checked frame, as the report shows it.
+pub struct Entry {
+    pub scene: String,
+    pub frame: u32,
+    pub passed: bool,
+    /// What happened, in words ("identical", "different", "no golden image"...).
+    pub verdict: String,
+    pub comparison: Option<Comparison>,
+    pub expected: Option<Decoded>,
+    pub expected_file: Option<String>,
+    pub actual: Decoded,
+    /// The simulation side: whether its state digest matched the golden one.
+    pub state_message: String,
+    pub tolerance_reason: String,
+    pub bless_command: String,
+}
+
+/// Per-scene sequence facts.
+pub struct SequenceNote {
+    pub scene: String,
+    pub first_diverging: Option<u32>,
+    /// Actual frame-to-frame change over the golden one (1 = same motion), when measurable.
+    pub flicker: Option<f64>,
+    pub flicker_failed: bool,
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+fn data_url(img: &Decoded) -> String {
+    let bytes = png::encode(&img.rgba, img.width, img.height, Effort::Fast);
+    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+fn stem(e: &Entry) -> String {
+    format!("{}__frame_{:04}", e.scene, e.frame)
+}
+
+/// Writes the whole report into `dir` (created; files of an earlier report are replaced).
+pub fn write(dir: &Path, entries: &[Entry], sequences: &[SequenceNote], adapter: &str) -> Result<(), OutputError> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
+    let mut order: Vec<&Entry> = entries.iter().collect();
+    order.sort_by(|a, b| {
+        let sev = |e: &Entry| if e.passed { -1.0 } else { e.comparison.as_ref().map_or(100.0, |c| c.severity()) };
+        sev(b).total_cmp(&sev(a)).then(a.scene.cmp(&b.scene)).then(a.frame.cmp(&b.frame))
+    });
+    for e in order.iter().filter(|e| !e.passed) {
+        let s = stem(e);
+        let save = |name: &str, img: &Decoded| {
+            write_atomic(&dir.join(format!("{s}__{name}.png")), &png::encode(&img.rgba, img.width, img.height, Effort::Fast))
+        };
+        save("actual", &e.actual)?;
+        if let (Some(exp), Some(c)) = (&e.expected, &e.comparison) {
+            save("expected", exp)?;
+            let heat = compare::heatmap(c);
+            save("diff", &heat)?;
+            save("signed", &compare::signed_diff(exp, &e.actual))?;
+            let (pe, pa) = (compare::pad(exp, c.width, c.height), compare::pad(&e.actual, c.width, c.height));
+            save("panel", &compare::strip(&[&pe, &heat, &pa]))?;
+        }
+    }
+    write_atomic(&dir.join("summary.json"), summary_json(&order, sequences, adapter).as_bytes())?;
+    write_atomic(&dir.join("junit.xml"), junit(&order, sequences).as_bytes())?;
+    write_atomic(&dir.join("report.html"), html(&order, sequences, adapter).as_bytes())?;
+    Ok(())
+}
+
+fn summary_json(order: &[&Entry], sequences: &[SequenceNote], adapter: &str) -> String {
+    let frames: Vec<serde_json::Value> = order
+        .iter()
+        .map(|e| {
+            let c = e.comparison.as_ref();
+            serde_json::json!({
+                "scene": e.scene, "frame": e.frame, "passed": e.passed, "verdict": e.verdict,
+                "differing_pixels": c.map(|c| c.differing_pixels), "max_channel_diff": c.map(|c| c.max_channel_diff),
+                "mean_abs_diff": c.map(|c| c.mean_abs_diff), "flip_mean": c.and_then(|c| c.flip_mean), "flip_p99": c.and_then(|c| c.flip_p99),
+                "expected_file": e.expected_file, "state": e.state_message, "tolerance_reason": e.tolerance_reason,
+                "bless": if e.passed { None } else { Some(&e.bless_command) },
+                "images": if e.passed { None } else { Some(stem(e)) },
+            })
+        })
+        .collect();
+    let seqs: Vec<serde_json::Value> = sequences
+        .iter()
+        .map(|s| serde_json::json!({"scene": s.scene, "first_diverging_frame": s.first_diverging, "flicker": s.flicker, "flicker_failed": s.flicker_failed}))
+        .collect();
+    let failed = order.iter().filter(|e| !e.passed).count() + sequences.iter().filter(|s| s.flicker_failed).count();
+    serde_json::to_string_pretty(
+        &serde_json::json!({"adapter": adapter, "checked": order.len(), "failed": failed, "frames": frames, "sequences": seqs}),
+    )
+    .expect("summary serialises")
+}
+
+fn junit(order: &[&Entry], sequences: &[SequenceNote]) -> String {
+    let mut scenes: Vec<&str> = order.iter().map(|e| e.scene.as_str()).collect();
+    scenes.sort();
+    scenes.dedup();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"simreel golden\">\n");
+    for scene in scenes {
+        let cases: Vec<&&Entry> = order.iter().filter(|e| e.scene == scene).collect();
+        let seq = sequences.iter().find(|s| s.scene == scene);
+        let flicker_case = seq.is_some_and(|s| s.flicker.is_some());
+        let failures = cases.iter().filter(|e| !e.passed).count() + seq.is_some_and(|s| s.flicker_failed) as usize;
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">",
+            xml(scene),
+            cases.len() + flicker_case as usize
+        );
+        let mut sorted = cases.clone();
+        sorted.sort_by_key(|e| e.frame);
+        for e in sorted {
+            let _ = write!(out, "    <testcase classname=\"golden.{}\" name=\"frame {:04}\"", xml(scene), e.frame);
+            if e.passed {
+                out.push_str("/>\n");
+            } else {
+                let _ = writeln!(
+                    out,
+                    ">\n      <failure message=\"{}\">{}\n{}\nbless: {}</failure>\n    </testcase>",
+                    xml(&e.verdict),
+                    xml(&metrics_line(e)),
+                    xml(&e.state_message),
+                    xml(&e.bless_command)
+                );
+            }
+        }
+        if let Some(s) = seq.filter(|s| s.flicker.is_some()) {
+            let _ = write!(out, "    <testcase classname=\"golden.{}\" name=\"flicker\"", xml(scene));
+            if s.flicker_failed {
+                let _ = writeln!(
+                    out,
+                    ">\n      <failure message=\"flicker {:.2}× the golden sequence\"/>\n    </testcase>",
+                    s.flicker.unwrap_or(0.0)
+                );
+            } else {
+                out.push_str("/>\n");
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn metrics_line(e: &Entry) -> String {
+    match &e.comparison {
+        None => e.verdict.clone(),
+        Some(c) => {
+            let mut s = format!(
+                "{} pixels beyond the channel threshold (max channel difference {}), mean |diff| {:.3}",
+                c.differing_pixels, c.max_channel_diff, c.mean_abs_diff
+            );
+            if let (Some(m), Some(p)) = (c.flip_mean, c.flip_p99) {
+                let _ = write!(s, ", FLIP mean {m:.4}, p99 {p:.4}");
+            }
+            s
+        }
+    }
+}
+
+const STYLE: &str = r#"
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; background: #f6f7f9; color: #1d2026; }
+h1 { font-size: 20px; margin: 0 0 4px; } .muted { color: #667; }
+.card { background: #fff; border: 1px solid #dde; border-radius: 8px; padding: 16px; margin: 16px 0; }
+.card.fail { border-left: 6px solid #d23; } .card.pass { border-left: 6px solid #2a4; }
+.row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-start; }
+figure { margin: 0; } figcaption { font-size: 12px; color: #556; }
+img { image-rendering: pixelated; display: block; }
+code { background: #eef; padding: 2px 6px; border-radius: 4px; user-select: all; }
+.slider { position: relative; display: inline-block; }
+.slider .over { position: absolute; left: 0; top: 0; }
+.views button { margin-right: 6px; } .view { display: none; } .view.on { display: block; }
+table { border-collapse: collapse; } td, th { padding: 4px 10px; border-bottom: 1px solid #e4e6ea; text-align: left; }
+"#;
+
+const SCRIPT: &str = r#"
+function setSlider(input) {
+  var over = input.parentElement.querySelector('.over');
+  var v = Number(input.value);
+  over.style.clipPath = 'inset(0 ' + (100 - v) + '% 0 0)';
+  over.dataset.shown = String(v);
+}
+function show(card, name) {
+  card.querySelectorAll('.view').forEach(function (v) { v.classList.toggle('on', v.dataset.view === name); });
+}
+document.querySelectorAll('input.cut').forEach(function (i) {
+  i.addEventListener('input', function () { setSlider(i); });
+  setSlider(i);
+});
+document.querySelectorAll('img.swap').forEach(function (img) {
+  img.addEventListener('mouseenter', function () { img.src = img.dataset.expected; img.dataset.shown = 'expected'; });
+  img.addEventListener('mouseleave', function () { img.src = img.dataset.actual; img.dataset.shown = 'actual'; });
+});
+// #slider=N sets every slider (for screenshots); #selftest checks the page in a real browser and
+// writes the outcome into <pre id="selftest"> (used by the project's own browser test).
+(function () {
+  var m = /slider=(\d+)/.exec(location.hash);
+  if (m) { document.querySelectorAll('.card').forEach(function (c) { show(c, 'slider'); });
+    document.querySelectorAll('input.cut').forEach(function (i) { i.value = m[1]; setSlider(i); }); }
+  if (location.hash.indexOf('selftest') < 0) return;
+  window.addEventListener('load', selftest);
+})();
+function selftest() {
+  var out = [];
+  var imgs = Array.prototype.slice.call(document.images);
+  var broken = imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); });
+  out.push('images ' + imgs.length + ' broken ' + broken.length);
+  var input = document.querySelector('input.cut');
+  if (input) {
+    var card = input.closest('.card'); show(card, 'slider');
+    var over = input.parentElement.querySelector('.over');
+    input.value = 20; input.dispatchEvent(new Event('input'));
+    var w20 = over.getBoundingClientRect().width, c20 = getComputedStyle(over).clipPath;
+    input.value = 80; input.dispatchEvent(new Event('input'));
+    var c80 = getComputedStyle(over).clipPath;
+    out.push('slider ' + (c20 !== c80 ? 'moves' : 'stuck') + ' [' + c20 + '] [' + c80 + '] width ' + Math.round(w20));
+  } else { out.push('slider none'); }
+  var swap = document.querySelector('img.swap');
+  if (swap) {
+    var before = swap.src; swap.dispatchEvent(new Event('mouseenter'));
+    var during = swap.src; swap.dispatchEvent(new Event('mouseleave'));
+    out.push('hover ' + (before !== during && swap.src === before ? 'swaps' : 'stuck'));
+  }
+  var pre = document.getElementById('selftest'); pre.textContent = out.join('\n');
+}
+"#;
+
+fn html(order: &[&Entry], sequences: &[SequenceNote], adapter: &str) -> String {
+    let failed: Vec<&&Entry> = order.iter().filter(|e| !e.passed).collect();
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>simreel golden report: {} of {} failed</title><style>{STYLE}</style></head><body>\n",
+        failed.len(),
+        order.len()
+    );
+    let _ = writeln!(
+        h,
+        "<h1>Golden check: {} of {} frames failed</h1><div class=\"muted\">adapter: {}</div>",
+        failed.len(),
+        order.len(),
+        xml(adapter)
+    );
+    for s in sequences {
+        let mut parts = Vec::new();
+        if let Some(f) = s.first_diverging {
+            parts.push(format!("first diverging frame <b>{f}</b>"));
+        }
+        if let Some(r) = s.flicker {
+            parts.push(format!("flicker {r:.2}× the golden sequence{}", if s.flicker_failed { " (<b>too much</b>)" } else { "" }));
+        }
+        if !parts.is_empty() {
+            let _ = writeln!(h, "<div class=\"muted\">{}: {}</div>", xml(&s.scene), parts.join(", "));
+        }
+    }
+    for (k, e) in failed.iter().enumerate() {
+        let actual = data_url(&e.actual);
+        let _ = writeln!(h, "<div class=\"card fail\" id=\"f{k}\"><h2>{} — frame {}</h2>", xml(&e.scene), e.frame);
+        let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
+        let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
+        let _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(&e.bless_command));
+        match (&e.expected, &e.comparison) {
+            (Some(exp), Some(c)) => {
+                let expected = data_url(exp);
+                let diff = data_url(&compare::heatmap(c));
+                let signed = data_url(&compare::signed_diff(exp, &e.actual));
+                let _ = writeln!(
+                    h,
+                    "<div class=\"views\"><button onclick=\"show(this.closest('.card'),'side')\">side by side</button><button onclick=\"show(this.closest('.card'),'slider')\">slider</button><button onclick=\"show(this.closest('.card'),'hover')\">hover swap</button></div>"
+                );
+                let _ = writeln!(
+                    h,
+                    "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"FLIP error\" src=\"{diff}\"><figcaption>error (FLIP, magma)</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
+                );
+                let _ = writeln!(
+                    h,
+                    "<div class=\"view\" data-view=\"slider\"><div class=\"slider\"><img alt=\"expected under the slider\" src=\"{expected}\"><img class=\"over\" alt=\"actual over the slider\" src=\"{actual}\"><input class=\"cut\" type=\"range\" min=\"0\" max=\"100\" value=\"50\" style=\"width:100%\"></div><figcaption>left of the cut: actual; right: expected</figcaption></div>"
+                );
+                let _ = writeln!(
+                    h,
+                    "<div class=\"view\" data-view=\"hover\"><img class=\"swap\" alt=\"hover to see the expected image\" src=\"{actual}\" data-actual=\"{actual}\" data-expected=\"{expected}\"><figcaption>actual; hover for expected</figcaption></div>"
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    h,
+                    "<figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual (no approved image)</figcaption></figure>"
+                );
+            }
+        }
+        h.push_str("</div>\n");
+    }
+    let passed: Vec<&&Entry> = order.iter().filter(|e| e.passed).collect();
+    if !passed.is_empty() {
+        h.push_str("<div class=\"card pass\"><h2>Passed</h2><table><tr><th>scene</th><th>frame</th><th>how</th><th>state</th></tr>\n");
+        for e in passed {
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                xml(&e.scene),
+                e.frame,
+                xml(&e.verdict),
+                xml(&e.state_message)
+            );
+        }
+        h.push_str("</table></div>\n");
+    }
+    let _ = writeln!(h, "<pre id=\"selftest\"></pre><script>{SCRIPT}</script></body></html>");
+    h
+}

@@ -1,0 +1,212 @@
+//! `[golden]`: which frames a golden-image check renders, at what size, and how close they must
+//! come to the approved images. Every tolerance names its reason (which adapter bounded it and
+//! why); adapters other than the canonical one (lavapipe, what CI has) get overrides keyed by
+//! backend, vendor and driver, each with its own folder of approved images.
+
+use super::reader::TableReader;
+
+/// Largest golden side unless the scene asks for more: goldens stay small in the repository.
+pub const DEFAULT_MAX_SIZE: (u32, u32) = (320, 240);
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GoldenSpec {
+    /// Frames to check, sorted and unique.
+    pub frames: Vec<u32>,
+    /// Render size of the check.
+    pub size: (u32, u32),
+    /// Tolerance on the canonical adapter.
+    pub tolerance: Tolerance,
+    pub overrides: Vec<Override>,
+    /// Largest allowed ratio of the actual sequence's frame-to-frame change to the golden
+    /// sequence's (a flicker guard); `None` reports the ratio without judging it.
+    pub max_flicker: Option<f64>,
+}
+
+/// How many pixels may differ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PixelBudget {
+    Count(u64),
+    /// A share of the frame, 0..1.
+    Ratio(f64),
+}
+
+impl PixelBudget {
+    pub fn allows(&self, differing: u64, total: u64) -> bool {
+        match *self {
+            PixelBudget::Count(n) => differing <= n,
+            PixelBudget::Ratio(r) => (differing as f64) <= r * total as f64,
+        }
+    }
+}
+
+/// The layered comparison's limits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tolerance {
+    /// A pixel differs when any channel (0..255) differs by more than this.
+    pub channel: u8,
+    /// How many pixels may differ before the perceptual layer is consulted.
+    pub max_pixels: PixelBudget,
+    /// FLIP limits (0..1): the mean and the 99th percentile of the per-pixel error. Zero turns the
+    /// perceptual layer off.
+    pub flip_mean: f64,
+    pub flip_p99: f64,
+    pub reason: String,
+}
+
+/// Tolerance and approved images for adapters matching `backend` and, when given, substrings of
+/// the vendor and driver.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Override {
+    pub backend: String,
+    pub vendor: Option<String>,
+    pub driver: Option<String>,
+    /// Folder under `tests/golden/<scene>/` holding this adapter's approved images (when it has any;
+    /// otherwise the canonical images are compared with this tolerance).
+    pub images: String,
+    pub tolerance: Tolerance,
+}
+
+impl Override {
+    /// How specific a match is (0 = no match): backend, then vendor, then driver.
+    pub fn specificity(&self, backend: &str, vendor: &str, driver: &str) -> u8 {
+        let has = |want: &Option<String>, got: &str| want.as_ref().is_none_or(|w| got.to_lowercase().contains(&w.to_lowercase()));
+        if !self.backend.eq_ignore_ascii_case(backend) || !has(&self.vendor, vendor) || !has(&self.driver, driver) {
+            return 0;
+        }
+        1 + self.vendor.is_some() as u8 + self.driver.is_some() as u8
+    }
+}
+
+fn read_tolerance(t: &TableReader, defaults: Tolerance) -> Tolerance {
+    let channel = t.int_in("channel", defaults.channel as i64, 0..=255) as u8;
+    let max_pixels = match t.raw("max_pixels").map(|v| v.get_ref().is_integer()) {
+        Some(true) => PixelBudget::Count(t.int_in("max_pixels", 0, 0..=i64::MAX) as u64),
+        Some(false) => PixelBudget::Ratio(t.f64_in("max_pixels", 0.0, 0.0..1.0)),
+        None => defaults.max_pixels,
+    };
+    let flip_mean = t.f64_in("flip_mean", defaults.flip_mean, 0.0..1.0);
+    let flip_p99 = t.f64_in("flip_p99", defaults.flip_p99, 0.0..1.0);
+    let reason = t.string("reason").unwrap_or_default();
+    if reason.trim().is_empty() {
+        t.error_here("every tolerance needs `reason`: which adapter bounded it and why");
+    }
+    Tolerance { channel, max_pixels, flip_mean, flip_p99, reason }
+}
+
+/// Reads `[golden]` for a scene of `frames` frames rendered at `width` × `height`.
+pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> GoldenSpec {
+    let frame_list = match t.raw("frames").map(|v| v.get_ref().clone()) {
+        Some(toml::de::DeValue::String(spec)) => super::frames::parse_frames(&spec, frames).unwrap_or_else(|e| {
+            t.error_at("frames", e);
+            Vec::new()
+        }),
+        Some(toml::de::DeValue::Array(items)) => {
+            let mut v = Vec::new();
+            for item in items.iter() {
+                match item.get_ref().as_integer().and_then(|i| i.as_str().replace('_', "").parse::<u32>().ok()) {
+                    Some(f) if f < frames => v.push(f),
+                    _ => t.error_at("frames", format!("frames are integers from 0 to {}", frames.saturating_sub(1))),
+                }
+            }
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        Some(_) => {
+            t.error_at("frames", "expected an array of frame numbers or a frame spec such as \"0,40..42,-1\"");
+            Vec::new()
+        }
+        None => {
+            t.error_here("`[golden]` needs `frames`: the frames to check");
+            Vec::new()
+        }
+    };
+    let fit = {
+        let (mw, mh) = DEFAULT_MAX_SIZE;
+        let s = (mw as f64 / width as f64).min(mh as f64 / height as f64).min(1.0);
+        (((width as f64 * s).round() as u32).max(16), ((height as f64 * s).round() as u32).max(16))
+    };
+    let size = if t.has("size") {
+        let s = t.numbers::<2>("size", [fit.0 as f64, fit.1 as f64]);
+        if s.iter().any(|&v| v.fract() != 0.0 || !(16.0..=8192.0).contains(&v)) {
+            t.error_at("size", "golden sizes are whole pixels from 16 to 8192");
+            fit
+        } else {
+            (s[0] as u32, s[1] as u32)
+        }
+    } else {
+        fit
+    };
+    let max_flicker = t.has("max_flicker").then(|| t.f64_in("max_flicker", 2.0, 1.0..1e6));
+    let strict = Tolerance { channel: 0, max_pixels: PixelBudget::Count(0), flip_mean: 0.0, flip_p99: 0.0, reason: String::new() };
+    let tt = t.table("tolerance");
+    let tolerance = if t.has("tolerance") {
+        read_tolerance(&tt, strict.clone())
+    } else {
+        t.error_here("`[golden]` needs `[golden.tolerance]` with a `reason`, even for exact matching (channel = 0)");
+        strict.clone()
+    };
+    tt.finish();
+    let mut overrides = Vec::new();
+    for o in t.tables("overrides") {
+        let backend = o.choice("backend", &["vulkan", "gl", "metal", "dx12"]).to_string();
+        if !o.has("backend") {
+            o.error_here("an override needs `backend`");
+        }
+        let vendor = o.string("vendor");
+        let driver = o.string("driver");
+        let images = o.string("images").unwrap_or_else(|| {
+            [Some(backend.clone()), vendor.clone(), driver.clone()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("-")
+                .to_lowercase()
+                .replace(' ', "_")
+        });
+        if images.is_empty() || images.contains(['/', '\\', '.']) {
+            o.error_at("images", "the images folder is a plain folder name");
+        }
+        let tolerance = read_tolerance(&o, tolerance.clone());
+        o.finish();
+        overrides.push(Override { backend, vendor, driver, images, tolerance });
+    }
+    GoldenSpec { frames: frame_list, size, tolerance, overrides, max_flicker }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tol() -> Tolerance {
+        Tolerance { channel: 0, max_pixels: PixelBudget::Count(0), flip_mean: 0.0, flip_p99: 0.0, reason: "t".into() }
+    }
+
+    #[test]
+    fn overrides_match_backend_then_vendor_then_driver() {
+        let o = |vendor: Option<&str>, driver: Option<&str>| Override {
+            backend: "vulkan".into(),
+            vendor: vendor.map(String::from),
+            driver: driver.map(String::from),
+            images: "x".into(),
+            tolerance: tol(),
+        };
+        let any = o(None, None);
+        let nvidia = o(Some("nvidia"), None);
+        let nvidia_580 = o(Some("NVIDIA"), Some("580"));
+        assert_eq!(any.specificity("vulkan", "nvidia", "NVIDIA 580.65"), 1);
+        assert_eq!(nvidia.specificity("vulkan", "nvidia", "NVIDIA 580.65"), 2);
+        assert_eq!(nvidia_580.specificity("vulkan", "nvidia", "NVIDIA 580.65"), 3);
+        assert_eq!(nvidia_580.specificity("vulkan", "nvidia", "NVIDIA 570.1"), 0);
+        assert_eq!(nvidia.specificity("gl", "nvidia", ""), 0);
+        assert_eq!(nvidia.specificity("vulkan", "amd", ""), 0);
+    }
+
+    #[test]
+    fn pixel_budgets() {
+        assert!(PixelBudget::Count(3).allows(3, 100));
+        assert!(!PixelBudget::Count(3).allows(4, 100));
+        assert!(PixelBudget::Ratio(0.01).allows(10, 1000));
+        assert!(!PixelBudget::Ratio(0.01).allows(11, 1000));
+    }
+}

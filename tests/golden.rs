@@ -1,0 +1,300 @@
+//! Golden-image regression: every shipped scene with a `[golden]` table matches its goldens on
+//! lavapipe; deliberately perturbed scenes fail (the tolerances are tight enough); blessing writes
+//! only what changed; other adapters use override folders; the HTML report works in a real
+//! headless browser.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{gpu_available, root, scratch, simreel};
+
+#[test]
+fn shipped_scenes_match_their_goldens() {
+    if !gpu_available() {
+        return;
+    }
+    let out = scratch("golden-shipped");
+    let o = simreel().args(["golden", "check", "scenes"]).arg("--out").arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "golden check failed:\n{err}");
+    assert!(err.contains("all ") && err.contains(" golden frames match"), "{err}");
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("golden-report/summary.json")).unwrap()).unwrap();
+    assert!(summary["checked"].as_u64().unwrap() >= 6);
+    assert_eq!(summary["failed"], 0);
+    for f in summary["frames"].as_array().unwrap() {
+        assert!(f["state"].as_str().unwrap().contains("identical"), "{f}");
+    }
+}
+
+/// Writes `scenes/<base>.toml` with `from` replaced by `to` (which must occur) into `dir`.
+fn perturbed(dir: &Path, base: &str, label: &str, from: &str, to: &str) -> PathBuf {
+    let text = std::fs::read_to_string(root().join(format!("scenes/{base}.toml"))).unwrap();
+    assert!(text.contains(from), "scenes/{base}.toml no longer contains {from:?}: update the must-fail set");
+    let path = dir.join(format!("{base}_{label}.toml"));
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    path
+}
+
+#[test]
+fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = scratch("golden-mustfail");
+    // (label, scene, from, to, whether the simulation state changes)
+    let cases = [
+        ("camera_nudged_one_degree", "terrain", "start = 200", "start = 201", false),
+        ("band_colour_shifted", "terrain", "{ height = 0.2, color = \"#7aa34d\" }", "{ height = 0.2, color = \"#7da34d\" }", false),
+        ("sun_lower", "cliffs", "sun_elevation = 38", "sun_elevation = 37", false),
+        (
+            "mesh_with_a_hole",
+            "terrain",
+            "[terrain.overhang]",
+            "[[terrain.shapes]]\ntype = \"capsule\"\na = [-7.5, 1.2, -1.0]\nb = [-6.0, 1.2, -1.0]\nradius = 0.5\nop = \"subtract\"\n\n[terrain.overhang]",
+            true,
+        ),
+        ("blend_grows_faster", "cliffs", "to = 4.5, ease = \"smooth\" }", "to = 4.6, ease = \"smooth\" }", true),
+    ];
+    for (label, base, from, to, sim_changes) in cases {
+        let scene = perturbed(&dir, base, label, from, to);
+        let out = dir.join(label);
+        let o = simreel()
+            .args(["golden", "check", "--goldens"])
+            .arg(root().join("tests/golden"))
+            .arg("--out")
+            .arg(&out)
+            .arg(&scene)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(4), "{label} was not caught:\n{err}");
+        assert!(err.contains("golden checks failed"), "{label}: {err}");
+        assert!(err.contains("first diverging frame"), "{label}: {err}");
+        let changed = err.contains("simulation state CHANGED");
+        assert_eq!(changed, sim_changes, "{label}: the report should say whether the simulation changed:\n{err}");
+        let report = out.join("golden-report");
+        for f in ["report.html", "summary.json", "junit.xml"] {
+            assert!(report.join(f).is_file(), "{label}: no {f}");
+        }
+        let pngs =
+            std::fs::read_dir(&report).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "png")).count();
+        assert!(pngs >= 5, "{label}: {pngs} report images");
+        let junit = std::fs::read_to_string(report.join("junit.xml")).unwrap();
+        assert!(junit.contains("<failure"), "{label}");
+        assert!(junit.contains("golden bless"), "{label}: the bless command is in the failure");
+    }
+}
+
+#[test]
+fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = scratch("golden-bless");
+    let goldens = dir.join("goldens");
+    let out = dir.join("out");
+    let scene = root().join("tests/scenes/small_terrain.toml");
+    let text = std::fs::read_to_string(&scene).unwrap()
+        + "\n[golden]\nframes = \"0,20,47\"\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
+    let path = dir.join("small.toml");
+    std::fs::write(&path, &text).unwrap();
+    let check =
+        || simreel().args(["golden", "check", "--quiet", "--goldens"]).arg(&goldens).arg("--out").arg(&out).arg(&path).output().unwrap();
+
+    let o = check();
+    assert_eq!(o.status.code(), Some(4));
+    let report = std::fs::read_to_string(out.join("golden-report/report.html")).unwrap();
+    assert!(report.contains("no golden image"));
+    assert!(report.contains("simreel golden bless"));
+    assert!(!goldens.exists(), "check must never write goldens");
+
+    // accept what the check rendered
+    let o = simreel()
+        .args(["golden", "bless", "--from-last-run", "--goldens"])
+        .arg(&goldens)
+        .arg("--out")
+        .arg(&out)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let files = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    };
+    let g = goldens.join("small_terrain");
+    assert_eq!(files(&g).len(), 6, "{:?}", files(&g));
+    for f in files(&g).iter().filter(|f| f.ends_with(".png")) {
+        let d = common::read_png(&g.join(f));
+        assert!(d.width <= 320 && d.height <= 240, "{f} is {}×{}", d.width, d.height);
+    }
+    assert!(check().status.success());
+
+    // blessing again (rendering twice) changes nothing
+    let before: Vec<std::time::SystemTime> = files(&g).iter().map(|f| std::fs::metadata(g.join(f)).unwrap().modified().unwrap()).collect();
+    let o = simreel().args(["golden", "bless", "--goldens"]).arg(&goldens).arg("--out").arg(&out).arg(&path).output().unwrap();
+    assert!(o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("0 file(s) written, 3 image(s) unchanged"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let after: Vec<std::time::SystemTime> = files(&g).iter().map(|f| std::fs::metadata(g.join(f)).unwrap().modified().unwrap()).collect();
+    assert_eq!(before, after);
+
+    // a change to one frame's golden: bless --filter rewrites just that frame
+    std::fs::copy(g.join("frame_0000.png"), g.join("frame_0020.png")).unwrap();
+    assert_eq!(check().status.code(), Some(4));
+    let o = simreel()
+        .args(["golden", "bless", "--filter", "small_terrain:20", "--goldens"])
+        .arg(&goldens)
+        .arg("--out")
+        .arg(&out)
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("1 file(s) written, 0 image(s) unchanged"), "{err}");
+    assert!(check().status.success());
+
+    // a second approved image is accepted too
+    std::fs::copy(g.join("frame_0047.png"), g.join("frame_0000.alt.png")).unwrap();
+    std::fs::copy(g.join("frame_0047.png"), g.join("frame_0000.png")).unwrap();
+    assert_eq!(check().status.code(), Some(4), "a wrong image alone must fail");
+    std::fs::remove_file(g.join("frame_0000.png")).unwrap();
+    let o = simreel()
+        .args(["golden", "bless", "--filter", "small_terrain:0", "--goldens"])
+        .arg(&goldens)
+        .arg("--out")
+        .arg(&out)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    std::fs::rename(g.join("frame_0000.png"), g.join("frame_0000.lavapipe.png")).unwrap();
+    std::fs::copy(g.join("frame_0047.png"), g.join("frame_0000.png")).unwrap();
+    let o = check();
+    assert!(o.status.success(), "one matching approved image among several must pass");
+    let summary = std::fs::read_to_string(out.join("golden-report/summary.json")).unwrap();
+    assert!(summary.contains("best of 3 approved images"), "{summary}");
+}
+
+#[test]
+fn other_adapters_use_their_override_folder() {
+    if !gpu_available() {
+        return;
+    }
+    // llvmpipe through GL stands in for "another adapter" on a machine without a GPU.
+    let gl = simreel().args(["adapters", "--backend", "gl"]).output().unwrap();
+    if !gl.status.success() {
+        panic!("no GL adapter: install libegl1 and libgl1-mesa-dri (scripts/test does)\n{}", String::from_utf8_lossy(&gl.stderr));
+    }
+    let dir = scratch("golden-override");
+    let goldens = dir.join("goldens");
+    let out = dir.join("out");
+    let base = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap();
+    let golden = "\n[golden]\nframes = [10]\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
+    let with_override = format!(
+        "{base}{golden}[[golden.overrides]]\nbackend = \"gl\"\nvendor = \"mesa\"\nimages = \"gl-llvmpipe\"\nchannel = 0\nmax_pixels = 0\nreason = \"test: llvmpipe through GL, exact against its own images\"\n"
+    );
+    let plain = dir.join("plain.toml");
+    std::fs::write(&plain, format!("{base}{golden}")).unwrap();
+    let over = dir.join("over.toml");
+    std::fs::write(&over, &with_override).unwrap();
+    let run = |args: &[&str], scene: &Path| {
+        simreel().args(args).arg("--quiet").arg("--goldens").arg(&goldens).arg("--out").arg(&out).arg(scene).output().unwrap()
+    };
+
+    // without an override, blessing on GL is refused: canonical goldens come from lavapipe
+    let o = run(&["golden", "bless", "--backend", "gl"], &plain);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("override"), "{}", String::from_utf8_lossy(&o.stderr));
+    // with one, GL's images go to its folder and the canonical ones stay lavapipe's
+    assert!(run(&["golden", "bless"], &over).status.success());
+    let o = run(&["golden", "bless", "--backend", "gl"], &over);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(goldens.join("small_terrain/gl-llvmpipe/frame_0010.png").is_file());
+    assert!(goldens.join("small_terrain/frame_0010.png").is_file());
+    assert!(run(&["golden", "check", "--backend", "gl"], &over).status.success());
+    assert!(run(&["golden", "check"], &over).status.success());
+    let summary = std::fs::read_to_string(out.join("golden-report/summary.json")).unwrap();
+    assert!(summary.contains("lavapipe (canonical)"), "{summary}");
+}
+
+fn chromium() -> PathBuf {
+    for c in ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"] {
+        if Path::new(c).exists() {
+            return PathBuf::from(c);
+        }
+    }
+    panic!("no Chromium: install it (apt-get install chromium; scripts/test does) to test the HTML report");
+}
+
+fn headless(profile: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(chromium());
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--virtual-time-budget=5000",
+        "--window-size=1400,1000",
+    ]);
+    c.arg(format!("--user-data-dir={}", profile.display()));
+    c
+}
+
+#[test]
+fn html_report_works_in_a_headless_browser() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = scratch("golden-html");
+    let scene = perturbed(&dir, "terrain", "nudged", "start = 200", "start = 203");
+    let out = dir.join("out");
+    let o = simreel()
+        .args(["golden", "check", "--quiet", "--goldens"])
+        .arg(root().join("tests/golden"))
+        .arg("--out")
+        .arg(&out)
+        .arg(&scene)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4));
+    let report = out.join("golden-report/report.html").canonicalize().unwrap();
+    let url = format!("file://{}", report.display());
+
+    let dom = headless(&dir.join("profile-a")).arg("--dump-dom").arg(format!("{url}#selftest")).output().unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let start = dom.find("<pre id=\"selftest\">").expect("report has its self-test block") + "<pre id=\"selftest\">".len();
+    let result = &dom[start..start + dom[start..].find("</pre>").unwrap()];
+    assert!(result.contains("broken 0"), "images did not load: {result}");
+    let images: usize = result.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(images >= 3 * 6, "{images} images in the report: {result}");
+    assert!(result.contains("slider moves"), "{result}");
+    assert!(result.contains("hover swaps"), "{result}");
+
+    // What is on screen changes with the slider: two screenshots differ.
+    let shot = |n: u32, name: &str| {
+        let file = dir.join(name);
+        let st = headless(&dir.join(format!("profile-{name}")))
+            .arg(format!("--screenshot={}", file.display()))
+            .arg(format!("{url}#slider={n}"))
+            .output()
+            .unwrap();
+        assert!(file.is_file(), "no screenshot: {}", String::from_utf8_lossy(&st.stderr));
+        common::read_png(&file)
+    };
+    let (a, b) = (shot(5, "a.png"), shot(95, "b.png"));
+    assert_eq!((a.width, a.height), (b.width, b.height));
+    let differing = a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| p != q).count();
+    assert!(differing > 2000, "moving the slider changed only {differing} pixels");
+}
