@@ -93,16 +93,24 @@ pub struct GoldenArgs {
     /// Renders go to OUT/golden-run/, the report to OUT/golden-report/.
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub out: PathBuf,
-    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
-    pub backend: BackendArg,
-    #[arg(long, value_name = "SUBSTRING")]
-    pub adapter: Option<String>,
+    #[command(flatten)]
+    pub adapter: AdapterArgs,
     #[arg(long, short)]
     pub quiet: bool,
 }
 
-impl GoldenArgs {
-    pub fn adapter_request(&self) -> AdapterRequest {
+/// `--backend` and `--adapter`, shared by every command that renders.
+#[derive(Args, Debug)]
+pub struct AdapterArgs {
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
+    /// Use the adapter whose name contains this (case-insensitive).
+    #[arg(long, value_name = "SUBSTRING")]
+    pub adapter: Option<String>,
+}
+
+impl AdapterArgs {
+    pub fn request(&self) -> AdapterRequest {
         AdapterRequest { backend: self.backend.choice(), name: self.adapter.clone() }
     }
 }
@@ -123,11 +131,8 @@ pub struct RenderArgs {
     /// Override the scene's formats: png, gif or png,gif.
     #[arg(long, value_name = "LIST", value_parser = parse_formats)]
     pub format: Option<Formats>,
-    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
-    pub backend: BackendArg,
-    /// Use the adapter whose name contains this (case-insensitive).
-    #[arg(long, value_name = "SUBSTRING")]
-    pub adapter: Option<String>,
+    #[command(flatten)]
+    pub adapter: AdapterArgs,
     /// No progress bars or summaries.
     #[arg(long, short)]
     pub quiet: bool,
@@ -168,12 +173,6 @@ pub enum ProgressArg {
 /// The formats named on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Formats(pub Vec<Format>);
-
-impl RenderArgs {
-    pub fn adapter_request(&self) -> AdapterRequest {
-        AdapterRequest { backend: self.backend.choice(), name: self.adapter.clone() }
-    }
-}
 
 /// `640x480` → (640, 480), within 16..=8192 per side.
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {

@@ -188,7 +188,7 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
             None => (0..s.render.frames).collect(),
         };
         let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
-        jobs.push(Job { scene: s, frames, out_dir: args.out.clone(), formats, adapter: args.adapter_request(), resume: args.resume });
+        jobs.push(Job { scene: s, frames, out_dir: args.out.clone(), formats, adapter: args.adapter.request(), resume: args.resume });
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
@@ -250,7 +250,7 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
     match &action {
         GoldenCommand::Check(_) => {
-            let summary = simreel::golden::check(&scenes, &dirs, &args.adapter_request(), mode)?;
+            let summary = simreel::golden::check(&scenes, &dirs, &args.adapter.request(), mode)?;
             if !args.quiet {
                 for e in &summary.entries {
                     eprintln!(
@@ -297,7 +297,7 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
                     .into());
                 }
             }
-            let done = simreel::golden::bless(&scenes, filter.as_ref(), *from_last_run, &dirs, &args.adapter_request(), mode)?;
+            let done = simreel::golden::bless(&scenes, filter.as_ref(), *from_last_run, &dirs, &args.adapter.request(), mode)?;
             for b in &done {
                 eprintln!("{}: {} file(s) written, {} image(s) unchanged in {}", b.scene, b.written.len(), b.unchanged, b.dir.display());
                 for w in &b.written {

@@ -99,8 +99,10 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
         + "\n[golden]\nframes = \"0,20,47\"\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
     let path = dir.join("small.toml");
     std::fs::write(&path, &text).unwrap();
-    let check =
-        || simreel().args(["golden", "check", "--quiet", "--goldens"]).arg(&goldens).arg("--out").arg(&out).arg(&path).output().unwrap();
+    let golden = |args: &[&str]| {
+        simreel().arg("golden").args(args).arg("--goldens").arg(&goldens).arg("--out").arg(&out).arg(&path).output().unwrap()
+    };
+    let check = || golden(&["check", "--quiet"]);
 
     let o = check();
     assert_eq!(o.status.code(), Some(4));
@@ -110,14 +112,7 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
     assert!(!goldens.exists(), "check must never write goldens");
 
     // accept what the check rendered
-    let o = simreel()
-        .args(["golden", "bless", "--from-last-run", "--goldens"])
-        .arg(&goldens)
-        .arg("--out")
-        .arg(&out)
-        .arg(&path)
-        .output()
-        .unwrap();
+    let o = golden(&["bless", "--from-last-run"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let files = |d: &Path| {
         let mut v: Vec<String> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -134,7 +129,7 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
 
     // blessing again (rendering twice) changes nothing
     let before: Vec<std::time::SystemTime> = files(&g).iter().map(|f| std::fs::metadata(g.join(f)).unwrap().modified().unwrap()).collect();
-    let o = simreel().args(["golden", "bless", "--goldens"]).arg(&goldens).arg("--out").arg(&out).arg(&path).output().unwrap();
+    let o = golden(&["bless"]);
     assert!(o.status.success());
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("0 file(s) written, 3 image(s) unchanged"),
@@ -147,14 +142,7 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
     // a change to one frame's golden: bless --filter rewrites just that frame
     std::fs::copy(g.join("frame_0000.png"), g.join("frame_0020.png")).unwrap();
     assert_eq!(check().status.code(), Some(4));
-    let o = simreel()
-        .args(["golden", "bless", "--filter", "small_terrain:20", "--goldens"])
-        .arg(&goldens)
-        .arg("--out")
-        .arg(&out)
-        .arg(&path)
-        .output()
-        .unwrap();
+    let o = golden(&["bless", "--filter", "small_terrain:20"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("1 file(s) written, 0 image(s) unchanged"), "{err}");
@@ -165,14 +153,7 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
     std::fs::copy(g.join("frame_0047.png"), g.join("frame_0000.png")).unwrap();
     assert_eq!(check().status.code(), Some(4), "a wrong image alone must fail");
     std::fs::remove_file(g.join("frame_0000.png")).unwrap();
-    let o = simreel()
-        .args(["golden", "bless", "--filter", "small_terrain:0", "--goldens"])
-        .arg(&goldens)
-        .arg("--out")
-        .arg(&out)
-        .arg(&path)
-        .output()
-        .unwrap();
+    let o = golden(&["bless", "--filter", "small_terrain:0"]);
     assert!(o.status.success());
     std::fs::rename(g.join("frame_0000.png"), g.join("frame_0000.lavapipe.png")).unwrap();
     std::fs::copy(g.join("frame_0047.png"), g.join("frame_0000.png")).unwrap();
