@@ -16,6 +16,54 @@ pub struct FrameData {
     pub lighting: Lighting,
     /// Meshes to draw, in order.
     pub meshes: Vec<MeshInstance>,
+    /// 2-D shapes drawn over everything else.
+    pub canvas: Option<Canvas2d>,
+}
+
+/// A 2-D drawing on a logical canvas (y down, origin top left) scaled uniformly to fit the image,
+/// centred. Shapes are anti-aliased analytically, so they stay crisp at any output size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Canvas2d {
+    /// Logical size, in canvas units.
+    pub size: [f32; 2],
+    /// Shapes that do not change between frames (a background grid, say): drawn once into a
+    /// texture the renderer keeps for as long as `key` stays the same.
+    pub static_layer: Option<StaticLayer>,
+    /// Shapes of this frame, drawn in order over the static layer.
+    pub shapes: Vec<Shape2d>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StaticLayer {
+    pub key: u64,
+    pub shapes: Arc<Vec<Shape2d>>,
+}
+
+impl PartialEq for StaticLayer {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && (Arc::ptr_eq(&self.shapes, &other.shapes) || self.shapes == other.shapes)
+    }
+}
+
+/// A dash pattern along a segment, in canvas units; `phase` shifts it (animates marching ants).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dash {
+    pub on: f32,
+    pub off: f32,
+    pub phase: f32,
+}
+
+/// One 2-D primitive. Colours are linear RGB with straight alpha.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape2d {
+    /// A filled disc.
+    Circle { center: [f32; 2], radius: f32, color: [f32; 4] },
+    /// A ring of `width` centred on `radius`, from `start` (radians, clockwise from +x on screen)
+    /// over `sweep` radians (τ for a whole ring) with round ends.
+    Arc { center: [f32; 2], radius: f32, width: f32, start: f32, sweep: f32, color: [f32; 4] },
+    /// A segment with round caps; its colour runs from `color_a` to `color_b` (per-vertex alpha
+    /// for fading trails), optionally dashed.
+    Line { a: [f32; 2], b: [f32; 2], width: f32, color_a: [f32; 4], color_b: [f32; 4], dash: Option<Dash> },
 }
 
 /// A perspective camera. The aspect ratio comes from the image being rendered.
@@ -134,6 +182,37 @@ pub struct MeshInstance {
 
 pub const IDENTITY: [[f32; 4]; 4] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
 
+impl Shape2d {
+    /// Feeds every number of the shape into `h`.
+    pub fn hash_into(&self, h: &mut Fnv) {
+        match *self {
+            Shape2d::Circle { center, radius, color } => {
+                h.bytes(&[0]);
+                h.f32s(&center);
+                h.f32s(&[radius]);
+                h.f32s(&color);
+            }
+            Shape2d::Arc { center, radius, width, start, sweep, color } => {
+                h.bytes(&[1]);
+                h.f32s(&center);
+                h.f32s(&[radius, width, start, sweep]);
+                h.f32s(&color);
+            }
+            Shape2d::Line { a, b, width, color_a, color_b, dash } => {
+                h.bytes(&[2]);
+                h.f32s(&a);
+                h.f32s(&b);
+                h.f32s(&[width]);
+                h.f32s(&color_a);
+                h.f32s(&color_b);
+                if let Some(d) = dash {
+                    h.f32s(&[d.on, d.off, d.phase]);
+                }
+            }
+        }
+    }
+}
+
 /// FNV-1a, 64 bits, over bytes: a hash that is the same on every machine and every run.
 pub struct Fnv(u64);
 
@@ -200,6 +279,15 @@ impl FrameData {
             }
             h.f32s(&m.material.tint);
             h.f32s(&[m.material.roughness, m.material.specular, m.material.casts_shadow as u8 as f32]);
+        }
+        if let Some(c) = &self.canvas {
+            h.f32s(&c.size);
+            if let Some(l) = &c.static_layer {
+                h.bytes(&l.key.to_le_bytes());
+            }
+            for s in &c.shapes {
+                s.hash_into(&mut h);
+            }
         }
         h.finish()
     }

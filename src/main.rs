@@ -314,7 +314,6 @@ fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32) -> anyhow::Re
     if frame >= s.render.frames {
         return Err(BadInput(format!("--frame {frame} is past the scene's last frame {}", s.render.frames - 1)).into());
     }
-    #[allow(irrefutable_let_patterns)]
     let scene::KindSpec::Terrain(_) = &s.kind else {
         return Err(BadInput(format!("{} is a {} scene; `mesh` exports terrain meshes", path.display(), s.kind.name())).into());
     };

@@ -55,6 +55,9 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
             true,
         ),
         ("blend_grows_faster", "cliffs", "to = 4.5, ease = \"smooth\" }", "to = 4.6, ease = \"smooth\" }", true),
+        ("one_agent_missing", "flock", "agents = 30", "agents = 29", true),
+        ("second_click_later", "flock", "clicks = [[6.5], [10.0]]", "clicks = [[6.5], [10.1]]", true),
+        ("dark_theme", "flock_still", "theme = \"light\"", "theme = \"dark\"", false),
     ];
     for (label, base, from, to, sim_changes) in cases {
         let scene = perturbed(&dir, base, label, from, to);

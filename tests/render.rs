@@ -277,3 +277,95 @@ fn interrupted_render_resumes_to_the_same_files() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("kept from the last run"));
     assert_eq!(read_png(&dir.join("small_terrain/frame_0000.png")).width, 64);
 }
+
+/// Renders one frame of a scene text into `dir` at `size`.
+fn render_text(dir: &std::path::Path, text: &str, name: &str, frame: u32, size: &str) -> simreel::output::png::Decoded {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    let out = dir.join(name);
+    let st = simreel()
+        .args(["render", "--quiet", "--format", "png", "--frames", &frame.to_string(), "--size", size, "--out"])
+        .arg(&out)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let scene_name = text.lines().find_map(|l| l.strip_prefix("name = \"")).map(|n| n.trim_end_matches('"')).unwrap();
+    read_png(&out.join(scene_name).join(format!("frame_{frame:04}.png")))
+}
+
+fn near(p: &[u8], c: [u8; 3], tol: i32) -> bool {
+    (0..3).all(|k| (p[k] as i32 - c[k] as i32).abs() <= tol)
+}
+
+#[test]
+fn flock_frame_shows_agents_rings_and_trails() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = scratch("flock-stats");
+    let text = std::fs::read_to_string(common::root().join("scenes/flock.toml")).unwrap();
+    // frame 120 (4 s): the cursor has lured a swarm; others work and seek
+    let img = render_text(&dir, &text, "with", 120, "640x360");
+    let bare = render_text(&dir, &text.replace("agents = 30\n", "agents = 30\ntrails = false\npaths = false\n"), "bare", 120, "640x360");
+    let px: Vec<&[u8]> = img.rgba.chunks_exact(4).collect();
+    let count = |c: [u8; 3], tol: i32| px.iter().filter(|p| near(p, c, tol)).count();
+    let background = count([0xf6, 0xf7, 0xf9], 3);
+    assert!(background * 2 > px.len(), "the background should dominate: {background} of {}", px.len());
+    let (seek, work, curious) = (count([0x2f, 0x6f, 0xe4], 24), count([0xe4, 0x8a, 0x06], 24), count([0xd4, 0x35, 0x7f], 24));
+    // an agent disc of radius 3.2 covers about 30 pixels fully
+    assert!(seek > 60 && work > 60 && curious > 120, "agents by state colour: seek {seek}, work {work}, curious {curious}");
+    let rings = count([0x7b, 0x86, 0x9a], 20);
+    assert!(rings > 8 * 40, "node rings: {rings} pixels");
+    // Trails and dashed paths: every pixel they change moves toward one of the agent colours.
+    let (mut added, mut leaning) = (0, 0);
+    for (p, q) in img.rgba.chunks_exact(4).zip(bare.rgba.chunks_exact(4)) {
+        let change: i32 = (0..3).map(|k| (p[k] as i32 - q[k] as i32).abs()).sum();
+        if change > 12 {
+            // (faint trail ends change a pixel by a unit or two and are not judged)
+            added += 1;
+            let d: Vec<f64> = (0..3).map(|k| p[k] as f64 - q[k] as f64).collect();
+            let toward = [[0x2f, 0x6f, 0xe4], [0xe4, 0x8a, 0x06], [0xd4, 0x35, 0x7f]]
+                .iter()
+                .map(|c: &[u8; 3]| {
+                    let e: Vec<f64> = (0..3).map(|k| c[k] as f64 - q[k] as f64).collect();
+                    let dot: f64 = (0..3).map(|k| d[k] * e[k]).sum();
+                    dot / ((d.iter().map(|x| x * x).sum::<f64>() * e.iter().map(|x| x * x).sum::<f64>()).sqrt() + 1e-9)
+                })
+                .fold(-1.0, f64::max);
+            leaning += (toward > 0.9) as usize;
+        }
+    }
+    // (under the anti-aliased rim of an agent disc drawn on top, a trail shows mixed with it)
+    assert!(leaning * 100 >= added * 95, "only {leaning} of {added} changed pixels lean toward an agent colour");
+    assert!(added > 1500, "trails and paths add only {added} pixels");
+}
+
+#[test]
+fn flock_is_crisp_at_1x_and_when_rendered_at_2x_and_downscaled() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = scratch("flock-crisp");
+    let text = std::fs::read_to_string(common::root().join("scenes/flock_still.toml")).unwrap();
+    let one = render_text(&dir, &text, "x1", 0, "640x360");
+    let two = render_text(&dir, &text, "x2", 0, "1280x720");
+    assert_eq!((two.width, two.height), (1280, 720));
+    let down: Vec<u8> = (0..360)
+        .flat_map(|y| (0..640).map(move |x| (x, y)))
+        .flat_map(|(x, y)| {
+            let at = |dx: usize, dy: usize, c: usize| two.rgba[((2 * y + dy) * 1280 + 2 * x + dx) * 4 + c] as u32;
+            [0, 1, 2, 3].map(|c| ((at(0, 0, c) + at(1, 0, c) + at(0, 1, c) + at(1, 1, c) + 2) / 4) as u8)
+        })
+        .collect();
+    let mad = one.rgba.iter().zip(&down).map(|(a, b)| (*a as f64 - *b as f64).abs()).sum::<f64>() / down.len() as f64;
+    assert!(mad < 2.0, "1× and downscaled 2× differ by {mad:.2} per channel on average");
+    // Edges stay one pixel wide: the share of pixels between background and full ink is alike.
+    let bg = [0xf6u8, 0xf7, 0xf9];
+    let partial = |img: &[u8]| {
+        img.chunks_exact(4).filter(|p| !near(p, bg, 2) && p[0].max(p[1]).max(p[2]) > 200 && p[0].min(p[1]).min(p[2]) > 150).count()
+    };
+    let (a, b) = (partial(&one.rgba), partial(&down));
+    assert!(a > 200, "analytic edges produce anti-aliased pixels ({a})");
+    assert!((a as f64 / b as f64) < 1.6 && (b as f64 / a as f64) < 1.6, "edge softness differs: {a} at 1×, {b} downscaled");
+}

@@ -77,7 +77,7 @@ fn defaults_fill_a_minimal_scene() {
     let s = scene::parse("kind = \"terrain\"\n", Path::new("dir/hills.toml")).unwrap();
     assert_eq!(s.name, "hills");
     assert_eq!((s.render.width, s.render.height, s.render.fps, s.render.frames, s.render.msaa), (640, 480, 30, 60, 4));
-    let scene::KindSpec::Terrain(t) = &s.kind;
+    let scene::KindSpec::Terrain(t) = &s.kind else { panic!("a terrain scene") };
     assert_eq!(t.resolution, [96, 64, 96]);
     assert!(t.closed);
     let d = scene::parse("kind = \"terrain\"\n[render]\nduration = 2.5\nfps = 24\n", Path::new("x.toml")).unwrap();
@@ -141,7 +141,7 @@ fn shipped_scenes_are_valid() {
             n += 1;
         }
     }
-    assert!(n >= 2, "scenes/ should hold at least two terrain scenes");
+    assert!(n >= 5, "scenes/ should hold at least two terrain and three flock scenes");
 }
 
 fn frames_of(path: &str, frames: &[u32]) -> Vec<(simreel::frame::FrameData, String)> {

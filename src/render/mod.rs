@@ -2,6 +2,7 @@
 //! background gradient, a directional shadow map, lit meshes, and readback through a ring of
 //! staging buffers. The renderer draws what the frame says; it knows nothing of scene kinds.
 
+mod canvas;
 pub mod device;
 mod pipelines;
 pub mod readback;
@@ -88,6 +89,7 @@ pub struct Renderer {
     meshes: HashMap<u64, GpuMesh>,
     readback: readback::Readback,
     errors: Arc<Mutex<Option<String>>>,
+    canvas: canvas::CanvasRenderer,
     /// What the shadow map currently holds (sun matrix, casters and their placement): a frame that
     /// would draw the same map reuses it.
     shadow_key: Option<u64>,
@@ -116,6 +118,7 @@ impl Renderer {
             }
         });
         let pipelines = Pipelines::new(&device, samples);
+        let canvas = canvas::CanvasRenderer::new(&device, samples);
         let targets = Self::targets(&device, width, height, samples);
         let shadow_tex = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("shadow map"),
@@ -175,6 +178,7 @@ impl Renderer {
             readback,
             errors,
             shadow_key: None,
+            canvas,
         })
     }
 
@@ -367,6 +371,7 @@ impl Renderer {
                 pass.draw_indexed(0..g.index_count, 0, i as u32..i as u32 + 1);
             }
         }
+        self.canvas.prepare(&self.device, &self.queue, &mut encoder, frame.canvas.as_ref(), self.width, self.height);
         {
             let (view, resolve) = match &self.targets.msaa {
                 Some(ms) => (ms, Some(&self.targets.resolve_view)),
@@ -402,6 +407,7 @@ impl Renderer {
                 pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..g.index_count, 0, i as u32..i as u32 + 1);
             }
+            self.canvas.draw(&mut pass, frame.canvas.is_some());
         }
         self.readback.encode_copy(&mut encoder, &self.targets.resolve);
         let submission = self.queue.submit([encoder.finish()]);

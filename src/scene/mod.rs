@@ -5,6 +5,7 @@
 
 pub mod common;
 pub mod error;
+pub mod flock;
 pub mod frames;
 pub mod golden;
 pub mod reader;
@@ -19,18 +20,20 @@ use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
 
 /// The scene kinds this build can simulate, as written in `kind = "…"`.
-pub const KINDS: &[&str] = &["terrain"];
+pub const KINDS: &[&str] = &["terrain", "flock"];
 
 /// The kind-specific part of a scene.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KindSpec {
     Terrain(terrain::TerrainSpec),
+    Flock(flock::FlockSpec),
 }
 
 impl KindSpec {
     pub fn name(&self) -> &'static str {
         match self {
             KindSpec::Terrain(_) => "terrain",
+            KindSpec::Flock(_) => "flock",
         }
     }
 }
@@ -131,6 +134,12 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
             t.finish();
             KindSpec::Terrain(spec)
         }
+        Some("flock") => {
+            let t = root.table("flock");
+            let spec = flock::read_flock(&t, render.width, render.height);
+            t.finish();
+            KindSpec::Flock(spec)
+        }
         _ => return None,
     };
     Some(Scene {
@@ -165,6 +174,13 @@ impl Scene {
                     samples * 4 + surface * (3 * 28 + 2 * 12),
                     format!("a {nx}×{ny}×{nz} terrain grid at {}×{}", self.render.width, self.render.height),
                 )
+            }
+            KindSpec::Flock(f) => {
+                let area = f.canvas[0] * f.canvas[1];
+                let agents = f.agents.resolve(area, 1, flock::MAX_AGENTS as u32) as u64;
+                // agent state, trail ring, and the shapes of a frame (trail segments dominate)
+                let per_agent = 64 + 8 * f.trail as u64 + 96 * (f.trail as u64 + 3);
+                (agents * per_agent, format!("{agents} agents at {}×{}", self.render.width, self.render.height))
             }
         };
         (sim + frames, what)

@@ -2,6 +2,7 @@
 //! from a scene, and the shared deterministic tools (seeded RNG, noise). Nothing here knows about
 //! the GPU: a simulation hands out [`FrameData`] and never fails; broken state is reported as data.
 
+pub mod flock;
 pub mod noise;
 pub mod rng;
 pub mod terrain;
@@ -51,6 +52,7 @@ pub trait Simulation: Send {
 pub fn build(scene: &Scene) -> Box<dyn Simulation> {
     match &scene.kind {
         KindSpec::Terrain(_) => Box::new(terrain::TerrainSim::new(scene)),
+        KindSpec::Flock(_) => Box::new(flock::FlockSim::new(scene)),
     }
 }
 

@@ -35,7 +35,6 @@ pub struct TerrainSim {
 
 impl TerrainSim {
     pub fn new(scene: &Scene) -> Self {
-        #[allow(irrefutable_let_patterns)] // more kinds will join the enum
         let KindSpec::Terrain(spec) = &scene.kind else { panic!("TerrainSim::new needs a terrain scene") };
         TerrainSim {
             scene: scene.clone(),
@@ -150,6 +149,7 @@ impl Simulation for TerrainSim {
                 transform: IDENTITY,
                 material: Material { roughness: 0.85, specular: 0.06, ..Material::default() },
             }],
+            canvas: None,
         }
     }
 

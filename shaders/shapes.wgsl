@@ -1,0 +1,104 @@
+// 2-D shapes on a logical canvas (y down): discs, arcs and segments, each an instanced quad over
+// its bounding box whose coverage comes from a signed distance, so edges are anti-aliased to
+// exactly one output pixel at any scale.
+
+struct Canvas {
+    // ndc = p * xy + zw (y already flipped)
+    transform: vec4<f32>,
+    // x: canvas units per output pixel
+    px: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> canvas: Canvas;
+
+struct VsIn {
+    @builtin(vertex_index) vi: u32,
+    @location(0) rect: vec4<f32>,
+    @location(1) p0: vec4<f32>,
+    @location(2) p1: vec4<f32>,
+    @location(3) c0: vec4<f32>,
+    @location(4) c1: vec4<f32>,
+    @location(5) kind: u32,
+};
+
+struct VsOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) pos: vec2<f32>,
+    @location(1) @interpolate(flat) p0: vec4<f32>,
+    @location(2) @interpolate(flat) p1: vec4<f32>,
+    @location(3) @interpolate(flat) c0: vec4<f32>,
+    @location(4) @interpolate(flat) c1: vec4<f32>,
+    @location(5) @interpolate(flat) kind: u32,
+};
+
+@vertex
+fn vs_main(in: VsIn) -> VsOut {
+    // two triangles: corners 0 1 2, 2 1 3
+    let corner_ids = array<u32, 6>(0u, 1u, 2u, 2u, 1u, 3u);
+    let c = corner_ids[in.vi];
+    let t = vec2<f32>(f32(c & 1u), f32((c >> 1u) & 1u));
+    let pos = mix(in.rect.xy, in.rect.zw, t);
+    var out: VsOut;
+    out.clip = vec4<f32>(pos * canvas.transform.xy + canvas.transform.zw, 0.0, 1.0);
+    out.pos = pos;
+    out.p0 = in.p0;
+    out.p1 = in.p1;
+    out.c0 = in.c0;
+    out.c1 = in.c1;
+    out.kind = in.kind;
+    return out;
+}
+
+const TAU: f32 = 6.28318530718;
+
+@fragment
+fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+    let px = canvas.px.x;
+    var d: f32;
+    var color = in.c0;
+    var cover = 1.0;
+    if (in.kind == 0u) {
+        d = length(in.pos - in.p0.xy) - in.p0.z;
+    } else if (in.kind == 1u) {
+        let q = in.pos - in.p0.xy;
+        let r = in.p0.z;
+        let hw = in.p0.w;
+        let start = in.p1.x;
+        let sweep = in.p1.y;
+        let around = abs(length(q) - r) - hw;
+        if (sweep >= TAU) {
+            d = around;
+        } else {
+            let rel = (atan2(q.y, q.x) - start) - TAU * floor((atan2(q.y, q.x) - start) / TAU);
+            if (rel <= sweep) {
+                d = around;
+            } else {
+                let e0 = r * vec2<f32>(cos(start), sin(start));
+                let e1 = r * vec2<f32>(cos(start + sweep), sin(start + sweep));
+                d = min(length(q - e0), length(q - e1)) - hw;
+            }
+        }
+    } else {
+        let a = in.p0.xy;
+        let b = in.p0.zw;
+        let pa = in.pos - a;
+        let ba = b - a;
+        let len2 = max(dot(ba, ba), 1e-12);
+        let h = clamp(dot(pa, ba) / len2, 0.0, 1.0);
+        d = length(pa - ba * h) - in.p1.x;
+        color = mix(in.c0, in.c1, h);
+        let on = in.p1.y;
+        let off = in.p1.z;
+        if (on > 0.0) {
+            // distance along the dash pattern; soft ends one pixel wide
+            let s = dot(pa, ba) / sqrt(len2) + in.p1.w;
+            let m = s - (on + off) * floor(s / (on + off));
+            cover = clamp(min(m, on - m) / px + 0.5, 0.0, 1.0);
+        }
+    }
+    let alpha = clamp(0.5 - d / px, 0.0, 1.0) * cover * color.a;
+    if (alpha <= 0.0) {
+        discard;
+    }
+    return vec4<f32>(color.rgb, alpha);
+}

@@ -1,0 +1,325 @@
+//! The 2-D layer: `Canvas2d` shapes as instanced quads with analytic anti-aliasing, mapped from the
+//! logical canvas to the image (uniform scale, centred), and a static layer drawn once into a
+//! texture and composited every frame until its key changes.
+
+use wgpu::util::DeviceExt;
+
+use super::pipelines::COLOR_FORMAT;
+use super::shaders;
+use crate::frame::{Canvas2d, Shape2d};
+
+/// One shape as the shader reads it.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct ShapeInstance {
+    rect: [f32; 4],
+    p0: [f32; 4],
+    p1: [f32; 4],
+    c0: [f32; 4],
+    c1: [f32; 4],
+    kind: u32,
+    _pad: [u32; 3],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct CanvasUniforms {
+    transform: [f32; 4],
+    px: [f32; 4],
+}
+
+const ATTRS: [wgpu::VertexAttribute; 6] =
+    wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4, 5 => Uint32];
+
+/// Quad covering the shape plus `margin` (room for the anti-aliased edge).
+fn instance(s: &Shape2d, margin: f32) -> ShapeInstance {
+    let z = [0.0; 4];
+    let (rect, p0, p1, c0, c1, kind) = match *s {
+        Shape2d::Circle { center: c, radius, color } => {
+            let r = radius + margin;
+            ([c[0] - r, c[1] - r, c[0] + r, c[1] + r], [c[0], c[1], radius, 0.0], z, color, color, 0)
+        }
+        Shape2d::Arc { center: c, radius, width, start, sweep, color } => {
+            let r = radius + width / 2.0 + margin;
+            ([c[0] - r, c[1] - r, c[0] + r, c[1] + r], [c[0], c[1], radius, width / 2.0], [start, sweep, 0.0, 0.0], color, color, 1)
+        }
+        Shape2d::Line { a, b, width, color_a, color_b, dash } => {
+            let r = width / 2.0 + margin;
+            let rect = [a[0].min(b[0]) - r, a[1].min(b[1]) - r, a[0].max(b[0]) + r, a[1].max(b[1]) + r];
+            let (on, off, phase) = dash.map_or((0.0, 0.0, 0.0), |d| (d.on, d.off, d.phase));
+            (rect, [a[0], a[1], b[0], b[1]], [width / 2.0, on, off, phase], color_a, color_b, 2)
+        }
+    };
+    ShapeInstance { rect, p0, p1, c0, c1, kind, _pad: [0; 3] }
+}
+
+/// Canvas → NDC transform and the size of an output pixel in canvas units.
+fn uniforms(size: [f32; 2], width: u32, height: u32) -> CanvasUniforms {
+    let (w, h) = (width as f32, height as f32);
+    let s = (w / size[0]).min(h / size[1]);
+    let (ox, oy) = ((w - size[0] * s) / 2.0, (h - size[1] * s) / 2.0);
+    CanvasUniforms { transform: [2.0 * s / w, -2.0 * s / h, 2.0 * ox / w - 1.0, 1.0 - 2.0 * oy / h], px: [1.0 / s, 0.0, 0.0, 0.0] }
+}
+
+struct StaticTexture {
+    key: u64,
+    size: (u32, u32),
+    group: wgpu::BindGroup,
+}
+
+pub struct CanvasRenderer {
+    shapes: wgpu::RenderPipeline,
+    shapes_single: wgpu::RenderPipeline,
+    layer: wgpu::RenderPipeline,
+    layer_layout: wgpu::BindGroupLayout,
+    uniforms: wgpu::Buffer,
+    uniform_group: wgpu::BindGroup,
+    instances: Option<(wgpu::Buffer, u32)>,
+    static_texture: Option<StaticTexture>,
+}
+
+impl CanvasRenderer {
+    pub fn new(device: &wgpu::Device, samples: u32) -> Self {
+        let uniform_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("canvas"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+                count: None,
+            }],
+        });
+        let layer_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("canvas layer"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            }],
+        });
+        let module = |name: &str| {
+            let src = shaders::module_source(name).unwrap_or_else(|| panic!("shader {name} is not in the registry"));
+            device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(src.into()) })
+        };
+        let shapes_module = module("shapes");
+        let layer_module = module("layer");
+        let shapes_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("shapes"),
+            bind_group_layouts: &[Some(&uniform_layout)],
+            immediate_size: 0,
+        });
+        let layer_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("layer"),
+            bind_group_layouts: &[Some(&layer_layout)],
+            immediate_size: 0,
+        });
+        // The main pass has a depth attachment; 2-D ignores it.
+        let depth = Some(wgpu::DepthStencilState {
+            format: super::pipelines::DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(wgpu::CompareFunction::Always),
+            stencil: Default::default(),
+            bias: Default::default(),
+        });
+        let shapes_pipeline = |samples: u32, with_depth: bool| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("shapes"),
+                layout: Some(&shapes_layout),
+                vertex: wgpu::VertexState {
+                    module: &shapes_module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: size_of::<ShapeInstance>() as u64,
+                        step_mode: wgpu::VertexStepMode::Instance,
+                        attributes: &ATTRS,
+                    })],
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: if with_depth { depth.clone() } else { None },
+                multisample: wgpu::MultisampleState { count: samples, mask: !0, alpha_to_coverage_enabled: false },
+                fragment: Some(wgpu::FragmentState {
+                    module: &shapes_module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: COLOR_FORMAT,
+                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let layer = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("canvas layer"),
+            layout: Some(&layer_pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &layer_module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: depth.clone(),
+            multisample: wgpu::MultisampleState { count: samples, mask: !0, alpha_to_coverage_enabled: false },
+            fragment: Some(wgpu::FragmentState {
+                module: &layer_module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: COLOR_FORMAT,
+                    blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("canvas uniforms"),
+            size: size_of::<CanvasUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let uniform_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("canvas"),
+            layout: &uniform_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() }],
+        });
+        CanvasRenderer {
+            shapes: shapes_pipeline(samples, true),
+            shapes_single: shapes_pipeline(1, false),
+            layer,
+            layer_layout,
+            uniforms,
+            uniform_group,
+            instances: None,
+            static_texture: None,
+        }
+    }
+
+    /// Uploads this frame's shapes and, when the static layer changed, redraws it into its texture
+    /// (recorded in `encoder` ahead of the main pass).
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        canvas: Option<&Canvas2d>,
+        width: u32,
+        height: u32,
+    ) {
+        let Some(canvas) = canvas else {
+            self.instances = None;
+            return;
+        };
+        let u = uniforms(canvas.size, width, height);
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
+        let margin = 1.5 * u.px[0];
+        let pack = |shapes: &[Shape2d]| shapes.iter().map(|s| instance(s, margin)).collect::<Vec<_>>();
+        let buffer = |data: &[ShapeInstance]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("shapes"),
+                contents: bytemuck::cast_slice(data),
+                usage: wgpu::BufferUsages::VERTEX,
+            })
+        };
+        let current = pack(&canvas.shapes);
+        self.instances = (!current.is_empty()).then(|| (buffer(&current), current.len() as u32));
+
+        let Some(layer) = &canvas.static_layer else {
+            self.static_texture = None;
+            return;
+        };
+        if self.static_texture.as_ref().is_some_and(|t| t.key == layer.key && t.size == (width, height)) {
+            return;
+        }
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("canvas static layer"),
+            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: COLOR_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        let shapes = pack(&layer.shapes);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("canvas static layer"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT), store: wgpu::StoreOp::Store },
+                })],
+                ..Default::default()
+            });
+            if !shapes.is_empty() {
+                let buf = buffer(&shapes);
+                pass.set_pipeline(&self.shapes_single);
+                pass.set_bind_group(0, &self.uniform_group, &[]);
+                pass.set_vertex_buffer(0, buf.slice(..));
+                pass.draw(0..6, 0..shapes.len() as u32);
+            }
+        }
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("canvas static layer"),
+            layout: &self.layer_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&view) }],
+        });
+        self.static_texture = Some(StaticTexture { key: layer.key, size: (width, height), group });
+    }
+
+    /// Draws the static layer and this frame's shapes into the main pass.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, has_canvas: bool) {
+        if !has_canvas {
+            return;
+        }
+        if let Some(t) = &self.static_texture {
+            pass.set_pipeline(&self.layer);
+            pass.set_bind_group(0, &t.group, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        if let Some((buf, n)) = &self.instances {
+            pass.set_pipeline(&self.shapes);
+            pass.set_bind_group(0, &self.uniform_group, &[]);
+            pass.set_vertex_buffer(0, buf.slice(..));
+            pass.draw(0..6, 0..*n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canvas_fits_the_image_centred() {
+        // 200×100 canvas in a 400×400 image: 2 px per unit, 100 px bars above and below
+        let u = uniforms([200.0, 100.0], 400, 400);
+        let ndc = |x: f32, y: f32| (x * u.transform[0] + u.transform[2], y * u.transform[1] + u.transform[3]);
+        assert_eq!(ndc(0.0, 0.0), (-1.0, 0.5));
+        assert_eq!(ndc(200.0, 100.0), (1.0, -0.5));
+        assert_eq!(u.px[0], 0.5);
+    }
+
+    #[test]
+    fn quads_cover_shapes_and_their_edge() {
+        let i = instance(&Shape2d::Circle { center: [10.0, 20.0], radius: 3.0, color: [1.0; 4] }, 1.0);
+        assert_eq!(i.rect, [6.0, 16.0, 14.0, 24.0]);
+        let i =
+            instance(&Shape2d::Line { a: [5.0, 1.0], b: [1.0, 9.0], width: 2.0, color_a: [1.0; 4], color_b: [0.0; 4], dash: None }, 0.5);
+        assert_eq!(i.rect, [-0.5, -0.5, 6.5, 10.5]);
+        assert_eq!(i.kind, 2);
+    }
+}

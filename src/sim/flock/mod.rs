@@ -1,0 +1,358 @@
+//! The `flock` scene kind (seed 004): small agents that pick a node, fly there, orbit it while
+//! working (a progress ring fills), send a packet along an edge and a pulse when done, get lured
+//! into orbits by a live cursor and scattered by clicks. Drawn as 2-D shapes over a dot grid.
+
+pub mod graph;
+pub mod grid;
+pub mod steer;
+#[cfg(test)]
+mod tests;
+pub mod world;
+
+use std::sync::Arc;
+
+use crate::frame::{Canvas2d, Dash, Fnv, FrameData, Shape2d, StaticLayer};
+use crate::scene::flock::{FlockSpec, Theme};
+use crate::scene::values::Srgb;
+use crate::scene::{KindSpec, Scene};
+use crate::sim::rng::Rng;
+use crate::sim::{SimFault, Simulation, StateDigest};
+use world::{PULSE_SECONDS, SHOCK_SECONDS, State, World};
+
+/// Colours of a theme, linear RGB.
+struct Palette {
+    background: [f32; 3],
+    dots: [f32; 3],
+    edge: [f32; 3],
+    node_fill: [f32; 3],
+    node_ring: [f32; 3],
+    seek: [f32; 3],
+    work: [f32; 3],
+    curious: [f32; 3],
+    cursor: [f32; 3],
+}
+
+fn hex(s: &str) -> [f32; 3] {
+    Srgb::from_hex(s).map_or([1.0, 0.0, 1.0], Srgb::to_linear)
+}
+
+impl Palette {
+    fn of(theme: Theme) -> Self {
+        match theme {
+            Theme::Light => Palette {
+                background: hex("#f6f7f9"),
+                dots: hex("#cfd5de"),
+                edge: hex("#8e99ad"),
+                node_fill: hex("#ffffff"),
+                node_ring: hex("#7b869a"),
+                seek: hex("#2f6fe4"),
+                work: hex("#e48a06"),
+                curious: hex("#d4357f"),
+                cursor: hex("#3c465a"),
+            },
+            Theme::Dark => Palette {
+                background: hex("#0e1117"),
+                dots: hex("#252c39"),
+                edge: hex("#7e899c"),
+                node_fill: hex("#161b25"),
+                node_ring: hex("#8f9ab0"),
+                seek: hex("#5c9dff"),
+                work: hex("#ffb13d"),
+                curious: hex("#ff6cb0"),
+                cursor: hex("#d7dce6"),
+            },
+        }
+    }
+
+    fn of_state(&self, s: State) -> [f32; 3] {
+        match s {
+            State::Seek => self.seek,
+            State::Work => self.work,
+            State::Curious => self.curious,
+        }
+    }
+}
+
+fn rgba(c: [f32; 3], a: f32) -> [f32; 4] {
+    [c[0], c[1], c[2], a]
+}
+
+/// Sizes in canvas units.
+const DOT_SPACING: f32 = 24.0;
+const DOT_RADIUS: f32 = 1.1;
+const NODE_RADIUS: f32 = 7.0;
+const AGENT_RADIUS: f32 = 3.2;
+
+pub struct FlockSim {
+    scene: Scene,
+    spec: FlockSpec,
+    world: World,
+    palette: Palette,
+    grid_layer: StaticLayer,
+    frame: u32,
+    fault: Option<SimFault>,
+}
+
+impl FlockSim {
+    pub fn new(scene: &Scene) -> Self {
+        let KindSpec::Flock(spec) = &scene.kind else { panic!("FlockSim::new needs a flock scene") };
+        let canvas = spec.canvas.map(|c| c as f32);
+        let area = spec.canvas[0] * spec.canvas[1];
+        let (nodes, edges) = if spec.node_list.is_empty() {
+            let n = spec.nodes.resolve(area, 3, crate::scene::flock::MAX_NODES as u32) as usize;
+            let nodes = graph::spread_nodes(n, canvas, &mut Rng::stream(scene.seed, "flock.nodes"));
+            let edges = graph::nearest_edges(&nodes, spec.edges_per_node as usize);
+            (nodes, edges)
+        } else {
+            let nodes: Vec<[f32; 2]> = spec.node_list.iter().map(|p| p.map(|c| c as f32)).collect();
+            let edges = if spec.edges.is_empty() { graph::nearest_edges(&nodes, spec.edges_per_node as usize) } else { spec.edges.clone() };
+            (nodes, edges)
+        };
+        let agents = spec.agents.resolve(area, 1, crate::scene::flock::MAX_AGENTS as u32) as usize;
+        let mut world = World::new(spec, nodes, edges, agents, scene.seed);
+        if spec.reduced_motion {
+            settle(&mut world);
+        }
+        let palette = Palette::of(spec.theme);
+        let grid_layer = dot_grid(canvas, palette.dots);
+        FlockSim { scene: scene.clone(), spec: spec.clone(), world, palette, grid_layer, frame: 0, fault: None }
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// For driving the world directly (tests, benchmarks).
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    fn draw(&self) -> Vec<Shape2d> {
+        let w = &self.world;
+        let p = &self.palette;
+        let mut shapes = Vec::with_capacity(w.edges.len() + w.agents.len() * (w.trail_len + 3) + w.nodes.len() * 3);
+        let t = w.time as f32;
+        for &[a, b] in &w.edges {
+            let (a, b) = (w.nodes[a as usize], w.nodes[b as usize]);
+            shapes.push(Shape2d::Line { a, b, width: 1.2, color_a: rgba(p.edge, 0.45), color_b: rgba(p.edge, 0.45), dash: None });
+        }
+        for pk in &w.packets {
+            let (a, b) = (w.nodes[pk.from as usize], w.nodes[pk.to as usize]);
+            let c = [a[0] + (b[0] - a[0]) * pk.progress, a[1] + (b[1] - a[1]) * pk.progress];
+            shapes.push(Shape2d::Circle { center: c, radius: 7.0, color: rgba(p.work, 0.22) });
+            shapes.push(Shape2d::Circle { center: c, radius: 3.0, color: rgba(p.work, 1.0) });
+        }
+        for pulse in &w.pulses {
+            let u = pulse.age / PULSE_SECONDS;
+            shapes.push(Shape2d::Arc {
+                center: w.nodes[pulse.node as usize],
+                radius: NODE_RADIUS + 4.0 + 30.0 * u,
+                width: 2.5 * (1.0 - u) + 0.5,
+                start: 0.0,
+                sweep: std::f32::consts::TAU,
+                color: rgba(p.work, 0.8 * (1.0 - u)),
+            });
+        }
+        // Progress rings: the furthest worker at each node.
+        let mut progress = vec![0.0f32; w.nodes.len()];
+        for (i, a) in w.agents.iter().enumerate() {
+            if let Some(pr) = w.progress(i) {
+                let slot = &mut progress[a.target as usize];
+                *slot = slot.max(pr);
+            }
+        }
+        for (k, &n) in w.nodes.iter().enumerate() {
+            shapes.push(Shape2d::Circle { center: n, radius: NODE_RADIUS, color: rgba(p.node_fill, 1.0) });
+            shapes.push(Shape2d::Arc {
+                center: n,
+                radius: NODE_RADIUS,
+                width: 2.0,
+                start: 0.0,
+                sweep: std::f32::consts::TAU,
+                color: rgba(p.node_ring, 1.0),
+            });
+            if progress[k] > 0.0 {
+                shapes.push(Shape2d::Arc {
+                    center: n,
+                    radius: NODE_RADIUS + 6.0,
+                    width: 3.0,
+                    start: -std::f32::consts::FRAC_PI_2,
+                    sweep: progress[k] * std::f32::consts::TAU,
+                    color: rgba(p.work, 0.95),
+                });
+            }
+        }
+        let animated = !self.spec.reduced_motion;
+        if animated && self.spec.show_paths {
+            for a in w.agents.iter().filter(|a| a.state == State::Seek) {
+                let goal = w.nodes.get(a.target as usize).copied().unwrap_or(a.pos);
+                let c = rgba(p.seek, 0.3);
+                shapes.push(Shape2d::Line {
+                    a: a.pos,
+                    b: goal,
+                    width: 1.1,
+                    color_a: c,
+                    color_b: c,
+                    dash: Some(Dash { on: 5.0, off: 6.0, phase: -24.0 * t }),
+                });
+            }
+        }
+        if animated && self.spec.show_trails && w.trail_count > 1 {
+            for (i, a) in w.agents.iter().enumerate() {
+                let c = p.of_state(a.state);
+                let n = w.trail_count;
+                let pts: Vec<[f32; 2]> = w.trail_of(i).collect();
+                for k in 1..n {
+                    let (a0, a1) = ((k - 1) as f32 / (n - 1) as f32, k as f32 / (n - 1) as f32);
+                    shapes.push(Shape2d::Line {
+                        a: pts[k - 1],
+                        b: pts[k],
+                        width: 2.0,
+                        color_a: rgba(c, 0.45 * a0),
+                        color_b: rgba(c, 0.45 * a1),
+                        dash: None,
+                    });
+                }
+            }
+        }
+        for a in &w.agents {
+            shapes.push(Shape2d::Circle { center: a.pos, radius: AGENT_RADIUS, color: rgba(p.of_state(a.state), 1.0) });
+        }
+        if animated {
+            for s in &w.shocks {
+                let u = s.age / SHOCK_SECONDS;
+                let ease = 1.0 - (1.0 - u) * (1.0 - u);
+                shapes.push(Shape2d::Arc {
+                    center: s.pos,
+                    radius: 6.0 + w.params.shock_radius * ease,
+                    width: 3.0 * (1.0 - u) + 0.5,
+                    start: 0.0,
+                    sweep: std::f32::consts::TAU,
+                    color: rgba(p.cursor, 0.55 * (1.0 - u)),
+                });
+            }
+            if w.cursor.alive {
+                let c = w.cursor.smooth;
+                let lure = rgba(p.curious, 0.16);
+                shapes.push(Shape2d::Arc {
+                    center: c,
+                    radius: w.params.lure_radius,
+                    width: 1.0,
+                    start: 0.0,
+                    sweep: std::f32::consts::TAU,
+                    color: lure,
+                });
+                shapes.push(Shape2d::Arc {
+                    center: c,
+                    radius: 8.0,
+                    width: 2.0,
+                    start: 0.0,
+                    sweep: std::f32::consts::TAU,
+                    color: rgba(p.cursor, 0.9),
+                });
+                shapes.push(Shape2d::Circle { center: w.cursor.raw, radius: 2.0, color: rgba(p.cursor, 0.9) });
+            }
+        }
+        shapes
+    }
+}
+
+/// Reduced motion: every agent placed in orbit around its target node, at rest.
+fn settle(w: &mut World) {
+    let r = w.params.orbit_radius;
+    let nodes = w.nodes.clone();
+    for (i, a) in w.agents.iter_mut().enumerate() {
+        let n = nodes.get(a.target as usize).copied().unwrap_or(a.pos);
+        let ang = i as f32 * 2.399_963; // golden angle: workers at one node spread evenly
+        a.pos = [n[0] + r * ang.cos(), n[1] + r * ang.sin()];
+        a.state = State::Work;
+        a.duration = 1.0;
+        a.timer = 0.0;
+    }
+}
+
+/// The background dot grid: static, drawn once by the renderer and reused.
+fn dot_grid(canvas: [f32; 2], color: [f32; 3]) -> StaticLayer {
+    let mut shapes = Vec::new();
+    let (cols, rows) = ((canvas[0] / DOT_SPACING) as i32, (canvas[1] / DOT_SPACING) as i32);
+    let off = [(canvas[0] - cols as f32 * DOT_SPACING) / 2.0, (canvas[1] - rows as f32 * DOT_SPACING) / 2.0];
+    for y in 0..=rows {
+        for x in 0..=cols {
+            shapes.push(Shape2d::Circle {
+                center: [off[0] + x as f32 * DOT_SPACING, off[1] + y as f32 * DOT_SPACING],
+                radius: DOT_RADIUS,
+                color: rgba(color, 1.0),
+            });
+        }
+    }
+    let mut h = Fnv::new();
+    for s in &shapes {
+        s.hash_into(&mut h);
+    }
+    StaticLayer { key: h.finish(), shapes: Arc::new(shapes) }
+}
+
+impl Simulation for FlockSim {
+    fn frame(&mut self, frame: u32) -> FrameData {
+        self.frame = frame;
+        if !self.spec.reduced_motion {
+            self.world.advance_to(self.scene.render.time_of(frame));
+        }
+        if self.fault.is_none() {
+            if let Some(i) = self
+                .world
+                .agents
+                .iter()
+                .position(|a| !(a.pos[0].is_finite() && a.pos[1].is_finite() && a.vel[0].is_finite() && a.vel[1].is_finite()))
+            {
+                self.fault = Some(SimFault { frame, what: format!("agent {i} has a non-finite position or velocity") });
+            }
+        }
+        let (lighting, _) = crate::sim::scene_lighting(&self.scene);
+        let bg = self.palette.background;
+        FrameData {
+            index: frame,
+            time: self.scene.render.time_of(frame),
+            camera: crate::sim::scene_camera(&self.scene, frame),
+            background: crate::frame::Background { top: bg, bottom: bg },
+            lighting,
+            meshes: Vec::new(),
+            canvas: Some(Canvas2d {
+                size: self.spec.canvas.map(|c| c as f32),
+                static_layer: Some(self.grid_layer.clone()),
+                shapes: self.draw(),
+            }),
+        }
+    }
+
+    fn fault(&self) -> Option<SimFault> {
+        self.fault.clone()
+    }
+
+    fn digest(&self) -> StateDigest {
+        let w = &self.world;
+        let mut h = Fnv::new();
+        let mut counts = [0usize; 3];
+        for a in &w.agents {
+            h.f32s(&a.pos);
+            h.f32s(&a.vel);
+            h.f32s(&[a.timer, a.duration, a.cooldown, a.orbit_angle]);
+            h.bytes(&[a.state as u8]);
+            h.bytes(&a.target.to_le_bytes());
+            counts[a.state as usize] += 1;
+        }
+        h.bytes(&w.steps.to_le_bytes());
+        StateDigest {
+            hash: h.finish(),
+            facts: vec![
+                ("frame".into(), self.frame.to_string()),
+                ("agents".into(), w.agents.len().to_string()),
+                ("seek".into(), counts[0].to_string()),
+                ("work".into(), counts[1].to_string()),
+                ("curious".into(), counts[2].to_string()),
+                ("packets".into(), w.packets.len().to_string()),
+                ("steps".into(), w.steps.to_string()),
+            ],
+        }
+    }
+}

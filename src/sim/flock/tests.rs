@@ -1,0 +1,259 @@
+//! The flock's rules, one at a time, on small worlds built from scene text.
+
+use super::FlockSim;
+use super::grid::{NeighbourGrid, brute_force};
+use super::world::{State, World};
+use crate::scene;
+use crate::sim::Simulation;
+use crate::sim::rng::Rng;
+
+fn sim(flock: &str) -> FlockSim {
+    let text = format!("kind = \"flock\"\nseed = 1\n[render]\nwidth = 800\nheight = 600\nfps = 60\nframes = 600\n[flock]\n{flock}\n");
+    let s = scene::parse(&text, std::path::Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
+    FlockSim::new(&s)
+}
+
+/// One agent, one node, nothing else moving it.
+fn lone(flock: &str) -> FlockSim {
+    sim(&format!(
+        "agents = 1\nwander = 0.0\nseparation_radius = 0.0\n{flock}\n[[flock.node]]\nx = 600\ny = 300\n[[flock.node]]\nx = 150\ny = 450"
+    ))
+}
+
+fn place(w: &mut World, i: usize, pos: [f32; 2], target: u32) {
+    let a = &mut w.agents[i];
+    a.pos = pos;
+    a.vel = [0.0; 2];
+    a.target = target;
+    a.state = State::Seek;
+}
+
+#[test]
+fn seek_becomes_work_on_arrival_then_seek_again_with_pulse_and_packet() {
+    let mut s = lone("work_time = [1.0, 1.0]");
+    let w = s.world_mut();
+    place(w, 0, [100.0, 300.0], 0);
+    let mut worked_at = None;
+    for step in 0..2000 {
+        w.step();
+        if w.agents[0].state == State::Work && worked_at.is_none() {
+            worked_at = Some(step);
+            let d = ((w.agents[0].pos[0] - 600.0).powi(2) + (w.agents[0].pos[1] - 300.0).powi(2)).sqrt();
+            assert!(d < 1.25 * w.params.orbit_radius + 1e-3, "work starts within reach of the node ({d})");
+        }
+        if worked_at.is_some() && w.agents[0].state == State::Seek {
+            break;
+        }
+    }
+    let started = worked_at.expect("the agent never arrived");
+    assert_eq!(w.agents[0].state, State::Seek, "work should end after its one second");
+    assert_eq!(w.agents[0].target, 1, "a new target other than the node just worked");
+    assert_eq!(w.pulses.len(), 1, "completion pulse");
+    assert_eq!(w.packets.len(), 1, "packet along the edge");
+    assert_eq!((w.packets[0].from, w.packets[0].to), (0, 1));
+    let steps = w.steps;
+    assert!((steps as i64 - started as i64 - 61).abs() <= 1, "worked {} steps at 60 Hz", steps as i64 - started as i64);
+}
+
+#[test]
+fn arrival_slows_down_without_overshoot() {
+    let mut s = lone("orbit_radius = 4.0");
+    let w = s.world_mut();
+    place(w, 0, [100.0, 300.0], 0);
+    let mut last = f32::INFINITY;
+    let mut max_x = 0.0f32;
+    let mut speeds = Vec::new();
+    while w.agents[0].state == State::Seek && w.steps < 3000 {
+        w.step();
+        let a = &w.agents[0];
+        let d = ((a.pos[0] - 600.0).powi(2) + (a.pos[1] - 300.0).powi(2)).sqrt();
+        assert!(d <= last + 1e-4, "distance grew from {last} to {d} at step {}", w.steps);
+        last = d;
+        max_x = max_x.max(a.pos[0]);
+        speeds.push((a.vel[0] * a.vel[0] + a.vel[1] * a.vel[1]).sqrt());
+    }
+    assert_eq!(w.agents[0].state, State::Work);
+    assert!(max_x <= 600.0, "passed the node: x reached {max_x}");
+    let peak = speeds.iter().cloned().fold(0.0, f32::max);
+    assert!(peak > 0.9 * w.params.max_speed && peak <= w.params.max_speed * 1.001, "cruise speed {peak}");
+    assert!(speeds.last().unwrap() < &(0.2 * peak), "slows down on arrival: {}", speeds.last().unwrap());
+}
+
+#[test]
+fn live_cursor_lures_and_cooldown_is_honoured() {
+    // The cursor wiggles around (300, 300) from 0 to 4 s, then rests; it stays alive until 6.2 s.
+    let mut s = lone(
+        "lure_radius = 200.0\nlure_rate = 1000.0\ncurious_time = [0.5, 0.5]\ncooldown = 1.0\n\
+         cursor = [[0.0, 300, 300], [1.0, 304, 300], [2.0, 300, 304], [3.0, 304, 304], [4.0, 300, 300]]",
+    );
+    let w = s.world_mut();
+    place(w, 0, [330.0, 300.0], 1);
+    w.step();
+    assert!(w.cursor.alive);
+    assert_eq!(w.agents[0].state, State::Curious, "a near agent turns curious at once at this lure rate");
+    // curious for 0.5 s, then back to its task for the 1 s cooldown although still in range
+    let mut ended = None;
+    let mut lured_again = None;
+    while w.time < 3.0 {
+        let before = w.agents[0].state;
+        w.step();
+        let now = w.agents[0].state;
+        if before == State::Curious && now == State::Seek && ended.is_none() {
+            ended = Some(w.time);
+            assert_eq!(w.agents[0].target, 1, "back to its own task");
+        }
+        if ended.is_some() && before != State::Curious && now == State::Curious && lured_again.is_none() {
+            lured_again = Some(w.time);
+        }
+    }
+    let (ended, again) = (ended.expect("curiosity never ended"), lured_again.expect("never lured again"));
+    assert!((ended - 0.5).abs() < 0.05, "curious for {ended} s");
+    assert!(again - ended >= 1.0 - 1e-9, "lured again after {} s, inside the cooldown", again - ended);
+    // A cursor that stopped moving is dead after 2.2 s and lures nobody.
+    let mut s = lone("lure_radius = 200.0\nlure_rate = 1000.0\ncursor = [[0.0, 300, 300], [0.5, 302, 300]]");
+    let w = s.world_mut();
+    w.advance_to(3.0);
+    assert!(!w.cursor.alive);
+    place(w, 0, [310.0, 300.0], 1);
+    w.step();
+    assert_ne!(w.agents[0].state, State::Curious);
+}
+
+#[test]
+fn cursor_is_smoothed_exponentially() {
+    let mut s = lone("cursor = [[0.0, 0, 0], [0.01, 100, 0]]");
+    let w = s.world_mut();
+    let dt = w.dt as f32;
+    w.step(); // raw jumps most of the way; the smoothed cursor moves by (raw − s)·8·dt
+    let raw = w.cursor.raw[0];
+    assert!((w.cursor.smooth[0] - raw * 8.0 * dt).abs() < 1e-3, "{:?}", w.cursor);
+    let prev = w.cursor.smooth[0];
+    w.step();
+    assert!((w.cursor.smooth[0] - (prev + (100.0 - prev) * 8.0 * dt)).abs() < 1e-3);
+}
+
+#[test]
+fn shockwave_resets_workers_and_pushes_them_out() {
+    let mut s = sim("agents = 12\nnodes = 3\nshock_strength = 400.0\nshock_radius = 300.0\ncooldown = 1.5\nclicks = [[2.0, 400, 300]]");
+    let w = s.world_mut();
+    for i in 0..12 {
+        let ang = i as f32 * 0.5;
+        let a = &mut w.agents[i];
+        a.pos = [400.0 + 60.0 * ang.cos(), 300.0 + 60.0 * ang.sin()];
+        a.vel = [0.0; 2];
+        a.state = if i % 2 == 0 { State::Work } else { State::Curious };
+        a.duration = 100.0;
+        a.timer = 0.0;
+    }
+    // up to just before the click
+    while w.time + w.dt < 2.0 - 1e-9 {
+        w.step();
+    }
+    let before: Vec<[f32; 2]> = w.agents.iter().map(|a| a.pos).collect();
+    w.step();
+    assert_eq!(w.shocks.len(), 1);
+    for (i, a) in w.agents.iter().enumerate() {
+        assert_eq!(a.state, State::Seek, "agent {i} should be back to seek");
+        assert!(a.cooldown > 1.4, "agent {i} cooldown {}", a.cooldown);
+        let out = [before[i][0] - 400.0, before[i][1] - 300.0];
+        assert!(a.vel[0] * out[0] + a.vel[1] * out[1] > 0.0, "agent {i} is pushed outward");
+    }
+    let speed = w.agents.iter().map(|a| (a.vel[0].powi(2) + a.vel[1].powi(2)).sqrt()).fold(0.0, f32::max);
+    assert!(speed <= 3.0 * w.params.max_speed + 1e-3, "speed clamped at 3 × max_speed: {speed}");
+    assert!(speed > 1.5 * w.params.max_speed, "the shock overspeeds them: {speed}");
+}
+
+#[test]
+fn separation_keeps_workers_apart_at_a_crowded_node() {
+    let crowd = |sep: f32| {
+        let mut s = sim(&format!(
+            "agents = 16\nseparation_radius = {sep}\nwork_time = [100.0, 100.0]\n[[flock.node]]\nx = 400\ny = 300\n[[flock.node]]\nx = 100\ny = 100"
+        ));
+        let w = s.world_mut();
+        for i in 0..16 {
+            place(w, i, [388.0 + (i % 4) as f32 * 8.0, 288.0 + (i / 4) as f32 * 8.0], 0);
+        }
+        w.advance_to(6.0);
+        let working: Vec<[f32; 2]> = w.agents.iter().filter(|a| a.state == State::Work).map(|a| a.pos).collect();
+        assert!(working.len() >= 12, "{} of 16 agents work at the node", working.len());
+        let mut closest = f32::INFINITY;
+        for (i, a) in working.iter().enumerate() {
+            for b in &working[i + 1..] {
+                closest = closest.min(((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt());
+            }
+        }
+        closest
+    };
+    let with = crowd(16.0);
+    let without = crowd(0.0);
+    assert!(with > 4.0, "with separation the closest pair is {with} apart");
+    assert!(without < with / 2.0, "separation should matter: {without} without, {with} with");
+}
+
+#[test]
+fn grid_neighbours_are_exactly_the_brute_force_set() {
+    let mut rng = Rng::new(77);
+    for layout in 0..6 {
+        let n = 50 + layout * 150;
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for k in 0..n {
+            let (x, y) = match layout % 3 {
+                0 => (rng.unit() as f32 * 500.0, rng.unit() as f32 * 300.0),
+                1 => (200.0 + rng.unit() as f32 * 20.0, 100.0 + rng.unit() as f32 * 20.0), // clustered
+                _ => ((k % 7) as f32 * 5.0, (k % 5) as f32 * 5.0),                         // coincident points, on cell edges
+            };
+            xs.push(x);
+            ys.push(y);
+        }
+        if layout == 5 {
+            xs.push(1.0e5); // one far straggler stretches the grid
+            ys.push(-3.0e4);
+        }
+        let radius = [16.0f32, 5.0, 10.0][layout % 3];
+        let mut g = NeighbourGrid::default();
+        g.build(&xs, &ys, radius);
+        for i in 0..xs.len() {
+            let mut got = Vec::new();
+            g.for_each_neighbour(i, xs[i], ys[i], radius, |j, dx, dy, d2| {
+                assert_eq!((dx, dy), (xs[i] - xs[j], ys[i] - ys[j]));
+                assert_eq!(d2, dx * dx + dy * dy);
+                got.push(j);
+            });
+            got.sort_unstable();
+            assert_eq!(got, brute_force(i, radius, &xs, &ys), "layout {layout}, agent {i}");
+        }
+    }
+}
+
+fn run_digests(threads: usize) -> Vec<(String, u64)> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| {
+        let mut s = sim("agents = 5000\nnodes = 12\ncursor = [[0.0, 0, 0], [3.0, 400, 300]]\nclicks = [[2.0], [3.5, 200, 200]]");
+        (0..4)
+            .map(|k| {
+                let f = s.frame(k * 60);
+                (s.digest().to_string(), f.digest())
+            })
+            .collect()
+    })
+}
+
+#[test]
+fn same_seed_same_state_on_any_thread_count() {
+    let one = run_digests(1);
+    assert_eq!(one, run_digests(1));
+    assert_eq!(one, run_digests(3));
+    assert!(one.windows(2).all(|w| w[0] != w[1]), "the flock moves");
+    assert!(one[3].0.contains("agents 5000"), "{}", one[3].0);
+}
+
+#[test]
+fn completion_events_carry_a_connected_destination() {
+    let mut s = sim("agents = 40\nnodes = 6\nwork_time = [0.2, 0.4]");
+    let w = s.world_mut();
+    w.advance_to(8.0);
+    assert!(!w.pulses.is_empty() || !w.packets.is_empty(), "in 8 s some work completes");
+    for p in &w.packets {
+        assert!(w.adjacency[p.from as usize].contains(&p.to), "packet {p:?} runs along an edge");
+    }
+}
