@@ -49,6 +49,11 @@ pub enum Command {
         #[command(subcommand)]
         action: GoldenCommand,
     },
+    /// Jelly-dice tools that need no GPU.
+    Dice {
+        #[command(subcommand)]
+        action: DiceCommand,
+    },
     /// Assemble a GIF from a folder of PNG frames with the encoder `render` uses.
     Gif {
         #[arg(value_name = "FRAMES_DIR")]
@@ -61,6 +66,63 @@ pub enum Command {
         #[arg(long)]
         no_dither: bool,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DiceCommand {
+    /// Roll many seeds, read every result from the physics, and report fairness (χ² over the
+    /// faces), settle times, cocked results, nudges and fence contacts.
+    Stats(DiceStatsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DiceStatsArgs {
+    /// Dice per roll.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=crate::scene::dice::MAX_DICE as i64))]
+    pub dice: u32,
+    /// Seeds to roll, both ends included: `1..100`, or one seed: `7`.
+    #[arg(long, value_name = "FIRST..LAST", default_value = "1..100", value_parser = parse_seed_range)]
+    pub seeds: (u64, u64),
+    /// Rolls in a row per seed (each throw continues the seed's random stream).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub rolls_per_seed: u32,
+    /// Firmness of every die, 0 (soft) to 100 (firm).
+    #[arg(long, default_value_t = 55.0, value_parser = parse_firmness)]
+    pub firmness: f64,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `1..100` (both ends included; `1..=100` too) or a single seed.
+pub fn parse_seed_range(s: &str) -> Result<(u64, u64), String> {
+    let num = |v: &str| v.trim().parse::<u64>().map_err(|_| format!("\"{v}\" is not a seed (a whole number ≥ 0)"));
+    let (a, b) = match s.split_once("..") {
+        Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
+        None => (num(s)?, num(s)?),
+    };
+    if b < a {
+        return Err(format!("seed range {a}..{b} is empty: the last seed comes before the first"));
+    }
+    if b - a >= 1_000_000 {
+        return Err(format!("{} seeds is too many (at most 1,000,000)", b as u128 - a as u128 + 1));
+    }
+    Ok((a, b))
+}
+
+/// Firmness 0..=100.
+pub fn parse_firmness(s: &str) -> Result<f64, String> {
+    let f: f64 = s.trim().parse().map_err(|_| format!("\"{s}\" is not a number"))?;
+    if !(0.0..=100.0).contains(&f) {
+        return Err(format!("firmness {f} is outside 0..100"));
+    }
+    Ok(f)
 }
 
 #[derive(Subcommand, Debug)]
@@ -221,5 +283,18 @@ mod tests {
         assert_eq!(parse_formats("gif").unwrap(), Formats(vec![Format::Gif]));
         assert_eq!(parse_formats("png, gif,png").unwrap(), Formats(vec![Format::Png, Format::Gif]));
         assert!(parse_formats("jpg").is_err());
+    }
+
+    #[test]
+    fn seed_ranges_and_firmness() {
+        assert_eq!(parse_seed_range("1..100").unwrap(), (1, 100));
+        assert_eq!(parse_seed_range("1..=100").unwrap(), (1, 100));
+        assert_eq!(parse_seed_range("7").unwrap(), (7, 7));
+        assert!(parse_seed_range("5..2").unwrap_err().contains("empty"));
+        assert!(parse_seed_range("a..b").is_err());
+        assert!(parse_seed_range("0..5000000").is_err());
+        assert_eq!(parse_firmness("55").unwrap(), 55.0);
+        assert!(parse_firmness("101").is_err());
+        assert!(parse_firmness("soft").is_err());
     }
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use clap::Parser;
 
-use simreel::cli::{self, Cli, Command, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs};
+use simreel::cli::{self, Cli, Command, DiceCommand, DiceStatsArgs, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs};
 use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
 use simreel::render::RenderError;
 use simreel::scene::{self, SceneError};
@@ -115,6 +115,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Adapters { backend } => adapters(backend.choice()),
         Command::Mesh { scene, output, frame } => mesh(&scene, &output, frame),
         Command::Golden { action } => golden(action),
+        Command::Dice { action: DiceCommand::Stats(args) } => dice_stats(&args),
         Command::Gif { frames_dir, output, fps, no_dither } => {
             if !(fps > 0.0 && fps <= 100.0) {
                 return Err(BadInput(format!("--fps {fps} is outside 0..100 (GIF delays are whole centiseconds)")).into());
@@ -125,6 +126,71 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+fn dice_stats(args: &DiceStatsArgs) -> anyhow::Result<()> {
+    use simreel::sim::dice::stats::{self, StudySpec};
+    let spec = StudySpec { dice: args.dice as usize, seeds: args.seeds, rolls_per_seed: args.rolls_per_seed, firmness: args.firmness };
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = args.threads {
+        pool = pool.num_threads(t as usize);
+    }
+    let pool = pool.build().context("starting worker threads")?;
+    let bar = if args.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(spec.rolls()) };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} rolling [{bar:30}] {pos}/{len} rolls, {elapsed} (eta {eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let started = std::time::Instant::now();
+    let study = pool.install(|| stats::run(&spec, &|| bar.inc(1)));
+    bar.finish_and_clear();
+    let elapsed = started.elapsed().as_secs_f64();
+    if args.json {
+        println!("{}", study.to_json());
+    } else {
+        print!("{}", stats_table(&study));
+    }
+    if !args.quiet {
+        eprintln!("finished in {elapsed:.1} s on {} threads", pool.current_num_threads());
+    }
+    Ok(())
+}
+
+/// The human-readable study summary.
+fn stats_table(study: &simreel::sim::dice::stats::Study) -> String {
+    use std::fmt::Write;
+    let s = &study.spec;
+    let mut o = String::new();
+    let dice = study.rolls.len() * s.dice;
+    let _ = writeln!(
+        o,
+        "{} dice, seeds {}..{}, {} rolls each: {} rolls, {} dice read, firmness {}",
+        s.dice,
+        s.seeds.0,
+        s.seeds.1,
+        s.rolls_per_seed,
+        study.rolls.len(),
+        dice,
+        s.firmness
+    );
+    let faces = study.face_counts().iter().enumerate().map(|(i, c)| format!("{}: {c}", i + 1)).collect::<Vec<_>>().join("  ");
+    let _ = writeln!(o, "faces           {faces}");
+    let chi = study.chi_square();
+    let verdict = if chi < 11.07 { "no sign of bias" } else { "biased at α = 0.05" };
+    let _ = writeln!(o, "chi-square      {chi:.2} (df 5, critical 11.07 at α = 0.05: {verdict})");
+    let st = study.settle_s();
+    let _ = writeln!(o, "settle (s)      median {:.2}, p95 {:.2}, max {:.2} (throw to first stillness)", st.median, st.p95, st.max);
+    let rs = study.result_s();
+    let _ = writeln!(o, "result (s)      median {:.2}, p95 {:.2}, max {:.2} (throw to final reading)", rs.median, rs.p95, rs.max);
+    let _ = writeln!(o, "cocked          {} rolls (lowest confidence {:.3}; threshold 0.86)", study.cocked(), study.lowest_confidence());
+    let _ = writeln!(o, "nudges          {}", study.nudges());
+    let _ = writeln!(o, "fence contacts  {} dice touched the fence", study.fence_contacts());
+    if study.unsettled() > 0 {
+        let _ =
+            writeln!(o, "unsettled       {} rolls still moving after {} s", study.unsettled(), simreel::sim::dice::world::MAX_ROLL_SECONDS);
+    }
+    o
 }
 
 fn validate(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {

@@ -4,6 +4,7 @@
 //! allocated.
 
 pub mod common;
+pub mod dice;
 pub mod error;
 pub mod flock;
 pub mod frames;

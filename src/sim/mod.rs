@@ -2,6 +2,7 @@
 //! from a scene, and the shared deterministic tools (seeded RNG, noise). Nothing here knows about
 //! the GPU: a simulation hands out [`FrameData`] and never fails; broken state is reported as data.
 
+pub mod dice;
 pub mod flock;
 pub mod noise;
 pub mod rng;

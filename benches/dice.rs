@@ -1,0 +1,31 @@
+//! One fixed step (1/120 s, 6 substeps) of the dice table: 3 and 5 dice in the middle of a roll
+//! (tumbling, colliding, touching the floor). Target: at most 100 µs for 5 dice.
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use simreel::sim::dice::world::Table;
+use simreel::sim::rng::Rng;
+
+fn rolling(n: usize) -> Table {
+    let mut t = Table::single(&vec![55.0; n], Rng::new(7));
+    t.throw(0);
+    // 1.6 s in: the dice are landing and tumbling
+    for _ in 0..192 {
+        t.step();
+    }
+    t
+}
+
+fn step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("dice_step");
+    group.sample_size(30);
+    for n in [3usize, 5] {
+        let base = rolling(n);
+        group.bench_with_input(BenchmarkId::new("dice", n), &n, |b, _| {
+            b.iter_batched_ref(|| base.clone(), |t| t.step(), criterion::BatchSize::SmallInput)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, step);
+criterion_main!(benches);

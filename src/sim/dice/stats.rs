@@ -1,0 +1,223 @@
+//! The fairness study behind `simreel dice stats`: many seeds, several rolls each, read from the
+//! physics exactly as a scene reads them, summarised the way the seed reported its 1,000 rolls
+//! (χ² over the faces, settle times, cocked results, nudges, fence contacts).
+//!
+//! Seeds run side by side in one [`Table`] (their dice filling the packs' lanes) and tables run on
+//! all cores; neither changes a single result, since a world's dice never see another world's.
+
+use rayon::prelude::*;
+
+use super::world::{COCKED, Phase, RollOutcome, Table, throw_stream};
+
+/// What to roll.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StudySpec {
+    pub dice: usize,
+    /// First and last seed, inclusive.
+    pub seeds: (u64, u64),
+    pub rolls_per_seed: u32,
+    pub firmness: f64,
+}
+
+impl StudySpec {
+    /// The seed's study: 3 dice, seeds 1–100, 10 rolls each, firmness 55.
+    pub fn seed_study() -> Self {
+        StudySpec { dice: 3, seeds: (1, 100), rolls_per_seed: 10, firmness: 55.0 }
+    }
+
+    pub fn rolls(&self) -> u64 {
+        (self.seeds.1 - self.seeds.0 + 1) * self.rolls_per_seed as u64
+    }
+}
+
+/// One roll of one seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Roll {
+    pub seed: u64,
+    pub index: u32,
+    pub outcome: RollOutcome,
+}
+
+impl Roll {
+    pub fn cocked(&self) -> bool {
+        self.outcome.readings.iter().any(|r| r.confidence < COCKED)
+    }
+}
+
+/// Median, 95th percentile (nearest rank) and maximum.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    pub median: f64,
+    pub p95: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(mut v: Vec<f64>) -> Self {
+        if v.is_empty() {
+            return Spread { median: 0.0, p95: 0.0, max: 0.0 };
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let rank = |p: f64| v[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let median = if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) };
+        Spread { median, p95: rank(0.95), max: v[n - 1] }
+    }
+}
+
+/// Every roll of a study, in seed and roll order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Study {
+    pub spec: StudySpec,
+    pub rolls: Vec<Roll>,
+}
+
+impl Study {
+    /// How often each face (1..=6) came up.
+    pub fn face_counts(&self) -> [u64; 6] {
+        let mut c = [0; 6];
+        for r in &self.rolls {
+            for d in &r.outcome.readings {
+                c[d.value as usize - 1] += 1;
+            }
+        }
+        c
+    }
+
+    /// Pearson's χ² against a fair die (5 degrees of freedom).
+    pub fn chi_square(&self) -> f64 {
+        let c = self.face_counts();
+        let e = c.iter().sum::<u64>() as f64 / 6.0;
+        if e == 0.0 {
+            return 0.0;
+        }
+        c.iter().map(|&o| (o as f64 - e).powi(2) / e).sum()
+    }
+
+    /// Rolls that ended with at least one die below the confidence threshold.
+    pub fn cocked(&self) -> usize {
+        self.rolls.iter().filter(|r| r.cocked()).count()
+    }
+
+    pub fn nudges(&self) -> u64 {
+        self.rolls.iter().map(|r| r.outcome.nudges as u64).sum()
+    }
+
+    /// Dice (summed over rolls) that touched the fence.
+    pub fn fence_contacts(&self) -> u64 {
+        self.rolls.iter().map(|r| r.outcome.fence_contacts as u64).sum()
+    }
+
+    /// Rolls still moving after the time limit.
+    pub fn unsettled(&self) -> usize {
+        self.rolls.iter().filter(|r| !r.outcome.settled).count()
+    }
+
+    /// Throw to the first time every die was still, as the seed measured it.
+    pub fn settle_s(&self) -> Spread {
+        Spread::of(self.rolls.iter().map(|r| r.outcome.first_settle_s).collect())
+    }
+
+    /// Throw to the final reading (after any nudges).
+    pub fn result_s(&self) -> Spread {
+        Spread::of(self.rolls.iter().map(|r| r.outcome.settle_s).collect())
+    }
+
+    /// Lowest confidence of any die in any roll.
+    pub fn lowest_confidence(&self) -> f64 {
+        self.rolls.iter().flat_map(|r| r.outcome.readings.iter().map(|d| d.confidence)).fold(1.0, f64::min)
+    }
+
+    /// The summary as one JSON object.
+    pub fn to_json(&self) -> serde_json::Value {
+        let s = self.settle_s();
+        let r = self.result_s();
+        serde_json::json!({
+            "dice": self.spec.dice,
+            "seeds": [self.spec.seeds.0, self.spec.seeds.1],
+            "rolls_per_seed": self.spec.rolls_per_seed,
+            "firmness": self.spec.firmness,
+            "rolls": self.rolls.len(),
+            "face_counts": self.face_counts(),
+            "chi_square": self.chi_square(),
+            "cocked": self.cocked(),
+            "nudges": self.nudges(),
+            "fence_contacts": self.fence_contacts(),
+            "unsettled": self.unsettled(),
+            "lowest_confidence": self.lowest_confidence(),
+            "settle_s": {"median": s.median, "p95": s.p95, "max": s.max},
+            "result_s": {"median": r.median, "p95": r.p95, "max": r.max},
+        })
+    }
+}
+
+/// Worlds per table: enough that their dice fill whole packs.
+fn worlds_per_table(dice: usize) -> usize {
+    let lanes = super::pack::LANES;
+    let lcm = dice * lanes / gcd(dice, lanes);
+    lcm / dice
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Runs the study on the current rayon pool; `progress` is told of every finished roll.
+pub fn run(spec: &StudySpec, progress: &(dyn Fn() + Sync)) -> Study {
+    let seeds: Vec<u64> = (spec.seeds.0..=spec.seeds.1).collect();
+    let per = worlds_per_table(spec.dice);
+    let groups: Vec<&[u64]> = seeds.chunks(per).collect();
+    let mut rolls: Vec<Roll> = groups.par_iter().flat_map_iter(|g| run_table(spec, g, progress)).collect();
+    rolls.sort_by_key(|r| (r.seed, r.index));
+    Study { spec: spec.clone(), rolls }
+}
+
+/// The rolls of a few seeds, stepped together.
+fn run_table(spec: &StudySpec, seeds: &[u64], progress: &(dyn Fn() + Sync)) -> Vec<Roll> {
+    let mut table = Table::new(seeds.iter().map(|&s| (vec![spec.firmness; spec.dice], throw_stream(s))).collect());
+    let mut done = vec![0u32; seeds.len()];
+    let mut out = Vec::with_capacity(seeds.len() * spec.rolls_per_seed as usize);
+    if spec.rolls_per_seed == 0 {
+        return out;
+    }
+    for w in 0..seeds.len() {
+        table.throw(w);
+    }
+    while done.iter().any(|&d| d < spec.rolls_per_seed) {
+        table.step();
+        for (w, seed) in seeds.iter().enumerate() {
+            let world = &table.worlds[w];
+            if done[w] < spec.rolls_per_seed && world.phase == Phase::Settled {
+                let outcome = world.outcome.clone().expect("a settled world has an outcome");
+                out.push(Roll { seed: *seed, index: done[w], outcome });
+                progress();
+                done[w] += 1;
+                if done[w] < spec.rolls_per_seed {
+                    table.throw(w);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_uses_nearest_rank() {
+        let s = Spread::of((1..=20).map(|i| i as f64).collect());
+        assert_eq!((s.median, s.p95, s.max), (10.5, 19.0, 20.0));
+        let s = Spread::of(vec![3.0, 1.0, 2.0]);
+        assert_eq!((s.median, s.p95, s.max), (2.0, 3.0, 3.0));
+    }
+
+    #[test]
+    fn packing_fills_lanes() {
+        assert_eq!(worlds_per_table(3), 4);
+        assert_eq!(worlds_per_table(2), 2);
+        assert_eq!(worlds_per_table(5), 4);
+        assert_eq!(worlds_per_table(4), 1);
+    }
+}

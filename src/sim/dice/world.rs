@@ -1,0 +1,694 @@
+//! The dice table: jelly dice on a floor inside an invisible circular fence, stepped at a fixed
+//! 1/120 s in 6 substeps; throws drawn from the seeded RNG (only the throw: the result is read from
+//! the physics); settling (every particle slower than 0.06 for 0.35 s); the top face read from each
+//! die's rotation; cocked dice nudged, at most three times.
+//!
+//! The seed's nudge (mostly upward, a random direction mixed in) could not free a die leaning on
+//! the fence or on another die: 18 of its 1,000 rolls ended cocked. Ours pushes toward the arena
+//! centre and away from the nearest die, lifts, and tips the die over its low edge, hard enough to
+//! topple it.
+//!
+//! A [`Table`] holds the dice of one or more independent [`World`]s in [`Pack`]s of four lanes;
+//! the worlds share nothing but the packs' arithmetic, so a world's dice move exactly as they would
+//! alone. A scene is one world; `simreel dice stats` packs several seeds side by side.
+
+use super::math::{M3, Quat, V3, add, cross, dot, invert3, mat_t_vec, mat_vec, norm, scale, sub};
+use super::model::{PARTICLES, SIZE, W_INV};
+use super::pack::{LANES, Pack, edge_compliance};
+use crate::sim::rng::Rng;
+use std::sync::LazyLock;
+
+/// Fixed step, and substeps per step (small-step XPBD).
+pub const STEP: f64 = 1.0 / 120.0;
+pub const SUBSTEPS: usize = 6;
+/// Radius of the invisible fence that keeps dice in frame.
+pub const ARENA_R: f64 = 3.0;
+pub const GRAVITY: f64 = 9.81;
+/// A die is still when every particle is slower than this …
+pub const SETTLE_SPEED: f64 = 0.06;
+/// … for this long.
+pub const SETTLE_TIME: f64 = 0.35;
+/// Below this "up" component the die is cocked: cos 30.7°, the seed's threshold.
+pub const COCKED: f64 = 0.86;
+pub const MAX_NUDGES: u32 = 3;
+/// A roll still moving after this long is read as it lies (reported as unsettled).
+pub const MAX_ROLL_SECONDS: f64 = 30.0;
+/// Jelly damping rate (1/s): wobble and rebound decay with a time constant of 1/6 s.
+pub const WOBBLE_DAMPING: f64 = 6.0;
+/// Rolling resistance (1/s) of a die touching the floor: its horizontal drift and its spin decay.
+pub const FLOOR_DRIFT_DAMPING: f64 = 1.5;
+pub const FLOOR_SPIN_DAMPING: f64 = 2.5;
+/// Floor friction: particles touching the floor keep still while the sideways slip is under this
+/// share of the penetration (static), and lose this share of it otherwise (kinetic).
+const STATIC_FRICTION: f64 = 0.9;
+const KINETIC_FRICTION: f64 = 0.6;
+const HALF: f64 = SIZE / 2.0;
+/// The 24 rotations of a cube (signed permutation matrices with determinant +1).
+///
+/// A die's particle lattice is not perfectly symmetric (five tetrahedra per cell cannot be split
+/// symmetrically under the cube's inversion), and in a 6,000-die study that anisotropy made the
+/// lattice's +X/+Y/+Z faces come up 51.9% of the time. So every throw also draws which rotation
+/// relates the pips to the lattice: whatever the lattice favours, it no longer favours a number.
+pub static CUBE_ROTATIONS: LazyLock<Vec<M3>> = LazyLock::new(|| {
+    let mut out = Vec::new();
+    for perm in [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [2, 1, 0], [1, 0, 2]] {
+        for signs in 0..8 {
+            let mut m = [[0.0; 3]; 3];
+            for (col, &row) in perm.iter().enumerate() {
+                m[row][col] = if signs >> col & 1 == 1 { -1.0 } else { 1.0 };
+            }
+            if det3(&m) > 0.0 {
+                out.push(m);
+            }
+        }
+    }
+    out
+});
+
+/// For each cube rotation S, the lattice particle under each pip-frame lattice point p: the point
+/// S·(p − centre) + centre.
+static LATTICE_MAPS: LazyLock<Vec<[u8; PARTICLES]>> = LazyLock::new(|| {
+    CUBE_ROTATIONS
+        .iter()
+        .map(|m| {
+            std::array::from_fn(|p| {
+                let c = [(p % 4) as f64 - 1.5, ((p / 4) % 4) as f64 - 1.5, (p / 16) as f64 - 1.5];
+                let l = mat_vec(m, c).map(|v| (v + 1.5).round() as usize);
+                super::model::index(l[0], l[1], l[2]) as u8
+            })
+        })
+        .collect()
+});
+
+fn det3(m: &M3) -> f64 {
+    dot(m[0], cross(m[1], m[2]))
+}
+
+fn mat_mul(a: &M3, b: &M3) -> M3 {
+    std::array::from_fn(|i| std::array::from_fn(|j| a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j]))
+}
+
+/// Inverse moment of inertia of a die about its centre: 64 particles of 1/64 on the 4 × 4 × 4
+/// lattice give I = 2·mean(x²) = 5/18 about every axis.
+const DIE_INV_INERTIA: f64 = 18.0 / 5.0;
+/// A settled die whose fastest particle gains this much speed (m/s) in one step was hit.
+const JOLT: f64 = 1.0;
+
+/// Face values for +X, −X, +Y, −Y, +Z, −Z (opposite faces sum to 7).
+pub const FACE_VALUE: [u8; 6] = [3, 4, 1, 6, 2, 5];
+
+/// The face that points up and how squarely: the seed's `topFace`. `r` is row-major with the die's
+/// local axes as columns, so `r[1][a]` is how far local axis `a` points up.
+pub fn top_face(r: &M3) -> (u8, f64) {
+    let (mut best, mut face) = (-2.0, 2);
+    for (a, &up) in r[1].iter().enumerate() {
+        if up > best {
+            best = up;
+            face = 2 * a;
+        }
+        if -up > best {
+            best = -up;
+            face = 2 * a + 1;
+        }
+    }
+    (FACE_VALUE[face], best)
+}
+
+/// Where a world's roll stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Before the first throw.
+    Idle,
+    Rolling,
+    /// All still; results read (possibly cocked, after the nudges ran out).
+    Settled,
+}
+
+/// What one die shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reading {
+    pub value: u8,
+    pub confidence: f64,
+}
+
+/// A grab in progress: particle `particle` of die `die` follows `target`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grab {
+    pub die: usize,
+    pub particle: usize,
+    pub target: V3,
+}
+
+/// Where a die lives: pack and lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub pack: usize,
+    pub lane: usize,
+}
+
+/// How a roll ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RollOutcome {
+    pub readings: Vec<Reading>,
+    /// Throw to the first moment every die was still (before any nudge), seconds: what the seed
+    /// measured as settle time.
+    pub first_settle_s: f64,
+    /// Throw to the final reading, seconds.
+    pub settle_s: f64,
+    pub nudges: u32,
+    /// Dice that touched the fence during the roll.
+    pub fence_contacts: u32,
+    /// Which dice touched another die during the roll.
+    pub die_contacts: Vec<bool>,
+    /// False when the roll hit [`MAX_ROLL_SECONDS`] still moving.
+    pub settled: bool,
+}
+
+/// One game: its dice (slots in the table's packs), its random stream and its roll state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct World {
+    pub slots: Vec<Slot>,
+    pub compliance: Vec<f64>,
+    /// Per die, which of the 24 cube rotations turns the pips' frame into the particle lattice's
+    /// (see [`CUBE_ROTATIONS`]).
+    pub frames: Vec<u8>,
+    pub phase: Phase,
+    pub roll_started: f64,
+    pub first_settle: Option<f64>,
+    pub quiet_for: f64,
+    pub nudges: u32,
+    pub total_nudges: u32,
+    pub readings: Vec<Reading>,
+    /// Results no longer match what the dice show (grabbed, or hit hard while not rolling).
+    pub stale: bool,
+    pub grab: Option<Grab>,
+    pub fence_touched: Vec<bool>,
+    /// Dice that touched another die during the current roll.
+    pub die_touched: Vec<bool>,
+    /// The last finished roll, once the world has settled.
+    pub outcome: Option<RollOutcome>,
+    pub rng: Rng,
+}
+
+/// Packs of dice and the worlds they belong to, stepped together.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub packs: Vec<Pack>,
+    pub worlds: Vec<World>,
+    pub time: f64,
+    pub steps: u64,
+}
+
+impl Table {
+    /// Worlds given as (firmness per die, random stream); their dice take consecutive lanes.
+    pub fn new(worlds: Vec<(Vec<f64>, Rng)>) -> Self {
+        let total: usize = worlds.iter().map(|w| w.0.len()).sum();
+        let mut packs = vec![Pack::default(); total.div_ceil(LANES)];
+        let mut next = 0;
+        let worlds = worlds
+            .into_iter()
+            .map(|(firmness, rng)| {
+                let n = firmness.len();
+                let slots: Vec<Slot> = (0..n).map(|i| Slot { pack: (next + i) / LANES, lane: (next + i) % LANES }).collect();
+                next += n;
+                let compliance: Vec<f64> = firmness.iter().map(|&f| edge_compliance(f)).collect();
+                for (i, s) in slots.iter().enumerate() {
+                    let pk = &mut packs[s.pack];
+                    pk.edge_compliance[s.lane] = compliance[i];
+                    pk.gravity[s.lane] = GRAVITY;
+                    // at rest in a row until the first throw
+                    let x = (i as f64 - (n as f64 - 1.0) / 2.0) * 1.4;
+                    pk.place(s.lane, [x, HALF, 0.0], [0.0, 0.0, 0.0, 1.0]);
+                }
+                World {
+                    slots,
+                    compliance,
+                    frames: vec![0; n],
+                    phase: Phase::Idle,
+                    roll_started: 0.0,
+                    first_settle: None,
+                    quiet_for: 0.0,
+                    nudges: 0,
+                    total_nudges: 0,
+                    readings: vec![Reading { value: 1, confidence: 1.0 }; n],
+                    stale: true,
+                    grab: None,
+                    fence_touched: vec![false; n],
+                    die_touched: vec![false; n],
+                    outcome: None,
+                    rng,
+                }
+            })
+            .collect();
+        Table { packs, worlds, time: 0.0, steps: 0 }
+    }
+
+    /// A table with one world.
+    pub fn single(firmness: &[f64], rng: Rng) -> Self {
+        Table::new(vec![(firmness.to_vec(), rng)])
+    }
+
+    /// Throws every die of world `w`: the only use of its random stream. Upward speed 6 + 2u, spin
+    /// about a random axis at 7 + 8u rad/s, flying toward a random target on the table.
+    pub fn throw(&mut self, w: usize) {
+        let world = &mut self.worlds[w];
+        let n = world.slots.len();
+        for i in 0..n {
+            let rng = &mut world.rng;
+            let ang = (i as f64 + 0.5) / n as f64 * std::f64::consts::TAU + rng.unit() * 0.6;
+            let start = [1.3 * ang.cos(), 1.8 + 0.4 * rng.unit(), 1.3 * ang.sin()];
+            let q = random_rotation(rng);
+            let vy = 6.0 + 2.0 * rng.unit();
+            let ta = rng.unit() * std::f64::consts::TAU;
+            let tr = 1.6 * rng.unit().sqrt();
+            let target = [tr * ta.cos(), 0.0, tr * ta.sin()];
+            let flight = 2.0 * vy / GRAVITY;
+            let lin = [(target[0] - start[0]) / flight, vy, (target[2] - start[2]) / flight];
+            let axis = random_unit(rng);
+            let spin = 7.0 + 8.0 * rng.unit();
+            world.frames[i] = rng.below(24) as u8;
+            let s = world.slots[i];
+            let pk = &mut self.packs[s.pack];
+            pk.place(s.lane, start, q);
+            set_rigid_velocity(pk, s.lane, lin, scale(axis, spin));
+        }
+        world.release_grab(&mut self.packs);
+        world.phase = Phase::Rolling;
+        world.roll_started = self.time;
+        world.first_settle = None;
+        world.quiet_for = 0.0;
+        world.nudges = 0;
+        world.stale = true;
+        world.outcome = None;
+        world.fence_touched = vec![false; n];
+        world.die_touched = vec![false; n];
+    }
+
+    /// Grabs particle `particle` of die `die` in world `w`; it then follows `target` (updated with
+    /// [`Table::drag`]) until [`Table::release`].
+    pub fn grab(&mut self, w: usize, die: usize, particle: usize) {
+        let world = &mut self.worlds[w];
+        world.release_grab(&mut self.packs);
+        let s = world.slots[die];
+        let target = self.packs[s.pack].x_of(s.lane, particle);
+        world.grab = Some(Grab { die, particle, target });
+        world.stale = true;
+    }
+
+    pub fn drag(&mut self, w: usize, target: V3) {
+        if let Some(g) = &mut self.worlds[w].grab {
+            g.target = target;
+        }
+    }
+
+    pub fn release(&mut self, w: usize) {
+        self.worlds[w].release_grab(&mut self.packs);
+    }
+
+    /// Positions of die `die` of world `w`, indexed in the pips' frame (lattice point i + 4j + 16k
+    /// along the die's face axes): the control points of its Bézier volume.
+    pub fn particles(&self, w: usize, die: usize) -> [V3; PARTICLES] {
+        let world = &self.worlds[w];
+        let s = world.slots[die];
+        std::array::from_fn(|p| self.packs[s.pack].x_of(s.lane, world.particle_at(die, p)))
+    }
+
+    /// Orientation of the die's pips and its centre.
+    pub fn pose(&self, w: usize, die: usize) -> (M3, V3) {
+        let world = &self.worlds[w];
+        let s = world.slots[die];
+        (world.pip_rotation(&self.packs, die), self.packs[s.pack].centroid[s.lane])
+    }
+
+    /// One fixed step (1/120 s) of every world.
+    pub fn step(&mut self) {
+        let h = STEP / SUBSTEPS as f64;
+        let speeds_before: Vec<Vec<f64>> =
+            self.worlds.iter().map(|w| w.slots.iter().map(|s| max_speed(&self.packs[s.pack], s.lane)).collect()).collect();
+        let mut on_floor: Vec<Vec<bool>> = self.worlds.iter().map(|w| vec![false; w.slots.len()]).collect();
+        for _ in 0..SUBSTEPS {
+            for w in &self.worlds {
+                if let Some(g) = w.grab {
+                    let s = w.slots[g.die];
+                    let pk = &mut self.packs[s.pack];
+                    pk.w[g.particle][s.lane] = 0.0;
+                    pk.set_x(s.lane, g.particle, g.target);
+                }
+            }
+            for pk in &mut self.packs {
+                pk.solve(h);
+            }
+            for (w, floor) in self.worlds.iter_mut().zip(&mut on_floor) {
+                w.collide_dice(&mut self.packs);
+                for (i, s) in w.slots.iter().enumerate() {
+                    let (f, fence) = floor_and_fence(&mut self.packs[s.pack], s.lane);
+                    floor[i] |= f;
+                    w.fence_touched[i] |= fence;
+                }
+            }
+            for pk in &mut self.packs {
+                pk.enforce_limits();
+                pk.update_velocities(h);
+            }
+        }
+        let share = |rate: f64| 1.0 - (-rate * STEP).exp();
+        let (wobble, drift, spin) = (share(WOBBLE_DAMPING), share(FLOOR_DRIFT_DAMPING), share(FLOOR_SPIN_DAMPING));
+        for (w, floor) in self.worlds.iter().zip(&on_floor) {
+            for (s, &f) in w.slots.iter().zip(floor) {
+                if f {
+                    damp(&mut self.packs[s.pack], s.lane, wobble, drift, spin);
+                } else {
+                    damp(&mut self.packs[s.pack], s.lane, wobble, 0.0, 0.0);
+                }
+            }
+        }
+        self.time += STEP;
+        self.steps += 1;
+        for (w, before) in self.worlds.iter_mut().zip(&speeds_before) {
+            w.after_step(&mut self.packs, before, self.time);
+        }
+    }
+}
+
+impl World {
+    fn release_grab(&mut self, packs: &mut [Pack]) {
+        if let Some(g) = self.grab.take() {
+            let s = self.slots[g.die];
+            packs[s.pack].w[g.particle][s.lane] = W_INV;
+        }
+    }
+
+    fn speeds(&self, packs: &[Pack]) -> impl Iterator<Item = f64> {
+        self.slots.iter().map(move |s| max_speed(&packs[s.pack], s.lane))
+    }
+
+    fn after_step(&mut self, packs: &mut [Pack], speeds_before: &[f64], time: f64) {
+        // a settled die jolted hard (hit by another, knocked) no longer shows what was read
+        if self.phase == Phase::Settled && self.speeds(packs).zip(speeds_before).any(|(now, &b)| now > b + JOLT) {
+            self.stale = true;
+        }
+        if self.grab.is_some() {
+            self.quiet_for = 0.0;
+            return;
+        }
+        let fastest = self.speeds(packs).fold(0.0, f64::max);
+        if fastest < SETTLE_SPEED {
+            self.quiet_for += STEP;
+        } else {
+            self.quiet_for = 0.0;
+            if self.phase == Phase::Settled && self.stale {
+                self.phase = Phase::Rolling;
+            }
+        }
+        let timed_out = self.phase == Phase::Rolling && time - self.roll_started >= MAX_ROLL_SECONDS;
+        if self.phase == Phase::Rolling && (self.quiet_for >= SETTLE_TIME || timed_out) {
+            self.on_settled(packs, time, !timed_out);
+        }
+        if self.phase == Phase::Settled && self.stale && self.quiet_for >= SETTLE_TIME {
+            self.read(packs);
+        }
+    }
+
+    fn read(&mut self, packs: &[Pack]) {
+        self.readings = (0..self.slots.len())
+            .map(|i| top_face(&self.pip_rotation(packs, i)))
+            .map(|(value, confidence)| Reading { value, confidence })
+            .collect();
+        self.stale = false;
+    }
+
+    /// Orientation of die `i`'s pips: the lattice's rotation R times the die's frame.
+    pub fn pip_rotation(&self, packs: &[Pack], i: usize) -> M3 {
+        let s = self.slots[i];
+        mat_mul(&packs[s.pack].r[s.lane], &CUBE_ROTATIONS[self.frames[i] as usize])
+    }
+
+    /// The lattice particle at pip-frame lattice point `p` of die `i`.
+    pub fn particle_at(&self, i: usize, p: usize) -> usize {
+        LATTICE_MAPS[self.frames[i] as usize][p] as usize
+    }
+
+    fn on_settled(&mut self, packs: &mut [Pack], time: f64, settled: bool) {
+        let first = *self.first_settle.get_or_insert(time - self.roll_started);
+        self.read(packs);
+        let cocked: Vec<usize> = (0..self.slots.len()).filter(|&i| self.readings[i].confidence < COCKED).collect();
+        if settled && !cocked.is_empty() && self.nudges < MAX_NUDGES {
+            for i in cocked {
+                self.nudge(packs, i);
+            }
+            self.nudges += 1;
+            self.total_nudges += 1;
+            self.quiet_for = 0.0;
+            self.stale = true;
+            return;
+        }
+        self.phase = Phase::Settled;
+        self.outcome = Some(RollOutcome {
+            readings: self.readings.clone(),
+            first_settle_s: first,
+            settle_s: time - self.roll_started,
+            nudges: self.nudges,
+            fence_contacts: self.fence_touched.iter().filter(|&&t| t).count() as u32,
+            die_contacts: self.die_touched.clone(),
+            settled,
+        });
+    }
+
+    /// Frees cocked die `i`: away from the fence (toward the centre) and from its nearest
+    /// neighbour, up, and tipped over the edge it leans on.
+    pub fn nudge(&mut self, packs: &mut [Pack], i: usize) {
+        let si = self.slots[i];
+        let c = packs[si.pack].centroid[si.lane];
+        let mut away = [-c[0], 0.0, -c[2]];
+        let mut nearest = (f64::INFINITY, [0.0; 3]);
+        for (j, s) in self.slots.iter().enumerate() {
+            if j != i {
+                let d = sub(c, packs[s.pack].centroid[s.lane]);
+                let dist = norm([d[0], 0.0, d[2]]);
+                if dist < nearest.0 {
+                    nearest = (dist, [d[0], 0.0, d[2]]);
+                }
+            }
+        }
+        if nearest.0 < 2.0 * SIZE {
+            away = add(away, scale(nearest.1, 2.0 / nearest.0.max(1e-6)));
+        }
+        let len = norm(away);
+        let dir = if len > 1e-6 { scale(away, 1.0 / len) } else { random_horizontal(&mut self.rng) };
+        // tip about the horizontal axis that turns the most-upward face toward vertical
+        let r = &packs[si.pack].r[si.lane];
+        let up_axis = (0..3).max_by(|&a, &b| r[1][a].abs().total_cmp(&r[1][b].abs())).unwrap_or(1);
+        let axis_world = [r[0][up_axis], r[1][up_axis], r[2][up_axis]];
+        let sign = if axis_world[1] >= 0.0 { 1.0 } else { -1.0 };
+        let tilt = cross(scale(axis_world, sign), [0.0, 1.0, 0.0]);
+        let tl = norm(tilt);
+        let spin = if tl > 1e-6 { scale(tilt, 5.0 / tl) } else { scale(cross(dir, [0.0, 1.0, 0.0]), 5.0) };
+        let jitter = 0.8 + 0.4 * self.rng.unit();
+        let lin = add(scale(dir, 1.4 * jitter), [0.0, 2.6 * jitter, 0.0]);
+        add_rigid_velocity(&mut packs[si.pack], si.lane, lin, spin);
+    }
+
+    /// Die–die contact: every particle of one die inside another die's best-fit box is pushed out
+    /// through the nearest face, and the other die, taken as a rigid body at that moment (mass 1,
+    /// the lattice's inertia), takes the equal and opposite push at the contact point: a shift
+    /// and a turn, so momentum and angular momentum are both kept.
+    fn collide_dice(&mut self, packs: &mut [Pack]) {
+        let n = self.slots.len();
+        for a in 0..n {
+            for b in 0..n {
+                if a == b {
+                    continue;
+                }
+                let (sa, sb) = (self.slots[a], self.slots[b]);
+                let (cb, rb) = (packs[sb.pack].centroid[sb.lane], packs[sb.pack].r[sb.lane]);
+                // bounding spheres (half diagonal, plus stretch room)
+                if norm(sub(packs[sa.pack].centroid[sa.lane], cb)) > 2.2 * SIZE {
+                    continue;
+                }
+                let (mut shift, mut turn) = ([0.0; 3], [0.0; 3]);
+                let pa = &mut packs[sa.pack];
+                for p in 0..PARTICLES {
+                    let wp = pa.w[p][sa.lane];
+                    if wp == 0.0 {
+                        continue;
+                    }
+                    let x = pa.x_of(sa.lane, p);
+                    let local = mat_t_vec(&rb, sub(x, cb));
+                    let depth: [f64; 3] = std::array::from_fn(|k| HALF - local[k].abs());
+                    if depth.iter().any(|&d| d <= 0.0) {
+                        continue;
+                    }
+                    let k = (0..3).min_by(|&i, &j| depth[i].total_cmp(&depth[j])).unwrap_or(0);
+                    let mut n_local = [0.0; 3];
+                    n_local[k] = if local[k] >= 0.0 { 1.0 } else { -1.0 };
+                    let normal = mat_vec(&rb, n_local);
+                    // contact point on b's surface, and b's inverse mass there along the normal
+                    let contact = add(x, scale(normal, depth[k]));
+                    let arm = cross(sub(contact, cb), normal);
+                    let wb = 1.0 + DIE_INV_INERTIA * dot(arm, arm);
+                    let lambda = depth[k] / (wp + wb);
+                    pa.set_x(sa.lane, p, add(x, scale(normal, lambda * wp)));
+                    shift = sub(shift, scale(normal, lambda));
+                    turn = sub(turn, scale(arm, lambda * DIE_INV_INERTIA));
+                }
+                if shift != [0.0; 3] {
+                    self.die_touched[a] = true;
+                    self.die_touched[b] = true;
+                    let pb = &mut packs[sb.pack];
+                    for p in 0..PARTICLES {
+                        if pb.w[p][sb.lane] > 0.0 {
+                            let x = pb.x_of(sb.lane, p);
+                            pb.set_x(sb.lane, p, add(x, add(shift, cross(turn, sub(x, cb)))));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Largest particle speed of a die.
+pub fn max_speed(pk: &Pack, lane: usize) -> f64 {
+    (0..PARTICLES).map(|p| dot(pk.v_of(lane, p), pk.v_of(lane, p))).fold(0.0, f64::max).sqrt()
+}
+
+fn center(pk: &Pack, lane: usize) -> V3 {
+    let mut c = [0.0; 3];
+    for p in 0..PARTICLES {
+        c = add(c, pk.x_of(lane, p));
+    }
+    scale(c, 1.0 / PARTICLES as f64)
+}
+
+/// Gives every particle the velocity of a rigid motion: `lin` plus `ang` × (x − centroid).
+pub fn set_rigid_velocity(pk: &mut Pack, lane: usize, lin: V3, ang: V3) {
+    let c = pk.centroid[lane];
+    for p in 0..PARTICLES {
+        let v = add(lin, cross(ang, sub(pk.x_of(lane, p), c)));
+        pk.set_v(lane, p, v);
+    }
+}
+
+fn add_rigid_velocity(pk: &mut Pack, lane: usize, lin: V3, ang: V3) {
+    let c = pk.centroid[lane];
+    for p in 0..PARTICLES {
+        let v = add(pk.v_of(lane, p), add(lin, cross(ang, sub(pk.x_of(lane, p), c))));
+        pk.set_v(lane, p, v);
+    }
+}
+
+/// The die's rigid motion: centre velocity and angular velocity (from the angular momentum about
+/// the centre).
+pub fn rigid_motion(pk: &Pack, lane: usize) -> (V3, V3, V3) {
+    let m = 1.0 / PARTICLES as f64;
+    let c = center(pk, lane);
+    let mut vc = [0.0; 3];
+    for p in 0..PARTICLES {
+        vc = add(vc, pk.v_of(lane, p));
+    }
+    vc = scale(vc, m);
+    let mut l = [0.0; 3];
+    let mut inertia = [[0.0; 3]; 3];
+    for p in 0..PARTICLES {
+        let r = sub(pk.x_of(lane, p), c);
+        l = add(l, scale(cross(r, sub(pk.v_of(lane, p), vc)), m));
+        let rr = dot(r, r);
+        for (i, row) in inertia.iter_mut().enumerate() {
+            for (j, e) in row.iter_mut().enumerate() {
+                *e += m * ((if i == j { rr } else { 0.0 }) - r[i] * r[j]);
+            }
+        }
+    }
+    let omega = invert3(&inertia).map_or([0.0; 3], |inv| mat_vec(&inv, l));
+    (c, vc, omega)
+}
+
+/// Damping of one step: the wobble (each particle's velocity off the die's rigid motion) loses
+/// share `wobble`; on the floor, the horizontal drift loses `drift` and the spin `spin` (rolling
+/// resistance of a squashy die).
+fn damp(pk: &mut Pack, lane: usize, wobble: f64, drift: f64, spin: f64) {
+    let (c, vc, omega) = rigid_motion(pk, lane);
+    let (lin_loss, ang_loss) = ([vc[0] * drift, 0.0, vc[2] * drift], scale(omega, spin));
+    for p in 0..PARTICLES {
+        if pk.w[p][lane] == 0.0 {
+            continue;
+        }
+        let r = sub(pk.x_of(lane, p), c);
+        let rigid = add(vc, cross(omega, r));
+        let v0 = pk.v_of(lane, p);
+        let v = add(v0, scale(sub(rigid, v0), wobble));
+        pk.set_v(lane, p, sub(sub(v, lin_loss), cross(ang_loss, r)));
+    }
+}
+
+/// Floor at y = 0 with friction, and the circular fence. Returns whether the floor and the fence
+/// were touched.
+fn floor_and_fence(pk: &mut Pack, lane: usize) -> (bool, bool) {
+    let (mut floor, mut fence) = (false, false);
+    for p in 0..PARTICLES {
+        if pk.w[p][lane] == 0.0 {
+            continue;
+        }
+        let mut x = pk.x_of(lane, p);
+        let prev = pk.prev_of(lane, p);
+        let mut moved = false;
+        if x[1] < 0.0 {
+            floor = true;
+            moved = true;
+            let pen = -x[1];
+            x[1] = 0.0;
+            let slip = [x[0] - prev[0], 0.0, x[2] - prev[2]];
+            let s = norm(slip);
+            if s < STATIC_FRICTION * pen {
+                x[0] = prev[0];
+                x[2] = prev[2];
+            } else if s > 0.0 {
+                let k = (KINETIC_FRICTION * pen / s).min(1.0);
+                x[0] -= slip[0] * k;
+                x[2] -= slip[2] * k;
+            }
+        }
+        let r = (x[0] * x[0] + x[2] * x[2]).sqrt();
+        if r > ARENA_R {
+            x[0] *= ARENA_R / r;
+            x[2] *= ARENA_R / r;
+            fence = true;
+            moved = true;
+        }
+        if moved {
+            pk.set_x(lane, p, x);
+        }
+    }
+    (floor, fence)
+}
+
+fn random_unit(rng: &mut Rng) -> V3 {
+    // uniform on the sphere
+    let z = 2.0 * rng.unit() - 1.0;
+    let a = rng.unit() * std::f64::consts::TAU;
+    let s = (1.0 - z * z).max(0.0).sqrt();
+    [s * a.cos(), s * a.sin(), z]
+}
+
+fn random_horizontal(rng: &mut Rng) -> V3 {
+    let a = rng.unit() * std::f64::consts::TAU;
+    [a.cos(), 0.0, a.sin()]
+}
+
+/// A uniformly random rotation (Shoemake's method).
+pub fn random_rotation(rng: &mut Rng) -> Quat {
+    let (u1, u2, u3) = (rng.unit(), rng.unit() * std::f64::consts::TAU, rng.unit() * std::f64::consts::TAU);
+    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+    [a * u2.sin(), a * u2.cos(), b * u3.sin(), b * u3.cos()]
+}
+
+/// The random stream a dice game with scene seed `seed` throws with (scenes and `dice stats` share
+/// it, so a study's seed replays as a scene).
+pub fn throw_stream(seed: u64) -> Rng {
+    Rng::stream(seed, "dice.throws")
+}
+
+/// Cube corner `corner` (each 0 or 1 along x, y, z) as a particle index.
+pub fn corner_particle(corner: [usize; 3]) -> usize {
+    super::model::index(corner[0] * 3, corner[1] * 3, corner[2] * 3)
+}

@@ -1,0 +1,57 @@
+//! `simreel dice stats`: the 1,000-roll study the dice issue asks to beat, run end to end.
+
+mod common;
+use common::simreel;
+
+fn json_number(v: &serde_json::Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or_else(|| panic!("key {key} missing or not a number in {v}"))
+}
+
+#[test]
+fn thousand_roll_study_is_fair_and_never_cocked() {
+    let out = simreel()
+        .args(["dice", "stats", "--dice", "3", "--seeds", "1..100", "--rolls-per-seed", "10", "--json", "--quiet"])
+        .output()
+        .expect("run simreel dice stats");
+    assert!(out.status.success(), "dice stats failed: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    let faces: Vec<u64> = v["face_counts"].as_array().expect("face_counts array").iter().map(|c| c.as_u64().expect("count")).collect();
+    assert_eq!(faces.len(), 6);
+    assert_eq!(faces.iter().sum::<u64>(), 3000, "3 dice × 1,000 rolls are read");
+    assert_eq!(json_number(&v, "rolls"), 1000.0);
+    // Recompute χ² from the counts so the reported statistic is checked, not trusted.
+    let chi: f64 = faces.iter().map(|&c| (c as f64 - 500.0).powi(2) / 500.0).sum();
+    assert!((chi - json_number(&v, "chi_square")).abs() < 1e-9, "chi_square disagrees with the face counts");
+    assert!(chi < 11.07, "χ² = {chi:.2}: biased at α = 0.05 ({faces:?})");
+    assert_eq!(json_number(&v, "cocked"), 0.0, "a roll ended with a cocked die");
+    let settle = &v["settle_s"];
+    let (median, p95, max) = (json_number(settle, "median"), json_number(settle, "p95"), json_number(settle, "max"));
+    assert!(0.5 < median && median <= p95 && p95 <= max && max < 30.0, "settle times out of order: {settle}");
+    assert!(json_number(&v, "nudges") >= 0.0);
+    assert!(json_number(&v, "fence_contacts") > 0.0, "no die ever touched the fence in 1,000 rolls?");
+}
+
+#[test]
+fn human_table_names_every_figure() {
+    let out = simreel().args(["dice", "stats", "--dice", "2", "--seeds", "5", "--rolls-per-seed", "2", "--quiet"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for word in ["faces", "chi-square", "settle (s)", "cocked", "nudges", "fence contacts"] {
+        assert!(text.contains(word), "table lacks {word:?}:\n{text}");
+    }
+}
+
+#[test]
+fn bad_study_arguments_exit_with_code_2() {
+    for args in [
+        &["dice", "stats", "--dice", "0"][..],
+        &["dice", "stats", "--dice", "99"],
+        &["dice", "stats", "--seeds", "9..3"],
+        &["dice", "stats", "--seeds", "x"],
+        &["dice", "stats", "--firmness", "120"],
+        &["dice", "stats", "--rolls-per-seed", "0"],
+    ] {
+        let out = simreel().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
