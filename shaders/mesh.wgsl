@@ -17,7 +17,7 @@ struct VsIn {
     @location(8) n1: vec4<f32>,
     @location(9) n2: vec4<f32>,
     @location(10) tint: vec4<f32>,
-    // x: roughness, y: specular
+    // x: roughness, y: specular, z: rim (translucent bodies), w: 1 if it receives shadows
     @location(11) surface: vec4<f32>,
 };
 
@@ -91,15 +91,34 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     let v = normalize(frame.eye.xyz - in.world);
     let base = in.color.rgb;
     let ndl = max(dot(n, l), 0.0);
-    let vis = sun_visibility(in.world, n, in.clip.xy);
+    var vis = 1.0;
+    if (in.surface.w > 0.5) {
+        vis = sun_visibility(in.world, n, in.clip.xy);
+    }
     let hemi = mix(frame.ground.rgb, frame.sky.rgb, n.y * 0.5 + 0.5);
     let roughness = clamp(in.surface.x, 0.02, 1.0);
     let shininess = 2.0 / (roughness * roughness * roughness * roughness) - 2.0;
     let h = normalize(l + v);
     let spec = in.surface.y * (shininess + 8.0) / 25.13274 * pow(max(dot(n, h), 0.0), shininess);
-    var color = base * hemi + (base / 3.14159265 + vec3<f32>(spec)) * frame.sun.rgb * ndl * vis;
+    var alpha = in.color.a;
+    var color = base * hemi + base / 3.14159265 * frame.sun.rgb * ndl * vis;
+    var highlight = vec3<f32>(spec) * frame.sun.rgb * ndl * vis;
+    let rim = in.surface.z;
+    if (rim > 0.0 && alpha < 1.0) {
+        // jelly and glass turn opaque and reflective at grazing angles (Schlick's Fresnel shape);
+        // inner faces, seen through the body, take the light that passed through it
+        let fresnel = pow(1.0 - abs(dot(n, v)), 4.0);
+        alpha = mix(alpha, 1.0, fresnel * rim);
+        highlight = highlight + frame.sky.rgb * fresnel * rim * 0.6;
+        if (!front) {
+            color = base * (hemi + frame.sun.rgb * 0.25);
+            highlight = vec3<f32>(0.0);
+        }
+    }
+    // the target blends by alpha; a highlight is reflected light and must not be dimmed by it
+    color = color + highlight / max(alpha, 0.05);
     let dist = length(frame.eye.xyz - in.world);
     let fog = 1.0 - exp(-frame.fog.w * dist);
     color = mix(color, frame.fog.rgb, fog);
-    return vec4<f32>(color, in.color.a);
+    return vec4<f32>(color, alpha);
 }

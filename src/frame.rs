@@ -31,6 +31,28 @@ pub struct Canvas2d {
     pub static_layer: Option<StaticLayer>,
     /// Shapes of this frame, drawn in order over the static layer.
     pub shapes: Vec<Shape2d>,
+    /// Text drawn over the shapes.
+    pub texts: Vec<Text2d>,
+}
+
+/// Where a text's anchor point sits on its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Center,
+    Right,
+}
+
+/// One line of text in the bundled font (DejaVu Sans Bold). `at` is the anchor on the baseline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Text2d {
+    pub at: [f32; 2],
+    /// Em size in canvas units.
+    pub size: f32,
+    pub align: Align,
+    /// Linear RGB, straight alpha.
+    pub color: [f32; 4],
+    pub text: String,
 }
 
 #[derive(Clone, Debug)]
@@ -163,11 +185,92 @@ pub struct Material {
     /// Strength of the specular highlight.
     pub specular: f32,
     pub casts_shadow: bool,
+    /// Translucent meshes are drawn after opaque ones, farthest first, each in two passes (back
+    /// faces, then front faces) so a closed body shows what is inside it; `rim` (0–1) makes
+    /// grazing angles more opaque, as a Fresnel term does on jelly or glass.
+    pub translucent: bool,
+    pub rim: f32,
+    /// Whether the sun's shadow map darkens this mesh (off for things inside a translucent body,
+    /// which would otherwise sit in the body's own shadow).
+    pub receives_shadow: bool,
 }
 
 impl Default for Material {
     fn default() -> Self {
-        Material { tint: [1.0; 4], roughness: 0.8, specular: 0.1, casts_shadow: true }
+        Material { tint: [1.0; 4], roughness: 0.8, specular: 0.1, casts_shadow: true, translucent: false, rim: 0.0, receives_shadow: true }
+    }
+}
+
+/// Bends a mesh through a tricubic Bézier volume: a vertex at (u, v, w) in the unit cube moves to
+/// Σ Bᵢ(u)·Bⱼ(v)·Bₖ(w)·P[i + 4j + 16k] (Bernstein polynomials of degree 3), and its normal follows
+/// the volume's Jacobian. Control points are in the instance's model space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BezierVolume {
+    pub control: Arc<[[f32; 3]; 64]>,
+}
+
+impl BezierVolume {
+    /// Control points spaced evenly over the box `lo`..`hi`: the identity deformation of that box.
+    pub fn affine_box(lo: [f32; 3], hi: [f32; 3]) -> Self {
+        let control = std::array::from_fn(|p| {
+            let idx = [p % 4, (p / 4) % 4, p / 16];
+            std::array::from_fn(|a| lo[a] + (hi[a] - lo[a]) * idx[a] as f32 / 3.0)
+        });
+        BezierVolume { control: Arc::new(control) }
+    }
+
+    /// Cubic Bernstein weights at `t` and their derivatives.
+    pub fn basis(t: f32) -> ([f32; 4], [f32; 4]) {
+        let s = 1.0 - t;
+        (
+            [s * s * s, 3.0 * t * s * s, 3.0 * t * t * s, t * t * t],
+            [-3.0 * s * s, 3.0 * s * s - 6.0 * t * s, 6.0 * t * s - 3.0 * t * t, 3.0 * t * t],
+        )
+    }
+
+    /// The deformed position and (unit) normal of a vertex at `uvw` with rest normal `n`.
+    pub fn apply(&self, uvw: [f32; 3], n: [f32; 3]) -> ([f32; 3], [f32; 3]) {
+        let (bu, du) = Self::basis(uvw[0]);
+        let (bv, dv) = Self::basis(uvw[1]);
+        let (bw, dw) = Self::basis(uvw[2]);
+        let mut p = [0.0f32; 3];
+        let mut ju = [0.0f32; 3];
+        let mut jv = [0.0f32; 3];
+        let mut jw = [0.0f32; 3];
+        for k in 0..4 {
+            for j in 0..4 {
+                for i in 0..4 {
+                    let c = self.control[i + 4 * j + 16 * k];
+                    let (w, wu, wv, ww) = (bu[i] * bv[j] * bw[k], du[i] * bv[j] * bw[k], bu[i] * dv[j] * bw[k], bu[i] * bv[j] * dw[k]);
+                    for a in 0..3 {
+                        p[a] += w * c[a];
+                        ju[a] += wu * c[a];
+                        jv[a] += wv * c[a];
+                        jw[a] += ww * c[a];
+                    }
+                }
+            }
+        }
+        // cofactor matrix (det J · J^-T): its columns are jv×jw, jw×ju, ju×jv
+        let cross = |a: [f32; 3], b: [f32; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+        let (c0, c1, c2) = (cross(jv, jw), cross(jw, ju), cross(ju, jv));
+        let m: [f32; 3] = std::array::from_fn(|a| c0[a] * n[0] + c1[a] * n[1] + c2[a] * n[2]);
+        let len = (m[0] * m[0] + m[1] * m[1] + m[2] * m[2]).sqrt();
+        let m = if len > 0.0 { m.map(|x| x / len) } else { n };
+        (p, m)
+    }
+
+    /// Bounds of the control points, which contain the deformed unit cube.
+    pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for c in self.control.iter() {
+            for a in 0..3 {
+                lo[a] = lo[a].min(c[a]);
+                hi[a] = hi[a].max(c[a]);
+            }
+        }
+        (lo, hi)
     }
 }
 
@@ -178,9 +281,22 @@ pub struct MeshInstance {
     /// Column-major 4×4 model matrix.
     pub transform: [[f32; 4]; 4],
     pub material: Material,
+    /// Bends the mesh (whose positions are then in the unit cube) before `transform` applies.
+    pub deform: Option<BezierVolume>,
 }
 
 pub const IDENTITY: [[f32; 4]; 4] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
+
+impl Text2d {
+    /// Feeds the text, its place and look into `h`.
+    pub fn hash_into(&self, h: &mut Fnv) {
+        h.f32s(&self.at);
+        h.f32s(&[self.size, self.align as u8 as f32]);
+        h.f32s(&self.color);
+        h.bytes(self.text.as_bytes());
+        h.bytes(&[0]);
+    }
+}
 
 impl Shape2d {
     /// Feeds every number of the shape into `h`.
@@ -211,6 +327,17 @@ impl Shape2d {
             }
         }
     }
+}
+
+/// The sRGB transfer function: encoded 0..1 → linear light.
+pub fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
+/// Linear light → sRGB-encoded 0..1 (clamped).
+pub fn linear_to_srgb(c: f32) -> f32 {
+    let c = c.clamp(0.0, 1.0);
+    if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
 }
 
 /// FNV-1a, 64 bits, over bytes: a hash that is the same on every machine and every run.
@@ -279,6 +406,10 @@ impl FrameData {
             }
             h.f32s(&m.material.tint);
             h.f32s(&[m.material.roughness, m.material.specular, m.material.casts_shadow as u8 as f32]);
+            h.f32s(&[m.material.translucent as u8 as f32, m.material.rim, m.material.receives_shadow as u8 as f32]);
+            if let Some(d) = &m.deform {
+                h.f32s(d.control.as_flattened());
+            }
         }
         if let Some(c) = &self.canvas {
             h.f32s(&c.size);
@@ -287,6 +418,9 @@ impl FrameData {
             }
             for s in &c.shapes {
                 s.hash_into(&mut h);
+            }
+            for t in &c.texts {
+                t.hash_into(&mut h);
             }
         }
         h.finish()

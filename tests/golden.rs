@@ -58,6 +58,9 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
         ("one_agent_missing", "flock", "agents = 30", "agents = 29", true),
         ("second_click_later", "flock", "clicks = [[6.5], [10.0]]", "clicks = [[6.5], [10.1]]", true),
         ("dark_theme", "flock_still", "theme = \"light\"", "theme = \"dark\"", false),
+        ("dice_show_other_faces", "dice", "seed = 1\n", "seed = 2\n", true),
+        ("jelly_more_opaque", "dice", "opacity = 0.58", "opacity = 0.6", false),
+        ("pulled_a_little_higher", "dice_pull", "[0.9, 0.75, 0.55, 0.35]", "[0.9, 0.75, 0.6, 0.35]", true),
     ];
     for (label, base, from, to, sim_changes) in cases {
         let scene = perturbed(&dir, base, label, from, to);

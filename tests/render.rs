@@ -369,3 +369,71 @@ fn flock_is_crisp_at_1x_and_when_rendered_at_2x_and_downscaled() {
     assert!(a > 200, "analytic edges produce anti-aliased pixels ({a})");
     assert!((a as f64 / b as f64) < 1.6 && (b as f64 / a as f64) < 1.6, "edge softness differs: {a} at 1×, {b} downscaled");
 }
+
+/// Renders frame `frame` of a scene through the library at `w`×`h`, bending on the GPU or the CPU.
+fn render_frame(data: &simreel::frame::FrameData, w: u32, h: u32, cpu_bend: bool) -> simreel::render::Image {
+    use simreel::render::{AdapterRequest, Renderer};
+    let mut r = Renderer::new(&AdapterRequest::default(), w, h, 4).expect("renderer");
+    if cpu_bend {
+        r.deform_on_cpu();
+    } else {
+        assert!(r.deforms_on_gpu(), "{} has compute shaders: the Bézier volumes must bend there", r.adapter());
+    }
+    assert!(r.submit(data).unwrap().is_none());
+    r.next_image().unwrap().expect("one image")
+}
+
+#[test]
+fn jelly_dice_bend_on_the_gpu_as_on_the_cpu_and_show_colour_pips_and_results() {
+    if !gpu_available() {
+        return;
+    }
+    let s = simreel::scene::load(&common::root().join("scenes/dice.toml")).unwrap();
+    let mut sim = simreel::sim::build(&s);
+    let last = s.render.frames - 1;
+    let data = sim.frame(last);
+    let (w, h) = (480, 300);
+    let gpu = render_frame(&data, w, h, false);
+    let cpu = render_frame(&data, w, h, true);
+    // the compute shader and its CPU twin agree (bit for bit on lavapipe; other GPUs may fuse
+    // multiply-adds differently, a few shading levels at most)
+    let diffs: Vec<i32> = gpu.rgba.iter().zip(&cpu.rgba).map(|(a, b)| (*a as i32 - *b as i32).abs()).collect();
+    let max = diffs.iter().copied().max().unwrap();
+    let differing = diffs.iter().filter(|&&d| d > 1).count();
+    eprintln!("GPU vs CPU bending: max channel difference {max}, {differing} channels differ by more than 1");
+    assert!(max <= 8 && differing < (w * h) as usize / 2000, "GPU and CPU bending differ: max {max}, {differing} channels above 1");
+
+    // every die shows its own colour at its projected centre
+    let cam = data.camera;
+    let view = glam::Mat4::look_at_rh(cam.eye.into(), cam.target.into(), cam.up.into());
+    let proj = glam::Mat4::perspective_rh(cam.fov_y_deg.to_radians(), w as f32 / h as f32, cam.near, cam.far);
+    let simreel::scene::KindSpec::Dice(spec) = &s.kind else { panic!("a dice scene") };
+    let bodies: Vec<&simreel::frame::MeshInstance> = data.meshes.iter().filter(|m| m.material.translucent).collect();
+    assert_eq!(bodies.len(), 5);
+    for (die, body) in bodies.iter().enumerate() {
+        let (lo, hi) = body.deform.as_ref().unwrap().bounds();
+        let c = (glam::Vec3::from(lo) + glam::Vec3::from(hi)) * 0.5;
+        let ndc = (proj * view).project_point3(c);
+        let (px, py) = (((ndc.x * 0.5 + 0.5) * w as f32) as i64, ((0.5 - ndc.y * 0.5) * h as f32) as i64);
+        let mut sum = [0.0f64; 3];
+        for y in py - 4..=py + 4 {
+            for x in px - 4..=px + 4 {
+                let i = ((y * w as i64 + x) * 4) as usize;
+                for (k, v) in sum.iter_mut().enumerate() {
+                    *v += gpu.rgba[i + k] as f64;
+                }
+            }
+        }
+        let want = spec.colors[die].0;
+        let strongest = |v: [f64; 3]| (0..3).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
+        assert_eq!(strongest(sum), strongest(want.map(|x| x as f64)), "die {die} at ({px}, {py}) has the wrong colour: {sum:?}");
+    }
+    // the results strip: white digits on coloured chips in the bottom band
+    let band = (h * 85 / 100)..h;
+    let white = band
+        .clone()
+        .flat_map(|y| (0..w).map(move |x| ((y * w + x) * 4) as usize))
+        .filter(|&i| gpu.rgba[i] > 235 && gpu.rgba[i + 1] > 235 && gpu.rgba[i + 2] > 235)
+        .count();
+    assert!(white > 150, "digits in the results strip: {white} white pixels");
+}

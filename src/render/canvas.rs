@@ -1,6 +1,7 @@
 //! The 2-D layer: `Canvas2d` shapes as instanced quads with analytic anti-aliasing, mapped from the
-//! logical canvas to the image (uniform scale, centred), and a static layer drawn once into a
-//! texture and composited every frame until its key changes.
+//! logical canvas to the image (uniform scale, centred), a static layer drawn once into a texture
+//! and composited every frame until its key changes, and text rasterized into a texture the same
+//! way (redrawn only when the text changes).
 
 use wgpu::util::DeviceExt;
 
@@ -76,6 +77,8 @@ pub struct CanvasRenderer {
     uniform_group: wgpu::BindGroup,
     instances: Option<(wgpu::Buffer, u32)>,
     static_texture: Option<StaticTexture>,
+    /// This frame's text, rasterized; kept while the text stays the same.
+    text_texture: Option<StaticTexture>,
 }
 
 impl CanvasRenderer {
@@ -202,6 +205,7 @@ impl CanvasRenderer {
             uniform_group,
             instances: None,
             static_texture: None,
+            text_texture: None,
         }
     }
 
@@ -218,8 +222,10 @@ impl CanvasRenderer {
     ) {
         let Some(canvas) = canvas else {
             self.instances = None;
+            self.text_texture = None;
             return;
         };
+        self.prepare_text(device, queue, canvas, width, height);
         let u = uniforms(canvas.size, width, height);
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
         let margin = 1.5 * u.px[0];
@@ -280,6 +286,48 @@ impl CanvasRenderer {
         self.static_texture = Some(StaticTexture { key: layer.key, size: (width, height), group });
     }
 
+    fn prepare_text(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, canvas: &Canvas2d, width: u32, height: u32) {
+        if canvas.texts.is_empty() {
+            self.text_texture = None;
+            return;
+        }
+        let mut h = crate::frame::Fnv::new();
+        h.f32s(&canvas.size);
+        for t in &canvas.texts {
+            t.hash_into(&mut h);
+        }
+        let key = h.finish();
+        if self.text_texture.as_ref().is_some_and(|t| t.key == key && t.size == (width, height)) {
+            return;
+        }
+        let u = uniforms(canvas.size, width, height);
+        let scale = 1.0 / u.px[0];
+        let offset = [(width as f32 - canvas.size[0] * scale) / 2.0, (height as f32 - canvas.size[1] * scale) / 2.0];
+        let pixels = super::text::rasterize(&canvas.texts, scale, offset, width, height);
+        let texture = device.create_texture_with_data(
+            queue,
+            &wgpu::TextureDescriptor {
+                label: Some("canvas text"),
+                size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: COLOR_FORMAT,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            &pixels,
+        );
+        let view = texture.create_view(&Default::default());
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("canvas text"),
+            layout: &self.layer_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&view) }],
+        });
+        self.text_texture = Some(StaticTexture { key, size: (width, height), group });
+    }
+
     /// Draws the static layer and this frame's shapes into the main pass.
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, has_canvas: bool) {
         if !has_canvas {
@@ -295,6 +343,11 @@ impl CanvasRenderer {
             pass.set_bind_group(0, &self.uniform_group, &[]);
             pass.set_vertex_buffer(0, buf.slice(..));
             pass.draw(0..6, 0..*n);
+        }
+        if let Some(t) = &self.text_texture {
+            pass.set_pipeline(&self.layer);
+            pass.set_bind_group(0, &t.group, &[]);
+            pass.draw(0..3, 0..1);
         }
     }
 }

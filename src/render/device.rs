@@ -179,8 +179,17 @@ pub fn install_hint() -> String {
     }
 }
 
-/// Opens a device on `adapter` able to hold `max_side`-pixel targets and a 2048² shadow map.
-pub fn open(adapter: &wgpu::Adapter, max_side: u32) -> Result<(wgpu::Device, wgpu::Queue), RenderError> {
+/// Whether `adapter` runs compute shaders with storage buffers (every Vulkan, Metal and DX12
+/// adapter; GL from ES 3.1).
+pub fn has_compute(adapter: &wgpu::Adapter) -> bool {
+    adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        && adapter.limits().max_storage_buffers_per_shader_stage >= 3
+        && adapter.limits().max_compute_workgroup_size_x >= 64
+}
+
+/// Opens a device on `adapter` able to hold `max_side`-pixel targets and a 2048² shadow map, with
+/// compute shaders when the adapter has them (`compute`).
+pub fn open(adapter: &wgpu::Adapter, max_side: u32, compute: bool) -> Result<(wgpu::Device, wgpu::Queue), RenderError> {
     let limits = adapter.limits();
     let needed = max_side.max(super::SHADOW_SIZE);
     if limits.max_texture_dimension_2d < needed {
@@ -189,8 +198,8 @@ pub fn open(adapter: &wgpu::Adapter, max_side: u32) -> Result<(wgpu::Device, wgp
             limit: format!("{} pixels on {}", limits.max_texture_dimension_2d, adapter.get_info().name),
         });
     }
-    let required_limits =
-        wgpu::Limits { max_texture_dimension_2d: needed, ..wgpu::Limits::downlevel_webgl2_defaults() }.using_resolution(limits.clone());
+    let base = if compute { wgpu::Limits::downlevel_defaults() } else { wgpu::Limits::downlevel_webgl2_defaults() };
+    let required_limits = wgpu::Limits { max_texture_dimension_2d: needed, ..base }.using_resolution(limits.clone());
     let desc = wgpu::DeviceDescriptor {
         label: Some("simreel"),
         required_features: wgpu::Features::empty(),

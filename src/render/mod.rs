@@ -3,10 +3,12 @@
 //! staging buffers. The renderer draws what the frame says; it knows nothing of scene kinds.
 
 mod canvas;
+pub mod deform;
 pub mod device;
 mod pipelines;
 pub mod readback;
 pub mod shaders;
+pub mod text;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -64,6 +66,16 @@ struct GpuMesh {
     bounds: Option<([f32; 3], [f32; 3])>,
 }
 
+/// How one instance of a frame is drawn.
+struct Draw {
+    instance: u32,
+    key: u64,
+    /// Slot of its bent vertices, when it has a Bézier volume.
+    bent: Option<usize>,
+    translucent: bool,
+    casts_shadow: bool,
+}
+
 struct Targets {
     msaa: Option<wgpu::TextureView>,
     resolve: wgpu::Texture,
@@ -90,6 +102,7 @@ pub struct Renderer {
     readback: readback::Readback,
     errors: Arc<Mutex<Option<String>>>,
     canvas: canvas::CanvasRenderer,
+    deformer: deform::Deformer,
     /// What the shadow map currently holds (sun matrix, casters and their placement): a frame that
     /// would draw the same map reuses it.
     shadow_key: Option<u64>,
@@ -100,7 +113,8 @@ impl Renderer {
     /// (1 or 4) samples per pixel.
     pub fn new(request: &AdapterRequest, width: u32, height: u32, samples: u32) -> Result<Self, RenderError> {
         let adapter = device::choose(device::candidates(request.backend), request)?;
-        let (device, queue) = device::open(&adapter, width.max(height))?;
+        let compute = device::has_compute(&adapter);
+        let (device, queue) = device::open(&adapter, width.max(height), compute)?;
         let summary = AdapterSummary::of(&adapter.get_info());
         let errors: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
         let sink = errors.clone();
@@ -119,6 +133,7 @@ impl Renderer {
         });
         let pipelines = Pipelines::new(&device, samples);
         let canvas = canvas::CanvasRenderer::new(&device, samples);
+        let deformer = deform::Deformer::new(&device, compute);
         let targets = Self::targets(&device, width, height, samples);
         let shadow_tex = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("shadow map"),
@@ -179,11 +194,23 @@ impl Renderer {
             errors,
             shadow_key: None,
             canvas,
+            deformer,
         })
     }
 
     pub fn adapter(&self) -> &AdapterSummary {
         &self.summary
+    }
+
+    /// Whether Bézier volumes are evaluated by a compute shader (else on the CPU).
+    pub fn deforms_on_gpu(&self) -> bool {
+        self.deformer.on_gpu()
+    }
+
+    /// Evaluates Bézier volumes on the CPU from now on, even where compute shaders exist (tests
+    /// compare the two paths).
+    pub fn deform_on_cpu(&mut self) {
+        self.deformer = deform::Deformer::new(&self.device, false);
     }
 
     fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
@@ -245,7 +272,7 @@ impl Renderer {
         let vertices = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("mesh vertices"),
             contents: vbytes,
-            usage: wgpu::BufferUsages::VERTEX,
+            usage: self.deformer.rest_usage(),
         });
         let indices = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("mesh indices"),
@@ -265,7 +292,11 @@ impl Renderer {
         let mut lo = Vec3::splat(f32::INFINITY);
         let mut hi = Vec3::splat(f32::NEG_INFINITY);
         for m in &frame.meshes {
-            let Some((blo, bhi)) = self.meshes.get(&m.mesh.key).and_then(|g| g.bounds) else { continue };
+            let bounds = match &m.deform {
+                Some(v) => Some(v.bounds()),
+                None => self.meshes.get(&m.mesh.key).and_then(|g| g.bounds),
+            };
+            let Some((blo, bhi)) = bounds else { continue };
             let model = Mat4::from_cols_array_2d(&m.transform);
             for k in 0..8 {
                 let p = Vec3::new(
@@ -324,7 +355,12 @@ impl Renderer {
                     model: m.transform,
                     normal: [col(nm.x_axis), col(nm.y_axis), col(nm.z_axis)],
                     tint: m.material.tint,
-                    surface: [m.material.roughness, m.material.specular, 0.0, 0.0],
+                    surface: [
+                        m.material.roughness,
+                        m.material.specular,
+                        m.material.rim,
+                        if m.material.receives_shadow { 1.0 } else { 0.0 },
+                    ],
                 }
             })
             .collect();
@@ -337,12 +373,16 @@ impl Renderer {
         }
 
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        let draws = self.bend(frame, &mut encoder);
         let shadow_key = frame.lighting.shadows.then(|| {
             let mut h = crate::frame::Fnv::new();
             h.f32s(uniforms.light_view_proj.as_flattened());
             for m in frame.meshes.iter().filter(|m| m.material.casts_shadow) {
                 h.bytes(&m.mesh.key.to_le_bytes());
                 h.f32s(m.transform.as_flattened());
+                if let Some(v) = &m.deform {
+                    h.f32s(v.control.as_flattened());
+                }
             }
             h.finish()
         });
@@ -361,14 +401,8 @@ impl Renderer {
             pass.set_pipeline(&self.pipelines.shadow);
             pass.set_bind_group(0, &self.frame_group, &[]);
             pass.set_vertex_buffer(1, self.instances.slice(..));
-            for (i, m) in frame.meshes.iter().enumerate() {
-                let g = &self.meshes[&m.mesh.key];
-                if !m.material.casts_shadow || g.index_count == 0 {
-                    continue;
-                }
-                pass.set_vertex_buffer(0, g.vertices.slice(..));
-                pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..g.index_count, 0, i as u32..i as u32 + 1);
+            for d in draws.iter().filter(|d| d.casts_shadow) {
+                self.draw_one(&mut pass, d);
             }
         }
         self.canvas.prepare(&self.device, &self.queue, &mut encoder, frame.canvas.as_ref(), self.width, self.height);
@@ -398,14 +432,14 @@ impl Renderer {
             pass.set_pipeline(&self.pipelines.mesh);
             pass.set_bind_group(1, &self.shadow_group, &[]);
             pass.set_vertex_buffer(1, self.instances.slice(..));
-            for (i, m) in frame.meshes.iter().enumerate() {
-                let g = &self.meshes[&m.mesh.key];
-                if g.index_count == 0 {
-                    continue;
-                }
-                pass.set_vertex_buffer(0, g.vertices.slice(..));
-                pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..g.index_count, 0, i as u32..i as u32 + 1);
+            for d in draws.iter().filter(|d| !d.translucent) {
+                self.draw_one(&mut pass, d);
+            }
+            for d in draws.iter().filter(|d| d.translucent) {
+                pass.set_pipeline(&self.pipelines.back_faces);
+                self.draw_one(&mut pass, d);
+                pass.set_pipeline(&self.pipelines.front_faces);
+                self.draw_one(&mut pass, d);
             }
             self.canvas.draw(&mut pass, frame.canvas.is_some());
         }
@@ -414,6 +448,59 @@ impl Renderer {
         self.readback.submitted(frame.index, submission);
         self.check_errors()?;
         Ok(ready)
+    }
+
+    /// Bends the frame's deformed instances (recorded in `encoder`) and lists what to draw: opaque
+    /// instances in frame order, then translucent ones farthest first.
+    fn bend(&mut self, frame: &FrameData, encoder: &mut wgpu::CommandEncoder) -> Vec<Draw> {
+        let mut draws = Vec::with_capacity(frame.meshes.len());
+        let mut jobs = Vec::new();
+        for (i, m) in frame.meshes.iter().enumerate() {
+            let bent = m.deform.as_ref().map(|volume| {
+                jobs.push(deform::Job { rest: &self.meshes[&m.mesh.key].vertices, mesh: &m.mesh.data, volume });
+                jobs.len() - 1
+            });
+            draws.push(Draw {
+                instance: i as u32,
+                key: m.mesh.key,
+                bent,
+                translucent: m.material.translucent,
+                casts_shadow: m.material.casts_shadow,
+            });
+        }
+        self.deformer.prepare(&self.device, &self.queue, encoder, &jobs);
+        let eye = Vec3::from(frame.camera.eye);
+        let distance = |m: &crate::frame::MeshInstance| -> f32 {
+            let (lo, hi) = match &m.deform {
+                Some(v) => v.bounds(),
+                None => self.meshes.get(&m.mesh.key).and_then(|g| g.bounds).unwrap_or(([0.0; 3], [0.0; 3])),
+            };
+            let centre = Mat4::from_cols_array_2d(&m.transform).transform_point3((Vec3::from(lo) + Vec3::from(hi)) * 0.5);
+            centre.distance(eye)
+        };
+        let mut keyed: Vec<(f32, Draw)> = draws.into_iter().map(|d| (distance(&frame.meshes[d.instance as usize]), d)).collect();
+        // stable: opaque keep their order; translucent farthest first, ties in frame order
+        keyed.sort_by(|a, b| match (a.1.translucent, b.1.translucent) {
+            (false, false) => std::cmp::Ordering::Equal,
+            (false, true) => std::cmp::Ordering::Less,
+            (true, false) => std::cmp::Ordering::Greater,
+            (true, true) => b.0.total_cmp(&a.0),
+        });
+        keyed.into_iter().map(|(_, d)| d).collect()
+    }
+
+    fn draw_one(&self, pass: &mut wgpu::RenderPass<'_>, d: &Draw) {
+        let g = &self.meshes[&d.key];
+        if g.index_count == 0 {
+            return;
+        }
+        let vertices = match d.bent {
+            Some(slot) => self.deformer.vertices(slot),
+            None => &g.vertices,
+        };
+        pass.set_vertex_buffer(0, vertices.slice(..));
+        pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..g.index_count, 0, d.instance..d.instance + 1);
     }
 
     /// Waits for the oldest frame still in flight; `None` when all are out.

@@ -1,5 +1,5 @@
-//! The three render pipelines (background gradient, shadow depth, lit meshes), their bind group
-//! layouts and vertex layouts.
+//! The render pipelines (background gradient, shadow depth, lit meshes: two-sided, and the two
+//! passes of translucent ones), their bind group layouts and vertex layouts.
 
 use super::shaders;
 
@@ -52,6 +52,8 @@ pub struct Pipelines {
     pub background: wgpu::RenderPipeline,
     pub shadow: wgpu::RenderPipeline,
     pub mesh: wgpu::RenderPipeline,
+    pub back_faces: wgpu::RenderPipeline,
+    pub front_faces: wgpu::RenderPipeline,
 }
 
 fn module(device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
@@ -159,33 +161,39 @@ impl Pipelines {
         });
 
         let me = module(device, "mesh");
-        let mesh = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("mesh"),
-            layout: Some(&lit),
-            vertex: wgpu::VertexState {
-                module: &me,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &layouts,
-            },
-            primitive: wgpu::PrimitiveState { cull_mode: None, ..Default::default() },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: ms,
-            fragment: Some(wgpu::FragmentState {
-                module: &me,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &color,
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-        Pipelines { frame_layout, shadow_layout, background, shadow, mesh }
+        let lit_pipeline = |label: &str, cull_mode: Option<wgpu::Face>| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&lit),
+                vertex: wgpu::VertexState {
+                    module: &me,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &layouts,
+                },
+                primitive: wgpu::PrimitiveState { cull_mode, ..Default::default() },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: ms,
+                fragment: Some(wgpu::FragmentState {
+                    module: &me,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &color,
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let mesh = lit_pipeline("mesh", None);
+        // translucent bodies: inner (back) faces first, then the outer (front) faces over them
+        let back_faces = lit_pipeline("translucent back faces", Some(wgpu::Face::Front));
+        let front_faces = lit_pipeline("translucent front faces", Some(wgpu::Face::Back));
+        Pipelines { frame_layout, shadow_layout, background, shadow, mesh, back_faces, front_faces }
     }
 }

@@ -11,10 +11,11 @@ pub const SHADERS: &[(&str, &str)] = &[
     ("mesh", include_str!("../../shaders/mesh.wgsl")),
     ("shapes", include_str!("../../shaders/shapes.wgsl")),
     ("layer", include_str!("../../shaders/layer.wgsl")),
+    ("deform", include_str!("../../shaders/deform.wgsl")),
 ];
 
-/// Modules that stand alone (the 2-D ones have their own bindings).
-const STANDALONE: &[&str] = &["shapes", "layer"];
+/// Modules that stand alone (the 2-D ones and the compute deformation have their own bindings).
+const STANDALONE: &[&str] = &["shapes", "layer", "deform"];
 
 /// The full module source of shader `name`.
 pub fn module_source(name: &str) -> Option<String> {

@@ -1,4 +1,189 @@
-//! `[dice]`: jelly dice (seed 000).
+//! `[dice]`: jelly dice (seed 000): how many, how firm, their colours, when they are thrown, and
+//! scripted hands that grab a die, drag it along a path and let go. Metres and seconds; y is up;
+//! the table is the plane y = 0 inside an invisible fence of radius 3 m around the origin.
+
+use toml::de::DeValue;
+
+use super::reader::TableReader;
+use super::values::Srgb;
 
 /// Most dice a scene or a study may roll (the arena holds about this many side by side).
 pub const MAX_DICE: usize = 12;
+
+/// Where a hand takes hold of a die.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Hold {
+    /// The die's highest corner when grabbed.
+    TopCorner,
+    /// Corner (each 0 or 1 along the die's own x, y, z: the pip frame, +y showing 1).
+    Corner([u8; 3]),
+    /// Lattice particle 0..63 (i + 4j + 16k in the pip frame).
+    Particle(u8),
+}
+
+/// `[[dice.grab]]`: a scripted hand.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GrabSpec {
+    /// 0-based die (written 1-based in the file).
+    pub die: usize,
+    pub hold: Hold,
+    /// When the hand closes, seconds.
+    pub at: f64,
+    /// (time, offset) keyframes: where the held point is, relative to where it was grabbed;
+    /// linear in between, held after the last.
+    pub path: Vec<(f64, [f64; 3])>,
+    /// When the hand lets go.
+    pub release: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiceSpec {
+    pub count: usize,
+    /// Firmness 0 (soft) to 100 (firm), per die.
+    pub firmness: Vec<f64>,
+    /// Body colour per die (sRGB).
+    pub colors: Vec<Srgb>,
+    pub pip_color: Srgb,
+    /// Opacity of the jelly body, 0..1.
+    pub opacity: f64,
+    /// Times at which every die is thrown.
+    pub rolls: Vec<f64>,
+    /// Height of the dice above the table before the first throw (they drop from there).
+    pub drop: f64,
+    /// Draw the results strip.
+    pub results: bool,
+    pub grabs: Vec<GrabSpec>,
+}
+
+/// Default body colours, one per die in turn.
+pub const PALETTE: [&str; 6] = ["#e8364f", "#2f8fe8", "#33b864", "#f2a516", "#9b5de5", "#f06fae"];
+
+fn numbers(v: &DeValue) -> Option<Vec<f64>> {
+    let DeValue::Array(a) = v else { return None };
+    a.iter()
+        .map(|x| match x.get_ref() {
+            DeValue::Integer(i) => i.as_str().replace('_', "").parse::<i64>().ok().map(|v| v as f64),
+            DeValue::Float(f) => f.as_str().replace('_', "").parse::<f64>().ok().filter(|f| f.is_finite()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
+    let die = g.int_in("die", 1, 1..=MAX_DICE as i64) as usize;
+    if die > count {
+        g.error_at("die", format!("die {die} does not exist: the scene has {count} (numbered from 1)"));
+    }
+    let holds = ["corner", "particle"].iter().filter(|k| g.has(k)).count();
+    if holds > 1 {
+        g.error_here("give `corner` or `particle`, not both");
+    }
+    let hold = if g.has("particle") {
+        Hold::Particle(g.int_in("particle", 0, 0..=63) as u8)
+    } else {
+        match g.raw("corner").map(|v| v.get_ref()) {
+            None => Hold::TopCorner,
+            Some(DeValue::String(s)) if s.as_ref() == "top" => Hold::TopCorner,
+            Some(v) => match numbers(v) {
+                Some(c) if c.len() == 3 && c.iter().all(|&x| x == 0.0 || x == 1.0) => Hold::Corner([c[0] as u8, c[1] as u8, c[2] as u8]),
+                _ => {
+                    g.error_at("corner", "expected \"top\" or [x, y, z] with each 0 or 1 (the die's own axes)");
+                    Hold::TopCorner
+                }
+            },
+        }
+    };
+    let at = g.f64_in("at", 0.0, 0.0..86_400.0);
+    let release = g.f64_in("release", at + 1.0, 0.0..86_400.0);
+    if release <= at {
+        g.error_at("release", format!("the hand lets go at {release} s, before it grabs at {at} s"));
+    }
+    let mut path = Vec::new();
+    if let Some(v) = g.raw("path") {
+        let items = match v.get_ref() {
+            DeValue::Array(a) => a.iter().map(|i| numbers(i.get_ref())).collect::<Option<Vec<_>>>(),
+            _ => None,
+        };
+        match items {
+            Some(items) if items.iter().all(|i| i.len() == 4) => {
+                for i in items {
+                    path.push((i[0], [i[1], i[2], i[3]]));
+                }
+            }
+            _ => g.error_at("path", "expected [[time, dx, dy, dz], …]: seconds, and metres from the grabbed point"),
+        }
+    }
+    if path.windows(2).any(|w| w[1].0 <= w[0].0) {
+        g.error_at("path", "path times must increase");
+    }
+    if path.first().is_some_and(|p| p.0 < at) {
+        g.error_at("path", format!("the path starts before the hand grabs (at = {at} s)"));
+    }
+    if path.iter().any(|p| p.1.iter().any(|d| d.abs() > 6.0)) {
+        g.error_at("path", "offsets are at most 6 m: the table is 6 m across");
+    }
+    if at > duration {
+        g.error_at("at", format!("the scene ends at {duration:.2} s, before this grab"));
+    }
+    g.finish();
+    Some(GrabSpec { die: die - 1, hold, at, path, release })
+}
+
+pub fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
+    let count = t.int_in("count", 5, 1..=MAX_DICE as i64) as usize;
+    let firmness = match t.raw("firmness").map(|v| v.get_ref()) {
+        None => vec![55.0; count],
+        Some(DeValue::Array(_)) => match t.raw("firmness").and_then(|v| numbers(v.get_ref())) {
+            Some(f) if f.len() == count && f.iter().all(|x| (0.0..=100.0).contains(x)) => f,
+            _ => {
+                t.error_at("firmness", format!("expected one firmness from 0 to 100, or an array of {count} (one per die)"));
+                vec![55.0; count]
+            }
+        },
+        Some(_) => vec![t.f64_in("firmness", 55.0, 0.0..100.0); count],
+    };
+    let colors = match t.raw("colors").map(|v| v.get_ref()) {
+        None => (0..count).map(|i| Srgb::from_hex(PALETTE[i % PALETTE.len()]).unwrap_or(Srgb([1.0, 0.2, 0.3]))).collect(),
+        Some(DeValue::Array(a)) => {
+            let parsed: Option<Vec<Srgb>> = a.iter().map(|c| c.get_ref().as_str().and_then(Srgb::from_hex)).collect();
+            match parsed {
+                Some(c) if !c.is_empty() => (0..count).map(|i| c[i % c.len()]).collect(),
+                _ => {
+                    t.error_at("colors", "expected an array of \"#rrggbb\" colours (used in turn)");
+                    vec![Srgb([0.9, 0.2, 0.3]); count]
+                }
+            }
+        }
+        Some(_) => {
+            t.error_at("colors", "expected an array of \"#rrggbb\" colours (used in turn)");
+            vec![Srgb([0.9, 0.2, 0.3]); count]
+        }
+    };
+    let rolls = match t.raw("rolls") {
+        None => vec![0.0],
+        Some(v) => match numbers(v.get_ref()) {
+            Some(r) if r.iter().all(|&x| (0.0..=86_400.0).contains(&x)) && r.windows(2).all(|w| w[1] > w[0]) => r,
+            _ => {
+                t.error_at("rolls", "expected increasing throw times in seconds, e.g. [0.0, 6.0] (or [] for none)");
+                vec![0.0]
+            }
+        },
+    };
+    let grabs: Vec<GrabSpec> = t.tables("grab").iter().filter_map(|g| read_grab(g, count, duration)).collect();
+    let mut by_time: Vec<&GrabSpec> = grabs.iter().collect();
+    by_time.sort_by(|a, b| a.at.total_cmp(&b.at));
+    if by_time.windows(2).any(|w| w[1].at < w[0].release) {
+        t.error_at("grab", "one hand at a time: a grab must start after the previous one is released");
+    }
+    DiceSpec {
+        count,
+        firmness,
+        colors,
+        pip_color: t.color("pip_color", Srgb([0.97, 0.97, 0.95])),
+        opacity: t.f64_in("opacity", 0.58, 0.05..1.0),
+        rolls,
+        drop: t.f64_in("drop", 0.0, 0.0..10.0),
+        results: t.bool("results", true),
+        grabs,
+    }
+}

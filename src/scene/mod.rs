@@ -21,13 +21,14 @@ use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
 
 /// The scene kinds this build can simulate, as written in `kind = "…"`.
-pub const KINDS: &[&str] = &["terrain", "flock"];
+pub const KINDS: &[&str] = &["terrain", "flock", "dice"];
 
 /// The kind-specific part of a scene.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KindSpec {
     Terrain(terrain::TerrainSpec),
     Flock(flock::FlockSpec),
+    Dice(dice::DiceSpec),
 }
 
 impl KindSpec {
@@ -35,6 +36,7 @@ impl KindSpec {
         match self {
             KindSpec::Terrain(_) => "terrain",
             KindSpec::Flock(_) => "flock",
+            KindSpec::Dice(_) => "dice",
         }
     }
 }
@@ -141,6 +143,12 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
             t.finish();
             KindSpec::Flock(spec)
         }
+        Some("dice") => {
+            let t = root.table("dice");
+            let spec = dice::read_dice(&t, render.duration());
+            t.finish();
+            KindSpec::Dice(spec)
+        }
         _ => return None,
     };
     Some(Scene {
@@ -182,6 +190,10 @@ impl Scene {
                 // agent state, trail ring, and the shapes of a frame (trail segments dominate)
                 let per_agent = 64 + 8 * f.trail as u64 + 96 * (f.trail as u64 + 3);
                 (agents * per_agent, format!("{agents} agents at {}×{}", self.render.width, self.render.height))
+            }
+            KindSpec::Dice(d) => {
+                // solver state (about 10 KiB a die) and the die mesh with its deformed copy
+                (d.count as u64 * (10 << 10) + (2 << 20), format!("{} dice at {}×{}", d.count, self.render.width, self.render.height))
             }
         };
         (sim + frames, what)

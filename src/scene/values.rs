@@ -28,14 +28,7 @@ impl Srgb {
     }
 }
 
-pub fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
-}
-
-pub fn linear_to_srgb(c: f32) -> f32 {
-    let c = c.clamp(0.0, 1.0);
-    if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
-}
+pub use crate::frame::{linear_to_srgb, srgb_to_linear};
 
 impl TableReader<'_, '_> {
     /// A colour at `key`: `"#rrggbb"`, `"#rgb"` or `[r, g, b]` with components in 0..1.

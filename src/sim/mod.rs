@@ -54,6 +54,7 @@ pub fn build(scene: &Scene) -> Box<dyn Simulation> {
     match &scene.kind {
         KindSpec::Terrain(_) => Box::new(terrain::TerrainSim::new(scene)),
         KindSpec::Flock(_) => Box::new(flock::FlockSim::new(scene)),
+        KindSpec::Dice(_) => Box::new(dice::game::DiceSim::new(scene)),
     }
 }
 

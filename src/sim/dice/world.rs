@@ -284,6 +284,20 @@ impl Table {
         world.die_touched = vec![false; n];
     }
 
+    /// Takes world `w`'s dice as lying where they were placed, before any throw: read now
+    /// (`read_now`), or once they have come to rest (dice placed in the air, say).
+    pub fn settle_in_place(&mut self, w: usize, read_now: bool) {
+        let world = &mut self.worlds[w];
+        world.phase = Phase::Settled;
+        world.roll_started = self.time;
+        world.quiet_for = 0.0;
+        if read_now {
+            world.read(&self.packs);
+        } else {
+            world.stale = true;
+        }
+    }
+
     /// Grabs particle `particle` of die `die` in world `w`; it then follows `target` (updated with
     /// [`Table::drag`]) until [`Table::release`].
     pub fn grab(&mut self, w: usize, die: usize, particle: usize) {

@@ -321,6 +321,7 @@ impl Simulation for FlockSim {
                 size: self.spec.canvas.map(|c| c as f32),
                 static_layer: Some(self.grid_layer.clone()),
                 shapes: self.draw(),
+                texts: Vec::new(),
             }),
         }
     }

@@ -148,6 +148,7 @@ impl Simulation for TerrainSim {
                 mesh,
                 transform: IDENTITY,
                 material: Material { roughness: 0.85, specular: 0.06, ..Material::default() },
+                deform: None,
             }],
             canvas: None,
         }

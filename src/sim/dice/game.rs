@@ -1,0 +1,492 @@
+//! `DiceSim`: a dice scene played out: throws at the scene's roll times, scripted hands that grab,
+//! drag and release, and the results strip, all on the fixed 1/120 s clock of [`Table`].
+
+use std::sync::Arc;
+
+use crate::frame::{Align, BezierVolume, Canvas2d, Fnv, FrameData, IDENTITY, Material, MeshInstance, MeshRef, Shape2d, Text2d};
+use crate::scene::dice::{DiceSpec, Hold};
+use crate::scene::{KindSpec, Scene};
+use crate::sim::{SimFault, Simulation, StateDigest};
+
+use super::math::V3;
+use super::world::{self, Phase, STEP, Table, corner_particle};
+
+/// Spacing of the dice before the first throw.
+const ROW_SPACING: f64 = 1.25;
+
+/// Where die `i` of `n` rests before the first throw: rows of up to four, centred on the table.
+pub fn resting_place(i: usize, n: usize, lift: f64) -> V3 {
+    let cols = n.min(4);
+    let rows = n.div_ceil(cols);
+    let (r, c) = (i / cols, i % cols);
+    let in_row = if r + 1 == rows { n - r * cols } else { cols };
+    let x = (c as f64 - (in_row as f64 - 1.0) / 2.0) * ROW_SPACING;
+    let z = (r as f64 - (rows as f64 - 1.0) / 2.0) * ROW_SPACING;
+    [x, super::model::SIZE / 2.0 + lift, z]
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum HandState {
+    Waiting,
+    /// Holding; the held point started at `origin`.
+    Holding {
+        origin: V3,
+    },
+    Done,
+}
+
+pub struct DiceSim {
+    scene: Scene,
+    spec: DiceSpec,
+    table: Table,
+    rolls_done: usize,
+    hands: Vec<HandState>,
+    body: MeshRef,
+    pips: MeshRef,
+    floor: MeshRef,
+    fault: Option<SimFault>,
+    frame: u32,
+    /// Whether the dice have been read at least once (before that the strip shows dashes).
+    read_once: bool,
+}
+
+impl DiceSim {
+    pub fn new(scene: &Scene) -> Self {
+        let KindSpec::Dice(spec) = &scene.kind else { panic!("DiceSim::new needs a dice scene") };
+        let mut table = Table::single(&spec.firmness, world::throw_stream(scene.seed));
+        let n = spec.count;
+        for i in 0..n {
+            let s = table.worlds[0].slots[i];
+            table.packs[s.pack].place(s.lane, resting_place(i, n, spec.drop), [0.0, 0.0, 0.0, 1.0]);
+        }
+        table.settle_in_place(0, spec.drop == 0.0);
+        let pip = spec.pip_color.to_linear();
+        let floor_color = scene.render.background_bottom.to_linear().map(|c| c * 0.82);
+        DiceSim {
+            scene: scene.clone(),
+            spec: spec.clone(),
+            table,
+            rolls_done: 0,
+            hands: vec![HandState::Waiting; spec.grabs.len()],
+            body: MeshRef::new(super::mesh::body()),
+            pips: MeshRef::new(super::mesh::pips(pip)),
+            floor: MeshRef::new(super::mesh::floor(7.0, floor_color)),
+            fault: None,
+            frame: 0,
+            read_once: spec.drop == 0.0,
+        }
+    }
+
+    /// The table (for tests and tools).
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// Throws, grabs, drags and releases due at the table's current time.
+    fn apply_script(&mut self) {
+        let now = self.table.time + 1e-9;
+        while self.rolls_done < self.spec.rolls.len() && self.spec.rolls[self.rolls_done] <= now {
+            self.table.throw(0);
+            self.rolls_done += 1;
+            // a throw takes every die out of any hand
+            for h in &mut self.hands {
+                if matches!(h, HandState::Holding { .. }) {
+                    *h = HandState::Done;
+                }
+            }
+        }
+        for (k, g) in self.spec.grabs.iter().enumerate() {
+            match self.hands[k] {
+                HandState::Waiting if g.at <= now => {
+                    let pos = self.table.particles(0, g.die);
+                    let p = match g.hold {
+                        Hold::Particle(p) => p as usize,
+                        Hold::Corner(c) => corner_particle(c.map(|x| x as usize)),
+                        Hold::TopCorner => (0..8)
+                            .map(|c| corner_particle([c & 1, (c >> 1) & 1, (c >> 2) & 1]))
+                            .max_by(|&a, &b| pos[a][1].total_cmp(&pos[b][1]))
+                            .unwrap_or(0),
+                    };
+                    let lattice = self.table.worlds[0].particle_at(g.die, p);
+                    self.table.grab(0, g.die, lattice);
+                    self.hands[k] = HandState::Holding { origin: pos[p] };
+                }
+                HandState::Holding { .. } if g.release <= now => {
+                    self.table.release(0);
+                    self.hands[k] = HandState::Done;
+                }
+                HandState::Holding { origin } => {
+                    let off = path_offset(&g.path, now);
+                    self.table.drag(0, [origin[0] + off[0], (origin[1] + off[1]).max(0.02), origin[2] + off[2]]);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn advance_to(&mut self, time: f64) {
+        while self.table.time + STEP / 2.0 <= time {
+            self.apply_script();
+            self.table.step();
+            let w = &self.table.worlds[0];
+            self.read_once |= w.phase == Phase::Settled && !w.stale;
+            if self.fault.is_none() {
+                let bad = (0..self.spec.count).find(|&d| self.table.particles(0, d).iter().flatten().any(|x| !x.is_finite()));
+                if let Some(d) = bad {
+                    self.fault = Some(SimFault { frame: self.frame, what: format!("die {} has a non-finite particle position", d + 1) });
+                }
+            }
+        }
+        self.apply_script();
+    }
+
+    /// Die indices ordered left to right as the camera sees their centres at `frame`.
+    pub fn screen_order(&self, frame: u32) -> Vec<usize> {
+        let cam = crate::sim::scene_camera(&self.scene, frame);
+        let eye = cam.eye.map(|c| c as f64);
+        let fwd = normalize(sub(cam.target.map(|c| c as f64), eye));
+        let right = normalize(cross(fwd, cam.up.map(|c| c as f64)));
+        let mut keyed: Vec<(f64, usize)> = (0..self.spec.count)
+            .map(|d| {
+                let c = sub(self.table.pose(0, d).1, eye);
+                (dot(c, right) / dot(c, fwd).max(1e-6), d)
+            })
+            .collect();
+        keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        keyed.into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// What the results strip shows: (die, value) left to right, and whether it is stale.
+    pub fn results(&self, frame: u32) -> (Vec<(usize, u8)>, bool) {
+        let w = &self.table.worlds[0];
+        let stale = w.stale || w.phase != Phase::Settled || !self.read_once;
+        (self.screen_order(frame).into_iter().map(|d| (d, w.readings[d].value)).collect(), stale)
+    }
+
+    fn strip(&self, frame: u32) -> Canvas2d {
+        let (w, h) = (self.scene.render.width as f32, self.scene.render.height as f32);
+        let (values, stale) = self.results(frame);
+        let never_read = !self.read_once;
+        let chip = (h * 0.075).clamp(10.0, 64.0);
+        let gap = chip * 0.45;
+        let n = values.len() as f32;
+        let y = h - chip * 1.05;
+        let span = n * chip + (n - 1.0) * gap;
+        let x0 = (w - span) / 2.0 + chip / 2.0;
+        let mut shapes = vec![Shape2d::Line {
+            a: [x0 - chip * 0.2, y],
+            b: [x0 + span - chip * 0.8, y],
+            width: chip * 1.45,
+            color_a: [0.02, 0.02, 0.03, 0.42],
+            color_b: [0.02, 0.02, 0.03, 0.42],
+            dash: None,
+        }];
+        let mut texts = Vec::new();
+        let alpha = if stale { 0.35 } else { 1.0 };
+        for (k, &(die, value)) in values.iter().enumerate() {
+            let cx = x0 + k as f32 * (chip + gap);
+            let c = self.spec.colors[die].to_linear();
+            shapes.push(Shape2d::Circle { center: [cx, y], radius: chip / 2.0, color: [c[0], c[1], c[2], alpha] });
+            let label = if never_read { "–".to_string() } else { value.to_string() };
+            texts.push(Text2d {
+                at: [cx, y + chip * 0.24],
+                size: chip * 0.66,
+                align: Align::Center,
+                color: [1.0, 1.0, 1.0, if stale { 0.55 } else { 1.0 }],
+                text: label,
+            });
+        }
+        if !stale && !never_read {
+            let total: u32 = values.iter().map(|v| v.1 as u32).sum();
+            texts.push(Text2d {
+                at: [x0 + span - chip * 0.5 + gap * 1.2, y + chip * 0.2],
+                size: chip * 0.5,
+                align: Align::Left,
+                color: [0.05, 0.05, 0.07, 0.9],
+                text: format!("= {total}"),
+            });
+        }
+        Canvas2d { size: [w, h], static_layer: None, shapes, texts }
+    }
+}
+
+/// The held point's offset at `time` along a path of (time, offset) keys, linear in between; zero
+/// before the first key is reached (the hand starts where it grabbed).
+pub fn path_offset(path: &[(f64, [f64; 3])], time: f64) -> [f64; 3] {
+    let mut prev = (f64::NEG_INFINITY, [0.0; 3]);
+    for &(t, off) in path {
+        if time < t {
+            if prev.0 == f64::NEG_INFINITY {
+                return [0.0; 3];
+            }
+            let u = (time - prev.0) / (t - prev.0);
+            return std::array::from_fn(|a| prev.1[a] + (off[a] - prev.1[a]) * u);
+        }
+        prev = (t, off);
+    }
+    prev.1
+}
+
+fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn cross(a: V3, b: V3) -> V3 {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+fn normalize(a: V3) -> V3 {
+    let l = dot(a, a).sqrt().max(1e-12);
+    a.map(|x| x / l)
+}
+
+impl Simulation for DiceSim {
+    fn frame(&mut self, frame: u32) -> FrameData {
+        self.frame = frame;
+        self.advance_to(self.scene.render.time_of(frame));
+        let (lighting, background) = crate::sim::scene_lighting(&self.scene);
+        let mut meshes = vec![MeshInstance {
+            mesh: self.floor.clone(),
+            transform: IDENTITY,
+            material: Material { roughness: 0.9, specular: 0.04, casts_shadow: false, ..Material::default() },
+            deform: None,
+        }];
+        let volumes: Vec<BezierVolume> = (0..self.spec.count)
+            .map(|d| {
+                let p = self.table.particles(0, d);
+                BezierVolume { control: Arc::new(std::array::from_fn(|i| p[i].map(|x| x as f32))) }
+            })
+            .collect();
+        for v in &volumes {
+            meshes.push(MeshInstance {
+                mesh: self.pips.clone(),
+                transform: IDENTITY,
+                material: Material { roughness: 0.5, specular: 0.2, casts_shadow: false, receives_shadow: false, ..Material::default() },
+                deform: Some(v.clone()),
+            });
+        }
+        let opacity = self.spec.opacity as f32;
+        for (d, v) in volumes.into_iter().enumerate() {
+            let c = self.spec.colors[d].to_linear();
+            meshes.push(MeshInstance {
+                mesh: self.body.clone(),
+                transform: IDENTITY,
+                material: Material {
+                    tint: [c[0], c[1], c[2], opacity],
+                    roughness: 0.42,
+                    specular: 0.7,
+                    casts_shadow: true,
+                    translucent: opacity < 1.0,
+                    rim: 0.6,
+                    receives_shadow: true,
+                },
+                deform: Some(v),
+            });
+        }
+        FrameData {
+            index: frame,
+            time: self.scene.render.time_of(frame),
+            camera: crate::sim::scene_camera(&self.scene, frame),
+            background,
+            lighting,
+            meshes,
+            canvas: self.spec.results.then(|| self.strip(frame)),
+        }
+    }
+
+    fn fault(&self) -> Option<SimFault> {
+        self.fault.clone()
+    }
+
+    fn digest(&self) -> StateDigest {
+        let mut h = Fnv::new();
+        for d in 0..self.spec.count {
+            for p in self.table.particles(0, d) {
+                for x in p {
+                    h.bytes(&x.to_bits().to_le_bytes());
+                }
+            }
+        }
+        let w = &self.table.worlds[0];
+        let (values, stale) = self.results(self.frame);
+        let shown: Vec<String> = values.iter().map(|v| v.1.to_string()).collect();
+        StateDigest {
+            hash: h.finish(),
+            facts: vec![
+                ("time".into(), format!("{:.4}", self.table.time)),
+                ("phase".into(), format!("{:?}", w.phase).to_lowercase()),
+                ("faces".into(), shown.join(" ")),
+                ("stale".into(), stale.to_string()),
+                ("nudges".into(), w.total_nudges.to_string()),
+            ],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::frame::Shape2d;
+    use crate::scene;
+    use crate::sim::dice::model::TOPOLOGY;
+    use crate::sim::dice::stats::{self, StudySpec};
+    use crate::sim::dice::world::top_face;
+
+    fn sim(text: &str) -> (Scene, DiceSim) {
+        let s = scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"));
+        let d = DiceSim::new(&s);
+        (s, d)
+    }
+
+    fn shipped(name: &str) -> (Scene, DiceSim) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name);
+        sim(&std::fs::read_to_string(path).unwrap())
+    }
+
+    /// Longest and shortest link of die `d` relative to rest length.
+    fn stretch(t: &Table, d: usize) -> (f64, f64) {
+        let s = t.worlds[0].slots[d];
+        let pk = &t.packs[s.pack];
+        let mut range = (0.0f64, f64::INFINITY);
+        for l in &TOPOLOGY.links {
+            let a = pk.x_of(s.lane, l.a as usize);
+            let b = pk.x_of(s.lane, l.b as usize);
+            let r = dot(sub(a, b), sub(a, b)).sqrt() / l.rest;
+            range = (range.0.max(r), range.1.min(r));
+        }
+        range
+    }
+
+    #[test]
+    fn a_scene_replays_the_study_roll_of_its_seed() {
+        // `dice stats --seeds 7 --dice 3` rolls the same first throw as a scene with seed 7
+        let spec = StudySpec { dice: 3, seeds: (7, 7), rolls_per_seed: 1, firmness: 55.0 };
+        let study = stats::run(&spec, &|| {});
+        let expected: Vec<u8> = study.rolls[0].outcome.readings.iter().map(|r| r.value).collect();
+        let (_, mut d) =
+            sim("kind = \"dice\"\nseed = 7\n[render]\nfps = 30\nduration = 12.0\n[dice]\ncount = 3\nrolls = [0.0]\nresults = false\n");
+        d.frame(359);
+        let w = &d.table().worlds[0];
+        assert_eq!(w.phase, Phase::Settled);
+        let got: Vec<u8> = w.readings.iter().map(|r| r.value).collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn the_strip_lists_the_physics_readings_left_to_right() {
+        let (s, mut d) = shipped("dice.toml");
+        let last = s.render.frames - 1;
+        let frame = d.frame(last);
+        let (values, stale) = d.results(last);
+        assert!(!stale, "the dice have settled by the last frame");
+        // each value is what top_face reads from that die's rotation
+        for &(die, value) in &values {
+            let (r, _) = d.table().pose(0, die);
+            assert_eq!(top_face(&r).0, value, "die {die}");
+        }
+        // left to right on screen: project the centres with the frame's camera
+        let cam = frame.camera;
+        let view = glam::Mat4::look_at_rh(cam.eye.into(), cam.target.into(), cam.up.into());
+        let xs: Vec<f32> = values
+            .iter()
+            .map(|&(die, _)| {
+                let c = d.table().pose(0, die).1;
+                let v = view.transform_point3(glam::Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32));
+                v.x / -v.z
+            })
+            .collect();
+        assert!(xs.windows(2).all(|w| w[0] <= w[1]), "not left to right: {xs:?}");
+        // one chip and one number per die, plus the total
+        let canvas = frame.canvas.expect("results strip");
+        let chips = canvas.shapes.iter().filter(|s| matches!(s, Shape2d::Circle { .. })).count();
+        assert_eq!(chips, 5);
+        let labels: Vec<&str> = canvas.texts.iter().map(|t| t.text.as_str()).collect();
+        let shown: Vec<String> = values.iter().map(|v| v.1.to_string()).collect();
+        assert_eq!(&labels[..5], &shown.iter().map(String::as_str).collect::<Vec<_>>()[..]);
+        let total: u32 = values.iter().map(|v| v.1 as u32).sum();
+        assert_eq!(labels[5], format!("= {total}"));
+    }
+
+    #[test]
+    fn the_strip_dims_while_rolling_and_before_the_first_reading() {
+        let (_, mut d) = shipped("dice.toml");
+        let f = d.frame(30); // 1 s: the dice are in the air
+        assert!(d.results(30).1, "stale while rolling");
+        let canvas = f.canvas.unwrap();
+        assert!(canvas.texts.iter().all(|t| t.color[3] < 0.6), "numbers are dimmed while stale");
+        assert!(canvas.texts.len() == 5, "no total while stale");
+    }
+
+    #[test]
+    fn a_pull_stretches_the_die_marks_results_stale_and_it_recovers() {
+        let (s, mut d) = shipped("dice_pull.toml");
+        let fps = s.render.fps as f64;
+        d.frame(0);
+        assert!(!d.results(0).1, "a die at rest is read");
+        let hold = (1.5 * fps) as u32;
+        d.frame(hold);
+        assert!(d.results(hold).1, "grabbed: stale");
+        let (long, short) = stretch(d.table(), 0);
+        eprintln!("pull: longest link {long:.3}×, shortest {short:.3}×");
+        assert!(long > 1.15, "the pull stretches the die: longest link {long:.3}×");
+        assert!(long <= crate::sim::dice::model::STRETCH_MAX * 1.01 && short >= crate::sim::dice::model::STRETCH_MIN * 0.99);
+        let last = s.render.frames - 1;
+        d.frame(last);
+        let (long, short) = stretch(d.table(), 0);
+        assert!(long < 1.03 && short > 0.97, "wobbled back to its rest shape: {short:.3}..{long:.3}");
+        let (values, stale) = d.results(last);
+        assert!(!stale, "re-read once still");
+        assert_eq!(values[0].1, top_face(&d.table().pose(0, 0).0).0);
+    }
+
+    #[test]
+    fn soft_dice_give_more_than_firm_ones() {
+        let (s, mut d) = shipped("dice_firmness.toml");
+        // both pulled the same way: the soft one stretches further
+        let at = |t: f64| (t * s.render.fps as f64) as u32;
+        d.frame(at(3.2));
+        let soft = stretch(d.table(), 0).0;
+        d.frame(at(5.2));
+        let firm = stretch(d.table(), 1).0;
+        eprintln!("pull stretch: soft {soft:.3}× vs firm {firm:.3}×");
+        assert!(soft > firm + 0.05, "soft {soft:.3}× vs firm {firm:.3}×");
+    }
+
+    #[test]
+    fn dice_frames_are_identical_run_to_run_and_on_any_thread_count() {
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| {
+                let (_, mut d) = shipped("dice.toml");
+                [0u32, 40, 100, 179].map(|f| (d.frame(f).digest(), d.digest().to_string()))
+            })
+        };
+        let one = run(1);
+        assert_eq!(one, run(1));
+        assert_eq!(one, run(2));
+        assert!(one[3].1.contains("faces"), "{}", one[3].1);
+        assert_ne!(one[0].0, one[1].0);
+    }
+
+    #[test]
+    fn path_offsets_interpolate_and_hold() {
+        let path = [(1.0, [0.0, 0.0, 0.0]), (2.0, [1.0, 2.0, 0.0])];
+        assert_eq!(path_offset(&path, 0.5), [0.0; 3]);
+        assert_eq!(path_offset(&path, 1.5), [0.5, 1.0, 0.0]);
+        assert_eq!(path_offset(&path, 9.0), [1.0, 2.0, 0.0]);
+        assert_eq!(path_offset(&[], 3.0), [0.0; 3]);
+    }
+
+    #[test]
+    fn resting_places_stay_inside_the_fence() {
+        for n in 1..=crate::scene::dice::MAX_DICE {
+            for i in 0..n {
+                let p = resting_place(i, n, 0.0);
+                // the die's far corner (half diagonal of its footprint) stays inside
+                assert!((p[0].abs() + 0.5).hypot(p[2].abs() + 0.5) < world::ARENA_R, "{n} dice: die {i} at {p:?}");
+            }
+        }
+    }
+}
