@@ -248,3 +248,51 @@ fn golden_tables_are_validated() {
     ));
     assert!(d.iter().any(|x| x.key == "golden.overrides[0].backend" && x.hint.as_deref() == Some("did you mean \"vulkan\"?")), "{d:?}");
 }
+
+#[test]
+fn dice_tables_are_validated() {
+    let text = r#"kind = "dice"
+[render]
+duration = 4.0
+
+[dice]
+count = 3
+firmness = [10, 200]
+colors = "red"
+rolls = [2.0, 1.0]
+opacitty = 0.5
+
+[[dice.grab]]
+die = 4
+corner = [1, 2, 0]
+at = 1.0
+release = 0.5
+path = [[0.5, 1, 0, 0]]
+
+[[dice.grab]]
+particle = 70
+corner = "top"
+at = 9.0
+"#;
+    let d = problems(text);
+    let find = |key: &str, what: &str| {
+        d.iter()
+            .find(|x| x.key == key && x.message.contains(what))
+            .unwrap_or_else(|| panic!("no problem for {key} saying {what:?}: {d:#?}"))
+    };
+    assert_eq!(find("dice.firmness", "one per die").line, 7);
+    find("dice.colors", "#rrggbb");
+    find("dice.rolls", "increasing");
+    assert_eq!(find("dice.opacitty", "unknown key").hint.as_deref(), Some("did you mean `opacity`?"));
+    assert_eq!(find("dice.grab[0].die", "does not exist").line, 13);
+    find("dice.grab[0].corner", "each 0 or 1");
+    find("dice.grab[0].release", "before it grabs");
+    find("dice.grab[0].path", "before the hand grabs");
+    find("dice.grab[1]", "not both");
+    find("dice.grab[1].particle", "out of range");
+    find("dice.grab[1].at", "scene ends");
+    // a good minimal dice scene fills in the documented defaults
+    let s = scene::parse("kind = \"dice\"\n", Path::new("d.toml")).unwrap();
+    let scene::KindSpec::Dice(spec) = &s.kind else { panic!("a dice scene") };
+    assert_eq!((spec.count, spec.firmness.len(), spec.rolls.as_slice(), spec.results), (5, 5, &[0.0][..], true));
+}
