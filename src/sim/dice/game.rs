@@ -166,7 +166,9 @@ impl DiceSim {
     fn strip(&self, frame: u32) -> Canvas2d {
         let (w, h) = (self.scene.render.width as f32, self.scene.render.height as f32);
         let (values, stale) = self.results(frame);
-        let never_read = !self.read_once;
+        // dashes until the dice have been read, and while a throw has not produced its result
+        let w0 = &self.table.worlds[0];
+        let never_read = !self.read_once || (w0.phase == Phase::Rolling && w0.outcome.is_none());
         let chip = (h * 0.075).clamp(10.0, 64.0);
         let gap = chip * 0.45;
         let n = values.len() as f32;
@@ -274,8 +276,8 @@ impl Simulation for DiceSim {
                 transform: IDENTITY,
                 material: Material {
                     tint: [c[0], c[1], c[2], opacity],
-                    roughness: 0.42,
-                    specular: 0.7,
+                    roughness: 0.5,
+                    specular: 0.6,
                     casts_shadow: true,
                     translucent: opacity < 1.0,
                     rim: 0.6,
@@ -418,6 +420,13 @@ mod tests {
         let canvas = f.canvas.unwrap();
         assert!(canvas.texts.iter().all(|t| t.color[3] < 0.6), "numbers are dimmed while stale");
         assert!(canvas.texts.len() == 5, "no total while stale");
+        // the values read before the throw are not this roll's: dashes until it settles
+        assert!(canvas.texts.iter().all(|t| t.text == "–"), "{:?}", canvas.texts);
+        let (s, mut d) = shipped("dice.toml");
+        let before = d.frame(0).canvas.unwrap();
+        assert!(before.texts.iter().take(5).all(|t| t.text == "1" && t.color[3] == 1.0), "at rest, read: 1s");
+        let last = d.frame(s.render.frames - 1).canvas.unwrap();
+        assert!(last.texts.iter().take(5).all(|t| t.text.parse::<u8>().is_ok_and(|v| (1..=6).contains(&v))));
     }
 
     #[test]
