@@ -12,12 +12,6 @@ fn font() -> FontRef<'static> {
     FontRef::try_from_slice(FONT).expect("the bundled font parses")
 }
 
-/// Width in pixels of `text` at `px` pixels per em, kerning included.
-pub fn width(text: &str, px: f32) -> f32 {
-    let font = font();
-    width_of(&font.as_scaled(PxScale::from(px)), text)
-}
-
 /// Draws `texts` (canvas units; `scale` pixels per unit, canvas origin at pixel `offset`) into a
 /// `width` × `height` image: premultiplied linear colour, stored sRGB-encoded with alpha, as the
 /// sRGB texture it is uploaded to expects.
@@ -72,6 +66,7 @@ pub fn rasterize(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u32, hei
         .collect()
 }
 
+/// Width in pixels of `text` in `scaled`, kerning included.
 fn width_of<F: Font>(scaled: &ab_glyph::PxScaleFont<F>, text: &str) -> f32 {
     let mut caret = 0.0;
     let mut prev = None;
@@ -119,6 +114,10 @@ mod tests {
         // different digits draw differently
         let other = rasterize(&[text("1", Align::Center)], 1.0, [0.0, 0.0], 100, 40);
         assert_ne!(img, other);
+    }
+
+    fn width(text: &str, px: f32) -> f32 {
+        width_of(&font().as_scaled(PxScale::from(px)), text)
     }
 
     #[test]

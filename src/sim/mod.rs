@@ -78,6 +78,18 @@ pub fn scene_lighting(scene: &Scene) -> (crate::frame::Lighting, crate::frame::B
     (lighting, crate::frame::Background { top: scene.render.background_top.to_linear(), bottom })
 }
 
+/// Frame `frame` of `scene` showing `meshes` and `canvas`, with the scene's camera, light and
+/// background.
+pub fn scene_frame(
+    scene: &Scene,
+    frame: u32,
+    meshes: Vec<crate::frame::MeshInstance>,
+    canvas: Option<crate::frame::Canvas2d>,
+) -> FrameData {
+    let (lighting, background) = scene_lighting(scene);
+    FrameData { index: frame, time: scene.render.time_of(frame), camera: scene_camera(scene, frame), background, lighting, meshes, canvas }
+}
+
 /// The camera of `scene` at frame `frame`.
 pub fn scene_camera(scene: &Scene, frame: u32) -> crate::frame::Camera {
     let t = scene.render.time_of(frame);

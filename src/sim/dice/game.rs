@@ -247,7 +247,6 @@ impl Simulation for DiceSim {
     fn frame(&mut self, frame: u32) -> FrameData {
         self.frame = frame;
         self.advance_to(self.scene.render.time_of(frame));
-        let (lighting, background) = crate::sim::scene_lighting(&self.scene);
         let mut meshes = vec![MeshInstance {
             mesh: self.floor.clone(),
             transform: IDENTITY,
@@ -286,15 +285,7 @@ impl Simulation for DiceSim {
                 deform: Some(v),
             });
         }
-        FrameData {
-            index: frame,
-            time: self.scene.render.time_of(frame),
-            camera: crate::sim::scene_camera(&self.scene, frame),
-            background,
-            lighting,
-            meshes,
-            canvas: self.spec.results.then(|| self.strip(frame)),
-        }
+        crate::sim::scene_frame(&self.scene, frame, meshes, self.spec.results.then(|| self.strip(frame)))
     }
 
     fn fault(&self) -> Option<SimFault> {

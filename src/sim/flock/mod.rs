@@ -308,21 +308,16 @@ impl Simulation for FlockSim {
                 self.fault = Some(SimFault { frame, what: format!("agent {i} has a non-finite position or velocity") });
             }
         }
-        let (lighting, _) = crate::sim::scene_lighting(&self.scene);
+        let canvas = Canvas2d {
+            size: self.spec.canvas.map(|c| c as f32),
+            static_layer: Some(self.grid_layer.clone()),
+            shapes: self.draw(),
+            texts: Vec::new(),
+        };
         let bg = self.palette.background;
         FrameData {
-            index: frame,
-            time: self.scene.render.time_of(frame),
-            camera: crate::sim::scene_camera(&self.scene, frame),
             background: crate::frame::Background { top: bg, bottom: bg },
-            lighting,
-            meshes: Vec::new(),
-            canvas: Some(Canvas2d {
-                size: self.spec.canvas.map(|c| c as f32),
-                static_layer: Some(self.grid_layer.clone()),
-                shapes: self.draw(),
-                texts: Vec::new(),
-            }),
+            ..crate::sim::scene_frame(&self.scene, frame, Vec::new(), Some(canvas))
         }
     }
 

@@ -137,21 +137,13 @@ fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
 impl Simulation for TerrainSim {
     fn frame(&mut self, frame: u32) -> FrameData {
         let mesh = self.mesh_at(frame);
-        let (lighting, background) = crate::sim::scene_lighting(&self.scene);
-        FrameData {
-            index: frame,
-            time: self.scene.render.time_of(frame),
-            camera: crate::sim::scene_camera(&self.scene, frame),
-            background,
-            lighting,
-            meshes: vec![MeshInstance {
-                mesh,
-                transform: IDENTITY,
-                material: Material { roughness: 0.85, specular: 0.06, ..Material::default() },
-                deform: None,
-            }],
-            canvas: None,
-        }
+        let instance = MeshInstance {
+            mesh,
+            transform: IDENTITY,
+            material: Material { roughness: 0.85, specular: 0.06, ..Material::default() },
+            deform: None,
+        };
+        crate::sim::scene_frame(&self.scene, frame, vec![instance], None)
     }
 
     fn fault(&self) -> Option<SimFault> {
