@@ -4,7 +4,7 @@
 
 use toml::de::DeValue;
 
-use super::reader::TableReader;
+use super::reader::{TableReader, number_list};
 use super::values::Srgb;
 
 /// Most dice a scene or a study may roll (the arena holds about this many side by side).
@@ -58,17 +58,6 @@ pub struct DiceSpec {
 /// Default body colours, one per die in turn.
 pub const PALETTE: [&str; 6] = ["#e8364f", "#2f8fe8", "#33b864", "#f2a516", "#9b5de5", "#f06fae"];
 
-fn numbers(v: &DeValue) -> Option<Vec<f64>> {
-    let DeValue::Array(a) = v else { return None };
-    a.iter()
-        .map(|x| match x.get_ref() {
-            DeValue::Integer(i) => i.as_str().replace('_', "").parse::<i64>().ok().map(|v| v as f64),
-            DeValue::Float(f) => f.as_str().replace('_', "").parse::<f64>().ok().filter(|f| f.is_finite()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
     let die = g.int_in("die", 1, 1..=MAX_DICE as i64) as usize;
     if die > count {
@@ -84,7 +73,7 @@ fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
         match g.raw("corner").map(|v| v.get_ref()) {
             None => Hold::TopCorner,
             Some(DeValue::String(s)) if s.as_ref() == "top" => Hold::TopCorner,
-            Some(v) => match numbers(v) {
+            Some(v) => match number_list(v) {
                 Some(c) if c.len() == 3 && c.iter().all(|&x| x == 0.0 || x == 1.0) => Hold::Corner([c[0] as u8, c[1] as u8, c[2] as u8]),
                 _ => {
                     g.error_at("corner", "expected \"top\" or [x, y, z] with each 0 or 1 (the die's own axes)");
@@ -101,7 +90,7 @@ fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
     let mut path = Vec::new();
     if let Some(v) = g.raw("path") {
         let items = match v.get_ref() {
-            DeValue::Array(a) => a.iter().map(|i| numbers(i.get_ref())).collect::<Option<Vec<_>>>(),
+            DeValue::Array(a) => a.iter().map(|i| number_list(i.get_ref())).collect::<Option<Vec<_>>>(),
             _ => None,
         };
         match items {
@@ -133,7 +122,7 @@ pub fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
     let count = t.int_in("count", 5, 1..=MAX_DICE as i64) as usize;
     let firmness = match t.raw("firmness").map(|v| v.get_ref()) {
         None => vec![55.0; count],
-        Some(DeValue::Array(_)) => match t.raw("firmness").and_then(|v| numbers(v.get_ref())) {
+        Some(DeValue::Array(_)) => match t.raw("firmness").and_then(|v| number_list(v.get_ref())) {
             Some(f) if f.len() == count && f.iter().all(|x| (0.0..=100.0).contains(x)) => f,
             _ => {
                 t.error_at("firmness", format!("expected one firmness from 0 to 100, or an array of {count} (one per die)"));
@@ -161,7 +150,7 @@ pub fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
     };
     let rolls = match t.raw("rolls") {
         None => vec![0.0],
-        Some(v) => match numbers(v.get_ref()) {
+        Some(v) => match number_list(v.get_ref()) {
             Some(r) if r.iter().all(|&x| (0.0..=86_400.0).contains(&x)) && r.windows(2).all(|w| w[1] > w[0]) => r,
             _ => {
                 t.error_at("rolls", "expected increasing throw times in seconds, e.g. [0.0, 6.0] (or [] for none)");

@@ -92,17 +92,7 @@ fn pairs(t: &TableReader, key: &'static str, width: usize, what: &str) -> Vec<Ve
     };
     let mut out = Vec::new();
     for item in items.iter() {
-        let nums: Option<Vec<f64>> = match item.get_ref() {
-            DeValue::Array(a) => a
-                .iter()
-                .map(|x| match x.get_ref() {
-                    DeValue::Integer(i) => i.as_str().replace('_', "").parse::<i64>().ok().map(|v| v as f64),
-                    DeValue::Float(f) => f.as_str().replace('_', "").parse::<f64>().ok(),
-                    _ => None,
-                })
-                .collect(),
-            _ => None,
-        };
+        let nums = super::reader::number_list(item.get_ref());
         match nums {
             Some(n) if (width == 0 || n.len() == width) && n.iter().all(|x| x.is_finite()) => out.push(n),
             _ => {

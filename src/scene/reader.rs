@@ -71,8 +71,14 @@ fn kind_of(v: &DeValue<'_>) -> &'static str {
     }
 }
 
+/// An array of finite numbers, e.g. `[0.5, 1, 0, 0]`; `None` for anything else.
+pub fn number_list(v: &DeValue<'_>) -> Option<Vec<f64>> {
+    let DeValue::Array(a) = v else { return None };
+    a.iter().map(|x| number(x.get_ref()).filter(|n| n.is_finite())).collect()
+}
+
 /// The number a TOML integer or float holds.
-fn number(v: &DeValue<'_>) -> Option<f64> {
+pub fn number(v: &DeValue<'_>) -> Option<f64> {
     match v {
         DeValue::Integer(i) => integer(i.as_str(), i.radix()).map(|x| x as f64),
         DeValue::Float(f) => {

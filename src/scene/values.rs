@@ -3,7 +3,7 @@
 
 use toml::de::DeValue;
 
-use super::reader::TableReader;
+use super::reader::{TableReader, number};
 
 /// A colour as written in scene files: sRGB-encoded components in 0..1.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,7 +64,7 @@ impl TableReader<'_, '_> {
         };
         let parse_vec = |item: &toml::Spanned<DeValue<'_>>| -> Option<[f64; N]> {
             if N == 1 {
-                if let Some(x) = scalar(item.get_ref()) {
+                if let Some(x) = number(item.get_ref()) {
                     return Some([x; N]);
                 }
             }
@@ -98,7 +98,7 @@ impl TableReader<'_, '_> {
                 let mut keys: Vec<(f64, [f64; N])> = Vec::new();
                 for item in items.iter() {
                     let DeValue::Array(pair) = item.get_ref() else { continue };
-                    let nums: Vec<f64> = pair.iter().filter_map(|x| scalar(x.get_ref())).collect();
+                    let nums: Vec<f64> = pair.iter().filter_map(|x| number(x.get_ref())).collect();
                     if nums.len() != N + 1 || pair.len() != N + 1 {
                         self.error_at(
                             key,
@@ -123,14 +123,6 @@ impl TableReader<'_, '_> {
                 _ => Animated::Constant(default),
             },
         }
-    }
-}
-
-fn scalar(v: &DeValue<'_>) -> Option<f64> {
-    match v {
-        DeValue::Integer(i) => i.as_str().replace('_', "").parse::<i64>().ok().map(|x| x as f64),
-        DeValue::Float(f) => f.as_str().replace('_', "").parse::<f64>().ok(),
-        _ => None,
     }
 }
 
