@@ -340,6 +340,12 @@ pub fn linear_to_srgb(c: f32) -> f32 {
     if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
 }
 
+/// Linear-light RGB → 8-bit sRGB with the given alpha byte: the encoding of `MeshData::colors`.
+pub fn srgb8(c: [f32; 3], alpha: u8) -> [u8; 4] {
+    let [r, g, b] = c.map(|v| (linear_to_srgb(v) * 255.0).round() as u8);
+    [r, g, b, alpha]
+}
+
 /// FNV-1a, 64 bits, over bytes: a hash that is the same on every machine and every run.
 pub struct Fnv(u64);
 

@@ -36,6 +36,20 @@ fn perturbed(dir: &Path, base: &str, label: &str, from: &str, to: &str) -> PathB
     path
 }
 
+/// `simreel golden check` of `scene` against the shipped goldens, reports in `out`.
+fn check_against_shipped_goldens(scene: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    simreel()
+        .args(["golden", "check"])
+        .args(extra)
+        .arg("--goldens")
+        .arg(root().join("tests/golden"))
+        .arg("--out")
+        .arg(out)
+        .arg(scene)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
     if !gpu_available() {
@@ -65,14 +79,7 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
     for (label, base, from, to, sim_changes) in cases {
         let scene = perturbed(&dir, base, label, from, to);
         let out = dir.join(label);
-        let o = simreel()
-            .args(["golden", "check", "--goldens"])
-            .arg(root().join("tests/golden"))
-            .arg("--out")
-            .arg(&out)
-            .arg(&scene)
-            .output()
-            .unwrap();
+        let o = check_against_shipped_goldens(&scene, &out, &[]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(4), "{label} was not caught:\n{err}");
         assert!(err.contains("golden checks failed"), "{label}: {err}");
@@ -247,14 +254,7 @@ fn html_report_works_in_a_headless_browser() {
     let dir = scratch("golden-html");
     let scene = perturbed(&dir, "terrain", "nudged", "start = 200", "start = 203");
     let out = dir.join("out");
-    let o = simreel()
-        .args(["golden", "check", "--quiet", "--goldens"])
-        .arg(root().join("tests/golden"))
-        .arg("--out")
-        .arg(&out)
-        .arg(&scene)
-        .output()
-        .unwrap();
+    let o = check_against_shipped_goldens(&scene, &out, &["--quiet"]);
     assert_eq!(o.status.code(), Some(4));
     let report = out.join("golden-report/report.html").canonicalize().unwrap();
     let url = format!("file://{}", report.display());

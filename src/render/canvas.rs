@@ -278,12 +278,17 @@ impl CanvasRenderer {
                 pass.draw(0..6, 0..shapes.len() as u32);
             }
         }
+        self.static_texture = Some(self.layer_texture(device, &view, layer.key, (width, height)));
+    }
+
+    /// A cached full-frame layer drawn from `view`.
+    fn layer_texture(&self, device: &wgpu::Device, view: &wgpu::TextureView, key: u64, size: (u32, u32)) -> StaticTexture {
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("canvas static layer"),
+            label: Some("canvas layer"),
             layout: &self.layer_layout,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&view) }],
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(view) }],
         });
-        self.static_texture = Some(StaticTexture { key: layer.key, size: (width, height), group });
+        StaticTexture { key, size, group }
     }
 
     fn prepare_text(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, canvas: &Canvas2d, width: u32, height: u32) {
@@ -320,12 +325,7 @@ impl CanvasRenderer {
             &pixels,
         );
         let view = texture.create_view(&Default::default());
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("canvas text"),
-            layout: &self.layer_layout,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(&view) }],
-        });
-        self.text_texture = Some(StaticTexture { key, size: (width, height), group });
+        self.text_texture = Some(self.layer_texture(device, &view, key, (width, height)));
     }
 
     /// Draws the static layer and this frame's shapes into the main pass.
@@ -333,10 +333,13 @@ impl CanvasRenderer {
         if !has_canvas {
             return;
         }
-        if let Some(t) = &self.static_texture {
+        let composite = |pass: &mut wgpu::RenderPass<'_>, t: &StaticTexture| {
             pass.set_pipeline(&self.layer);
             pass.set_bind_group(0, &t.group, &[]);
             pass.draw(0..3, 0..1);
+        };
+        if let Some(t) = &self.static_texture {
+            composite(pass, t);
         }
         if let Some((buf, n)) = &self.instances {
             pass.set_pipeline(&self.shapes);
@@ -345,9 +348,7 @@ impl CanvasRenderer {
             pass.draw(0..6, 0..*n);
         }
         if let Some(t) = &self.text_texture {
-            pass.set_pipeline(&self.layer);
-            pass.set_bind_group(0, &t.group, &[]);
-            pass.draw(0..3, 0..1);
+            composite(pass, t);
         }
     }
 }

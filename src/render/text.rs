@@ -3,7 +3,7 @@
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 
-use crate::frame::{Align, Text2d, linear_to_srgb};
+use crate::frame::{Align, Text2d, srgb8};
 
 /// DejaVu Sans Bold (Bitstream Vera license: assets/fonts/LICENSE-DejaVu.txt).
 const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
@@ -58,12 +58,7 @@ pub fn rasterize(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u32, hei
             });
         }
     }
-    acc.iter()
-        .flat_map(|p| {
-            let enc = |c: f32| (linear_to_srgb(c) * 255.0).round() as u8;
-            [enc(p[0]), enc(p[1]), enc(p[2]), (p[3].clamp(0.0, 1.0) * 255.0).round() as u8]
-        })
-        .collect()
+    acc.iter().flat_map(|p| srgb8([p[0], p[1], p[2]], (p[3].clamp(0.0, 1.0) * 255.0).round() as u8)).collect()
 }
 
 /// Width in pixels of `text` in `scaled`, kerning included.

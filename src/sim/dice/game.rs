@@ -8,7 +8,7 @@ use crate::scene::dice::{DiceSpec, Hold};
 use crate::scene::{KindSpec, Scene};
 use crate::sim::{SimFault, Simulation, StateDigest};
 
-use super::math::V3;
+use super::math::{V3, cross, dot, norm, sub};
 use super::world::{self, Phase, STEP, Table, corner_particle};
 
 /// Spacing of the dice before the first throw.
@@ -130,22 +130,27 @@ impl DiceSim {
             self.table.step();
             let w = &self.table.worlds[0];
             self.read_once |= w.phase == Phase::Settled && !w.stale;
-            if self.fault.is_none() {
-                let bad = (0..self.spec.count).find(|&d| self.table.particles(0, d).iter().flatten().any(|x| !x.is_finite()));
-                if let Some(d) = bad {
-                    self.fault = Some(SimFault { frame: self.frame, what: format!("die {} has a non-finite particle position", d + 1) });
-                }
-            }
         }
         self.apply_script();
+        // a non-finite position never heals, so one look per frame finds it
+        if self.fault.is_none() {
+            let bad = (0..self.spec.count).find(|&d| self.table.particles(0, d).iter().flatten().any(|x| !x.is_finite()));
+            if let Some(d) = bad {
+                self.fault = Some(SimFault { frame: self.frame, what: format!("die {} has a non-finite particle position", d + 1) });
+            }
+        }
     }
 
     /// Die indices ordered left to right as the camera sees their centres at `frame`.
     pub fn screen_order(&self, frame: u32) -> Vec<usize> {
         let cam = crate::sim::scene_camera(&self.scene, frame);
         let eye = cam.eye.map(|c| c as f64);
-        let fwd = normalize(sub(cam.target.map(|c| c as f64), eye));
-        let right = normalize(cross(fwd, cam.up.map(|c| c as f64)));
+        let unit = |a: V3| {
+            let l = norm(a).max(1e-12);
+            a.map(|x| x / l)
+        };
+        let fwd = unit(sub(cam.target.map(|c| c as f64), eye));
+        let right = unit(cross(fwd, cam.up.map(|c| c as f64)));
         let mut keyed: Vec<(f64, usize)> = (0..self.spec.count)
             .map(|d| {
                 let c = sub(self.table.pose(0, d).1, eye);
@@ -227,20 +232,6 @@ pub fn path_offset(path: &[(f64, [f64; 3])], time: f64) -> [f64; 3] {
         prev = (t, off);
     }
     prev.1
-}
-
-fn sub(a: V3, b: V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn dot(a: V3, b: V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn cross(a: V3, b: V3) -> V3 {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-fn normalize(a: V3) -> V3 {
-    let l = dot(a, a).sqrt().max(1e-12);
-    a.map(|x| x / l)
 }
 
 impl Simulation for DiceSim {
@@ -347,7 +338,7 @@ mod tests {
         for l in &TOPOLOGY.links {
             let a = pk.x_of(s.lane, l.a as usize);
             let b = pk.x_of(s.lane, l.b as usize);
-            let r = dot(sub(a, b), sub(a, b)).sqrt() / l.rest;
+            let r = norm(sub(a, b)) / l.rest;
             range = (range.0.max(r), range.1.min(r));
         }
         range

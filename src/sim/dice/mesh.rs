@@ -3,7 +3,7 @@
 //! and the pips are separate meshes: the body is drawn translucent, the pips opaque inside it.
 
 use crate::frame::MeshData;
-use crate::scene::values::linear_to_srgb;
+use crate::frame::srgb8;
 
 use super::world::FACE_VALUE;
 
@@ -111,10 +111,7 @@ pub fn pip_layout(value: u8) -> Vec<[f32; 2]> {
 /// The pips: flat discs just under each face, facing out, in `color` (linear RGB).
 pub fn pips(color: [f32; 3]) -> MeshData {
     let mut m = MeshData::default();
-    let rgba = {
-        let s = color.map(|c| (linear_to_srgb(c) * 255.0).round() as u8);
-        [s[0], s[1], s[2], 255]
-    };
+    let rgba = srgb8(color, 255);
     for (f, &value) in FACE_VALUE.iter().enumerate() {
         let (axis, sign) = FACES[f];
         let mut out = [0.0; 3];
@@ -146,10 +143,9 @@ pub fn floor(radius: f32, color: [f32; 3]) -> MeshData {
     let mut m = MeshData::default();
     let rings = 24;
     let sectors = 96;
-    let srgb = color.map(|c| (linear_to_srgb(c) * 255.0).round() as u8);
     m.positions.push([0.0, 0.0, 0.0]);
     m.normals.push([0.0, 1.0, 0.0]);
-    m.colors.push([srgb[0], srgb[1], srgb[2], 255]);
+    m.colors.push(srgb8(color, 255));
     for r in 1..=rings {
         let rr = r as f32 / rings as f32;
         // opaque over the arena, fading out over the outer third
@@ -158,7 +154,7 @@ pub fn floor(radius: f32, color: [f32; 3]) -> MeshData {
             let a = s as f32 / sectors as f32 * std::f32::consts::TAU;
             m.positions.push([radius * rr * a.cos(), 0.0, radius * rr * a.sin()]);
             m.normals.push([0.0, 1.0, 0.0]);
-            m.colors.push([srgb[0], srgb[1], srgb[2], alpha]);
+            m.colors.push(srgb8(color, alpha));
         }
     }
     let up = [0.0, 1.0, 0.0];

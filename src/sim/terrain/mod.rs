@@ -7,9 +7,9 @@ pub mod field;
 pub mod mc;
 pub mod reference_fields;
 
+use crate::frame::srgb8;
 use crate::frame::{FrameData, IDENTITY, Material, MeshData, MeshInstance, MeshRef};
 use crate::scene::terrain::TerrainSpec;
-use crate::scene::values::linear_to_srgb;
 use crate::scene::{KindSpec, Scene};
 use crate::sim::noise::Noise;
 use crate::sim::rng::Rng;
@@ -124,8 +124,7 @@ impl TerrainSim {
         let q = [p[0] as f64 * 1.7, p[1] as f64 * 1.7, p[2] as f64 * 1.7];
         let jitter = 1.0 + 0.08 * self.detail_noise.noise3(q[0], q[1], q[2]) as f32;
         let lin: [f32; 3] = std::array::from_fn(|k| (base[k] + (cliff[k] - base[k]) * rock) * jitter);
-        let s = lin.map(|v| (linear_to_srgb(v) * 255.0).round() as u8);
-        [s[0], s[1], s[2], 255]
+        srgb8(lin, 255)
     }
 }
 
