@@ -25,6 +25,17 @@ fn step(c: &mut Criterion) {
         });
     }
     group.finish();
+    // the lane-packed constraint solve alone: one substep of four dice (no contacts)
+    let base = rolling(4);
+    let mut group = c.benchmark_group("dice_pack");
+    group.sample_size(30);
+    group.bench_function("substep_solve", |b| {
+        b.iter_batched_ref(|| base.packs[0].clone(), |p| p.solve(1.0 / 720.0), criterion::BatchSize::SmallInput)
+    });
+    group.bench_function("substep_limits", |b| {
+        b.iter_batched_ref(|| base.packs[0].clone(), |p| p.enforce_limits(), criterion::BatchSize::SmallInput)
+    });
+    group.finish();
 }
 
 criterion_group!(benches, step);

@@ -39,6 +39,9 @@ pub struct Link {
     /// The hard stretch limits: 0.45 and 1.9 rest lengths.
     pub min: f64,
     pub max: f64,
+    /// The limits squared, for checks without a square root.
+    pub min2: f64,
+    pub max2: f64,
 }
 
 /// A volume constraint over a tetrahedron with positive rest volume.
@@ -73,7 +76,8 @@ fn build() -> Topology {
     let mut links = Vec::new();
     let mut link = |a: usize, b: usize| {
         let r = dist(rest[a], rest[b]);
-        links.push(Link { a: a as u16, b: b as u16, rest: r, min: STRETCH_MIN * r, max: STRETCH_MAX * r })
+        let (min, max) = (STRETCH_MIN * r, STRETCH_MAX * r);
+        links.push(Link { a: a as u16, b: b as u16, rest: r, min, max, min2: min * min, max2: max * max })
     };
     let inside =
         |i: isize, j: isize, k: isize| (0..N as isize).contains(&i) && (0..N as isize).contains(&j) && (0..N as isize).contains(&k);

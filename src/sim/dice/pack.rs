@@ -261,11 +261,39 @@ fn at_most(v: f64, hi: f64) -> f64 {
 
 #[inline(always)]
 fn enforce_limits(pk: &mut Pack) {
+    if within_limits(&pk.x) {
+        return;
+    }
+    project_limits(pk);
+}
+
+/// Whether every link of every lane is within its limits: squared lengths against squared
+/// bounds, the verdicts OR-ed together without a branch per link (the usual answer is yes).
+#[inline(always)]
+fn within_limits(x: &[[Lane; 3]; PARTICLES]) -> bool {
+    let mut out = [0.0f64; LANES];
+    for link in &TOPOLOGY.links {
+        let (a, b) = (link.a as usize & (PARTICLES - 1), link.b as usize & (PARTICLES - 1));
+        let (pa, pb) = (&x[a], &x[b]);
+        for l in 0..LANES {
+            let d = [pa[0][l] - pb[0][l], pa[1][l] - pb[1][l], pa[2][l] - pb[2][l]];
+            let len2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            // distance outside [lo², hi²], positive when out of bounds
+            let over = at_least(len2 - link.max2, link.min2 - len2);
+            out[l] = at_least(out[l], over);
+        }
+    }
+    out.iter().all(|&o| o <= 0.0)
+}
+
+/// The limits pass proper: each link outside its bounds projected back, in link order.
+#[inline(never)]
+fn project_limits(pk: &mut Pack) {
     let (x, w) = (&mut pk.x, &pk.w);
     for link in &TOPOLOGY.links {
         let (a, b) = (link.a as usize & (PARTICLES - 1), link.b as usize & (PARTICLES - 1));
         let (pa, pb) = (x[a], x[b]);
-        let (lo2, hi2) = (link.min * link.min, link.max * link.max);
+        let (lo2, hi2) = (link.min2, link.max2);
         let mut out = false;
         for l in 0..LANES {
             let d = [pa[0][l] - pb[0][l], pa[1][l] - pb[1][l], pa[2][l] - pb[2][l]];

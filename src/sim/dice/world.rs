@@ -91,6 +91,9 @@ fn mat_mul(a: &M3, b: &M3) -> M3 {
 /// Inverse moment of inertia of a die about its centre: 64 particles of 1/64 on the 4 × 4 × 4
 /// lattice give I = 2·mean(x²) = 5/18 about every axis.
 const DIE_INV_INERTIA: f64 = 18.0 / 5.0;
+/// Squared radius of the sphere around a die's best-fit box (half its diagonal), with a margin of
+/// 1e-9 for rounding.
+const CIRCUMSPHERE2: f64 = 3.0 * HALF * HALF * (1.0 + 1e-9);
 /// A settled die whose fastest particle gains this much speed (m/s) in one step was hit.
 const JOLT: f64 = 1.0;
 
@@ -334,13 +337,31 @@ impl Table {
         (world.pip_rotation(&self.packs, die), self.packs[s.pack].centroid[s.lane])
     }
 
+    /// Lanes of pack `pack` that hold a die of some world (the rest idle below the table).
+    fn live_lanes(&self, pack: usize) -> [bool; LANES] {
+        let mut live = [false; LANES];
+        for s in self.worlds.iter().flat_map(|w| &w.slots) {
+            if s.pack == pack {
+                live[s.lane] = true;
+            }
+        }
+        live
+    }
+
     /// One fixed step (1/120 s) of every world.
     pub fn step(&mut self) {
         let h = STEP / SUBSTEPS as f64;
-        let speeds_before: Vec<Vec<f64>> =
-            self.worlds.iter().map(|w| w.slots.iter().map(|s| max_speed(&self.packs[s.pack], s.lane)).collect()).collect();
-        let mut on_floor: Vec<Vec<bool>> = self.worlds.iter().map(|w| vec![false; w.slots.len()]).collect();
-        for _ in 0..SUBSTEPS {
+        let live: Vec<[bool; LANES]> = (0..self.packs.len()).map(|p| self.live_lanes(p)).collect();
+        let speeds_before: Vec<[f64; LANES]> = self.packs.iter().map(max_speeds).collect();
+        let mut held = vec![false; self.packs.len()];
+        for w in &self.worlds {
+            if let Some(g) = w.grab {
+                held[w.slots[g.die].pack] = true;
+            }
+        }
+        let mut on_floor = vec![[false; LANES]; self.packs.len()];
+        let mut on_fence = vec![[false; LANES]; self.packs.len()];
+        for sub in 0..SUBSTEPS {
             for w in &self.worlds {
                 if let Some(g) = w.grab {
                     let s = w.slots[g.die];
@@ -352,24 +373,26 @@ impl Table {
             for pk in &mut self.packs {
                 pk.solve(h);
             }
-            for (w, floor) in self.worlds.iter_mut().zip(&mut on_floor) {
+            for w in &mut self.worlds {
                 w.collide_dice(&mut self.packs);
-                for (i, s) in w.slots.iter().enumerate() {
-                    let (f, fence) = floor_and_fence(&mut self.packs[s.pack], s.lane);
-                    floor[i] |= f;
-                    w.fence_touched[i] |= fence;
-                }
             }
-            for pk in &mut self.packs {
-                pk.enforce_limits();
+            for (i, pk) in self.packs.iter_mut().enumerate() {
+                floor_and_fence(pk, &live[i], &mut on_floor[i], &mut on_fence[i]);
+                // The hard stretch limits, once more after the contacts: every substep while a
+                // hand drags a die of the pack (the violent case), else at the end of the step,
+                // where they are what anyone sees (in 1,000 rolls they never came into play).
+                if held[i] || sub + 1 == SUBSTEPS {
+                    pk.enforce_limits();
+                }
                 pk.update_velocities(h);
             }
         }
         let share = |rate: f64| 1.0 - (-rate * STEP).exp();
         let (wobble, drift, spin) = (share(WOBBLE_DAMPING), share(FLOOR_DRIFT_DAMPING), share(FLOOR_SPIN_DAMPING));
-        for (w, floor) in self.worlds.iter().zip(&on_floor) {
-            for (s, &f) in w.slots.iter().zip(floor) {
-                if f {
+        for w in &mut self.worlds {
+            for (i, s) in w.slots.iter().enumerate() {
+                w.fence_touched[i] |= on_fence[s.pack][s.lane];
+                if on_floor[s.pack][s.lane] {
                     damp(&mut self.packs[s.pack], s.lane, wobble, drift, spin);
                 } else {
                     damp(&mut self.packs[s.pack], s.lane, wobble, 0.0, 0.0);
@@ -378,8 +401,11 @@ impl Table {
         }
         self.time += STEP;
         self.steps += 1;
-        for (w, before) in self.worlds.iter_mut().zip(&speeds_before) {
-            w.after_step(&mut self.packs, before, self.time);
+        let speeds_after: Vec<[f64; LANES]> = self.packs.iter().map(max_speeds).collect();
+        for w in &mut self.worlds {
+            let before: Vec<f64> = w.slots.iter().map(|s| speeds_before[s.pack][s.lane]).collect();
+            let after: Vec<f64> = w.slots.iter().map(|s| speeds_after[s.pack][s.lane]).collect();
+            w.after_step(&mut self.packs, &before, &after, self.time);
         }
     }
 }
@@ -392,20 +418,16 @@ impl World {
         }
     }
 
-    fn speeds(&self, packs: &[Pack]) -> impl Iterator<Item = f64> {
-        self.slots.iter().map(move |s| max_speed(&packs[s.pack], s.lane))
-    }
-
-    fn after_step(&mut self, packs: &mut [Pack], speeds_before: &[f64], time: f64) {
+    fn after_step(&mut self, packs: &mut [Pack], speeds_before: &[f64], speeds: &[f64], time: f64) {
         // a settled die jolted hard (hit by another, knocked) no longer shows what was read
-        if self.phase == Phase::Settled && self.speeds(packs).zip(speeds_before).any(|(now, &b)| now > b + JOLT) {
+        if self.phase == Phase::Settled && speeds.iter().zip(speeds_before).any(|(&now, &b)| now > b + JOLT) {
             self.stale = true;
         }
         if self.grab.is_some() {
             self.quiet_for = 0.0;
             return;
         }
-        let fastest = self.speeds(packs).fold(0.0, f64::max);
+        let fastest = speeds.iter().copied().fold(0.0, f64::max);
         if fastest < SETTLE_SPEED {
             self.quiet_for += STEP;
         } else {
@@ -527,7 +549,13 @@ impl World {
                         continue;
                     }
                     let x = pa.x_of(sa.lane, p);
-                    let local = mat_t_vec(&rb, sub(x, cb));
+                    let rel = sub(x, cb);
+                    // outside b's circumscribed sphere means outside its box: skip the transform
+                    // (the margin covers the rounding of R's orthonormality)
+                    if dot(rel, rel) > CIRCUMSPHERE2 {
+                        continue;
+                    }
+                    let local = mat_t_vec(&rb, rel);
                     let depth: [f64; 3] = std::array::from_fn(|k| HALF - local[k].abs());
                     if depth.iter().any(|&d| d <= 0.0) {
                         continue;
@@ -563,7 +591,19 @@ impl World {
 
 /// Largest particle speed of a die.
 pub fn max_speed(pk: &Pack, lane: usize) -> f64 {
-    (0..PARTICLES).map(|p| dot(pk.v_of(lane, p), pk.v_of(lane, p))).fold(0.0, f64::max).sqrt()
+    max_speeds(pk)[lane]
+}
+
+/// Largest particle speed of every die of a pack, lane by lane.
+pub fn max_speeds(pk: &Pack) -> [f64; LANES] {
+    let mut m = [0.0f64; LANES];
+    for v in &pk.v {
+        for l in 0..LANES {
+            let s2 = v[0][l] * v[0][l] + v[1][l] * v[1][l] + v[2][l] * v[2][l];
+            m[l] = if s2 > m[l] { s2 } else { m[l] };
+        }
+    }
+    m.map(f64::sqrt)
 }
 
 fn center(pk: &Pack, lane: usize) -> V3 {
@@ -635,45 +675,105 @@ fn damp(pk: &mut Pack, lane: usize, wobble: f64, drift: f64, spin: f64) {
     }
 }
 
-/// Floor at y = 0 with friction, and the circular fence. Returns whether the floor and the fence
-/// were touched.
-fn floor_and_fence(pk: &mut Pack, lane: usize) -> (bool, bool) {
-    let (mut floor, mut fence) = (false, false);
+/// Floor at y = 0 with friction, and the circular fence, for the live lanes of a pack (four dice
+/// at once, each lane exactly as alone); `floor` and `fence` collect which dice touched them.
+fn floor_and_fence(pk: &mut Pack, live: &[bool; LANES], floor: &mut [bool; LANES], fence: &mut [bool; LANES]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (checked above).
+        return unsafe { floor_and_fence_avx2(pk, live, floor, fence) };
+    }
+    floor_and_fence_lanes(pk, live, floor, fence)
+}
+
+/// The same contacts in AVX2 registers: each lane's arithmetic is [`floor_and_fence_lanes`]'s,
+/// operation for operation, so the two agree bit for bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn floor_and_fence_avx2(pk: &mut Pack, live: &[bool; LANES], floor: &mut [bool; LANES], fence: &mut [bool; LANES]) {
+    use std::arch::x86_64::*;
+    let live_mask = _mm256_castsi256_pd(_mm256_set_epi64x(-(live[3] as i64), -(live[2] as i64), -(live[1] as i64), -(live[0] as i64)));
+    let (zero, one) = (_mm256_setzero_pd(), _mm256_set1_pd(1.0));
+    let (stat, kin, arena) = (_mm256_set1_pd(STATIC_FRICTION), _mm256_set1_pd(KINETIC_FRICTION), _mm256_set1_pd(ARENA_R));
+    let (mut any_floor, mut any_fence) = (zero, zero);
     for p in 0..PARTICLES {
-        if pk.w[p][lane] == 0.0 {
-            continue;
-        }
-        let mut x = pk.x_of(lane, p);
-        let prev = pk.prev_of(lane, p);
-        let mut moved = false;
-        if x[1] < 0.0 {
-            floor = true;
-            moved = true;
-            let pen = -x[1];
-            x[1] = 0.0;
-            let slip = [x[0] - prev[0], 0.0, x[2] - prev[2]];
-            let s = norm(slip);
-            if s < STATIC_FRICTION * pen {
-                x[0] = prev[0];
-                x[2] = prev[2];
-            } else if s > 0.0 {
-                let k = (KINETIC_FRICTION * pen / s).min(1.0);
-                x[0] -= slip[0] * k;
-                x[2] -= slip[2] * k;
-            }
-        }
-        let r = (x[0] * x[0] + x[2] * x[2]).sqrt();
-        if r > ARENA_R {
-            x[0] *= ARENA_R / r;
-            x[2] *= ARENA_R / r;
-            fence = true;
-            moved = true;
-        }
-        if moved {
-            pk.set_x(lane, p, x);
+        let (x, prev, w) = (&mut pk.x[p], &pk.prev[p], &pk.w[p]);
+        // SAFETY: each lane array is four f64 in a row; loads and stores are unaligned ones.
+        unsafe {
+            let active = _mm256_and_pd(live_mask, _mm256_cmp_pd::<_CMP_NEQ_OQ>(_mm256_loadu_pd(w.as_ptr()), zero));
+            let (x0, x1, x2) = (_mm256_loadu_pd(x[0].as_ptr()), _mm256_loadu_pd(x[1].as_ptr()), _mm256_loadu_pd(x[2].as_ptr()));
+            let (p0, p2) = (_mm256_loadu_pd(prev[0].as_ptr()), _mm256_loadu_pd(prev[2].as_ptr()));
+            let below = _mm256_and_pd(active, _mm256_cmp_pd::<_CMP_LT_OQ>(x1, zero));
+            let pen = _mm256_sub_pd(zero, x1);
+            let (s0, s2) = (_mm256_sub_pd(x0, p0), _mm256_sub_pd(x2, p2));
+            let s = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(s0, s0), _mm256_mul_pd(s2, s2)));
+            let stick = _mm256_cmp_pd::<_CMP_LT_OQ>(s, _mm256_mul_pd(stat, pen));
+            let slide = _mm256_andnot_pd(stick, _mm256_cmp_pd::<_CMP_GT_OQ>(s, zero));
+            let k = _mm256_div_pd(_mm256_mul_pd(kin, pen), s);
+            let k = _mm256_blendv_pd(k, one, _mm256_cmp_pd::<_CMP_GT_OQ>(k, one));
+            let slid0 = _mm256_blendv_pd(x0, _mm256_sub_pd(x0, _mm256_mul_pd(s0, k)), slide);
+            let slid2 = _mm256_blendv_pd(x2, _mm256_sub_pd(x2, _mm256_mul_pd(s2, k)), slide);
+            let x0 = _mm256_blendv_pd(x0, _mm256_blendv_pd(slid0, p0, stick), below);
+            let x2 = _mm256_blendv_pd(x2, _mm256_blendv_pd(slid2, p2, stick), below);
+            let x1 = _mm256_blendv_pd(x1, zero, below);
+            let r = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(x0, x0), _mm256_mul_pd(x2, x2)));
+            let out = _mm256_and_pd(active, _mm256_cmp_pd::<_CMP_GT_OQ>(r, arena));
+            let f = _mm256_div_pd(arena, r);
+            _mm256_storeu_pd(x[0].as_mut_ptr(), _mm256_blendv_pd(x0, _mm256_mul_pd(x0, f), out));
+            _mm256_storeu_pd(x[1].as_mut_ptr(), x1);
+            _mm256_storeu_pd(x[2].as_mut_ptr(), _mm256_blendv_pd(x2, _mm256_mul_pd(x2, f), out));
+            any_floor = _mm256_or_pd(any_floor, below);
+            any_fence = _mm256_or_pd(any_fence, out);
         }
     }
-    (floor, fence)
+    let (bf, bn) = (_mm256_movemask_pd(any_floor), _mm256_movemask_pd(any_fence));
+    for l in 0..LANES {
+        floor[l] |= bf >> l & 1 == 1;
+        fence[l] |= bn >> l & 1 == 1;
+    }
+}
+
+/// The lanes side by side, without branches: every candidate computed, then selected.
+#[inline(always)]
+pub(super) fn floor_and_fence_lanes(pk: &mut Pack, live: &[bool; LANES], floor: &mut [bool; LANES], fence: &mut [bool; LANES]) {
+    let sel = |c: bool, a: f64, b: f64| if c { a } else { b };
+    let (mut touched_floor, mut touched_fence) = ([0.0f64; LANES], [0.0f64; LANES]);
+    let live: [f64; LANES] = live.map(|l| if l { 1.0 } else { 0.0 });
+    for p in 0..PARTICLES {
+        let (x, prev, w) = (&mut pk.x[p], &pk.prev[p], &pk.w[p]);
+        for l in 0..LANES {
+            let active = live[l] * w[l] != 0.0;
+            let (x0, x1, x2) = (x[0][l], x[1][l], x[2][l]);
+            let below = active & (x1 < 0.0);
+            let pen = -x1;
+            let (s0, s2) = (x0 - prev[0][l], x2 - prev[2][l]);
+            let s = (s0 * s0 + s2 * s2).sqrt();
+            let stick = s < STATIC_FRICTION * pen;
+            let slide = !stick & (s > 0.0);
+            let k = at_most(KINETIC_FRICTION * pen / s, 1.0);
+            let x0 = sel(below, sel(stick, prev[0][l], sel(slide, x0 - s0 * k, x0)), x0);
+            let x2 = sel(below, sel(stick, prev[2][l], sel(slide, x2 - s2 * k, x2)), x2);
+            let x1 = sel(below, 0.0, x1);
+            let r = (x0 * x0 + x2 * x2).sqrt();
+            let out = active & (r > ARENA_R);
+            let f = ARENA_R / r;
+            x[0][l] = sel(out, x0 * f, x0);
+            x[1][l] = x1;
+            x[2][l] = sel(out, x2 * f, x2);
+            touched_floor[l] = sel(below, 1.0, touched_floor[l]);
+            touched_fence[l] = sel(out, 1.0, touched_fence[l]);
+        }
+    }
+    for l in 0..LANES {
+        floor[l] |= touched_floor[l] != 0.0;
+        fence[l] |= touched_fence[l] != 0.0;
+    }
+}
+
+/// `min` for values that are never NaN.
+#[inline(always)]
+fn at_most(v: f64, hi: f64) -> f64 {
+    if v > hi { hi } else { v }
 }
 
 fn random_unit(rng: &mut Rng) -> V3 {
@@ -705,4 +805,47 @@ pub fn throw_stream(seed: u64) -> Rng {
 /// Cube corner `corner` (each 0 or 1 along x, y, z) as a particle index.
 pub fn corner_particle(corner: [usize; 3]) -> usize {
     super::model::index(corner[0] * 3, corner[1] * 3, corner[2] * 3)
+}
+
+#[cfg(test)]
+mod lane_tests {
+    use super::*;
+
+    /// A pack whose particles are scattered through every case of the floor and fence contact:
+    /// above and below the floor, sticking and sliding, beyond the fence, pinned, and idle lanes.
+    fn scattered() -> Pack {
+        let mut pk = Pack::default();
+        for p in 0..PARTICLES {
+            for l in 0..LANES {
+                let f = (p * LANES + l) as f64;
+                let x = [3.4 * (f * 0.37).sin(), 0.05 * (f * 0.91).cos() - 0.01, 3.4 * (f * 0.53).cos()];
+                // the slip since the substep began: from none to ten times the penetration
+                let slip = 0.004 * (f * 0.29).sin().abs() * (p % 3) as f64;
+                pk.set_x(l, p, x);
+                for (k, d) in [(0, slip), (1, 0.0), (2, -0.5 * slip)] {
+                    pk.prev[p][k][l] = x[k] - d;
+                }
+                if (p + l) % 11 == 0 {
+                    pk.w[p][l] = 0.0;
+                }
+            }
+        }
+        pk
+    }
+
+    #[test]
+    fn the_instruction_set_does_not_change_the_contacts() {
+        let live = [true, true, false, true];
+        let (mut a, mut b) = (scattered(), scattered());
+        let (mut fa, mut na, mut fb, mut nb) = ([false; LANES], [false; LANES], [false; LANES], [false; LANES]);
+        floor_and_fence(&mut a, &live, &mut fa, &mut na);
+        floor_and_fence_lanes(&mut b, &live, &mut fb, &mut nb);
+        assert_eq!(a, b);
+        assert_eq!((fa, na), (fb, nb));
+        assert_eq!((fa, na), ([true, true, false, true], [true, true, false, true]));
+        // the idle lane is untouched, and some particles stuck while others slid
+        assert_eq!(a.x[5][1][2], scattered().x[5][1][2]);
+        let moved_back = (0..PARTICLES).filter(|&p| a.x[p][0][0] == a.prev[p][0][0] && a.x[p][0][0] != scattered().x[p][0][0]).count();
+        assert!(moved_back > 0, "no particle stuck");
+    }
 }
