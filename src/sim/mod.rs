@@ -3,6 +3,7 @@
 //! the GPU: a simulation hands out [`FrameData`] and never fails; broken state is reported as data.
 
 pub mod dice;
+pub mod duo;
 pub mod flock;
 pub mod noise;
 pub mod rng;

@@ -98,8 +98,9 @@ fn half_sin_cos(angle: f64) -> (f64, f64) {
     if x.abs() < 0.01 {
         let x2 = x * x;
         // error terms x⁹/9! and x⁸/8! are below 1e-22 here
-        let s = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0)));
-        let c = 1.0 - x2 / 2.0 * (1.0 - x2 / 12.0 * (1.0 - x2 / 30.0));
+        // (products with the reciprocals: a division costs several multiplications)
+        let s = x * (1.0 - x2 * (1.0 / 6.0) * (1.0 - x2 * (1.0 / 20.0) * (1.0 - x2 * (1.0 / 42.0))));
+        let c = 1.0 - x2 * 0.5 * (1.0 - x2 * (1.0 / 12.0) * (1.0 - x2 * (1.0 / 30.0)));
         (s, c)
     } else {
         x.sin_cos()

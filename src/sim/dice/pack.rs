@@ -2,9 +2,11 @@
 //! topology, so a [`Pack`] stores its particles lane-wise (`x[particle][axis][lane]`) and each
 //! constraint is projected for four dice at once with packed arithmetic: no gathers, no scatters.
 //! A lane computes exactly what a scalar solve of that die would, in the same order, so a die's
-//! motion never depends on which pack or lane holds it (nor on the instruction set: AVX2 when the
-//! processor has it, SSE2 otherwise, with bit-identical results: only exactly rounded IEEE
-//! operations, never fused ones).
+//! motion never depends on which pack or lane holds it, nor on the instruction set: every
+//! operation is an exactly rounded IEEE one, and the products that feed a sum are fused
+//! multiply-adds (`f64::mul_add`, rounded once), which AVX2 processors run as FMA instructions,
+//! ARM ones natively, and other x86-64 processors through the C library's exact `fma`, slowly but
+//! to the same bit.
 //!
 //! One substep of small-step XPBD per die: predict with gravity → distance constraints (XPBD with
 //! constraint damping, then the hard stretch limits 1.9× / 0.45×) → volume constraints → a weak
@@ -123,25 +125,33 @@ impl Pack {
 
     /// Predict, distances, volumes and shape matching for all four dice: one substep of length `h`.
     pub fn solve(&mut self, h: f64) {
+        self.solve_after(false, h)
+    }
+
+    /// [`Pack::update_velocities`] for the substep just ended, then [`Pack::solve`], in fewer
+    /// passes over the particles; the same numbers as calling the two.
+    pub fn velocities_and_solve(&mut self, h: f64) {
+        self.solve_after(true, h)
+    }
+
+    fn solve_after(&mut self, velocities: bool, h: f64) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2 (checked above).
-            return unsafe { self.solve_avx2(h) };
+        if fast_path() {
+            // SAFETY: the processor has AVX2 and FMA (checked above).
+            return unsafe { self.solve_avx2(velocities, h) };
         }
-        self.solve_portable(h)
+        self.solve_portable(velocities, h)
     }
 
     /// The same solve compiled for any processor.
-    pub fn solve_portable(&mut self, h: f64) {
-        let uniform = self.w.iter().all(|w| *w == [W_INV; LANES]);
-        if uniform { solve::<true>(self, h) } else { solve::<false>(self, h) }
+    pub fn solve_portable(&mut self, velocities: bool, h: f64) {
+        solve_any(self, velocities, h)
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn solve_avx2(&mut self, h: f64) {
-        let uniform = self.w.iter().all(|w| *w == [W_INV; LANES]);
-        if uniform { solve::<true>(self, h) } else { solve::<false>(self, h) }
+    #[target_feature(enable = "avx2,fma")]
+    fn solve_avx2(&mut self, velocities: bool, h: f64) {
+        solve_any(self, velocities, h)
     }
 
     /// The hard stretch limits once more, last thing in the substep: contacts (floor, fence, other
@@ -149,15 +159,15 @@ impl Pack {
     /// on squared lengths; a link is projected only when some lane is out of bounds, which is rare.
     pub fn enforce_limits(&mut self) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2 (checked above).
+        if fast_path() {
+            // SAFETY: the processor has AVX2 and FMA (checked above).
             return unsafe { self.enforce_limits_avx2() };
         }
         enforce_limits(self)
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     fn enforce_limits_avx2(&mut self) {
         enforce_limits(self)
     }
@@ -175,22 +185,50 @@ impl Pack {
     }
 }
 
+#[inline(always)]
+fn solve_any(pk: &mut Pack, velocities: bool, h: f64) {
+    let uniform = pk.w.iter().all(|w| *w == [W_INV; LANES]);
+    match (uniform, velocities) {
+        (true, false) => solve::<true, false>(pk, h),
+        (true, true) => solve::<true, true>(pk, h),
+        (false, false) => solve::<false, false>(pk, h),
+        (false, true) => solve::<false, true>(pk, h),
+    }
+}
+
+/// Whether this processor runs the AVX2 + FMA build of the solver.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub fn fast_path() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
 /// The constraint solves of one substep. `UNIFORM`: no particle pinned, so every inverse mass is
 /// `W_INV` and the compiler folds it; the arithmetic is the same expression either way, so the
-/// two paths agree bit for bit.
+/// two paths agree bit for bit. `VELOCITIES`: first finish the previous substep (velocities from
+/// its displacement), in the same pass over the particles as the prediction.
 #[inline(always)]
-fn solve<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
-    predict::<UNIFORM>(pk, h);
+fn solve<const UNIFORM: bool, const VELOCITIES: bool>(pk: &mut Pack, h: f64) {
+    predict::<UNIFORM, VELOCITIES>(pk, h);
     distances::<UNIFORM>(pk, h);
     volumes::<UNIFORM>(pk, h);
     shape_match::<UNIFORM>(pk);
 }
 
+/// v = (x − prev) / h when `VELOCITIES`, then prev = x, gravity, and x += v·h for free particles.
 #[inline(always)]
-fn predict<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
-    pk.prev = pk.x;
+fn predict<const UNIFORM: bool, const VELOCITIES: bool>(pk: &mut Pack, h: f64) {
     let g: Lane = std::array::from_fn(|l| pk.gravity[l] * h);
+    let inv_h = 1.0 / h;
     for p in 0..PARTICLES {
+        if VELOCITIES {
+            for k in 0..3 {
+                for l in 0..LANES {
+                    pk.v[p][k][l] = (pk.x[p][k][l] - pk.prev[p][k][l]) * inv_h;
+                }
+            }
+        }
+        pk.prev[p] = pk.x[p];
         let free: [bool; LANES] = std::array::from_fn(|l| UNIFORM || pk.w[p][l] > 0.0);
         for l in 0..LANES {
             if free[l] {
@@ -200,21 +238,24 @@ fn predict<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
         for k in 0..3 {
             for l in 0..LANES {
                 if free[l] {
-                    pk.x[p][k][l] += pk.v[p][k][l] * h;
+                    pk.x[p][k][l] = pk.v[p][k][l].mul_add(h, pk.x[p][k][l]);
                 }
             }
         }
     }
 }
 
-/// Distance constraints with XPBD damping and the hard stretch limits. Per lane:
-/// Δλ = −(C + γ ∇C·Δx) / ((1 + γ) Σw + α̃), the new length clamped into the limits, and the
-/// correction shared by inverse mass.
+/// Distance constraints with XPBD damping and the hard stretch limits. Per lane, with d the link
+/// and d₀ the link at the start of the substep: the stretch rate along the link is
+/// (d − d₀)·d / |d| = (|d|² − d₀·d) / |d|, Δλ = −(C + γ·rate) / ((1 + γ) Σw + α̃), the new length
+/// |d| + Σw·Δλ clamped into the limits, and the correction shared by inverse mass.
 #[inline(always)]
 fn distances<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
     let alpha: Lane = std::array::from_fn(|l| pk.edge_compliance[l] / (h * h));
     let gamma: Lane = std::array::from_fn(|l| alpha[l] * JELLY_VISCOSITY / h);
-    let uniform_gain: Lane = std::array::from_fn(|l| 1.0 / ((1.0 + gamma[l]) * (W_INV + W_INV) + alpha[l]));
+    // Σw·gain: how far the length moves per unit of C + γ·rate
+    let gain = |l: usize, wsum: f64| (1.0 / ((1.0 + gamma[l]) * wsum + alpha[l])) * wsum;
+    let uniform_gain: Lane = std::array::from_fn(|l| gain(l, W_INV + W_INV));
     let (x, prev, w) = (&mut pk.x, &pk.prev, &pk.w);
     for link in &TOPOLOGY.links {
         // indices below 64 by construction; the mask lets the compiler drop the bounds checks
@@ -225,22 +266,23 @@ fn distances<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
         let (mut na, mut nb) = (pa, pb);
         for l in 0..LANES {
             let d = [pa[0][l] - pb[0][l], pa[1][l] - pb[1][l], pa[2][l] - pb[2][l]];
-            let len = at_least((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt(), 1e-12);
+            let d0 = [qa[0][l] - qb[0][l], qa[1][l] - qb[1][l], qa[2][l] - qb[2][l]];
+            let len2 = d[2].mul_add(d[2], d[1].mul_add(d[1], d[0] * d[0]));
+            let d0d = d[2].mul_add(d0[2], d[1].mul_add(d0[1], d[0] * d0[0]));
+            let len = at_least(len2.sqrt(), 1e-12);
             let inv = 1.0 / len;
-            // stretch rate over the substep, along the link
-            let rate = ((pa[0][l] - qa[0][l] - pb[0][l] + qb[0][l]) * d[0]
-                + (pa[1][l] - qa[1][l] - pb[1][l] + qb[1][l]) * d[1]
-                + (pa[2][l] - qa[2][l] - pb[2][l] + qb[2][l]) * d[2])
-                * inv;
+            let rate = (len2 - d0d) * inv;
             let wsum = wa[l] + wb[l];
-            let gain = if UNIFORM { uniform_gain[l] } else { 1.0 / ((1.0 + gamma[l]) * wsum + alpha[l]) };
-            let dlambda = -((len - rest) + gamma[l] * rate) * gain;
-            let target = at_most(at_least(len + dlambda * wsum, lo), hi);
-            let s = (len - target) * inv / at_least(wsum, 1e-30);
-            let (sa, sb) = (s * wa[l], s * wb[l]);
-            for k in 0..3 {
-                na[k][l] = pa[k][l] - d[k] * sa;
-                nb[k][l] = pb[k][l] + d[k] * sb;
+            let g = if UNIFORM { uniform_gain[l] } else { gain(l, wsum) };
+            let c = gamma[l].mul_add(rate, len - rest);
+            let target = at_most(at_least((-c).mul_add(g, len), lo), hi);
+            // each end's share of the shortening, as a multiple of d
+            let k = (len - target) * inv;
+            let share = 1.0 / at_least(wsum, 1e-30);
+            let (ka, kb) = (k * (wa[l] * share), k * (wb[l] * share));
+            for c in 0..3 {
+                na[c][l] = (-d[c]).mul_add(ka, pa[c][l]);
+                nb[c][l] = d[c].mul_add(kb, pb[c][l]);
             }
         }
         x[a] = na;
@@ -331,6 +373,11 @@ fn project_limits(pk: &mut Pack) {
 fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
     let alpha36 = 36.0 * VOLUME_COMPLIANCE / (h * h);
     let (x, w) = (&mut pk.x, &pk.w);
+    // a × b with each component one product and one fused multiply-add
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [a[1].mul_add(b[2], -(a[2] * b[1])), a[2].mul_add(b[0], -(a[0] * b[2])), a[0].mul_add(b[1], -(a[1] * b[0]))]
+    };
+    let dot = |a: [f64; 3], b: [f64; 3]| a[2].mul_add(b[2], a[1].mul_add(b[1], a[0] * b[0]));
     for t in &TOPOLOGY.tets {
         let [a, b, c, d] = t.v.map(|i| i as usize & (PARTICLES - 1));
         let rest6 = 6.0 * t.rest;
@@ -341,20 +388,20 @@ fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
             let e1 = [xb[0][l] - xa[0][l], xb[1][l] - xa[1][l], xb[2][l] - xa[2][l]];
             let e2 = [xc[0][l] - xa[0][l], xc[1][l] - xa[1][l], xc[2][l] - xa[2][l]];
             let e3 = [xd[0][l] - xa[0][l], xd[1][l] - xa[1][l], xd[2][l] - xa[2][l]];
-            let g1 = super::math::cross(e2, e3);
-            let g2 = super::math::cross(e3, e1);
-            let g3 = super::math::cross(e1, e2);
-            let vol6 = e1[0] * g1[0] + e1[1] * g1[1] + e1[2] * g1[2];
+            let g1 = cross(e2, e3);
+            let g2 = cross(e3, e1);
+            let g3 = cross(e1, e2);
+            let vol6 = dot(e1, g1);
             let g0 = [-(g1[0] + g2[0] + g3[0]), -(g1[1] + g2[1] + g3[1]), -(g1[2] + g2[2] + g3[2])];
-            let sq = |g: [f64; 3]| g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
-            let denom = ws[0][l] * sq(g0) + ws[1][l] * sq(g1) + ws[2][l] * sq(g2) + ws[3][l] * sq(g3) + alpha36;
+            let denom = ws[0][l]
+                .mul_add(dot(g0, g0), ws[1][l].mul_add(dot(g1, g1), ws[2][l].mul_add(dot(g2, g2), ws[3][l].mul_add(dot(g3, g3), alpha36))));
             let lambda = -(vol6 - rest6) / denom;
             let (s0, s1, s2, s3) = (lambda * ws[0][l], lambda * ws[1][l], lambda * ws[2][l], lambda * ws[3][l]);
             for k in 0..3 {
-                na[k][l] = xa[k][l] + g0[k] * s0;
-                nb[k][l] = xb[k][l] + g1[k] * s1;
-                nc[k][l] = xc[k][l] + g2[k] * s2;
-                nd[k][l] = xd[k][l] + g3[k] * s3;
+                na[k][l] = g0[k].mul_add(s0, xa[k][l]);
+                nb[k][l] = g1[k].mul_add(s1, xb[k][l]);
+                nc[k][l] = g2[k].mul_add(s2, xc[k][l]);
+                nd[k][l] = g3[k].mul_add(s3, xd[k][l]);
             }
         }
         x[a] = na;
@@ -382,13 +429,13 @@ fn shape_match<const UNIFORM: bool>(pk: &mut Pack) {
             *v *= 1.0 / PARTICLES as f64;
         }
     }
-    // A = Σ (x − c) ⊗ rest, lane-wise
+    // A = Σ (x − c) ⊗ rest = Σ x ⊗ rest, since the rest lattice is centred; lane-wise
     let mut a = [[[0.0; LANES]; 3]; 3];
     for p in 0..PARTICLES {
         for i in 0..3 {
             for j in 0..3 {
                 for l in 0..LANES {
-                    a[i][j][l] += (pk.x[p][i][l] - c[i][l]) * rest[p][j];
+                    a[i][j][l] = pk.x[p][i][l].mul_add(rest[p][j], a[i][j][l]);
                 }
             }
         }
@@ -404,9 +451,9 @@ fn shape_match<const UNIFORM: bool>(pk: &mut Pack) {
         let rp = rest[p];
         for i in 0..3 {
             for l in 0..LANES {
-                let goal = c[i][l] + (r[i][0][l] * rp[0] + r[i][1][l] * rp[1] + r[i][2][l] * rp[2]);
+                let goal = r[i][2][l].mul_add(rp[2], r[i][1][l].mul_add(rp[1], r[i][0][l].mul_add(rp[0], c[i][l])));
                 if UNIFORM || pk.w[p][l] > 0.0 {
-                    pk.x[p][i][l] += (goal - pk.x[p][i][l]) * SHAPE_PULL;
+                    pk.x[p][i][l] = (goal - pk.x[p][i][l]).mul_add(SHAPE_PULL, pk.x[p][i][l]);
                 }
             }
         }
@@ -453,7 +500,7 @@ mod tests {
         for _ in 0..50 {
             a.solve(1.0 / 720.0);
             a.update_velocities(1.0 / 720.0);
-            b.solve_portable(1.0 / 720.0);
+            b.solve_portable(false, 1.0 / 720.0);
             b.update_velocities(1.0 / 720.0);
         }
         assert_eq!(a, b);
@@ -463,9 +510,32 @@ mod tests {
     fn a_pinned_particle_path_equals_the_uniform_path_when_nothing_is_pinned() {
         // the general path with every mass equal must reproduce the uniform path exactly
         let (mut a, mut b) = (jostled(), jostled());
-        a.solve_portable(1.0 / 720.0);
-        solve::<false>(&mut b, 1.0 / 720.0);
+        a.solve_portable(false, 1.0 / 720.0);
+        solve::<false, false>(&mut b, 1.0 / 720.0);
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn the_fused_velocity_pass_equals_the_separate_one() {
+        let (mut a, mut b) = (jostled(), jostled());
+        a.solve(1.0 / 720.0);
+        b.solve(1.0 / 720.0);
+        for _ in 0..20 {
+            a.update_velocities(1.0 / 720.0);
+            a.solve(1.0 / 720.0);
+            b.velocities_and_solve(1.0 / 720.0);
+        }
+        assert_eq!(a, b);
+        // and on the portable build, with a pinned particle
+        let (mut c, mut d) = (jostled(), jostled());
+        c.w[9][1] = 0.0;
+        d.w[9][1] = 0.0;
+        for _ in 0..20 {
+            c.update_velocities(1.0 / 720.0);
+            c.solve_portable(false, 1.0 / 720.0);
+            d.velocities_and_solve(1.0 / 720.0);
+        }
+        assert_eq!(c, d);
     }
 
     #[test]

@@ -175,6 +175,8 @@ pub fn run(spec: &StudySpec, progress: &(dyn Fn() + Sync)) -> Study {
 /// The rolls of a few seeds, stepped together.
 fn run_table(spec: &StudySpec, seeds: &[u64], progress: &(dyn Fn() + Sync)) -> Vec<Roll> {
     let mut table = Table::new(seeds.iter().map(|&s| (vec![spec.firmness; spec.dice], throw_stream(s))).collect());
+    // the tables already keep every core busy
+    table.two_threads = false;
     let mut done = vec![0u32; seeds.len()];
     let mut out = Vec::with_capacity(seeds.len() * spec.rolls_per_seed as usize);
     if spec.rolls_per_seed == 0 {

@@ -227,6 +227,37 @@ fn packing_worlds_side_by_side_changes_nothing() {
 }
 
 #[test]
+fn stepping_packs_on_two_threads_changes_nothing() {
+    // nine dice in three packs, one die grabbed and dragged for a while: the table stepped on
+    // one thread and with its packs split over two agree bit for bit
+    let run = |two_threads: bool| {
+        rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(|| {
+            let mut t = Table::single(&[55.0; 9], throw_stream(3));
+            t.two_threads = two_threads;
+            t.throw(0);
+            for i in 0..400 {
+                if i == 250 {
+                    t.grab(0, 6, 21);
+                }
+                if (250..330).contains(&i) {
+                    let g = t.worlds[0].grab.unwrap().target;
+                    t.drag(0, add(g, [0.004, 0.006, 0.0]));
+                }
+                if i == 330 {
+                    t.release(0);
+                }
+                t.step();
+            }
+            t
+        })
+    };
+    let (one, two) = (run(false), run(true));
+    assert_eq!(one.packs.len(), 3);
+    assert_eq!(one.packs, two.packs);
+    assert_eq!(one.worlds, two.worlds);
+}
+
+#[test]
 fn studies_do_not_depend_on_the_thread_count() {
     let spec = StudySpec { dice: 3, seeds: (1, 6), rolls_per_seed: 2, firmness: 55.0 };
     let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();

@@ -200,6 +200,9 @@ pub struct Table {
     pub worlds: Vec<World>,
     pub time: f64,
     pub steps: u64,
+    /// Step two halves of the packs on two threads (see [`crate::sim::duo`]); never changes a
+    /// result. Off for tables that already run side by side on every core (`dice stats`).
+    pub two_threads: bool,
 }
 
 impl Table {
@@ -243,7 +246,7 @@ impl Table {
                 }
             })
             .collect();
-        Table { packs, worlds, time: 0.0, steps: 0 }
+        Table { packs, worlds, time: 0.0, steps: 0, two_threads: true }
     }
 
     /// A table with one world.
@@ -337,76 +340,120 @@ impl Table {
         (world.pip_rotation(&self.packs, die), self.packs[s.pack].centroid[s.lane])
     }
 
-    /// Lanes of pack `pack` that hold a die of some world (the rest idle below the table).
-    fn live_lanes(&self, pack: usize) -> [bool; LANES] {
-        let mut live = [false; LANES];
-        for s in self.worlds.iter().flat_map(|w| &w.slots) {
-            if s.pack == pack {
-                live[s.lane] = true;
-            }
-        }
-        live
-    }
-
     /// One fixed step (1/120 s) of every world.
+    ///
+    /// Per substep: grabbed particles pinned, each pack's constraints solved, dice pushed apart
+    /// (the only work that crosses packs), then per pack the floor and fence, the stretch limits
+    /// (see below) and the velocities. After the last substep, each die's damping. The per-pack
+    /// work of one substep's end and the next one's start runs as one job per pack, split over
+    /// two threads when the table has more than one pack.
     pub fn step(&mut self) {
         let h = STEP / SUBSTEPS as f64;
-        let live: Vec<[bool; LANES]> = (0..self.packs.len()).map(|p| self.live_lanes(p)).collect();
-        let speeds_before: Vec<[f64; LANES]> = self.packs.iter().map(max_speeds).collect();
-        let mut held = vec![false; self.packs.len()];
+        let n = self.packs.len();
+        let mut jobs: Vec<PackJob> = (0..n).map(|_| PackJob::default()).collect();
+        for s in self.worlds.iter().flat_map(|w| &w.slots) {
+            jobs[s.pack].live[s.lane] = true;
+        }
         for w in &self.worlds {
             if let Some(g) = w.grab {
-                held[w.slots[g.die].pack] = true;
+                let s = w.slots[g.die];
+                jobs[s.pack].pins.push((s.lane, g.particle, g.target));
             }
         }
-        let mut on_floor = vec![[false; LANES]; self.packs.len()];
-        let mut on_fence = vec![[false; LANES]; self.packs.len()];
-        for sub in 0..SUBSTEPS {
-            for w in &self.worlds {
-                if let Some(g) = w.grab {
-                    let s = w.slots[g.die];
-                    let pk = &mut self.packs[s.pack];
-                    pk.w[g.particle][s.lane] = 0.0;
-                    pk.set_x(s.lane, g.particle, g.target);
-                }
-            }
-            for pk in &mut self.packs {
-                pk.solve(h);
-            }
-            for w in &mut self.worlds {
-                w.collide_dice(&mut self.packs);
-            }
-            for (i, pk) in self.packs.iter_mut().enumerate() {
-                floor_and_fence(pk, &live[i], &mut on_floor[i], &mut on_fence[i]);
-                // The hard stretch limits, once more after the contacts: every substep while a
-                // hand drags a die of the pack (the violent case), else at the end of the step,
-                // where they are what anyone sees (in 1,000 rolls they never came into play).
-                if held[i] || sub + 1 == SUBSTEPS {
-                    pk.enforce_limits();
-                }
-                pk.update_velocities(h);
-            }
-        }
-        let share = |rate: f64| 1.0 - (-rate * STEP).exp();
-        let (wobble, drift, spin) = (share(WOBBLE_DAMPING), share(FLOOR_DRIFT_DAMPING), share(FLOOR_SPIN_DAMPING));
-        for w in &mut self.worlds {
-            for (i, s) in w.slots.iter().enumerate() {
-                w.fence_touched[i] |= on_fence[s.pack][s.lane];
-                if on_floor[s.pack][s.lane] {
-                    damp(&mut self.packs[s.pack], s.lane, wobble, drift, spin);
-                } else {
-                    damp(&mut self.packs[s.pack], s.lane, wobble, 0.0, 0.0);
+        let speeds_before: Vec<[f64; LANES]> = self.packs.iter().map(max_speeds).collect();
+        let parallel = self.two_threads && n > 1 && rayon::current_num_threads() > 1;
+        for sub in 0..=SUBSTEPS {
+            for_each_pack(parallel, &mut self.packs, &mut jobs, |pk, job| job.run(pk, sub, h));
+            if sub < SUBSTEPS {
+                for w in &mut self.worlds {
+                    w.collide_dice(&mut self.packs);
                 }
             }
         }
         self.time += STEP;
         self.steps += 1;
-        let speeds_after: Vec<[f64; LANES]> = self.packs.iter().map(max_speeds).collect();
         for w in &mut self.worlds {
             let before: Vec<f64> = w.slots.iter().map(|s| speeds_before[s.pack][s.lane]).collect();
-            let after: Vec<f64> = w.slots.iter().map(|s| speeds_after[s.pack][s.lane]).collect();
+            let after: Vec<f64> = w.slots.iter().map(|s| jobs[s.pack].speeds[s.lane]).collect();
+            for (i, s) in w.slots.iter().enumerate() {
+                w.fence_touched[i] |= jobs[s.pack].fence[s.lane];
+            }
             w.after_step(&mut self.packs, &before, &after, self.time);
         }
+    }
+}
+
+/// One pack's share of a step: which lanes hold dice, the grabbed particles to pin, and what the
+/// substeps found.
+#[derive(Default)]
+struct PackJob {
+    live: [bool; LANES],
+    /// (lane, particle, target)
+    pins: Vec<(usize, usize, V3)>,
+    floor: [bool; LANES],
+    fence: [bool; LANES],
+    /// Fastest particle of each die at the end of the step.
+    speeds: [f64; LANES],
+}
+
+impl PackJob {
+    /// The end of substep `sub − 1` (contacts with floor and fence, limits, velocities; after the
+    /// last one, damping) and the start of substep `sub` (pins, constraint solve).
+    fn run(&mut self, pk: &mut Pack, sub: usize, h: f64) {
+        if sub > 0 {
+            floor_and_fence(pk, &self.live, &mut self.floor, &mut self.fence);
+            // The hard stretch limits, once more after the contacts: every substep while a hand
+            // drags a die of the pack (the violent case), else at the end of the step, where
+            // they are what anyone sees (in 1,000 rolls they never came into play).
+            if !self.pins.is_empty() || sub == SUBSTEPS {
+                pk.enforce_limits();
+            }
+        }
+        if sub < SUBSTEPS {
+            // the velocities of substep sub − 1 come from positions before the pins move them
+            if sub > 0 && !self.pins.is_empty() {
+                pk.update_velocities(h);
+            }
+            for &(lane, particle, target) in &self.pins {
+                pk.w[particle][lane] = 0.0;
+                pk.set_x(lane, particle, target);
+            }
+            if sub > 0 && self.pins.is_empty() {
+                pk.velocities_and_solve(h)
+            } else {
+                pk.solve(h)
+            }
+            return;
+        }
+        pk.update_velocities(h);
+        let share = |rate: f64| 1.0 - (-rate * STEP).exp();
+        let (wobble, drift, spin) = (share(WOBBLE_DAMPING), share(FLOOR_DRIFT_DAMPING), share(FLOOR_SPIN_DAMPING));
+        for lane in (0..LANES).filter(|&l| self.live[l]) {
+            if self.floor[lane] {
+                damp(pk, lane, wobble, drift, spin);
+            } else {
+                damp(pk, lane, wobble, 0.0, 0.0);
+            }
+        }
+        self.speeds = max_speeds(pk);
+    }
+}
+
+/// `f` on every pack with its job: the first half of the packs on this thread and the second
+/// on the helper thread when `parallel`, else one after another.
+fn for_each_pack(parallel: bool, packs: &mut [Pack], jobs: &mut [PackJob], f: impl Fn(&mut Pack, &mut PackJob) + Sync) {
+    let run = |packs: &mut [Pack], jobs: &mut [PackJob]| {
+        for (pk, job) in packs.iter_mut().zip(jobs.iter_mut()) {
+            f(pk, job);
+        }
+    };
+    if parallel {
+        let mid = packs.len() / 2;
+        let (pa, pb) = packs.split_at_mut(mid);
+        let (ja, jb) = jobs.split_at_mut(mid);
+        crate::sim::duo::join(|| run(pb, jb), || run(pa, ja));
+    } else {
+        run(packs, jobs);
     }
 }
 
@@ -679,7 +726,7 @@ fn damp(pk: &mut Pack, lane: usize, wobble: f64, drift: f64, spin: f64) {
 /// at once, each lane exactly as alone); `floor` and `fence` collect which dice touched them.
 fn floor_and_fence(pk: &mut Pack, live: &[bool; LANES], floor: &mut [bool; LANES], fence: &mut [bool; LANES]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if super::pack::fast_path() {
         // SAFETY: the processor has AVX2 (checked above).
         return unsafe { floor_and_fence_avx2(pk, live, floor, fence) };
     }
