@@ -90,18 +90,27 @@ pub fn quat_axis_angle(axis: V3, angle: f64) -> Quat {
     [axis[0] * s, axis[1] * s, axis[2] * s, c]
 }
 
+/// Below this half angle [`half_sin_cos`] uses its series.
+pub(super) const SMALL_HALF_ANGLE: f64 = 0.01;
+
+/// The series branch of [`half_sin_cos`], for `x` = half the angle.
+#[inline(always)]
+pub(super) fn small_sin_cos(x: f64) -> (f64, f64) {
+    let x2 = x * x;
+    // (products with the reciprocals: a division costs several multiplications)
+    let s = x * (1.0 - x2 * (1.0 / 6.0) * (1.0 - x2 * (1.0 / 20.0) * (1.0 - x2 * (1.0 / 42.0))));
+    let c = 1.0 - x2 * 0.5 * (1.0 - x2 * (1.0 / 12.0) * (1.0 - x2 * (1.0 / 30.0)));
+    (s, c)
+}
+
 /// sin and cos of `angle / 2`. The small angles of a warm-started rotation extraction (nearly all
 /// of them) use Taylor series accurate to the last bit below 0.02 rad, which are also the same on
 /// every platform's maths library.
-fn half_sin_cos(angle: f64) -> (f64, f64) {
+pub(super) fn half_sin_cos(angle: f64) -> (f64, f64) {
     let x = angle * 0.5;
-    if x.abs() < 0.01 {
-        let x2 = x * x;
+    if x.abs() < SMALL_HALF_ANGLE {
         // error terms x⁹/9! and x⁸/8! are below 1e-22 here
-        // (products with the reciprocals: a division costs several multiplications)
-        let s = x * (1.0 - x2 * (1.0 / 6.0) * (1.0 - x2 * (1.0 / 20.0) * (1.0 - x2 * (1.0 / 42.0))));
-        let c = 1.0 - x2 * 0.5 * (1.0 - x2 * (1.0 / 12.0) * (1.0 - x2 * (1.0 / 30.0)));
-        (s, c)
+        small_sin_cos(x)
     } else {
         x.sin_cos()
     }

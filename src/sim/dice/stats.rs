@@ -2,8 +2,11 @@
 //! physics exactly as a scene reads them, summarised the way the seed reported its 1,000 rolls
 //! (χ² over the faces, settle times, cocked results, nudges, fence contacts).
 //!
-//! Seeds run side by side in one [`Table`] (their dice filling the packs' lanes) and tables run on
-//! all cores; neither changes a single result, since a world's dice never see another world's.
+//! Seeds run side by side in a [`Table`] (their dice filling the packs' lanes), one table per
+//! core, each world taking a new seed when its last one is done; none of this changes a single
+//! result, since a world's dice never see another world's.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -163,40 +166,74 @@ fn gcd(a: usize, b: usize) -> usize {
 }
 
 /// Runs the study on the current rayon pool; `progress` is told of every finished roll.
+///
+/// Each pool thread steps one table of a few worlds; a world that has rolled all its rolls takes
+/// the next seed nobody has started (or retires when none is left), so lanes stay busy until
+/// the end and the threads finish together. Which thread, table or lane rolls a seed never
+/// changes its rolls.
 pub fn run(spec: &StudySpec, progress: &(dyn Fn() + Sync)) -> Study {
     let seeds: Vec<u64> = (spec.seeds.0..=spec.seeds.1).collect();
+    let queue = SeedQueue { seeds: &seeds, next: AtomicUsize::new(0) };
     let per = worlds_per_table(spec.dice);
-    let groups: Vec<&[u64]> = seeds.chunks(per).collect();
-    let mut rolls: Vec<Roll> = groups.par_iter().flat_map_iter(|g| run_table(spec, g, progress)).collect();
+    let tables = rayon::current_num_threads().min(seeds.len().div_ceil(per)).max(1);
+    let mut rolls: Vec<Roll> = (0..tables).into_par_iter().flat_map_iter(|_| run_table(spec, per, &queue, progress)).collect();
     rolls.sort_by_key(|r| (r.seed, r.index));
     Study { spec: spec.clone(), rolls }
 }
 
-/// The rolls of a few seeds, stepped together.
-fn run_table(spec: &StudySpec, seeds: &[u64], progress: &(dyn Fn() + Sync)) -> Vec<Roll> {
-    let mut table = Table::new(seeds.iter().map(|&s| (vec![spec.firmness; spec.dice], throw_stream(s))).collect());
-    // the tables already keep every core busy
-    table.two_threads = false;
-    let mut done = vec![0u32; seeds.len()];
-    let mut out = Vec::with_capacity(seeds.len() * spec.rolls_per_seed as usize);
+/// Seeds not yet started, handed out one at a time.
+struct SeedQueue<'a> {
+    seeds: &'a [u64],
+    next: AtomicUsize,
+}
+
+impl SeedQueue<'_> {
+    fn take(&self) -> Option<u64> {
+        self.seeds.get(self.next.fetch_add(1, Ordering::Relaxed)).copied()
+    }
+}
+
+/// One table of `per` worlds, rolling seeds from `queue` until none is left.
+fn run_table(spec: &StudySpec, per: usize, queue: &SeedQueue, progress: &(dyn Fn() + Sync)) -> Vec<Roll> {
+    let mut out = Vec::new();
     if spec.rolls_per_seed == 0 {
         return out;
     }
-    for w in 0..seeds.len() {
-        table.throw(w);
+    let mut table = Table::new((0..per).map(|_| (vec![spec.firmness; spec.dice], throw_stream(0))).collect());
+    // the tables already keep every core busy
+    table.two_threads = false;
+    // per world: the seed it rolls and how many rolls it has finished
+    let mut rolling: Vec<Option<(u64, u32)>> = vec![None; per];
+    let start = |table: &mut Table, rolling: &mut Vec<Option<(u64, u32)>>, w: usize| match queue.take() {
+        Some(seed) => {
+            table.reseed(w, throw_stream(seed));
+            table.throw(w);
+            rolling[w] = Some((seed, 0));
+        }
+        None => {
+            table.retire(w);
+            rolling[w] = None;
+        }
+    };
+    for w in 0..per {
+        start(&mut table, &mut rolling, w);
     }
-    while done.iter().any(|&d| d < spec.rolls_per_seed) {
+    while rolling.iter().any(Option::is_some) {
         table.step();
-        for (w, seed) in seeds.iter().enumerate() {
+        for w in 0..per {
+            let Some((seed, done)) = rolling[w] else { continue };
             let world = &table.worlds[w];
-            if done[w] < spec.rolls_per_seed && world.phase == Phase::Settled {
-                let outcome = world.outcome.clone().expect("a settled world has an outcome");
-                out.push(Roll { seed: *seed, index: done[w], outcome });
-                progress();
-                done[w] += 1;
-                if done[w] < spec.rolls_per_seed {
-                    table.throw(w);
-                }
+            if world.phase != Phase::Settled {
+                continue;
+            }
+            let outcome = world.outcome.clone().expect("a settled world has an outcome");
+            out.push(Roll { seed, index: done, outcome });
+            progress();
+            if done + 1 < spec.rolls_per_seed {
+                rolling[w] = Some((seed, done + 1));
+                table.throw(w);
+            } else {
+                start(&mut table, &mut rolling, w);
             }
         }
     }

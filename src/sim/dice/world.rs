@@ -176,7 +176,9 @@ pub struct World {
     /// (see [`CUBE_ROTATIONS`]).
     pub frames: Vec<u8>,
     pub phase: Phase,
-    pub roll_started: f64,
+    /// Steps since the throw (or since the dice were taken as placed): roll times count steps,
+    /// so they do not depend on when the roll began.
+    pub roll_steps: u64,
     pub first_settle: Option<f64>,
     pub quiet_for: f64,
     pub nudges: u32,
@@ -191,6 +193,8 @@ pub struct World {
     /// The last finished roll, once the world has settled.
     pub outcome: Option<RollOutcome>,
     pub rng: Rng,
+    /// Done for good: its dice rest inert and the step skips it (see [`Table::retire`]).
+    pub retired: bool,
 }
 
 /// Packs of dice and the worlds they belong to, stepped together.
@@ -226,27 +230,36 @@ impl Table {
                     let x = (i as f64 - (n as f64 - 1.0) / 2.0) * 1.4;
                     pk.place(s.lane, [x, HALF, 0.0], [0.0, 0.0, 0.0, 1.0]);
                 }
-                World {
-                    slots,
-                    compliance,
-                    frames: vec![0; n],
-                    phase: Phase::Idle,
-                    roll_started: 0.0,
-                    first_settle: None,
-                    quiet_for: 0.0,
-                    nudges: 0,
-                    total_nudges: 0,
-                    readings: vec![Reading { value: 1, confidence: 1.0 }; n],
-                    stale: true,
-                    grab: None,
-                    fence_touched: vec![false; n],
-                    die_touched: vec![false; n],
-                    outcome: None,
-                    rng,
-                }
+                World::fresh(slots, compliance, rng)
             })
             .collect();
         Table { packs, worlds, time: 0.0, steps: 0, two_threads: true }
+    }
+
+    /// Retires world `w`: its dice are put out of the way, inert, and no longer stepped; a pack
+    /// whose dice are all idle or retired is skipped. (`dice stats` retires a seed's world once
+    /// its rolls are done, while other seeds still roll.)
+    pub fn retire(&mut self, w: usize) {
+        let world = &mut self.worlds[w];
+        world.release_grab(&mut self.packs);
+        world.retired = true;
+        for s in &world.slots {
+            let pk = &mut self.packs[s.pack];
+            pk.place(s.lane, [0.0, -100.0 - 4.0 * s.lane as f64, 0.0], [0.0, 0.0, 0.0, 1.0]);
+            pk.gravity[s.lane] = 0.0;
+        }
+    }
+
+    /// Gives world `w`'s dice to a new game with random stream `rng`, as if it had just been
+    /// made (its next throw is that stream's first); its dice keep their firmness.
+    pub fn reseed(&mut self, w: usize, rng: Rng) {
+        let old = &mut self.worlds[w];
+        old.release_grab(&mut self.packs);
+        let world = World::fresh(old.slots.clone(), old.compliance.clone(), rng);
+        for s in &world.slots {
+            self.packs[s.pack].gravity[s.lane] = GRAVITY;
+        }
+        self.worlds[w] = world;
     }
 
     /// A table with one world.
@@ -280,7 +293,7 @@ impl Table {
         }
         world.release_grab(&mut self.packs);
         world.phase = Phase::Rolling;
-        world.roll_started = self.time;
+        world.roll_steps = 0;
         world.first_settle = None;
         world.quiet_for = 0.0;
         world.nudges = 0;
@@ -295,7 +308,7 @@ impl Table {
     pub fn settle_in_place(&mut self, w: usize, read_now: bool) {
         let world = &mut self.worlds[w];
         world.phase = Phase::Settled;
-        world.roll_started = self.time;
+        world.roll_steps = 0;
         world.quiet_for = 0.0;
         if read_now {
             world.read(&self.packs);
@@ -351,7 +364,7 @@ impl Table {
         let h = STEP / SUBSTEPS as f64;
         let n = self.packs.len();
         let mut jobs: Vec<PackJob> = (0..n).map(|_| PackJob::default()).collect();
-        for s in self.worlds.iter().flat_map(|w| &w.slots) {
+        for s in self.worlds.iter().filter(|w| !w.retired).flat_map(|w| &w.slots) {
             jobs[s.pack].live[s.lane] = true;
         }
         for w in &self.worlds {
@@ -365,20 +378,20 @@ impl Table {
         for sub in 0..=SUBSTEPS {
             for_each_pack(parallel, &mut self.packs, &mut jobs, |pk, job| job.run(pk, sub, h));
             if sub < SUBSTEPS {
-                for w in &mut self.worlds {
+                for w in self.worlds.iter_mut().filter(|w| !w.retired) {
                     w.collide_dice(&mut self.packs);
                 }
             }
         }
         self.time += STEP;
         self.steps += 1;
-        for w in &mut self.worlds {
+        for w in self.worlds.iter_mut().filter(|w| !w.retired) {
             let before: Vec<f64> = w.slots.iter().map(|s| speeds_before[s.pack][s.lane]).collect();
             let after: Vec<f64> = w.slots.iter().map(|s| jobs[s.pack].speeds[s.lane]).collect();
             for (i, s) in w.slots.iter().enumerate() {
                 w.fence_touched[i] |= jobs[s.pack].fence[s.lane];
             }
-            w.after_step(&mut self.packs, &before, &after, self.time);
+            w.after_step(&mut self.packs, &before, &after);
         }
     }
 }
@@ -400,6 +413,9 @@ impl PackJob {
     /// The end of substep `sub − 1` (contacts with floor and fence, limits, velocities; after the
     /// last one, damping) and the start of substep `sub` (pins, constraint solve).
     fn run(&mut self, pk: &mut Pack, sub: usize, h: f64) {
+        if self.live == [false; LANES] {
+            return; // nothing but idle and retired dice
+        }
         if sub > 0 {
             floor_and_fence(pk, &self.live, &mut self.floor, &mut self.fence);
             // The hard stretch limits, once more after the contacts: every substep while a hand
@@ -458,6 +474,30 @@ fn for_each_pack(parallel: bool, packs: &mut [Pack], jobs: &mut [PackJob], f: im
 }
 
 impl World {
+    /// A world before its first throw.
+    fn fresh(slots: Vec<Slot>, compliance: Vec<f64>, rng: Rng) -> Self {
+        let n = slots.len();
+        World {
+            slots,
+            compliance,
+            frames: vec![0; n],
+            phase: Phase::Idle,
+            roll_steps: 0,
+            first_settle: None,
+            quiet_for: 0.0,
+            nudges: 0,
+            total_nudges: 0,
+            readings: vec![Reading { value: 1, confidence: 1.0 }; n],
+            stale: true,
+            grab: None,
+            fence_touched: vec![false; n],
+            die_touched: vec![false; n],
+            outcome: None,
+            rng,
+            retired: false,
+        }
+    }
+
     fn release_grab(&mut self, packs: &mut [Pack]) {
         if let Some(g) = self.grab.take() {
             let s = self.slots[g.die];
@@ -465,7 +505,8 @@ impl World {
         }
     }
 
-    fn after_step(&mut self, packs: &mut [Pack], speeds_before: &[f64], speeds: &[f64], time: f64) {
+    fn after_step(&mut self, packs: &mut [Pack], speeds_before: &[f64], speeds: &[f64]) {
+        self.roll_steps += 1;
         // a settled die jolted hard (hit by another, knocked) no longer shows what was read
         if self.phase == Phase::Settled && speeds.iter().zip(speeds_before).any(|(&now, &b)| now > b + JOLT) {
             self.stale = true;
@@ -483,9 +524,9 @@ impl World {
                 self.phase = Phase::Rolling;
             }
         }
-        let timed_out = self.phase == Phase::Rolling && time - self.roll_started >= MAX_ROLL_SECONDS;
+        let timed_out = self.phase == Phase::Rolling && self.roll_seconds() >= MAX_ROLL_SECONDS;
         if self.phase == Phase::Rolling && (self.quiet_for >= SETTLE_TIME || timed_out) {
-            self.on_settled(packs, time, !timed_out);
+            self.on_settled(packs, !timed_out);
         }
         if self.phase == Phase::Settled && self.stale && self.quiet_for >= SETTLE_TIME {
             self.read(packs);
@@ -511,8 +552,13 @@ impl World {
         LATTICE_MAPS[self.frames[i] as usize][p] as usize
     }
 
-    fn on_settled(&mut self, packs: &mut [Pack], time: f64, settled: bool) {
-        let first = *self.first_settle.get_or_insert(time - self.roll_started);
+    /// Time since the throw.
+    pub fn roll_seconds(&self) -> f64 {
+        self.roll_steps as f64 * STEP
+    }
+
+    fn on_settled(&mut self, packs: &mut [Pack], settled: bool) {
+        let first = *self.first_settle.get_or_insert(self.roll_seconds());
         self.read(packs);
         let cocked: Vec<usize> = (0..self.slots.len()).filter(|&i| self.readings[i].confidence < COCKED).collect();
         if settled && !cocked.is_empty() && self.nudges < MAX_NUDGES {
@@ -529,7 +575,7 @@ impl World {
         self.outcome = Some(RollOutcome {
             readings: self.readings.clone(),
             first_settle_s: first,
-            settle_s: time - self.roll_started,
+            settle_s: self.roll_seconds(),
             nudges: self.nudges,
             fence_contacts: self.fence_touched.iter().filter(|&&t| t).count() as u32,
             die_contacts: self.die_touched.clone(),
@@ -751,6 +797,13 @@ fn floor_and_fence_avx2(pk: &mut Pack, live: &[bool; LANES], floor: &mut [bool; 
             let (x0, x1, x2) = (_mm256_loadu_pd(x[0].as_ptr()), _mm256_loadu_pd(x[1].as_ptr()), _mm256_loadu_pd(x[2].as_ptr()));
             let (p0, p2) = (_mm256_loadu_pd(prev[0].as_ptr()), _mm256_loadu_pd(prev[2].as_ptr()));
             let below = _mm256_and_pd(active, _mm256_cmp_pd::<_CMP_LT_OQ>(x1, zero));
+            // Most particles touch neither floor nor fence: skip the square roots and divisions
+            // when no lane can (x² + z² ≤ 9 rules out the fence: √ is monotonic).
+            let r2 = _mm256_add_pd(_mm256_mul_pd(x0, x0), _mm256_mul_pd(x2, x2));
+            let near_fence = _mm256_and_pd(active, _mm256_cmp_pd::<_CMP_GT_OQ>(r2, _mm256_set1_pd(ARENA_R * ARENA_R)));
+            if _mm256_movemask_pd(_mm256_or_pd(below, near_fence)) == 0 {
+                continue;
+            }
             let pen = _mm256_sub_pd(zero, x1);
             let (s0, s2) = (_mm256_sub_pd(x0, p0), _mm256_sub_pd(x2, p2));
             let s = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(s0, s0), _mm256_mul_pd(s2, s2)));
