@@ -373,7 +373,6 @@ impl Table {
                 jobs[s.pack].pins.push((s.lane, g.particle, g.target));
             }
         }
-        let speeds_before: Vec<[f64; LANES]> = self.packs.iter().map(max_speeds).collect();
         let parallel = self.two_threads && n > 1 && rayon::current_num_threads() > 1;
         for sub in 0..=SUBSTEPS {
             for_each_pack(parallel, &mut self.packs, &mut jobs, |pk, job| job.run(pk, sub, h));
@@ -386,7 +385,7 @@ impl Table {
         self.time += STEP;
         self.steps += 1;
         for w in self.worlds.iter_mut().filter(|w| !w.retired) {
-            let before: Vec<f64> = w.slots.iter().map(|s| speeds_before[s.pack][s.lane]).collect();
+            let before: Vec<f64> = w.slots.iter().map(|s| jobs[s.pack].speeds_before[s.lane]).collect();
             let after: Vec<f64> = w.slots.iter().map(|s| jobs[s.pack].speeds[s.lane]).collect();
             for (i, s) in w.slots.iter().enumerate() {
                 w.fence_touched[i] |= jobs[s.pack].fence[s.lane];
@@ -405,7 +404,8 @@ struct PackJob {
     pins: Vec<(usize, usize, V3)>,
     floor: [bool; LANES],
     fence: [bool; LANES],
-    /// Fastest particle of each die at the end of the step.
+    /// Fastest particle of each die at the start and at the end of the step.
+    speeds_before: [f64; LANES],
     speeds: [f64; LANES],
 }
 
@@ -415,6 +415,9 @@ impl PackJob {
     fn run(&mut self, pk: &mut Pack, sub: usize, h: f64) {
         if self.live == [false; LANES] {
             return; // nothing but idle and retired dice
+        }
+        if sub == 0 {
+            self.speeds_before = max_speeds(pk);
         }
         if sub > 0 {
             floor_and_fence(pk, &self.live, &mut self.floor, &mut self.fence);
@@ -444,13 +447,8 @@ impl PackJob {
         pk.update_velocities(h);
         let share = |rate: f64| 1.0 - (-rate * STEP).exp();
         let (wobble, drift, spin) = (share(WOBBLE_DAMPING), share(FLOOR_DRIFT_DAMPING), share(FLOOR_SPIN_DAMPING));
-        for lane in (0..LANES).filter(|&l| self.live[l]) {
-            if self.floor[lane] {
-                damp(pk, lane, wobble, drift, spin);
-            } else {
-                damp(pk, lane, wobble, 0.0, 0.0);
-            }
-        }
+        let on_floor = |rate: f64| self.floor.map(|f| if f { rate } else { 0.0 });
+        damp_lanes(pk, &self.live, wobble, on_floor(drift), on_floor(spin));
         self.speeds = max_speeds(pk);
     }
 }
@@ -464,10 +462,12 @@ fn for_each_pack(parallel: bool, packs: &mut [Pack], jobs: &mut [PackJob], f: im
         }
     };
     if parallel {
-        let mid = packs.len() / 2;
+        let mid = packs.len().div_ceil(2);
         let (pa, pb) = packs.split_at_mut(mid);
         let (ja, jb) = jobs.split_at_mut(mid);
-        crate::sim::duo::join(|| run(pb, jb), || run(pa, ja));
+        // the caller takes the first half (the fuller packs); the helper, which may need a
+        // moment to notice the job, the rest
+        crate::sim::duo::join(|| run(pa, ja), || run(pb, jb));
     } else {
         run(packs, jobs);
     }
@@ -753,6 +753,7 @@ pub fn rigid_motion(pk: &Pack, lane: usize) -> (V3, V3, V3) {
 /// Damping of one step: the wobble (each particle's velocity off the die's rigid motion) loses
 /// share `wobble`; on the floor, the horizontal drift loses `drift` and the spin `spin` (rolling
 /// resistance of a squashy die).
+#[cfg(test)]
 fn damp(pk: &mut Pack, lane: usize, wobble: f64, drift: f64, spin: f64) {
     let (c, vc, omega) = rigid_motion(pk, lane);
     let (lin_loss, ang_loss) = ([vc[0] * drift, 0.0, vc[2] * drift], scale(omega, spin));
@@ -765,6 +766,94 @@ fn damp(pk: &mut Pack, lane: usize, wobble: f64, drift: f64, spin: f64) {
         let v0 = pk.v_of(lane, p);
         let v = add(v0, scale(sub(rigid, v0), wobble));
         pk.set_v(lane, p, sub(sub(v, lin_loss), cross(ang_loss, r)));
+    }
+}
+
+/// [`damp`] for the live lanes of a pack side by side, each lane exactly as [`damp`] would do
+/// it alone (the same operations in the same order).
+fn damp_lanes(pk: &mut Pack, live: &[bool; LANES], wobble: f64, drift: [f64; LANES], spin: [f64; LANES]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::pack::fast_path() {
+        // SAFETY: the processor has AVX2 and FMA (checked above).
+        return unsafe { damp_lanes_avx2(pk, live, wobble, drift, spin) };
+    }
+    damp_lanes_any(pk, live, wobble, drift, spin)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn damp_lanes_avx2(pk: &mut Pack, live: &[bool; LANES], wobble: f64, drift: [f64; LANES], spin: [f64; LANES]) {
+    damp_lanes_any(pk, live, wobble, drift, spin)
+}
+
+#[inline(always)]
+fn damp_lanes_any(pk: &mut Pack, live: &[bool; LANES], wobble: f64, drift: [f64; LANES], spin: [f64; LANES]) {
+    type L3 = [[f64; LANES]; 3];
+    let m = 1.0 / PARTICLES as f64;
+    // rigid_motion, lane-wise: centre, centre velocity, angular momentum and inertia
+    let (mut c, mut vc): (L3, L3) = ([[0.0; LANES]; 3], [[0.0; LANES]; 3]);
+    for p in 0..PARTICLES {
+        for k in 0..3 {
+            for l in 0..LANES {
+                c[k][l] += pk.x[p][k][l];
+                vc[k][l] += pk.v[p][k][l];
+            }
+        }
+    }
+    for k in 0..3 {
+        for l in 0..LANES {
+            c[k][l] *= 1.0 / PARTICLES as f64;
+            vc[k][l] *= m;
+        }
+    }
+    let mut am: L3 = [[0.0; LANES]; 3];
+    let mut inertia = [[[0.0; LANES]; 3]; 3];
+    for p in 0..PARTICLES {
+        for l in 0..LANES {
+            let r = [pk.x[p][0][l] - c[0][l], pk.x[p][1][l] - c[1][l], pk.x[p][2][l] - c[2][l]];
+            let u = [pk.v[p][0][l] - vc[0][l], pk.v[p][1][l] - vc[1][l], pk.v[p][2][l] - vc[2][l]];
+            let cr = scale(cross(r, u), m);
+            for k in 0..3 {
+                am[k][l] += cr[k];
+            }
+            let rr = dot(r, r);
+            for i in 0..3 {
+                for j in 0..3 {
+                    inertia[i][j][l] += m * ((if i == j { rr } else { 0.0 }) - r[i] * r[j]);
+                }
+            }
+        }
+    }
+    let mut omega: L3 = [[0.0; LANES]; 3];
+    for l in 0..LANES {
+        // invert3 and mat_vec, with the singular case selected away afterwards
+        let mi: M3 = std::array::from_fn(|i| std::array::from_fn(|j| inertia[i][j][l]));
+        let c0 = cross(mi[1], mi[2]);
+        let det = dot(mi[0], c0);
+        let (c1, c2) = (cross(mi[2], mi[0]), cross(mi[0], mi[1]));
+        let inv =
+            [[c0[0] / det, c1[0] / det, c2[0] / det], [c0[1] / det, c1[1] / det, c2[1] / det], [c0[2] / det, c1[2] / det, c2[2] / det]];
+        let w = mat_vec(&inv, [am[0][l], am[1][l], am[2][l]]);
+        let singular = det.abs() < 1e-18;
+        for k in 0..3 {
+            omega[k][l] = if singular { 0.0 } else { w[k] };
+        }
+    }
+    for p in 0..PARTICLES {
+        for l in 0..LANES {
+            let (o, cl, vcl) = ([omega[0][l], omega[1][l], omega[2][l]], [c[0][l], c[1][l], c[2][l]], [vc[0][l], vc[1][l], vc[2][l]]);
+            let lin_loss = [vcl[0] * drift[l], 0.0, vcl[2] * drift[l]];
+            let ang_loss = scale(o, spin[l]);
+            let r = sub(pk.x_of(l, p), cl);
+            let rigid = add(vcl, cross(o, r));
+            let v0 = pk.v_of(l, p);
+            let v = add(v0, scale(sub(rigid, v0), wobble));
+            let v = sub(sub(v, lin_loss), cross(ang_loss, r));
+            let keep = !live[l] || pk.w[p][l] == 0.0;
+            for k in 0..3 {
+                pk.v[p][k][l] = if keep { v0[k] } else { v[k] };
+            }
+        }
     }
 }
 
@@ -931,6 +1020,31 @@ mod lane_tests {
             }
         }
         pk
+    }
+
+    #[test]
+    fn lane_damping_equals_damping_each_die() {
+        let mut pk = scattered();
+        for p in 0..PARTICLES {
+            for l in 0..LANES {
+                let f = (p * LANES + l) as f64;
+                pk.set_v(l, p, [(f * 0.13).sin() * 3.0, (f * 0.71).cos(), -(f * 0.31).sin() * 2.0]);
+            }
+        }
+        let live = [true, false, true, true];
+        let (drift, spin) = ([0.3, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.25]);
+        let mut lanes = pk.clone();
+        damp_lanes(&mut lanes, &live, 0.05, drift, spin);
+        let mut each = pk.clone();
+        for l in (0..LANES).filter(|&l| live[l]) {
+            damp(&mut each, l, 0.05, drift[l], spin[l]);
+        }
+        assert_eq!(lanes, each);
+        assert_ne!(lanes.v, pk.v);
+        // and the portable build agrees
+        let mut any = pk.clone();
+        damp_lanes_any(&mut any, &live, 0.05, drift, spin);
+        assert_eq!(any, each);
     }
 
     #[test]
