@@ -1,5 +1,8 @@
 //! One fixed step (1/120 s, 6 substeps) of the dice table: 3 and 5 dice in the middle of a roll
-//! (tumbling, colliding, touching the floor). Target: at most 100 µs for 5 dice.
+//! (tumbling, colliding, touching the floor). Target: at most 100 µs for 5 dice. Five dice fill
+//! two packs, which a scene steps on two threads; `dice/5 one thread` is the same step on one.
+//! Run it as `cargo bench --bench dice` (criterion runs it on the global rayon pool, so the
+//! two-thread split is on whenever the machine has two cores).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use simreel::sim::dice::world::Table;
@@ -24,6 +27,9 @@ fn step(c: &mut Criterion) {
             b.iter_batched_ref(|| base.clone(), |t| t.step(), criterion::BatchSize::SmallInput)
         });
     }
+    let mut base = rolling(5);
+    base.two_threads = false;
+    group.bench_function("dice/5 one thread", |b| b.iter_batched_ref(|| base.clone(), |t| t.step(), criterion::BatchSize::SmallInput));
     group.finish();
     // the lane-packed constraint solve alone: one substep of four dice (no contacts)
     let base = rolling(4);

@@ -383,9 +383,11 @@ fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
     for t in &TOPOLOGY.tets {
         let [a, b, c, d] = t.v.map(|i| i as usize & (PARTICLES - 1));
         let rest6 = 6.0 * t.rest;
-        let (xa, xb, xc, xd) = (x[a], x[b], x[c], x[d]);
         let ws: [Lane; 4] = if UNIFORM { [[W_INV; LANES]; 4] } else { [w[a], w[b], w[c], w[d]] };
-        let (mut na, mut nb, mut nc, mut nd) = (xa, xb, xc, xd);
+        // gradients and step first, then each vertex read, moved and written back in turn:
+        // fewer values held at once than moving all four together
+        let (mut g, mut s) = ([[[0.0; LANES]; 3]; 4], [[0.0; LANES]; 4]);
+        let (xa, xb, xc, xd) = (&x[a], &x[b], &x[c], &x[d]);
         for l in 0..LANES {
             let e1 = [xb[0][l] - xa[0][l], xb[1][l] - xa[1][l], xb[2][l] - xa[2][l]];
             let e2 = [xc[0][l] - xa[0][l], xc[1][l] - xa[1][l], xc[2][l] - xa[2][l]];
@@ -398,18 +400,22 @@ fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
             let denom = ws[0][l]
                 .mul_add(dot(g0, g0), ws[1][l].mul_add(dot(g1, g1), ws[2][l].mul_add(dot(g2, g2), ws[3][l].mul_add(dot(g3, g3), alpha36))));
             let lambda = -(vol6 - rest6) / denom;
-            let (s0, s1, s2, s3) = (lambda * ws[0][l], lambda * ws[1][l], lambda * ws[2][l], lambda * ws[3][l]);
-            for k in 0..3 {
-                na[k][l] = g0[k].mul_add(s0, xa[k][l]);
-                nb[k][l] = g1[k].mul_add(s1, xb[k][l]);
-                nc[k][l] = g2[k].mul_add(s2, xc[k][l]);
-                nd[k][l] = g3[k].mul_add(s3, xd[k][l]);
+            for (i, gi) in [g0, g1, g2, g3].into_iter().enumerate() {
+                s[i][l] = lambda * ws[i][l];
+                for k in 0..3 {
+                    g[i][k][l] = gi[k];
+                }
             }
         }
-        x[a] = na;
-        x[b] = nb;
-        x[c] = nc;
-        x[d] = nd;
+        for (i, v) in [a, b, c, d].into_iter().enumerate() {
+            let mut xv = x[v];
+            for k in 0..3 {
+                for l in 0..LANES {
+                    xv[k][l] = g[i][k][l].mul_add(s[i][l], xv[k][l]);
+                }
+            }
+            x[v] = xv;
+        }
     }
 }
 
