@@ -396,8 +396,9 @@ impl Table {
 }
 
 /// One pack's share of a step: which lanes hold dice, the grabbed particles to pin, and what the
-/// substeps found.
+/// substeps found. (Aligned to its own cache lines: two threads write neighbouring jobs.)
 #[derive(Default)]
+#[repr(align(128))]
 struct PackJob {
     live: [bool; LANES],
     /// (lane, particle, target)
