@@ -6,7 +6,7 @@
 //! core, each world taking a new seed when its last one is done; none of this changes a single
 //! result, since a world's dice never see another world's.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -172,24 +172,26 @@ fn gcd(a: usize, b: usize) -> usize {
 /// the end and the threads finish together. Which thread, table or lane rolls a seed never
 /// changes its rolls.
 pub fn run(spec: &StudySpec, progress: &(dyn Fn() + Sync)) -> Study {
-    let seeds: Vec<u64> = (spec.seeds.0..=spec.seeds.1).collect();
-    let queue = SeedQueue { seeds: &seeds, next: AtomicUsize::new(0) };
+    let queue = SeedQueue { first: spec.seeds.0, last: spec.seeds.1, taken: AtomicU64::new(0) };
     let per = worlds_per_table(spec.dice);
-    let tables = rayon::current_num_threads().min(seeds.len().div_ceil(per)).max(1);
+    let seeds = spec.seeds.1.saturating_sub(spec.seeds.0) as usize + 1;
+    let tables = rayon::current_num_threads().min(seeds.div_ceil(per)).max(1);
     let mut rolls: Vec<Roll> = (0..tables).into_par_iter().flat_map_iter(|_| run_table(spec, per, &queue, progress)).collect();
     rolls.sort_by_key(|r| (r.seed, r.index));
     Study { spec: spec.clone(), rolls }
 }
 
-/// Seeds not yet started, handed out one at a time.
-struct SeedQueue<'a> {
-    seeds: &'a [u64],
-    next: AtomicUsize,
+/// The seeds `first..=last` not yet started, handed out one at a time.
+struct SeedQueue {
+    first: u64,
+    last: u64,
+    taken: AtomicU64,
 }
 
-impl SeedQueue<'_> {
+impl SeedQueue {
     fn take(&self) -> Option<u64> {
-        self.seeds.get(self.next.fetch_add(1, Ordering::Relaxed)).copied()
+        let n = self.taken.fetch_add(1, Ordering::Relaxed);
+        self.first.checked_add(n).filter(|&seed| seed <= self.last)
     }
 }
 

@@ -683,11 +683,6 @@ impl World {
     }
 }
 
-/// Largest particle speed of a die.
-pub fn max_speed(pk: &Pack, lane: usize) -> f64 {
-    max_speeds(pk)[lane]
-}
-
 /// Largest particle speed of every die of a pack, lane by lane.
 pub fn max_speeds(pk: &Pack) -> [f64; LANES] {
     let mut m = [0.0f64; LANES];
