@@ -9,8 +9,9 @@
 //! caller, so a sleeping or busy helper never costs more than running both halves in turn.
 //! Which thread runs which half never changes a result: the halves share no data.
 
+use std::any::Any;
 use std::cell::UnsafeCell;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::Thread;
@@ -35,10 +36,11 @@ struct Slot {
     state: AtomicU32,
     job: UnsafeCell<Option<Job>>,
     sleeping: AtomicBool,
-    panicked: AtomicBool,
+    /// The panic of the posted half, if it panicked, for the caller to raise.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
-// SAFETY: `job` is written only by the poster while the state is IDLE and read only by the one
+// SAFETY: `job` is written only by the poster while the state is IDLE and taken only by the one
 // thread that moved the state from POSTED to CLAIMED; the atomics order those accesses.
 unsafe impl Sync for Slot {}
 
@@ -59,7 +61,7 @@ fn start() -> Option<Helper> {
         state: AtomicU32::new(IDLE),
         job: UnsafeCell::new(None),
         sleeping: AtomicBool::new(false),
-        panicked: AtomicBool::new(false),
+        panic: Mutex::new(None),
     }));
     let handle = std::thread::Builder::new().name("simreel-duo".into()).spawn(move || serve(slot)).ok()?;
     Some(Helper { slot, thread: handle.thread().clone(), poster: Mutex::new(()) })
@@ -90,14 +92,21 @@ fn serve(slot: &'static Slot) {
         }
         // SAFETY: this thread claimed the posted job; the poster waits for DONE before its
         // stack frame (which holds the closure) goes away.
-        let job = unsafe { (*slot.job.get()).take() };
-        if let Some(job) = job {
-            // SAFETY: `run` matches `data` (both set together by `join`).
-            if catch_unwind(AssertUnwindSafe(|| unsafe { (job.run)(job.data) })).is_err() {
-                slot.panicked.store(true, Ordering::Release);
-            }
-        }
+        run_claimed(slot);
         slot.state.store(DONE, Ordering::Release);
+    }
+}
+
+/// Runs the job this thread claimed, keeping a panic for the caller.
+fn run_claimed(slot: &Slot) {
+    // SAFETY: the calling thread claimed the posted job (POSTED → CLAIMED), and the poster waits
+    // for DONE or runs it itself before its stack frame (which holds the closure) goes away.
+    let job = unsafe { (*slot.job.get()).take() };
+    if let Some(job) = job {
+        // SAFETY: `run` matches `data` (both set together by `join`).
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| unsafe { (job.run)(job.data) })) {
+            *slot.panic.lock().unwrap_or_else(|p| p.into_inner()) = Some(payload);
+        }
     }
 }
 
@@ -121,18 +130,13 @@ impl Finish<'_> {
         let slot = self.slot;
         if slot.state.compare_exchange(POSTED, CLAIMED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
             // the helper never took it: run it here
-            // SAFETY: this thread claimed the job, as the helper would have.
-            let job = unsafe { (*slot.job.get()).take() };
-            if let Some(job) = job {
-                // SAFETY: as in `serve`.
-                let r = catch_unwind(AssertUnwindSafe(|| unsafe { (job.run)(job.data) }));
-                if r.is_err() {
-                    slot.panicked.store(true, Ordering::Release);
-                }
-            }
+            run_claimed(slot);
         } else {
+            let mut spins = 0u32;
             while slot.state.load(Ordering::Acquire) != DONE {
-                std::hint::spin_loop();
+                // the helper may have been preempted: after a while, let it have the core
+                spins = spins.saturating_add(1);
+                if spins < 4096 { std::hint::spin_loop() } else { std::thread::yield_now() }
             }
         }
     }
@@ -168,7 +172,8 @@ pub fn join<A: FnOnce(), B: FnOnce() + Send>(a: A, b: B) {
     // SAFETY: the state is IDLE (we hold the poster lock and every join leaves it IDLE), so
     // nobody reads the job slot now.
     unsafe { *slot.job.get() = Some(Job { run: call::<B>, data: &mut b as *mut Option<B> as *mut () }) };
-    slot.panicked.store(false, Ordering::Relaxed);
+    // a panic left from a join whose own half panicked first is not this join's
+    *slot.panic.lock().unwrap_or_else(|p| p.into_inner()) = None;
     slot.state.store(POSTED, Ordering::SeqCst);
     if slot.sleeping.load(Ordering::SeqCst) {
         helper.thread.unpark();
@@ -176,8 +181,9 @@ pub fn join<A: FnOnce(), B: FnOnce() + Send>(a: A, b: B) {
     let finish = Finish { slot };
     a();
     drop(finish);
-    if slot.panicked.load(Ordering::Acquire) {
-        panic!("a job on the helper thread panicked");
+    let panic = slot.panic.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(payload) = panic {
+        resume_unwind(payload);
     }
 }
 
@@ -200,11 +206,16 @@ mod tests {
         let r = catch_unwind(AssertUnwindSafe(|| {
             join(|| done = true, || panic!("boom"));
         }));
-        assert!(r.is_err());
+        assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"boom"));
         assert!(done);
         // and the helper still works afterwards
         let mut z = 0;
         join(|| {}, || z = 7);
         assert_eq!(z, 7);
+        // both halves panicking: the caller's panic wins, and nothing is left for the next join
+        let r = catch_unwind(AssertUnwindSafe(|| join(|| panic!("first"), || panic!("second"))));
+        assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"first"));
+        join(|| {}, || z = 9);
+        assert_eq!(z, 9);
     }
 }
