@@ -271,8 +271,11 @@ fn distances<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
             let d0 = [qa[0][l] - qb[0][l], qa[1][l] - qb[1][l], qa[2][l] - qb[2][l]];
             let len2 = d[2].mul_add(d[2], d[1].mul_add(d[1], d[0] * d[0]));
             let d0d = d[2].mul_add(d0[2], d[1].mul_add(d0[1], d[0] * d0[0]));
-            let len = at_least(len2.sqrt(), 1e-12);
-            let inv = 1.0 / len;
+            // the square root and the reciprocal of the square start together (one waits less
+            // on the other): 1/|d| = |d| · (1/|d|²)
+            let len2 = at_least(len2, 1e-24);
+            let len = len2.sqrt();
+            let inv = len * (1.0 / len2);
             let rate = (len2 - d0d) * inv;
             let wsum = wa[l] + wb[l];
             let g = if UNIFORM { uniform_gain[l] } else { gain(l, wsum) };
