@@ -247,16 +247,12 @@ impl CanvasRenderer {
         if self.static_texture.as_ref().is_some_and(|t| t.key == layer.key && t.size == (width, height)) {
             return;
         }
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("canvas static layer"),
-            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: COLOR_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        });
+        let texture = device.create_texture(&layer_texture(
+            "canvas static layer",
+            width,
+            height,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+        ));
         let view = texture.create_view(&Default::default());
         let shapes = pack(&layer.shapes);
         {
@@ -311,16 +307,7 @@ impl CanvasRenderer {
         let pixels = super::text::rasterize(&canvas.texts, scale, offset, width, height);
         let texture = device.create_texture_with_data(
             queue,
-            &wgpu::TextureDescriptor {
-                label: Some("canvas text"),
-                size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: COLOR_FORMAT,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            },
+            &layer_texture("canvas text", width, height, wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST),
             wgpu::util::TextureDataOrder::LayerMajor,
             &pixels,
         );
@@ -350,6 +337,20 @@ impl CanvasRenderer {
         if let Some(t) = &self.text_texture {
             composite(pass, t);
         }
+    }
+}
+
+/// A full-frame colour texture for one of the canvas layers.
+fn layer_texture(label: &str, width: u32, height: u32, usage: wgpu::TextureUsages) -> wgpu::TextureDescriptor<'_> {
+    wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: COLOR_FORMAT,
+        usage,
+        view_formats: &[],
     }
 }
 

@@ -87,9 +87,7 @@ impl Pack {
             let x = super::math::add(c, mat_vec(&r, TOPOLOGY.rest[p]));
             self.set_x(lane, p, x);
             self.set_v(lane, p, [0.0; 3]);
-            for k in 0..3 {
-                self.prev[p][k][lane] = x[k];
-            }
+            set_lane(&mut self.prev[p], lane, x);
             self.w[p][lane] = W_INV;
         }
         self.q[lane] = q;
@@ -99,30 +97,19 @@ impl Pack {
 
     #[inline(always)]
     pub fn x_of(&self, lane: usize, p: usize) -> V3 {
-        let x = &self.x[p];
-        [x[0][lane], x[1][lane], x[2][lane]]
+        lane_of(&self.x[p], lane)
     }
     #[inline(always)]
     pub fn set_x(&mut self, lane: usize, p: usize, v: V3) {
-        for (k, c) in v.into_iter().enumerate() {
-            self.x[p][k][lane] = c;
-        }
-    }
-    #[inline(always)]
-    pub fn prev_of(&self, lane: usize, p: usize) -> V3 {
-        let x = &self.prev[p];
-        [x[0][lane], x[1][lane], x[2][lane]]
+        set_lane(&mut self.x[p], lane, v)
     }
     #[inline(always)]
     pub fn v_of(&self, lane: usize, p: usize) -> V3 {
-        let v = &self.v[p];
-        [v[0][lane], v[1][lane], v[2][lane]]
+        lane_of(&self.v[p], lane)
     }
     #[inline(always)]
     pub fn set_v(&mut self, lane: usize, p: usize, v: V3) {
-        for (k, c) in v.into_iter().enumerate() {
-            self.v[p][k][lane] = c;
-        }
+        set_lane(&mut self.v[p], lane, v)
     }
 
     /// Predict, distances, volumes and shape matching for all four dice: one substep of length `h`.
@@ -195,6 +182,19 @@ fn solve_any(pk: &mut Pack, velocities: bool, h: f64) {
         (true, true) => solve::<true, true>(pk, h),
         (false, false) => solve::<false, false>(pk, h),
         (false, true) => solve::<false, true>(pk, h),
+    }
+}
+
+/// One lane of a lane-wise vector.
+#[inline(always)]
+fn lane_of(c: &[Lane; 3], lane: usize) -> V3 {
+    [c[0][lane], c[1][lane], c[2][lane]]
+}
+
+#[inline(always)]
+fn set_lane(c: &mut [Lane; 3], lane: usize, v: V3) {
+    for (k, value) in v.into_iter().enumerate() {
+        c[k][lane] = value;
     }
 }
 

@@ -171,7 +171,6 @@ pub struct RollOutcome {
 #[derive(Clone, Debug, PartialEq)]
 pub struct World {
     pub slots: Vec<Slot>,
-    pub compliance: Vec<f64>,
     /// Per die, which of the 24 cube rotations turns the pips' frame into the particle lattice's
     /// (see [`CUBE_ROTATIONS`]).
     pub frames: Vec<u8>,
@@ -221,16 +220,16 @@ impl Table {
                 let n = firmness.len();
                 let slots: Vec<Slot> = (0..n).map(|i| Slot { pack: (next + i) / LANES, lane: (next + i) % LANES }).collect();
                 next += n;
-                let compliance: Vec<f64> = firmness.iter().map(|&f| edge_compliance(f)).collect();
+
                 for (i, s) in slots.iter().enumerate() {
                     let pk = &mut packs[s.pack];
-                    pk.edge_compliance[s.lane] = compliance[i];
+                    pk.edge_compliance[s.lane] = edge_compliance(firmness[i]);
                     pk.gravity[s.lane] = GRAVITY;
                     // at rest in a row until the first throw
                     let x = (i as f64 - (n as f64 - 1.0) / 2.0) * 1.4;
                     pk.place(s.lane, [x, HALF, 0.0], [0.0, 0.0, 0.0, 1.0]);
                 }
-                World::fresh(slots, compliance, rng)
+                World::fresh(slots, rng)
             })
             .collect();
         Table { packs, worlds, time: 0.0, steps: 0, two_threads: true }
@@ -251,11 +250,12 @@ impl Table {
     }
 
     /// Gives world `w`'s dice to a new game with random stream `rng`, as if it had just been
-    /// made (its next throw is that stream's first); its dice keep their firmness.
+    /// made (its next throw is that stream's first); its dice keep their firmness (which lives
+    /// in the packs).
     pub fn reseed(&mut self, w: usize, rng: Rng) {
         let old = &mut self.worlds[w];
         old.release_grab(&mut self.packs);
-        let world = World::fresh(old.slots.clone(), old.compliance.clone(), rng);
+        let world = World::fresh(old.slots.clone(), rng);
         for s in &world.slots {
             self.packs[s.pack].gravity[s.lane] = GRAVITY;
         }
@@ -476,11 +476,10 @@ fn for_each_pack(parallel: bool, packs: &mut [Pack], jobs: &mut [PackJob], f: im
 
 impl World {
     /// A world before its first throw.
-    fn fresh(slots: Vec<Slot>, compliance: Vec<f64>, rng: Rng) -> Self {
+    fn fresh(slots: Vec<Slot>, rng: Rng) -> Self {
         let n = slots.len();
         World {
             slots,
-            compliance,
             frames: vec![0; n],
             phase: Phase::Idle,
             roll_steps: 0,
