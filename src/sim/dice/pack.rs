@@ -176,7 +176,8 @@ impl Pack {
 
 #[inline(always)]
 fn solve_any(pk: &mut Pack, velocities: bool, h: f64) {
-    let uniform = pk.w.iter().all(|w| *w == [W_INV; LANES]);
+    // every inverse mass W_INV, checked on the bits without a branch per particle
+    let uniform = pk.w.iter().flatten().fold(0, |acc, w| acc | (w.to_bits() ^ W_INV.to_bits())) == 0;
     match (uniform, velocities) {
         (true, false) => solve::<true, false>(pk, h),
         (true, true) => solve::<true, true>(pk, h),
@@ -258,13 +259,17 @@ fn distances<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
     // Σw·gain: how far the length moves per unit of C + γ·rate
     let gain = |l: usize, wsum: f64| (1.0 / ((1.0 + gamma[l]) * wsum + alpha[l])) * wsum;
     let uniform_gain: Lane = std::array::from_fn(|l| gain(l, W_INV + W_INV));
-    let (x, prev, w) = (&mut pk.x, &pk.prev, &pk.w);
-    for link in &TOPOLOGY.links {
-        // indices below 64 by construction; the mask lets the compiler drop the bounds checks
-        let (a, b, rest) = (link.a as usize & (PARTICLES - 1), link.b as usize & (PARTICLES - 1), link.rest);
-        let (lo, hi) = (link.min, link.max);
-        let (pa, pb, qa, qb) = (x[a], x[b], prev[a], prev[b]);
-        let (wa, wb) = if UNIFORM { ([W_INV; LANES], [W_INV; LANES]) } else { (w[a], w[b]) };
+    let (x, prev, w) = (pk.x.as_mut_ptr(), pk.prev.as_ptr(), &pk.w);
+    for link in SOLVE_LINKS.iter() {
+        let (rest, lo, hi) = (link.rest, link.min, link.max);
+        // SAFETY: the offsets are rows of a particle array (see `SolveLink`).
+        let (pa, pb, qa, qb) = unsafe { (*row(x, link.a), *row(x, link.b), *row(prev, link.a), *row(prev, link.b)) };
+        let (wa, wb) = if UNIFORM {
+            ([W_INV; LANES], [W_INV; LANES])
+        } else {
+            let (a, b) = (link.a as usize / ROW, link.b as usize / ROW);
+            (w[a & (PARTICLES - 1)], w[b & (PARTICLES - 1)])
+        };
         let (mut na, mut nb) = (pa, pb);
         for l in 0..LANES {
             let d = [pa[0][l] - pb[0][l], pa[1][l] - pb[1][l], pa[2][l] - pb[2][l]];
@@ -282,17 +287,80 @@ fn distances<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
             let c = gamma[l].mul_add(rate, len - rest);
             let target = at_most(at_least((-c).mul_add(g, len), lo), hi);
             // each end's share of the shortening, as a multiple of d
-            let k = (len - target) * inv;
-            let share = 1.0 / at_least(wsum, 1e-30);
-            let (ka, kb) = (k * (wa[l] * share), k * (wb[l] * share));
+            let (ka, kb) = if UNIFORM {
+                // each end moves half: (len − target)·inv·½, with the exact halving taken off
+                // the chain that waits on the square root (the same bits)
+                let k = (len - target) * (inv * 0.5);
+                (k, k)
+            } else {
+                let k = (len - target) * inv;
+                let share = 1.0 / at_least(wsum, 1e-30);
+                (k * (wa[l] * share), k * (wb[l] * share))
+            };
             for c in 0..3 {
                 na[c][l] = (-d[c]).mul_add(ka, pa[c][l]);
                 nb[c][l] = d[c].mul_add(kb, pb[c][l]);
             }
         }
-        x[a] = na;
-        x[b] = nb;
+        // SAFETY: as above; the two rows differ, and nothing else borrows the array.
+        unsafe {
+            *row_mut(x, link.a) = na;
+            *row_mut(x, link.b) = nb;
+        }
     }
+}
+
+/// Bytes per particle row of a lane-wise array.
+const ROW: usize = std::mem::size_of::<[Lane; 3]>();
+
+/// A link as the solve reads it: its particles as byte offsets into a `[[Lane; 3]; PARTICLES]`
+/// (so finding a row costs the processor no arithmetic), its rest length and hard limits.
+struct SolveLink {
+    a: u32,
+    b: u32,
+    rest: f64,
+    min: f64,
+    max: f64,
+}
+
+static SOLVE_LINKS: std::sync::LazyLock<Vec<SolveLink>> = std::sync::LazyLock::new(|| {
+    TOPOLOGY
+        .links
+        .iter()
+        .map(|l| {
+            let at = |p: u16| (p as usize % PARTICLES * ROW) as u32;
+            SolveLink { a: at(l.a), b: at(l.b), rest: l.rest, min: l.min, max: l.max }
+        })
+        .collect()
+});
+
+/// A tetrahedron as the volume solve reads it: its corners as byte offsets (see [`SolveLink`])
+/// and six times its rest volume.
+struct SolveTet {
+    at: [u32; 4],
+    rest6: f64,
+}
+
+static SOLVE_TETS: std::sync::LazyLock<Vec<SolveTet>> = std::sync::LazyLock::new(|| {
+    TOPOLOGY.tets.iter().map(|t| SolveTet { at: t.v.map(|p| (p as usize % PARTICLES * ROW) as u32), rest6: 6.0 * t.rest }).collect()
+});
+
+/// The row at byte offset `at` of a particle array.
+///
+/// # Safety
+/// `at` is `p · ROW` for some particle `p < PARTICLES`, and `x` points to a whole particle array.
+#[inline(always)]
+unsafe fn row(x: *const [Lane; 3], at: u32) -> *const [Lane; 3] {
+    unsafe { x.cast::<u8>().add(at as usize).cast() }
+}
+
+/// [`row`] for writing.
+///
+/// # Safety
+/// As for [`row`], and the array is not borrowed elsewhere.
+#[inline(always)]
+unsafe fn row_mut(x: *mut [Lane; 3], at: u32) -> *mut [Lane; 3] {
+    unsafe { x.cast::<u8>().add(at as usize).cast() }
 }
 
 /// `max` and `min` for values that are never NaN: one instruction each, where `f64::max` must
@@ -377,20 +445,20 @@ fn project_limits(pk: &mut Pack) {
 #[inline(always)]
 fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
     let alpha36 = 36.0 * VOLUME_COMPLIANCE / (h * h);
-    let (x, w) = (&mut pk.x, &pk.w);
+    let (x, w) = (pk.x.as_mut_ptr(), &pk.w);
     // a × b with each component one product and one fused multiply-add
     let cross = |a: [f64; 3], b: [f64; 3]| {
         [a[1].mul_add(b[2], -(a[2] * b[1])), a[2].mul_add(b[0], -(a[0] * b[2])), a[0].mul_add(b[1], -(a[1] * b[0]))]
     };
     let dot = |a: [f64; 3], b: [f64; 3]| a[2].mul_add(b[2], a[1].mul_add(b[1], a[0] * b[0]));
-    for t in &TOPOLOGY.tets {
-        let [a, b, c, d] = t.v.map(|i| i as usize & (PARTICLES - 1));
-        let rest6 = 6.0 * t.rest;
-        let ws: [Lane; 4] = if UNIFORM { [[W_INV; LANES]; 4] } else { [w[a], w[b], w[c], w[d]] };
+    for t in SOLVE_TETS.iter() {
+        let rest6 = t.rest6;
+        let ws: [Lane; 4] = if UNIFORM { [[W_INV; LANES]; 4] } else { t.at.map(|at| w[(at as usize / ROW) & (PARTICLES - 1)]) };
         // gradients and step first, then each vertex read, moved and written back in turn:
         // fewer values held at once than moving all four together
         let (mut g, mut s) = ([[[0.0; LANES]; 3]; 4], [[0.0; LANES]; 4]);
-        let (xa, xb, xc, xd) = (&x[a], &x[b], &x[c], &x[d]);
+        // SAFETY: the offsets are rows of a particle array (see `SolveTet`).
+        let [xa, xb, xc, xd] = t.at.map(|at| unsafe { *row(x, at) });
         for l in 0..LANES {
             let e1 = [xb[0][l] - xa[0][l], xb[1][l] - xa[1][l], xb[2][l] - xa[2][l]];
             let e2 = [xc[0][l] - xa[0][l], xc[1][l] - xa[1][l], xc[2][l] - xa[2][l]];
@@ -410,14 +478,14 @@ fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
                 }
             }
         }
-        for (i, v) in [a, b, c, d].into_iter().enumerate() {
-            let mut xv = x[v];
+        for (i, at) in t.at.into_iter().enumerate() {
+            // SAFETY: as above, and nothing else borrows the array.
+            let xv = unsafe { &mut *row_mut(x, at) };
             for k in 0..3 {
                 for l in 0..LANES {
                     xv[k][l] = g[i][k][l].mul_add(s[i][l], xv[k][l]);
                 }
             }
-            x[v] = xv;
         }
     }
 }
