@@ -636,18 +636,24 @@ impl World {
                 }
                 let (mut shift, mut turn) = ([0.0; 3], [0.0; 3]);
                 let pa = &mut packs[sa.pack];
+                // Outside b's circumscribed sphere means outside its box (the margin covers the
+                // rounding of R's orthonormality). The particles inside it, found first without
+                // a branch each: a particle's test reads only its own position, which only its
+                // own push below changes.
+                let mut inside = 0u64;
                 for p in 0..PARTICLES {
+                    let rel = sub(pa.x_of(sa.lane, p), cb);
+                    inside |= ((dot(rel, rel) <= CIRCUMSPHERE2) as u64) << p;
+                }
+                while inside != 0 {
+                    let p = inside.trailing_zeros() as usize;
+                    inside &= inside - 1;
                     let wp = pa.w[p][sa.lane];
                     if wp == 0.0 {
                         continue;
                     }
                     let x = pa.x_of(sa.lane, p);
                     let rel = sub(x, cb);
-                    // outside b's circumscribed sphere means outside its box: skip the transform
-                    // (the margin covers the rounding of R's orthonormality)
-                    if dot(rel, rel) > CIRCUMSPHERE2 {
-                        continue;
-                    }
                     let local = mat_t_vec(&rb, rel);
                     let depth: [f64; 3] = std::array::from_fn(|k| HALF - local[k].abs());
                     if depth.iter().any(|&d| d <= 0.0) {
