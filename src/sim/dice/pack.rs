@@ -351,6 +351,7 @@ static SOLVE_TETS: std::sync::LazyLock<Vec<SolveTet>> = std::sync::LazyLock::new
 /// `at` is `p · ROW` for some particle `p < PARTICLES`, and `x` points to a whole particle array.
 #[inline(always)]
 unsafe fn row(x: *const [Lane; 3], at: u32) -> *const [Lane; 3] {
+    debug_assert!((at as usize).is_multiple_of(ROW) && (at as usize) < PARTICLES * ROW);
     unsafe { x.cast::<u8>().add(at as usize).cast() }
 }
 
@@ -360,6 +361,7 @@ unsafe fn row(x: *const [Lane; 3], at: u32) -> *const [Lane; 3] {
 /// As for [`row`], and the array is not borrowed elsewhere.
 #[inline(always)]
 unsafe fn row_mut(x: *mut [Lane; 3], at: u32) -> *mut [Lane; 3] {
+    debug_assert!((at as usize).is_multiple_of(ROW) && (at as usize) < PARTICLES * ROW);
     unsafe { x.cast::<u8>().add(at as usize).cast() }
 }
 
