@@ -324,14 +324,7 @@ struct SolveLink {
 }
 
 static SOLVE_LINKS: std::sync::LazyLock<Vec<SolveLink>> = std::sync::LazyLock::new(|| {
-    TOPOLOGY
-        .links
-        .iter()
-        .map(|l| {
-            let at = |p: u16| (p as usize % PARTICLES * ROW) as u32;
-            SolveLink { a: at(l.a), b: at(l.b), rest: l.rest, min: l.min, max: l.max }
-        })
-        .collect()
+    TOPOLOGY.links.iter().map(|l| SolveLink { a: row_at(l.a), b: row_at(l.b), rest: l.rest, min: l.min, max: l.max }).collect()
 });
 
 /// A tetrahedron as the volume solve reads it: its corners as byte offsets (see [`SolveLink`])
@@ -341,9 +334,14 @@ struct SolveTet {
     rest6: f64,
 }
 
-static SOLVE_TETS: std::sync::LazyLock<Vec<SolveTet>> = std::sync::LazyLock::new(|| {
-    TOPOLOGY.tets.iter().map(|t| SolveTet { at: t.v.map(|p| (p as usize % PARTICLES * ROW) as u32), rest6: 6.0 * t.rest }).collect()
-});
+static SOLVE_TETS: std::sync::LazyLock<Vec<SolveTet>> =
+    std::sync::LazyLock::new(|| TOPOLOGY.tets.iter().map(|t| SolveTet { at: t.v.map(row_at), rest6: 6.0 * t.rest }).collect());
+
+/// Byte offset of particle `p`'s row; always a row of the array, whatever `p` is (the safety of
+/// [`row`] rests on this).
+fn row_at(p: u16) -> u32 {
+    (p as usize % PARTICLES * ROW) as u32
+}
 
 /// The row at byte offset `at` of a particle array.
 ///
@@ -361,8 +359,7 @@ unsafe fn row(x: *const [Lane; 3], at: u32) -> *const [Lane; 3] {
 /// As for [`row`], and the array is not borrowed elsewhere.
 #[inline(always)]
 unsafe fn row_mut(x: *mut [Lane; 3], at: u32) -> *mut [Lane; 3] {
-    debug_assert!((at as usize).is_multiple_of(ROW) && (at as usize) < PARTICLES * ROW);
-    unsafe { x.cast::<u8>().add(at as usize).cast() }
+    unsafe { row(x, at).cast_mut() }
 }
 
 /// `max` and `min` for values that are never NaN: one instruction each, where `f64::max` must
