@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod frame;
 pub mod golden;
+pub mod kinds;
 pub mod output;
 pub mod pipeline;
 pub mod render;

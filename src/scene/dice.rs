@@ -4,8 +4,10 @@
 
 use toml::de::DeValue;
 
+use super::common::RenderSpec;
 use super::reader::{TableReader, number_list};
 use super::values::Srgb;
+use crate::kinds::KindTable;
 
 /// Most dice a scene or a study may roll (the arena holds about this many side by side).
 pub const MAX_DICE: usize = 12;
@@ -118,7 +120,20 @@ fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
     Some(GrabSpec { die: die - 1, hold, at, path, release })
 }
 
-pub fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
+impl KindTable for DiceSpec {
+    const NAME: &'static str = "dice";
+
+    fn read(t: &TableReader, render: &RenderSpec) -> Self {
+        read_dice(t, render.duration())
+    }
+
+    fn memory(&self) -> (u64, String) {
+        // solver state (about 10 KiB a die) and the die mesh with its deformed copy
+        (self.count as u64 * (10 << 10) + (2 << 20), format!("{} dice", self.count))
+    }
+}
+
+fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
     let count = t.int_in("count", 5, 1..=MAX_DICE as i64) as usize;
     let firmness = match t.raw("firmness").map(|v| v.get_ref()) {
         None => vec![55.0; count],

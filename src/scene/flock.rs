@@ -4,7 +4,9 @@
 
 use toml::de::DeValue;
 
+use super::common::RenderSpec;
 use super::reader::TableReader;
+use crate::kinds::KindTable;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Theme {
@@ -116,7 +118,23 @@ fn count(t: &TableReader, key: &'static str, per_area: f64, max: i64) -> Count {
     }
 }
 
-pub fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
+impl KindTable for FlockSpec {
+    const NAME: &'static str = "flock";
+
+    fn read(t: &TableReader, render: &RenderSpec) -> Self {
+        read_flock(t, render.width, render.height)
+    }
+
+    fn memory(&self) -> (u64, String) {
+        let area = self.canvas[0] * self.canvas[1];
+        let agents = self.agents.resolve(area, 1, MAX_AGENTS as u32) as u64;
+        // agent state, trail ring, and the shapes of a frame (trail segments dominate)
+        let per_agent = 64 + 8 * self.trail as u64 + 96 * (self.trail as u64 + 3);
+        (agents * per_agent, format!("{agents} agents"))
+    }
+}
+
+fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
     let canvas = t.numbers("canvas", [width as f64, height as f64]);
     if canvas.iter().any(|c| !(16.0..=1e6).contains(c)) {
         t.error_at("canvas", "canvas sides are from 16 to 10⁶ units");

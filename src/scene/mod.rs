@@ -15,31 +15,11 @@ pub mod values;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::kinds::{KINDS, KindSpec};
 pub use common::{CameraSpec, Format, LightSpec, OutputSpec, RenderSpec};
 pub use error::{Diagnostic, SceneError};
 use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
-
-/// The scene kinds this build can simulate, as written in `kind = "…"`.
-pub const KINDS: &[&str] = &["terrain", "flock", "dice"];
-
-/// The kind-specific part of a scene.
-#[derive(Clone, Debug, PartialEq)]
-pub enum KindSpec {
-    Terrain(terrain::TerrainSpec),
-    Flock(flock::FlockSpec),
-    Dice(dice::DiceSpec),
-}
-
-impl KindSpec {
-    pub fn name(&self) -> &'static str {
-        match self {
-            KindSpec::Terrain(_) => "terrain",
-            KindSpec::Flock(_) => "flock",
-            KindSpec::Dice(_) => "dice",
-        }
-    }
-}
 
 /// A loaded, validated scene.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,28 +109,9 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
         g.finish();
         spec
     });
-    // Read every kind's table so that a table of another kind is reported as unknown, not ignored.
-    let kind = match kind_name.as_deref() {
-        Some("terrain") => {
-            let t = root.table("terrain");
-            let spec = terrain::read_terrain(&t);
-            t.finish();
-            KindSpec::Terrain(spec)
-        }
-        Some("flock") => {
-            let t = root.table("flock");
-            let spec = flock::read_flock(&t, render.width, render.height);
-            t.finish();
-            KindSpec::Flock(spec)
-        }
-        Some("dice") => {
-            let t = root.table("dice");
-            let spec = dice::read_dice(&t, render.duration());
-            t.finish();
-            KindSpec::Dice(spec)
-        }
-        _ => return None,
-    };
+    // Only this kind's table is read: `root.finish()` then reports a table of another kind as an
+    // unknown key, so it is never silently ignored.
+    let kind = KindSpec::read(kind_name.as_deref()?, root, &render)?;
     Some(Scene {
         path: path.to_path_buf(),
         name,
@@ -172,30 +133,8 @@ impl Scene {
         let px = self.render.width as u64 * self.render.height as u64;
         let frame = px * 4 * (self.render.msaa as u64 + 2); // MSAA colour + resolve + readback
         let frames = frame * frames_in_flight;
-        let (sim, what) = match &self.kind {
-            KindSpec::Terrain(t) => {
-                let samples = t.samples();
-                // field f32 + mesh (about 3 vertices of 28 bytes and 2 triangles per surface cell, a
-                // surface cell count of about 2·N² for a height field, bounded by the cube count)
-                let [nx, ny, nz] = t.resolution.map(|v| v as u64);
-                let surface = (6 * (nx * nz + nx * ny + ny * nz)).min(samples);
-                (
-                    samples * 4 + surface * (3 * 28 + 2 * 12),
-                    format!("a {nx}×{ny}×{nz} terrain grid at {}×{}", self.render.width, self.render.height),
-                )
-            }
-            KindSpec::Flock(f) => {
-                let area = f.canvas[0] * f.canvas[1];
-                let agents = f.agents.resolve(area, 1, flock::MAX_AGENTS as u32) as u64;
-                // agent state, trail ring, and the shapes of a frame (trail segments dominate)
-                let per_agent = 64 + 8 * f.trail as u64 + 96 * (f.trail as u64 + 3);
-                (agents * per_agent, format!("{agents} agents at {}×{}", self.render.width, self.render.height))
-            }
-            KindSpec::Dice(d) => {
-                // solver state (about 10 KiB a die) and the die mesh with its deformed copy
-                (d.count as u64 * (10 << 10) + (2 << 20), format!("{} dice at {}×{}", d.count, self.render.width, self.render.height))
-            }
-        };
+        let (sim, what) = self.kind.memory();
+        let what = format!("{what} at {}×{}", self.render.width, self.render.height);
         (sim + frames, what)
     }
 

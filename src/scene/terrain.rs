@@ -2,8 +2,10 @@
 //! with smooth CSG), the grid it is sampled on, the iso level, and colours by height and slope.
 //! Field convention: negative inside the ground, positive in the air.
 
+use super::common::RenderSpec;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
+use crate::kinds::KindTable;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TerrainSpec {
@@ -109,7 +111,24 @@ pub struct ColorSpec {
 /// Largest grid side; 1024³ samples is 4 GiB of f32 before any mesh.
 pub const MAX_RESOLUTION: i64 = 1024;
 
-pub fn read_terrain(t: &TableReader) -> TerrainSpec {
+impl KindTable for TerrainSpec {
+    const NAME: &'static str = "terrain";
+
+    fn read(t: &TableReader, _render: &RenderSpec) -> Self {
+        read_terrain(t)
+    }
+
+    fn memory(&self) -> (u64, String) {
+        // field f32 + mesh (about 3 vertices of 28 bytes and 2 triangles per surface cell, a
+        // surface cell count of about 2·N² for a height field, bounded by the cube count)
+        let samples = self.samples();
+        let [nx, ny, nz] = self.resolution.map(|v| v as u64);
+        let surface = (6 * (nx * nz + nx * ny + ny * nz)).min(samples);
+        (samples * 4 + surface * (3 * 28 + 2 * 12), format!("a {nx}×{ny}×{nz} terrain grid"))
+    }
+}
+
+fn read_terrain(t: &TableReader) -> TerrainSpec {
     let resolution = match t.raw("resolution").map(|v| v.get_ref().is_array()) {
         Some(true) => {
             let r = t.numbers::<3>("resolution", [96.0, 64.0, 96.0]);

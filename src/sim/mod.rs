@@ -1,6 +1,7 @@
-//! Simulations: the [`Simulation`] trait every scene kind implements, the registry that builds one
-//! from a scene, and the shared deterministic tools (seeded RNG, noise). Nothing here knows about
-//! the GPU: a simulation hands out [`FrameData`] and never fails; broken state is reported as data.
+//! Simulations: the [`Simulation`] trait every scene kind implements, building one from a scene
+//! (through the registry in [`crate::kinds`]), and the shared deterministic tools (seeded RNG,
+//! noise). Nothing here knows about the GPU: a simulation hands out [`FrameData`] and never fails;
+//! broken state is reported as data.
 
 pub mod dice;
 pub mod duo;
@@ -10,7 +11,7 @@ pub mod rng;
 pub mod terrain;
 
 use crate::frame::FrameData;
-use crate::scene::{KindSpec, Scene};
+use crate::scene::Scene;
 
 /// A problem found while stepping (a non-finite value, say), reported as data: which part, which
 /// frame, what. The CLI turns it into an error naming the scene and frame.
@@ -50,13 +51,9 @@ pub trait Simulation: Send {
     fn digest(&self) -> StateDigest;
 }
 
-/// Builds the simulation a scene asks for.
+/// Builds the simulation a scene asks for (see [`crate::kinds`]).
 pub fn build(scene: &Scene) -> Box<dyn Simulation> {
-    match &scene.kind {
-        KindSpec::Terrain(_) => Box::new(terrain::TerrainSim::new(scene)),
-        KindSpec::Flock(_) => Box::new(flock::FlockSim::new(scene)),
-        KindSpec::Dice(_) => Box::new(dice::game::DiceSim::new(scene)),
-    }
+    scene.kind.simulation(scene)
 }
 
 /// The lighting, background and camera every kind takes from the shared scene tables.

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use crate::frame::{Align, BezierVolume, Canvas2d, Fnv, FrameData, IDENTITY, Material, MeshInstance, MeshRef, Shape2d, Text2d};
+use crate::kinds::KindSimulation;
+use crate::scene::Scene;
 use crate::scene::dice::{DiceSpec, Hold};
-use crate::scene::{KindSpec, Scene};
 use crate::sim::{SimFault, Simulation, StateDigest};
 
 use super::math::{V3, cross, dot, norm, sub};
@@ -50,9 +51,10 @@ pub struct DiceSim {
     read_once: bool,
 }
 
-impl DiceSim {
-    pub fn new(scene: &Scene) -> Self {
-        let KindSpec::Dice(spec) = &scene.kind else { panic!("DiceSim::new needs a dice scene") };
+impl KindSimulation for DiceSim {
+    type Spec = DiceSpec;
+
+    fn new(scene: &Scene, spec: &DiceSpec) -> Self {
         let mut table = Table::single(&spec.firmness, world::throw_stream(scene.seed));
         let n = spec.count;
         for i in 0..n {
@@ -76,7 +78,9 @@ impl DiceSim {
             read_once: spec.drop == 0.0,
         }
     }
+}
 
+impl DiceSim {
     /// The table (for tests and tools).
     pub fn table(&self) -> &Table {
         &self.table
@@ -321,7 +325,8 @@ mod tests {
 
     fn sim(text: &str) -> (Scene, DiceSim) {
         let s = scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"));
-        let d = DiceSim::new(&s);
+        let scene::KindSpec::Dice(spec) = &s.kind else { panic!("a dice scene") };
+        let d = DiceSim::new(&s, spec);
         (s, d)
     }
 

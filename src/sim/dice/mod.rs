@@ -10,3 +10,5 @@ pub mod stats;
 #[cfg(test)]
 mod tests;
 pub mod world;
+
+pub use game::DiceSim;

@@ -12,9 +12,10 @@ pub mod world;
 use std::sync::Arc;
 
 use crate::frame::{Canvas2d, Dash, Fnv, FrameData, Shape2d, StaticLayer};
+use crate::kinds::KindSimulation;
+use crate::scene::Scene;
 use crate::scene::flock::{FlockSpec, Theme};
 use crate::scene::values::Srgb;
-use crate::scene::{KindSpec, Scene};
 use crate::sim::rng::Rng;
 use crate::sim::{SimFault, Simulation, StateDigest};
 use world::{PULSE_SECONDS, SHOCK_SECONDS, State, World};
@@ -93,9 +94,10 @@ pub struct FlockSim {
     fault: Option<SimFault>,
 }
 
-impl FlockSim {
-    pub fn new(scene: &Scene) -> Self {
-        let KindSpec::Flock(spec) = &scene.kind else { panic!("FlockSim::new needs a flock scene") };
+impl KindSimulation for FlockSim {
+    type Spec = FlockSpec;
+
+    fn new(scene: &Scene, spec: &FlockSpec) -> Self {
         let canvas = spec.canvas.map(|c| c as f32);
         let area = spec.canvas[0] * spec.canvas[1];
         let (nodes, edges) = if spec.node_list.is_empty() {
@@ -117,7 +119,9 @@ impl FlockSim {
         let grid_layer = dot_grid(canvas, palette.dots);
         FlockSim { scene: scene.clone(), spec: spec.clone(), world, palette, grid_layer, frame: 0, fault: None }
     }
+}
 
+impl FlockSim {
     pub fn world(&self) -> &World {
         &self.world
     }

@@ -9,8 +9,9 @@ pub mod reference_fields;
 
 use crate::frame::srgb8;
 use crate::frame::{FrameData, IDENTITY, Material, MeshData, MeshInstance, MeshRef};
+use crate::kinds::KindSimulation;
+use crate::scene::Scene;
 use crate::scene::terrain::TerrainSpec;
-use crate::scene::{KindSpec, Scene};
 use crate::sim::noise::Noise;
 use crate::sim::rng::Rng;
 use crate::sim::{SimFault, Simulation, StateDigest};
@@ -33,9 +34,10 @@ pub struct TerrainSim {
     fault: Option<SimFault>,
 }
 
-impl TerrainSim {
-    pub fn new(scene: &Scene) -> Self {
-        let KindSpec::Terrain(spec) = &scene.kind else { panic!("TerrainSim::new needs a terrain scene") };
+impl KindSimulation for TerrainSim {
+    type Spec = TerrainSpec;
+
+    fn new(scene: &Scene, spec: &TerrainSpec) -> Self {
         TerrainSim {
             scene: scene.clone(),
             spec: spec.clone(),
@@ -50,7 +52,9 @@ impl TerrainSim {
             fault: None,
         }
     }
+}
 
+impl TerrainSim {
     /// The world-space mesh at frame `frame` (sampled and extracted unless already current).
     pub fn mesh_at(&mut self, frame: u32) -> MeshRef {
         self.frame = frame;
