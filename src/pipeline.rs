@@ -6,9 +6,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -16,8 +16,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::frame::{Fnv, FrameData};
 use crate::output::gif::{GifSettings, GifWriter, Quantized};
 use crate::output::manifest::{FrameEntry, Manifest, Timings};
-use crate::output::{self, OutputError};
-use crate::render::{AdapterRequest, Image, RenderError, Renderer};
+use crate::output::{self, AtomicFile, OutputError};
+use crate::render::{AdapterRequest, AdapterSummary, Image, RenderError, Renderer};
 use crate::scene::{Format, Scene};
 
 /// What to render, validated.
@@ -52,23 +52,42 @@ pub enum PipelineError {
     Simulation { scene: String, frame: u32, what: String },
     #[error("interrupted: {done} of {total} frames of {scene} are written; rerun with --resume to finish")]
     Interrupted { scene: String, done: usize, total: usize },
+    #[error("scene {scene}: the encoder threads stopped before every frame was written")]
+    EncodersStopped { scene: String },
+    #[error("scene {scene}: the renderer returned frame {frame}, which this job did not submit (a bug in simreel)")]
+    UnexpectedFrame { scene: String, frame: u32 },
 }
 
 /// What a finished job wrote.
 #[derive(Debug)]
 pub struct Outcome {
     pub manifest: Manifest,
-    pub adapter: crate::render::AdapterSummary,
+    pub adapter: AdapterSummary,
     pub frames_dir: PathBuf,
     pub gif: Option<PathBuf>,
     /// Frames kept from an earlier run (`--resume`).
     pub reused: usize,
 }
 
+/// A frame on its way from the simulation to the renderer.
+enum Simulated {
+    Frame(Box<FrameData>),
+    /// A frame an earlier run finished: nothing to render.
+    Kept(u32),
+}
+
+/// A frame on its way from the renderer to the encoders.
 enum Work {
-    Rendered(usize, Image),
-    /// A frame a previous run finished: its PNG is read back if the GIF needs it.
-    Existing(usize, u32),
+    Rendered(Image),
+    /// A frame an earlier run finished: its PNG is read back if the GIF needs it.
+    Kept(u32),
+}
+
+#[derive(Clone, Copy)]
+enum Stage {
+    Simulate,
+    Render,
+    Encode,
 }
 
 /// Stage times, accumulated across threads.
@@ -77,6 +96,16 @@ struct StageClock {
     simulate: Duration,
     render: Duration,
     encode: Duration,
+}
+
+impl StageClock {
+    fn add(&mut self, stage: Stage, d: Duration) {
+        *match stage {
+            Stage::Simulate => &mut self.simulate,
+            Stage::Render => &mut self.render,
+            Stage::Encode => &mut self.encode,
+        } += d;
+    }
 }
 
 struct Progress {
@@ -114,6 +143,82 @@ impl Progress {
     }
 }
 
+/// Where one job's files go.
+struct Outputs {
+    frames_dir: PathBuf,
+    manifest: PathBuf,
+    gif: Option<PathBuf>,
+    png: bool,
+    frames_in_scene: u32,
+}
+
+impl Outputs {
+    fn of(job: &Job) -> Self {
+        let name = &job.scene.name;
+        let frames_dir = job.out_dir.join(name);
+        Outputs {
+            manifest: frames_dir.join("manifest.json"),
+            frames_dir,
+            gif: job.formats.contains(&Format::Gif).then(|| job.out_dir.join(format!("{name}.gif"))),
+            png: job.formats.contains(&Format::Png),
+            frames_in_scene: job.scene.render.frames,
+        }
+    }
+
+    fn file(&self, frame: u32) -> String {
+        output::frame_file_name(frame, self.frames_in_scene)
+    }
+
+    fn frame_path(&self, frame: u32) -> PathBuf {
+        self.frames_dir.join(self.file(frame))
+    }
+}
+
+/// What the stages of a running job share.
+struct Shared<'a> {
+    job: &'a Job,
+    out: Outputs,
+    cancel: &'a AtomicBool,
+    /// Set with the first failure: every stage stops before its next frame.
+    abort: AtomicBool,
+    failure: Mutex<Option<PipelineError>>,
+    clock: Mutex<StageClock>,
+    progress: Progress,
+    /// Frames an earlier run finished, kept by `--resume`.
+    kept: HashSet<u32>,
+    /// State digest of each frame: simulated now, or carried over from the earlier run.
+    states: Mutex<BTreeMap<u32, String>>,
+    /// Frames whose outputs are complete, in the order they finished.
+    written: Mutex<Vec<u32>>,
+    /// Digest of the last state simulated.
+    final_state: Mutex<String>,
+}
+
+impl Shared<'_> {
+    /// Records the first failure and stops every stage.
+    fn fail(&self, e: PipelineError) {
+        self.abort.store(true, Ordering::SeqCst);
+        self.failure.lock().expect("failure slot").get_or_insert(e);
+    }
+
+    fn stopped(&self) -> bool {
+        self.abort.load(Ordering::SeqCst) || self.cancel.load(Ordering::SeqCst)
+    }
+
+    /// Runs `f`, adding its time to `stage`.
+    fn timed<T>(&self, stage: Stage, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        self.clock.lock().expect("clock").add(stage, t.elapsed());
+        out
+    }
+
+    /// Where frame `frame` stands in the job's (sorted) frame list: the GIF's frame order.
+    fn position(&self, frame: u32) -> Result<usize, PipelineError> {
+        self.job.frames.binary_search(&frame).map_err(|_| PipelineError::UnexpectedFrame { scene: self.job.scene.name.clone(), frame })
+    }
+}
+
 /// The settings besides the scene file that decide the pixels: a resumed run must match them.
 fn settings_hash(job: &Job, adapter: &str) -> String {
     let mut h = Fnv::new();
@@ -122,194 +227,239 @@ fn settings_hash(job: &Job, adapter: &str) -> String {
     format!("{:016x}", h.finish())
 }
 
+/// Frames an earlier run of the same scene and settings finished, with their state digests:
+/// with `--resume`, those whose files are still there.
+fn kept_frames(job: &Job, out: &Outputs, scene_hash: &str, settings: &str) -> BTreeMap<u32, String> {
+    match (job.resume && out.png, Manifest::read(&out.manifest)) {
+        (true, Some(m)) if m.scene_hash == scene_hash && m.settings_hash == settings => {
+            m.frames.into_iter().filter(|e| out.frames_dir.join(&e.file).is_file()).map(|e| (e.index, e.state)).collect()
+        }
+        _ => BTreeMap::new(),
+    }
+}
+
 /// Runs `job`: simulate, render, encode, write. `cancel` (Ctrl-C) stops it between frames.
 pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome, PipelineError> {
     let wall = Instant::now();
     let scene = &job.scene;
     let r = &scene.render;
     let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
-    let adapter_summary = renderer.adapter().clone();
-    let adapter = adapter_summary.to_string();
-    let frames_dir = job.out_dir.join(&scene.name);
-    let manifest_path = frames_dir.join("manifest.json");
-    let gif_path = job.formats.contains(&Format::Gif).then(|| job.out_dir.join(format!("{}.gif", scene.name)));
-    let png = job.formats.contains(&Format::Png);
+    let adapter = renderer.adapter().clone();
     let scene_hash = format!("{:016x}", scene.source_hash);
-    let settings = settings_hash(job, &adapter);
-    let file_of = |f: u32| output::frame_file_name(f, r.frames);
-
-    // Frames an earlier run of the same scene and settings finished.
-    // (with their state digests, which the manifest carries over)
-    let kept: BTreeMap<u32, String> = match (job.resume && png, Manifest::read(&manifest_path)) {
-        (true, Some(m)) if m.scene_hash == scene_hash && m.settings_hash == settings => {
-            m.frames.into_iter().filter(|e| frames_dir.join(&e.file).is_file()).map(|e| (e.index, e.state)).collect()
-        }
-        _ => BTreeMap::new(),
+    let settings = settings_hash(job, &adapter.to_string());
+    let out = Outputs::of(job);
+    let kept = kept_frames(job, &out, &scene_hash, &settings);
+    let shared = Shared {
+        job,
+        cancel,
+        abort: AtomicBool::new(false),
+        failure: Mutex::new(None),
+        clock: Mutex::new(StageClock::default()),
+        progress: Progress::new(mode, &scene.name, job.frames.len() as u64),
+        kept: kept.keys().copied().collect(),
+        states: Mutex::new(kept),
+        written: Mutex::new(Vec::new()),
+        final_state: Mutex::new(String::new()),
+        out,
     };
-    let done: HashSet<u32> = kept.keys().copied().collect();
-    let total = job.frames.len();
-    let progress = Progress::new(mode, &scene.name, total as u64);
-    let clock = Mutex::new(StageClock::default());
-    let failure: Mutex<Option<PipelineError>> = Mutex::new(None);
-    let abort = AtomicBool::new(false);
-    let fail = |e: PipelineError| {
-        abort.store(true, Ordering::SeqCst);
-        failure.lock().expect("failure slot").get_or_insert(e);
-    };
-    let stopped = || abort.load(Ordering::SeqCst) || cancel.load(Ordering::SeqCst);
-    let written: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-    let final_state: Mutex<String> = Mutex::new(String::new());
-    let states: Mutex<BTreeMap<u32, String>> = Mutex::new(kept);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 16);
-    let settings_gif = GifSettings { fps: scene.output.gif_fps.map_or(r.fps as f64, f64::from), dither: scene.output.gif_dither };
-    let gif_ok = AtomicBool::new(false);
-
-    std::thread::scope(|s| {
-        // Simulation: frames in order; skipped (resumed) frames are not simulated on their own.
-        let (sim_tx, sim_rx) = sync_channel::<Result<(usize, Option<FrameData>), PipelineError>>(2);
-        let (done, progress, clock, final_state, states) = (&done, &progress, &clock, &final_state, &states);
-        s.spawn(move || {
-            let mut sim = crate::sim::build(scene);
-            for (pos, &f) in job.frames.iter().enumerate() {
-                if stopped() {
-                    break;
-                }
-                if done.contains(&f) {
-                    progress.simulate.inc(1);
-                    if sim_tx.send(Ok((pos, None))).is_err() {
-                        break;
-                    }
-                    continue;
-                }
-                let t = Instant::now();
-                let data = sim.frame(f);
-                clock.lock().expect("clock").simulate += t.elapsed();
-                states.lock().expect("states").insert(f, sim.digest().to_string());
-                progress.simulate.inc(1);
-                let msg = match sim.fault() {
-                    Some(fault) => Err(PipelineError::Simulation { scene: scene.name.clone(), frame: fault.frame, what: fault.what }),
-                    None => Ok((pos, Some(data))),
-                };
-                let broken = msg.is_err();
-                if sim_tx.send(msg).is_err() || broken {
-                    break;
-                }
-            }
-            *final_state.lock().expect("state") = sim.digest().to_string();
-        });
-
-        // Encoders: PNG files and GIF quantization, several frames at once.
-        let (work_tx, work_rx) = sync_channel::<Work>(workers * 2);
-        let work_rx = Arc::new(Mutex::new(work_rx));
-        let (gif_tx, gif_rx) = sync_channel::<(usize, Quantized)>(workers * 2);
+    let (work_tx, work_rx) = sync_channel(workers * 2);
+    let work_rx = Mutex::new(work_rx);
+    let gif_written = std::thread::scope(|s| {
+        let shared = &shared;
+        let (sim_tx, sim_rx) = sync_channel(2);
+        s.spawn(move || simulate(shared, sim_tx));
+        let (gif_tx, gif_rx) = sync_channel(workers * 2);
         for _ in 0..workers {
-            let work_rx = work_rx.clone();
-            let gif_tx = gif_tx.clone();
-            let (written, frames_dir, fail, file_of) = (&written, &frames_dir, &fail, &file_of);
-            let want_gif = gif_path.is_some();
-            s.spawn(move || {
-                loop {
-                    let item = { work_rx.lock().expect("work queue").recv() };
-                    let Ok(item) = item else { break };
-                    let t = Instant::now();
-                    let result = encode_one(item, png, want_gif, settings_gif.dither, frames_dir, &file_of, &job.frames);
-                    clock.lock().expect("clock").encode += t.elapsed();
-                    match result {
-                        Ok((pos, f, q)) => {
-                            if let Some(q) = q {
-                                let _ = gif_tx.send((pos, q));
-                            }
-                            written.lock().expect("written").push(f);
-                            progress.encode.inc(1);
-                            if progress.mode == ProgressMode::Json {
-                                let file = png.then(|| frames_dir.join(file_of(f)).display().to_string());
-                                println!("{}", serde_json::json!({"scene": scene.name, "frame": f, "done": progress.encode.position(), "total": total, "file": file}));
-                            }
-                        }
-                        Err(e) => fail(e),
-                    }
-                }
-            });
+            let (work_rx, gif_tx) = (&work_rx, gif_tx.clone());
+            s.spawn(move || encode(shared, work_rx, gif_tx));
         }
         drop(gif_tx);
+        let gif = shared.out.gif.as_deref().map(|path| s.spawn(move || assemble_gif(shared, path, gif_rx)));
+        render_frames(shared, &mut renderer, sim_rx, work_tx);
+        gif.is_some_and(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    shared.progress.finish();
+    let manifest = build_manifest(&shared, &adapter, scene_hash, settings, wall.elapsed(), gif_written);
+    if shared.out.png {
+        manifest.write(&shared.out.manifest)?;
+    }
+    if let Some(e) = shared.failure.into_inner().expect("failure slot") {
+        return Err(e);
+    }
+    if cancel.load(Ordering::SeqCst) {
+        let done = shared.written.into_inner().expect("written").len();
+        return Err(PipelineError::Interrupted { scene: scene.name.clone(), done, total: job.frames.len() });
+    }
+    Ok(Outcome {
+        manifest,
+        adapter,
+        frames_dir: shared.out.frames_dir,
+        gif: shared.out.gif.filter(|_| gif_written),
+        reused: shared.kept.len(),
+    })
+}
 
-        // GIF: frames in order into a temporary file, renamed when complete.
-        if let Some(path) = &gif_path {
-            let (gif_ok, stopped, fail) = (&gif_ok, &stopped, &fail);
-            s.spawn(move || match write_gif(path, gif_rx, total, r.width, r.height, settings_gif.fps) {
-                Ok(true) if !stopped() => gif_ok.store(true, Ordering::SeqCst),
-                Ok(_) => {}
-                Err(e) => fail(e),
-            });
-        } else {
-            drop(gif_rx);
+/// The simulation stage: every frame of the job in order, on its own thread. A kept frame is
+/// stepped through with the next one (a simulation's state at a frame depends on every step
+/// before it), not described on its own.
+fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
+    let scene = &shared.job.scene;
+    let mut sim = crate::sim::build(scene);
+    for &f in &shared.job.frames {
+        if shared.stopped() {
+            break;
         }
-
-        // Rendering, on this thread: submissions overlap readback through the renderer's ring.
-        let forward = |work: Work| {
-            if work_tx.send(work).is_err() {
-                fail(PipelineError::Render(RenderError::DeviceLost("encoders stopped".into())));
-            }
-        };
-        let mut positions: BTreeMap<u32, usize> = BTreeMap::new();
-        let take = |img: Image, positions: &mut BTreeMap<u32, usize>| {
-            progress.render.inc(1);
-            let pos = positions.remove(&img.index).unwrap_or(0);
-            forward(Work::Rendered(pos, img));
-        };
-        for msg in sim_rx {
-            if stopped() {
+        if shared.kept.contains(&f) {
+            shared.progress.simulate.inc(1);
+            if tx.send(Simulated::Kept(f)).is_err() {
                 break;
             }
-            match msg {
-                Err(e) => {
-                    fail(e);
-                    break;
-                }
-                Ok((pos, None)) => {
-                    progress.render.inc(1);
-                    forward(Work::Existing(pos, job.frames[pos]));
-                }
-                Ok((pos, Some(data))) => {
-                    positions.insert(data.index, pos);
-                    let t = Instant::now();
-                    let out = renderer.submit(&data);
-                    clock.lock().expect("clock").render += t.elapsed();
-                    match out {
-                        Ok(Some(img)) => take(img, &mut positions),
-                        Ok(None) => {}
-                        Err(e) => {
-                            fail(e.into());
-                            break;
-                        }
-                    }
-                }
-            }
+            continue;
         }
-        loop {
-            let t = Instant::now();
-            let out = renderer.next_image();
-            clock.lock().expect("clock").render += t.elapsed();
-            match out {
-                Ok(Some(img)) => take(img, &mut positions),
-                Ok(None) => break,
-                Err(e) => {
-                    fail(e.into());
-                    break;
-                }
-            }
+        let data = shared.timed(Stage::Simulate, || sim.frame(f));
+        shared.states.lock().expect("states").insert(f, sim.digest().to_string());
+        shared.progress.simulate.inc(1);
+        if let Some(fault) = sim.fault() {
+            shared.fail(PipelineError::Simulation { scene: scene.name.clone(), frame: fault.frame, what: fault.what });
+            break;
         }
-        drop(work_tx);
-    });
-    progress.finish();
+        if tx.send(Simulated::Frame(Box::new(data))).is_err() {
+            break;
+        }
+    }
+    *shared.final_state.lock().expect("state") = sim.digest().to_string();
+}
 
-    let mut written = written.into_inner().expect("written");
+/// The render stage, on the calling thread: frames are submitted as they arrive and come back
+/// through the renderer's readback ring (several in flight), then go to the encoders.
+fn render_frames(shared: &Shared, renderer: &mut Renderer, rx: Receiver<Simulated>, tx: SyncSender<Work>) {
+    let forward = |work: Work| {
+        shared.progress.render.inc(1);
+        if tx.send(work).is_err() {
+            shared.fail(PipelineError::EncodersStopped { scene: shared.job.scene.name.clone() });
+        }
+    };
+    for msg in rx {
+        if shared.stopped() {
+            break;
+        }
+        let data = match msg {
+            Simulated::Kept(f) => {
+                forward(Work::Kept(f));
+                continue;
+            }
+            Simulated::Frame(data) => data,
+        };
+        match shared.timed(Stage::Render, || renderer.submit(&data)) {
+            Ok(Some(img)) => forward(Work::Rendered(img)),
+            Ok(None) => {}
+            Err(e) => {
+                shared.fail(e.into());
+                break;
+            }
+        }
+    }
+    // what is still in flight
+    loop {
+        match shared.timed(Stage::Render, || renderer.next_image()) {
+            Ok(Some(img)) => forward(Work::Rendered(img)),
+            Ok(None) => break,
+            Err(e) => {
+                shared.fail(e.into());
+                break;
+            }
+        }
+    }
+}
+
+/// An encoder thread: takes frames off the shared queue until it closes, writes each PNG and
+/// quantizes each frame for the GIF.
+fn encode(shared: &Shared, rx: &Mutex<Receiver<Work>>, gif: SyncSender<(usize, Quantized)>) {
+    loop {
+        let item = { rx.lock().expect("work queue").recv() };
+        let Ok(item) = item else { break };
+        match shared.timed(Stage::Encode, || encode_one(shared, item)) {
+            Ok((frame, quantized)) => {
+                if let Some(q) = quantized {
+                    // the GIF writer has stopped only after a failure, which is recorded
+                    let _ = gif.send(q);
+                }
+                shared.written.lock().expect("written").push(frame);
+                let p = &shared.progress;
+                p.encode.inc(1);
+                if p.mode == ProgressMode::Json {
+                    let file = shared.out.png.then(|| shared.out.frame_path(frame).display().to_string());
+                    let (scene, done, total) = (&shared.job.scene.name, p.encode.position(), shared.job.frames.len());
+                    println!("{}", serde_json::json!({"scene": scene, "frame": frame, "done": done, "total": total, "file": file}));
+                }
+            }
+            Err(e) => shared.fail(e),
+        }
+    }
+}
+
+/// Writes the PNG of one frame and/or quantizes it for the GIF (with its place in the GIF).
+fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quantized)>), PipelineError> {
+    let (out, dither) = (&shared.out, shared.job.scene.output.gif_dither);
+    match work {
+        Work::Rendered(img) => {
+            if out.png {
+                let bytes = output::png::encode(&img.rgba, img.width, img.height, output::png::Effort::Fast);
+                output::write_atomic(&out.frame_path(img.index), &bytes)?;
+            }
+            let q = match out.gif {
+                Some(_) => Some((shared.position(img.index)?, output::gif::quantize(&img.rgba, img.width, img.height, dither))),
+                None => None,
+            };
+            Ok((img.index, q))
+        }
+        Work::Kept(f) => {
+            let q = match out.gif {
+                Some(_) => {
+                    let d = output::png::read(&out.frame_path(f))?;
+                    Some((shared.position(f)?, output::gif::quantize(&d.rgba, d.width, d.height, dither)))
+                }
+                None => None,
+            };
+            Ok((f, q))
+        }
+    }
+}
+
+/// The GIF stage: frames in job order into `path`, put in place only when every frame arrived
+/// and nothing stopped the job. Returns whether it was.
+fn assemble_gif(shared: &Shared, path: &Path, rx: Receiver<(usize, Quantized)>) -> bool {
+    let r = &shared.job.scene.render;
+    let fps = shared.job.scene.output.gif_fps.map_or(r.fps as f64, f64::from);
+    match write_gif(path, rx, shared.job.frames.len(), r.width, r.height, fps) {
+        Ok(complete) => complete && !shared.stopped(),
+        Err(e) => {
+            shared.fail(e);
+            false
+        }
+    }
+}
+
+/// The manifest of a finished (or stopped) job: what was written, how, and how long it took.
+fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String, settings: String, wall: Duration, gif: bool) -> Manifest {
+    let (scene, r) = (&shared.job.scene, &shared.job.scene.render);
+    let mut written = shared.written.lock().expect("written").clone();
     written.sort_unstable();
-    let clock = clock.into_inner().expect("clock");
-    let wall_s = wall.elapsed().as_secs_f64();
+    let clock = shared.clock.lock().expect("clock");
+    let wall_s = wall.as_secs_f64();
     let stages = [("simulate", clock.simulate), ("render", clock.render), ("encode", clock.encode)];
     let slowest = stages.iter().max_by_key(|(_, d)| *d).map_or("", |(n, _)| n).to_string();
-    let manifest = Manifest {
+    let frames = if shared.out.png {
+        let states = shared.states.lock().expect("states");
+        written
+            .iter()
+            .map(|&f| FrameEntry { index: f, file: shared.out.file(f), state: states.get(&f).cloned().unwrap_or_default() })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Manifest {
         simreel: env!("CARGO_PKG_VERSION").to_string(),
         scene: scene.name.clone(),
         scene_file: scene.path.display().to_string(),
@@ -317,19 +467,14 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         settings_hash: settings,
         kind: scene.kind.name().to_string(),
         seed: scene.seed,
-        adapter,
-        adapter_info: adapter_summary.clone(),
+        adapter: adapter.to_string(),
+        adapter_info: adapter.clone(),
         width: r.width,
         height: r.height,
         fps: r.fps,
         frames_in_scene: r.frames,
-        frames: if png {
-            let states = states.into_inner().expect("states");
-            written.iter().map(|&f| FrameEntry { index: f, file: file_of(f), state: states.get(&f).cloned().unwrap_or_default() }).collect()
-        } else {
-            Vec::new()
-        },
-        gif: gif_path.as_ref().filter(|_| gif_ok.load(Ordering::SeqCst)).map(|p| p.display().to_string()),
+        frames,
+        gif: shared.out.gif.as_ref().filter(|_| gif).map(|p| p.display().to_string()),
         timings: Timings {
             wall_s,
             simulate_s: clock.simulate.as_secs_f64(),
@@ -338,54 +483,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
             frames_per_second: written.len() as f64 / wall_s.max(1e-9),
             slowest_stage: slowest,
         },
-        final_state: final_state.into_inner().expect("state"),
-    };
-    if png {
-        manifest.write(&manifest_path)?;
-    }
-    if let Some(e) = failure.into_inner().expect("failure slot") {
-        return Err(e);
-    }
-    if cancel.load(Ordering::SeqCst) {
-        return Err(PipelineError::Interrupted { scene: scene.name.clone(), done: written.len(), total });
-    }
-    Ok(Outcome {
-        manifest,
-        adapter: adapter_summary,
-        frames_dir,
-        gif: gif_path.filter(|_| gif_ok.load(Ordering::SeqCst)),
-        reused: done.len(),
-    })
-}
-
-/// Writes the PNG of one frame and/or quantizes it for the GIF.
-fn encode_one(
-    work: Work,
-    png: bool,
-    gif: bool,
-    dither: bool,
-    frames_dir: &Path,
-    file_of: &dyn Fn(u32) -> String,
-    frames: &[u32],
-) -> Result<(usize, u32, Option<Quantized>), PipelineError> {
-    match work {
-        Work::Rendered(pos, img) => {
-            if png {
-                let bytes = output::png::encode(&img.rgba, img.width, img.height, output::png::Effort::Fast);
-                output::write_atomic(&frames_dir.join(file_of(img.index)), &bytes)?;
-            }
-            let q = gif.then(|| output::gif::quantize(&img.rgba, img.width, img.height, dither));
-            Ok((pos, img.index, q))
-        }
-        Work::Existing(pos, f) => {
-            let q = if gif {
-                let d = output::png::read(&frames_dir.join(file_of(f)))?;
-                Some(output::gif::quantize(&d.rgba, d.width, d.height, dither))
-            } else {
-                None
-            };
-            Ok((pos, frames[pos], q))
-        }
+        final_state: shared.final_state.lock().expect("state").clone(),
     }
 }
 
@@ -400,33 +498,20 @@ fn write_gif(
     fps: f64,
 ) -> Result<bool, PipelineError> {
     let gif_err = |e: gif::EncodingError| OutputError::Gif { path: path.to_path_buf(), reason: e.to_string() };
-    let tmp = output::temp_path(path);
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
-    }
-    let file = std::fs::File::create(&tmp).map_err(|source| OutputError::Write { path: tmp.clone(), source })?;
-    let mut writer = GifWriter::new(std::io::BufWriter::new(file), width, height, fps).map_err(gif_err)?;
+    let mut writer = GifWriter::new(AtomicFile::create(path)?, width, height, fps).map_err(gif_err)?;
     let mut pending: BTreeMap<usize, Quantized> = BTreeMap::new();
     let mut next = 0;
-    let result = (|| {
-        for (pos, q) in rx {
-            pending.insert(pos, q);
-            while let Some(q) = pending.remove(&next) {
-                writer.push(&q).map_err(gif_err)?;
-                next += 1;
-            }
+    for (pos, q) in rx {
+        pending.insert(pos, q);
+        while let Some(q) = pending.remove(&next) {
+            writer.push(&q).map_err(gif_err)?;
+            next += 1;
         }
-        Ok::<_, OutputError>(())
-    })();
-    if result.is_err() || next < total {
-        let _ = std::fs::remove_file(&tmp);
-        result?;
-        return Ok(false);
     }
-    let file =
-        writer.finish().map_err(gif_err)?.into_inner().map_err(|e| OutputError::Write { path: tmp.clone(), source: e.into_error() })?;
-    file.sync_data().map_err(|source| OutputError::Write { path: tmp.clone(), source })?;
-    std::fs::rename(&tmp, path).map_err(|source| OutputError::Write { path: path.to_path_buf(), source })?;
+    if next < total {
+        return Ok(false); // dropping the writer removes the temporary file
+    }
+    writer.finish().map_err(gif_err)?.commit()?;
     Ok(true)
 }
 

@@ -244,6 +244,8 @@ fn interrupted_render_resumes_to_the_same_files() {
         std::fs::read_dir(dir.join("small_terrain")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(files.iter().all(|f| !f.ends_with(".tmp")), "temporary files left behind: {files:?}");
     assert!(!dir.join("small_terrain.gif").exists(), "an incomplete GIF was put in place");
+    let beside: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(beside.iter().all(|f| !f.ends_with(".tmp")), "the GIF's temporary file was left behind: {beside:?}");
     let kept = files.iter().filter(|f| f.ends_with(".png")).count();
     assert!(kept >= 3, "{kept} frames survived the interruption");
 

@@ -50,30 +50,115 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
 
 /// Streams into a temporary file next to `path` and renames it into place when `fill` succeeds;
 /// the temporary file is removed on failure.
-pub fn write_atomic_with(
-    path: &Path,
-    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> Result<(), OutputError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(write_err(dir))?;
+pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut AtomicFile) -> std::io::Result<()>) -> Result<(), OutputError> {
+    let mut file = AtomicFile::create(path)?;
+    fill(&mut file).map_err(write_err(path))?;
+    file.commit()
+}
+
+/// A file written under a temporary name in its folder ([`temp_path`]) and renamed to its own
+/// name by [`AtomicFile::commit`]: whoever looks sees the old file or the whole new one, never a
+/// part. Dropped without a commit (an error, an interruption), it removes its temporary file.
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    /// `None` once committed.
+    writer: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl AtomicFile {
+    /// Creates the folder if needed and opens the temporary file.
+    pub fn create(path: &Path) -> Result<Self, OutputError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(write_err(dir))?;
+        }
+        let tmp = temp_path(path);
+        let file = std::fs::File::create(&tmp).map_err(write_err(path))?;
+        Ok(AtomicFile { path: path.to_path_buf(), tmp, writer: Some(std::io::BufWriter::new(file)) })
     }
-    let tmp = temp_path(path);
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        let mut w = std::io::BufWriter::new(file);
-        fill(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_data()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+
+    /// The name the file gets when committed.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    result.map_err(write_err(path))
+
+    /// Flushes, syncs the data to disk and renames the file into place.
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        let result = (|| {
+            let writer = self.writer.take().expect("an AtomicFile is committed once");
+            let file = writer.into_inner().map_err(|e| e.into_error())?;
+            file.sync_data()?;
+            std::fs::rename(&self.tmp, &self.path)
+        })();
+        result.map_err(write_err(&self.path))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writer.as_mut().expect("not committed").write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.writer.as_mut().expect("not committed").write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.as_mut().expect("not committed").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // closed first; after a commit the temporary name is gone and the removal does nothing
+        self.writer = None;
+        let _ = std::fs::remove_file(&self.tmp);
+    }
 }
 
 /// `frame_0007.png`: zero-padded to the digits of the last frame number (at least 4).
 pub fn frame_file_name(index: u32, total_frames: u32) -> String {
     let digits = total_frames.saturating_sub(1).max(1).ilog10() as usize + 1;
     format!("frame_{index:0width$}.png", width = digits.max(4))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("simreel-output-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn an_atomic_file_appears_whole_on_commit_and_never_otherwise() {
+        let dir = scratch("atomic");
+        let path = dir.join("sub/a.bin");
+        let mut f = AtomicFile::create(&path).unwrap();
+        f.write_all(b"half").unwrap();
+        assert!(!path.exists(), "visible before the commit");
+        assert!(temp_path(&path).exists());
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"half");
+        assert!(!temp_path(&path).exists());
+
+        // dropped without a commit: the old file stays, the temporary one goes
+        let mut g = AtomicFile::create(&path).unwrap();
+        g.write_all(b"replacement").unwrap();
+        drop(g);
+        assert_eq!(std::fs::read(&path).unwrap(), b"half");
+        assert!(!temp_path(&path).exists());
+
+        // a failing fill leaves nothing behind either
+        let other = dir.join("b.bin");
+        let e = write_atomic_with(&other, |w| {
+            w.write_all(b"x")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert!(matches!(e, Err(OutputError::Write { .. })));
+        assert!(!other.exists() && !temp_path(&other).exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
