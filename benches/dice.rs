@@ -5,7 +5,7 @@
 //! two-thread split is on whenever the machine has two cores).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use simreel::sim::dice::world::Table;
+use simreel::sim::dice::table::Table;
 use simreel::sim::rng::Rng;
 
 fn rolling(n: usize) -> Table {
@@ -28,7 +28,7 @@ fn step(c: &mut Criterion) {
         });
     }
     let mut base = rolling(5);
-    base.two_threads = false;
+    base.set_two_threads(false);
     group.bench_function("dice/5 one thread", |b| b.iter_batched_ref(|| base.clone(), |t| t.step(), criterion::BatchSize::SmallInput));
     group.finish();
     // the lane-packed constraint solve alone: one substep of four dice (no contacts)
@@ -36,10 +36,10 @@ fn step(c: &mut Criterion) {
     let mut group = c.benchmark_group("dice_pack");
     group.sample_size(30);
     group.bench_function("substep_solve", |b| {
-        b.iter_batched_ref(|| base.packs[0].clone(), |p| p.solve(1.0 / 720.0), criterion::BatchSize::SmallInput)
+        b.iter_batched_ref(|| base.packs()[0].clone(), |p| p.solve(1.0 / 720.0), criterion::BatchSize::SmallInput)
     });
     group.bench_function("substep_limits", |b| {
-        b.iter_batched_ref(|| base.packs[0].clone(), |p| p.enforce_limits(), criterion::BatchSize::SmallInput)
+        b.iter_batched_ref(|| base.packs()[0].clone(), |p| p.enforce_limits(), criterion::BatchSize::SmallInput)
     });
     group.finish();
 }

@@ -187,8 +187,12 @@ fn stats_table(study: &simreel::sim::dice::stats::Study) -> String {
     let _ = writeln!(o, "nudges          {}", study.nudges());
     let _ = writeln!(o, "fence contacts  {} dice touched the fence", study.fence_contacts());
     if study.unsettled() > 0 {
-        let _ =
-            writeln!(o, "unsettled       {} rolls still moving after {} s", study.unsettled(), simreel::sim::dice::world::MAX_ROLL_SECONDS);
+        let _ = writeln!(
+            o,
+            "unsettled       {} rolls still moving after {} s",
+            study.unsettled(),
+            simreel::sim::dice::roller::MAX_ROLL_SECONDS
+        );
     }
     o
 }

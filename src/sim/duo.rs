@@ -8,6 +8,14 @@
 //! picked up by the time the caller has finished its own half is taken back and run by the
 //! caller, so a sleeping or busy helper never costs more than running both halves in turn.
 //! Which thread runs which half never changes a result: the halves share no data.
+//!
+//! Its races are tested by a stress test (`stress_many_callers_random_delays` below): several
+//! caller threads, random delays in both halves and between joins (so the helper sometimes claims
+//! a job, sometimes has it taken back, sometimes parks and is woken), occasional panics, and a
+//! check after every join that both halves ran exactly once and finished everything they wrote;
+//! a watchdog fails it if a join never returns. (loom and miri would need a nightly toolchain or
+//! a rewrite against loom's types; on x86's strong memory order the test cannot see a missing
+//! fence, only lost, repeated, early or stuck jobs.)
 
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -86,12 +94,14 @@ fn serve(slot: &'static Slot) {
             // a job posted between the last look and `sleeping` must not be missed
             if slot.state.load(Ordering::SeqCst) != POSTED {
                 std::thread::park();
+                seen(Path::Parked);
             }
             slot.sleeping.store(false, Ordering::SeqCst);
             since = Instant::now();
         }
         // SAFETY: this thread claimed the posted job; the poster waits for DONE before its
         // stack frame (which holds the closure) goes away.
+        seen(Path::Helper);
         run_claimed(slot);
         slot.state.store(DONE, Ordering::Release);
     }
@@ -130,6 +140,7 @@ impl Finish<'_> {
         let slot = self.slot;
         if slot.state.compare_exchange(POSTED, CLAIMED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
             // the helper never took it: run it here
+            seen(Path::TakenBack);
             run_claimed(slot);
         } else {
             let mut spins = 0u32;
@@ -149,22 +160,52 @@ impl Drop for Finish<'_> {
     }
 }
 
+/// The ways a join can go, counted in tests so the stress test can show it took each of them.
+#[derive(Clone, Copy)]
+enum Path {
+    /// The helper ran the posted half.
+    Helper,
+    /// The caller took its posted half back.
+    TakenBack,
+    /// The helper parked and was woken.
+    Parked,
+    /// Another caller held the helper: both halves ran here.
+    Busy,
+}
+
+#[cfg(test)]
+static PATHS: [std::sync::atomic::AtomicU64; 4] = [const { std::sync::atomic::AtomicU64::new(0) }; 4];
+
+#[inline(always)]
+fn seen(path: Path) {
+    #[cfg(test)]
+    PATHS[path as usize].fetch_add(1, Ordering::Relaxed);
+    let _ = path;
+}
+
+/// `a` then `b` on this thread, with [`join`]'s promise: `b` runs even when `a` panics, and the
+/// first panic is raised after both.
+fn in_turn<A: FnOnce(), B: FnOnce()>(a: A, b: B) {
+    let ra = catch_unwind(AssertUnwindSafe(a));
+    let rb = catch_unwind(AssertUnwindSafe(b));
+    if let Err(payload) = ra.and(rb) {
+        resume_unwind(payload);
+    }
+}
+
 /// Runs `a` and `b`, at once when the helper thread is free, and returns when both are done.
 /// A panic in either is raised here after both have finished.
 pub fn join<A: FnOnce(), B: FnOnce() + Send>(a: A, b: B) {
     let Some(helper) = HELPER.get_or_init(start) else {
-        a();
-        b();
-        return;
+        return in_turn(a, b);
     };
     let _turn = match helper.poster.try_lock() {
         Ok(turn) => turn,
         // a panic in an earlier caller's half poisons the lock; the slot itself is IDLE again
         Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
         Err(std::sync::TryLockError::WouldBlock) => {
-            a();
-            b();
-            return;
+            seen(Path::Busy);
+            return in_turn(a, b);
         }
     };
     let slot = helper.slot;
@@ -217,5 +258,87 @@ mod tests {
         assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"first"));
         join(|| {}, || z = 9);
         assert_eq!(z, 9);
+    }
+
+    /// Spins (or, rarely, sleeps long enough for the helper to park) for a random while.
+    fn pause(rng: &mut crate::sim::rng::Rng) {
+        match rng.below(100) {
+            0 => std::thread::sleep(Duration::from_micros(300)),
+            1..=4 => std::thread::yield_now(),
+            _ => {
+                let until = Instant::now() + Duration::from_nanos(rng.below(20_000));
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn stress_many_callers_random_delays() {
+        const CALLERS: u64 = 4;
+        const JOINS: u64 = 2500;
+        const WORDS: usize = 64;
+        let before = PATHS.each_ref().map(|p| p.load(Ordering::Relaxed));
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        for caller in 0..CALLERS {
+            let done_tx = done_tx.clone();
+            std::thread::spawn(move || {
+                let mut rng = crate::sim::rng::Rng::stream(caller, "duo stress");
+                let (mut a_buf, mut b_buf) = ([0u64; WORDS], [0u64; WORDS]);
+                let (mut panics, mut runs) = (0u32, [0u32; 2]);
+                for n in 0..JOINS {
+                    let tag = (caller << 32) | n;
+                    let (seed_a, seed_b) = (rng.next_u64(), rng.next_u64());
+                    // one join in 200 panics in one of its halves
+                    let boom = rng.below(200);
+                    let (ran_a, ran_b) = (AtomicU32::new(0), AtomicU32::new(0));
+                    let fill = |buf: &mut [u64; WORDS], seed: u64, salt: u64, ran: &AtomicU32, panics: bool| {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                        let mut r = crate::sim::rng::Rng::new(seed);
+                        // written word by word with pauses, so a join that returned before this
+                        // half finished would leave old words behind
+                        for (i, w) in buf.iter_mut().enumerate() {
+                            if i % 16 == 0 {
+                                pause(&mut r);
+                            }
+                            *w = tag ^ salt ^ i as u64;
+                        }
+                        if panics {
+                            panic!("stress {tag}");
+                        }
+                    };
+                    let result = catch_unwind(AssertUnwindSafe(|| {
+                        join(|| fill(&mut a_buf, seed_a, 0xA, &ran_a, boom == 0), || fill(&mut b_buf, seed_b, 0xB, &ran_b, boom == 1))
+                    }));
+                    if boom < 2 {
+                        let payload = result.expect_err("the panic reached the caller");
+                        assert_eq!(payload.downcast_ref::<String>(), Some(&format!("stress {tag}")));
+                        panics += 1;
+                    } else {
+                        assert!(result.is_ok());
+                    }
+                    runs[0] += ran_a.load(Ordering::Relaxed);
+                    runs[1] += ran_b.load(Ordering::Relaxed);
+                    assert_eq!((ran_a.into_inner(), ran_b.into_inner()), (1, 1), "join {tag}: each half runs once");
+                    for i in 0..WORDS {
+                        assert_eq!(a_buf[i], tag ^ 0xA ^ i as u64, "join {tag}: the caller's half, word {i}");
+                        assert_eq!(b_buf[i], tag ^ 0xB ^ i as u64, "join {tag}: the posted half, word {i}");
+                    }
+                    pause(&mut rng);
+                }
+                done_tx.send((panics, runs)).expect("report");
+            });
+        }
+        drop(done_tx);
+        for _ in 0..CALLERS {
+            let (panics, runs) =
+                done_rx.recv_timeout(Duration::from_secs(120)).expect("a join never returned (deadlock) or a caller failed");
+            assert_eq!(runs, [JOINS as u32; 2]);
+            assert!(panics > 0, "the stress drew no panic");
+        }
+        // every path was taken (other tests may add to the counts, never take from them)
+        let taken: Vec<u64> = PATHS.iter().zip(before).map(|(p, b)| p.load(Ordering::Relaxed) - b).collect();
+        assert!(taken.iter().all(|&n| n > 0), "helper, taken back, parked, busy: {taken:?}");
     }
 }

@@ -5,7 +5,7 @@
 use crate::frame::MeshData;
 use crate::frame::srgb8;
 
-use super::world::FACE_VALUE;
+use super::orientation::FACE_VALUE;
 
 /// Segments along each face edge of the body.
 pub const FACE_SEGMENTS: usize = 24;

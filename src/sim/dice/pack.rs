@@ -369,7 +369,7 @@ fn at_least(v: f64, lo: f64) -> f64 {
     if v < lo { lo } else { v }
 }
 #[inline(always)]
-fn at_most(v: f64, hi: f64) -> f64 {
+pub(super) fn at_most(v: f64, hi: f64) -> f64 {
     if v > hi { hi } else { v }
 }
 

@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::world::{COCKED, Phase, RollOutcome, Table, throw_stream};
+use super::roller::{COCKED, Phase, RollOutcome};
+use super::table::Table;
+use super::throw::throw_stream;
 
 /// What to roll.
 #[derive(Clone, Debug, PartialEq)]
@@ -203,7 +205,7 @@ fn run_table(spec: &StudySpec, per: usize, queue: &SeedQueue, progress: &(dyn Fn
     }
     let mut table = Table::new((0..per).map(|_| (vec![spec.firmness; spec.dice], throw_stream(0))).collect());
     // the tables already keep every core busy
-    table.two_threads = false;
+    table.set_two_threads(false);
     // per world: the seed it rolls and how many rolls it has finished
     let mut rolling: Vec<Option<(u64, u32)>> = vec![None; per];
     let start = |table: &mut Table, rolling: &mut Vec<Option<(u64, u32)>>, w: usize| match queue.take() {
@@ -224,11 +226,11 @@ fn run_table(spec: &StudySpec, per: usize, queue: &SeedQueue, progress: &(dyn Fn
         table.step();
         for w in 0..per {
             let Some((seed, done)) = rolling[w] else { continue };
-            let world = &table.worlds[w];
-            if world.phase != Phase::Settled {
+            let roller = table.roller(w);
+            if roller.phase() != Phase::Settled {
                 continue;
             }
-            let outcome = world.outcome.clone().expect("a settled world has an outcome");
+            let outcome = roller.outcome().cloned().expect("a settled roller has an outcome");
             out.push(Roll { seed, index: done, outcome });
             progress();
             if done + 1 < spec.rolls_per_seed {

@@ -1,19 +1,23 @@
-//! Tests of the dice world: reading faces, reproducibility, volume and stretch limits, freeing a
-//! die that leans on the fence, and determinism across packing and threads.
+//! Tests of the dice table and its rules: reading faces, reproducibility, volume and stretch
+//! limits, freeing a die that leans on the fence, and determinism across packing and threads.
 
 use super::math::{M3, add, mat_vec, norm, quat_axis_angle, quat_to_matrix, sub};
 use super::model::{PARTICLES, TOPOLOGY};
+use super::orientation::*;
 use super::pack::{STRETCH_MAX, STRETCH_MIN, volume};
+use super::rigid::rigid_motion;
+use super::roller::*;
 use super::stats::{self, StudySpec};
-use super::world::*;
+use super::table::*;
+use super::throw::throw_stream;
 use crate::sim::rng::Rng;
 
 fn settle(t: &mut Table, w: usize) {
-    let limit = t.steps + (40.0 / STEP) as u64;
-    while t.worlds[w].phase == Phase::Rolling && t.steps < limit {
+    let limit = t.steps() + (40.0 / STEP) as u64;
+    while t.roller(w).phase() == Phase::Rolling && t.steps() < limit {
         t.step();
     }
-    assert_eq!(t.worlds[w].phase, Phase::Settled, "the dice never settled");
+    assert_eq!(t.roller(w).phase(), Phase::Settled, "the dice never settled");
 }
 
 #[test]
@@ -61,7 +65,7 @@ fn three_rolls(seed: u64) -> Vec<u8> {
     for _ in 0..3 {
         t.throw(0);
         settle(&mut t, 0);
-        out.extend(t.worlds[0].readings.iter().map(|r| r.value));
+        out.extend(t.roller(0).readings().iter().map(|r| r.value));
     }
     out
 }
@@ -92,24 +96,23 @@ fn volume_holds_while_squeezed() {
     // hold for a second: the gummy keeps its volume within 2.5% (its sides bulge instead). Measured:
     // 1.6% at worst, 1.4% while held; a press to 55% costs 9%.
     let mut t = resting_die(55.0);
-    let s = t.worlds[0].slots[0];
-    let v0 = volume(&t.packs[s.pack], s.lane);
+    let v0 = volume(t.die(0, 0).0, t.die(0, 0).1);
     assert!((v0 - 1.0).abs() < 0.01, "rest volume {v0}");
     let top: Vec<usize> = (0..PARTICLES).filter(|&p| p / 4 % 4 == 3).collect();
-    let start: Vec<[f64; 3]> = top.iter().map(|&p| t.packs[s.pack].x_of(s.lane, p)).collect();
+    let start: Vec<[f64; 3]> = top.iter().map(|&p| t.die(0, 0).0.x_of(t.die(0, 0).1, p)).collect();
     let mut worst: f64 = 0.0;
     for step in 0..180 {
         let k = (step as f64 / 60.0).min(1.0);
         for (&p, x0) in top.iter().zip(&start) {
-            let pk = &mut t.packs[s.pack];
-            pk.w[p][s.lane] = 0.0;
-            pk.set_x(s.lane, p, [x0[0], x0[1] * (1.0 - 0.3 * k), x0[2]]);
+            let (pk, lane) = t.die_mut(0, 0);
+            pk.w[p][lane] = 0.0;
+            pk.set_x(lane, p, [x0[0], x0[1] * (1.0 - 0.3 * k), x0[2]]);
         }
         t.step();
-        let v = volume(&t.packs[s.pack], s.lane);
+        let v = volume(t.die(0, 0).0, t.die(0, 0).1);
         worst = worst.max((v / v0 - 1.0).abs());
     }
-    let height = (0..PARTICLES).map(|p| t.packs[s.pack].x_of(s.lane, p)[1]).fold(f64::MIN, f64::max);
+    let height = (0..PARTICLES).map(|p| t.die(0, 0).0.x_of(t.die(0, 0).1, p)[1]).fold(f64::MIN, f64::max);
     assert!(height < 0.75, "the die was squeezed ({height})");
     assert!(worst < 0.025, "volume strayed {:.2}% while squeezed", worst * 100.0);
 }
@@ -118,9 +121,9 @@ fn volume_holds_while_squeezed() {
 fn stretch_limits_hold_under_a_violent_pull() {
     // Yank a corner 4 m up and sideways in a tenth of a second, hold, release.
     let mut t = resting_die(0.0);
-    let corner = t.worlds[0].particle_at(0, corner_particle([1, 1, 1]));
+    let corner = t.roller(0).particle_at(0, corner_particle([1, 1, 1]));
     t.grab(0, 0, corner);
-    let g0 = t.worlds[0].grab.expect("grabbed").target;
+    let g0 = t.roller(0).grab().expect("grabbed").target;
     let (mut longest, mut shortest) = (0.0f64, f64::MAX);
     for step in 0..180 {
         let k = (step as f64 / 12.0).min(1.0);
@@ -129,10 +132,9 @@ fn stretch_limits_hold_under_a_violent_pull() {
             t.release(0);
         }
         t.step();
-        let s = t.worlds[0].slots[0];
-        let pk = &t.packs[s.pack];
+        let (pk, lane) = t.die(0, 0);
         for l in &TOPOLOGY.links {
-            let ratio = norm(sub(pk.x_of(s.lane, l.a as usize), pk.x_of(s.lane, l.b as usize))) / l.rest;
+            let ratio = norm(sub(pk.x_of(lane, l.a as usize), pk.x_of(lane, l.b as usize))) / l.rest;
             longest = longest.max(ratio);
             shortest = shortest.min(ratio);
         }
@@ -147,7 +149,6 @@ fn stretch_limits_hold_under_a_violent_pull() {
 /// A die leaning against the fence at `tilt` degrees, its low edge on the floor.
 fn leaning_on_fence(tilt: f64) -> Table {
     let mut t = Table::single(&[55.0], Rng::new(11));
-    let s = t.worlds[0].slots[0];
     // tipped about z so that its low edge is on the inner side: its weight leans it outward
     // against the fence (toward +x), like a book against a wall
     let q = quat_axis_angle([0.0, 0.0, 1.0], tilt.to_radians());
@@ -155,8 +156,8 @@ fn leaning_on_fence(tilt: f64) -> Table {
     let corners: Vec<[f64; 3]> = (0..PARTICLES).map(|p| mat_vec(&r, TOPOLOGY.rest[p])).collect();
     let low = corners.iter().map(|c| c[1]).fold(f64::MAX, f64::min);
     let far = corners.iter().map(|c| c[0]).fold(f64::MIN, f64::max);
-    t.packs[s.pack].place(s.lane, [ARENA_R - far - 0.01, -low + 0.01, 0.0], q);
-    t.worlds[0].phase = Phase::Rolling;
+    t.place(0, 0, [ARENA_R - far - 0.01, -low + 0.01, 0.0], q);
+    t.roll_from_here(0);
     t
 }
 
@@ -173,10 +174,11 @@ fn a_die_leaning_on_the_fence_ends_flat() {
         let (r, _) = t.pose(0, 0);
         assert!(top_face(&r).1 < COCKED, "{tilt}°: set up leaning ({:.3})", top_face(&r).1);
         settle(&mut t, 0);
-        let w = &t.worlds[0];
+        let w = t.roller(0);
         // the fence is frictionless, so the die usually slides down it and falls flat by itself;
         // where it stays leaning, the nudge (toward the centre, tipped over its low edge) frees it
-        assert!(w.readings[0].confidence >= COCKED, "{tilt}°: still cocked ({:.3}) after {} nudges", w.readings[0].confidence, w.nudges);
+        let confidence = w.readings()[0].confidence;
+        assert!(confidence >= COCKED, "{tilt}°: still cocked ({confidence:.3}) after {} nudges", w.nudges());
     }
 }
 
@@ -189,11 +191,10 @@ fn the_nudge_pushes_toward_the_centre_lifts_and_tips() {
     for _ in 0..24 {
         t.step();
     }
-    let s = t.worlds[0].slots[0];
     let (r0, c) = t.pose(0, 0);
-    let before = super::world::rigid_motion(&t.packs[s.pack], s.lane);
-    t.worlds[0].nudge(&mut t.packs, 0);
-    let (_, v, omega) = super::world::rigid_motion(&t.packs[s.pack], s.lane);
+    let before = rigid_motion(t.die(0, 0).0, t.die(0, 0).1);
+    t.nudge(0, 0);
+    let (_, v, omega) = rigid_motion(t.die(0, 0).0, t.die(0, 0).1);
     let dv = sub(v, before.1);
     let inward = -(dv[0] * c[0] + dv[2] * c[2]) / (c[0] * c[0] + c[2] * c[2]).sqrt();
     assert!(inward > 1.0, "toward the centre at {inward:.2} m/s");
@@ -223,7 +224,7 @@ fn packing_worlds_side_by_side_changes_nothing() {
     for d in 0..3 {
         assert_eq!(alone.particles(0, d), shared.particles(1, d));
     }
-    assert_eq!(alone.worlds[0].readings, shared.worlds[1].readings);
+    assert_eq!(alone.roller(0).readings(), shared.roller(1).readings());
 }
 
 #[test]
@@ -233,14 +234,14 @@ fn stepping_packs_on_two_threads_changes_nothing() {
     let run = |two_threads: bool| {
         rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(|| {
             let mut t = Table::single(&[55.0; 9], throw_stream(3));
-            t.two_threads = two_threads;
+            t.set_two_threads(two_threads);
             t.throw(0);
             for i in 0..400 {
                 if i == 250 {
                     t.grab(0, 6, 21);
                 }
                 if (250..330).contains(&i) {
-                    let g = t.worlds[0].grab.unwrap().target;
+                    let g = t.roller(0).grab().unwrap().target;
                     t.drag(0, add(g, [0.004, 0.006, 0.0]));
                 }
                 if i == 330 {
@@ -252,9 +253,9 @@ fn stepping_packs_on_two_threads_changes_nothing() {
         })
     };
     let (one, two) = (run(false), run(true));
-    assert_eq!(one.packs.len(), 3);
-    assert_eq!(one.packs, two.packs);
-    assert_eq!(one.worlds, two.worlds);
+    assert_eq!(one.packs().len(), 3);
+    assert_eq!(one.packs(), two.packs());
+    assert_eq!(one.rollers(), two.rollers());
 }
 
 #[test]
@@ -273,22 +274,22 @@ fn a_grabbed_die_is_stale_until_it_settles_again() {
     let mut t = Table::single(&[55.0; 2], throw_stream(2));
     t.throw(0);
     settle(&mut t, 0);
-    assert!(!t.worlds[0].stale);
-    let before = t.worlds[0].readings.clone();
-    let p = t.worlds[0].particle_at(0, corner_particle([1, 1, 1]));
+    assert!(!t.roller(0).is_stale());
+    let before = t.roller(0).readings().to_vec();
+    let p = t.roller(0).particle_at(0, corner_particle([1, 1, 1]));
     t.grab(0, 0, p);
-    assert!(t.worlds[0].stale, "grabbing marks the results stale");
-    let g0 = t.worlds[0].grab.unwrap().target;
+    assert!(t.roller(0).is_stale(), "grabbing marks the results stale");
+    let g0 = t.roller(0).grab().unwrap().target;
     for k in 0..60 {
         t.drag(0, add(g0, [0.0, 1.5 * (k as f64 / 60.0), 0.0]));
         t.step();
     }
     t.release(0);
-    assert!(t.worlds[0].stale);
-    let limit = t.steps + 2400;
-    while t.worlds[0].stale && t.steps < limit {
+    assert!(t.roller(0).is_stale());
+    let limit = t.steps() + 2400;
+    while t.roller(0).is_stale() && t.steps() < limit {
         t.step();
     }
-    assert!(!t.worlds[0].stale, "read again once still");
-    assert_eq!(t.worlds[0].readings.len(), before.len());
+    assert!(!t.roller(0).is_stale(), "read again once still");
+    assert_eq!(t.roller(0).readings().len(), before.len());
 }

@@ -1,5 +1,6 @@
-//! `DiceSim`: a dice scene played out: throws at the scene's roll times, scripted hands that grab,
-//! drag and release, and the results strip, all on the fixed 1/120 s clock of [`Table`].
+//! The scene driver, `DiceSim`: a dice scene played out: throws at the scene's roll times, scripted
+//! hands that grab, drag and release, and the results strip, all on the fixed 1/120 s clock of
+//! [`Table`].
 
 use std::sync::Arc;
 
@@ -10,7 +11,10 @@ use crate::scene::dice::{DiceSpec, Hold};
 use crate::sim::{SimFault, Simulation, StateDigest};
 
 use super::math::{V3, cross, dot, norm, sub};
-use super::world::{self, Phase, STEP, Table, corner_particle};
+use super::orientation::corner_particle;
+use super::roller::Phase;
+use super::table::{STEP, Table};
+use super::throw::throw_stream;
 
 /// Spacing of the dice before the first throw.
 const ROW_SPACING: f64 = 1.25;
@@ -55,11 +59,10 @@ impl KindSimulation for DiceSim {
     type Spec = DiceSpec;
 
     fn new(scene: &Scene, spec: &DiceSpec) -> Self {
-        let mut table = Table::single(&spec.firmness, world::throw_stream(scene.seed));
+        let mut table = Table::single(&spec.firmness, throw_stream(scene.seed));
         let n = spec.count;
         for i in 0..n {
-            let s = table.worlds[0].slots[i];
-            table.packs[s.pack].place(s.lane, resting_place(i, n, spec.drop), [0.0, 0.0, 0.0, 1.0]);
+            table.place(0, i, resting_place(i, n, spec.drop), [0.0, 0.0, 0.0, 1.0]);
         }
         table.settle_in_place(0, spec.drop == 0.0);
         let pip = spec.pip_color.to_linear();
@@ -88,7 +91,7 @@ impl DiceSim {
 
     /// Throws, grabs, drags and releases due at the table's current time.
     fn apply_script(&mut self) {
-        let now = self.table.time + 1e-9;
+        let now = self.table.time() + 1e-9;
         while self.rolls_done < self.spec.rolls.len() && self.spec.rolls[self.rolls_done] <= now {
             self.table.throw(0);
             self.rolls_done += 1;
@@ -111,7 +114,7 @@ impl DiceSim {
                             .max_by(|&a, &b| pos[a][1].total_cmp(&pos[b][1]))
                             .unwrap_or(0),
                     };
-                    let lattice = self.table.worlds[0].particle_at(g.die, p);
+                    let lattice = self.table.roller(0).particle_at(g.die, p);
                     self.table.grab(0, g.die, lattice);
                     self.hands[k] = HandState::Holding { origin: pos[p] };
                 }
@@ -129,11 +132,11 @@ impl DiceSim {
     }
 
     fn advance_to(&mut self, time: f64) {
-        while self.table.time + STEP / 2.0 <= time {
+        while self.table.time() + STEP / 2.0 <= time {
             self.apply_script();
             self.table.step();
-            let w = &self.table.worlds[0];
-            self.read_once |= w.phase == Phase::Settled && !w.stale;
+            let w = self.table.roller(0);
+            self.read_once |= w.phase() == Phase::Settled && !w.is_stale();
         }
         self.apply_script();
         // a non-finite position never heals, so one look per frame finds it
@@ -167,17 +170,17 @@ impl DiceSim {
 
     /// What the results strip shows: (die, value) left to right, and whether it is stale.
     pub fn results(&self, frame: u32) -> (Vec<(usize, u8)>, bool) {
-        let w = &self.table.worlds[0];
-        let stale = w.stale || w.phase != Phase::Settled || !self.read_once;
-        (self.screen_order(frame).into_iter().map(|d| (d, w.readings[d].value)).collect(), stale)
+        let w = self.table.roller(0);
+        let stale = w.is_stale() || w.phase() != Phase::Settled || !self.read_once;
+        (self.screen_order(frame).into_iter().map(|d| (d, w.readings()[d].value)).collect(), stale)
     }
 
     fn strip(&self, frame: u32) -> Canvas2d {
         let (w, h) = (self.scene.render.width as f32, self.scene.render.height as f32);
         let (values, stale) = self.results(frame);
         // dashes until the dice have been read, and while a throw has not produced its result
-        let w0 = &self.table.worlds[0];
-        let never_read = !self.read_once || (w0.phase == Phase::Rolling && w0.outcome.is_none());
+        let w0 = self.table.roller(0);
+        let never_read = !self.read_once || (w0.phase() == Phase::Rolling && w0.outcome().is_none());
         let chip = (h * 0.075).clamp(10.0, 64.0);
         let gap = chip * 0.45;
         let n = values.len() as f32;
@@ -296,17 +299,17 @@ impl Simulation for DiceSim {
                 }
             }
         }
-        let w = &self.table.worlds[0];
+        let w = self.table.roller(0);
         let (values, stale) = self.results(self.frame);
         let shown: Vec<String> = values.iter().map(|v| v.1.to_string()).collect();
         StateDigest {
             hash: h.finish(),
             facts: vec![
-                ("time".into(), format!("{:.4}", self.table.time)),
-                ("phase".into(), format!("{:?}", w.phase).to_lowercase()),
+                ("time".into(), format!("{:.4}", self.table.time())),
+                ("phase".into(), format!("{:?}", w.phase()).to_lowercase()),
                 ("faces".into(), shown.join(" ")),
                 ("stale".into(), stale.to_string()),
-                ("nudges".into(), w.total_nudges.to_string()),
+                ("nudges".into(), w.total_nudges().to_string()),
             ],
         }
     }
@@ -320,8 +323,8 @@ mod tests {
     use crate::frame::Shape2d;
     use crate::scene;
     use crate::sim::dice::model::TOPOLOGY;
+    use crate::sim::dice::orientation::top_face;
     use crate::sim::dice::stats::{self, StudySpec};
-    use crate::sim::dice::world::top_face;
 
     fn sim(text: &str) -> (Scene, DiceSim) {
         let s = scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"));
@@ -337,12 +340,11 @@ mod tests {
 
     /// Longest and shortest link of die `d` relative to rest length.
     fn stretch(t: &Table, d: usize) -> (f64, f64) {
-        let s = t.worlds[0].slots[d];
-        let pk = &t.packs[s.pack];
+        let (pk, lane) = t.die(0, d);
         let mut range = (0.0f64, f64::INFINITY);
         for l in &TOPOLOGY.links {
-            let a = pk.x_of(s.lane, l.a as usize);
-            let b = pk.x_of(s.lane, l.b as usize);
+            let a = pk.x_of(lane, l.a as usize);
+            let b = pk.x_of(lane, l.b as usize);
             let r = norm(sub(a, b)) / l.rest;
             range = (range.0.max(r), range.1.min(r));
         }
@@ -358,9 +360,9 @@ mod tests {
         let (_, mut d) =
             sim("kind = \"dice\"\nseed = 7\n[render]\nfps = 30\nduration = 12.0\n[dice]\ncount = 3\nrolls = [0.0]\nresults = false\n");
         d.frame(359);
-        let w = &d.table().worlds[0];
-        assert_eq!(w.phase, Phase::Settled);
-        let got: Vec<u8> = w.readings.iter().map(|r| r.value).collect();
+        let w = d.table().roller(0);
+        assert_eq!(w.phase(), Phase::Settled);
+        let got: Vec<u8> = w.readings().iter().map(|r| r.value).collect();
         assert_eq!(got, expected);
     }
 
@@ -481,7 +483,7 @@ mod tests {
             for i in 0..n {
                 let p = resting_place(i, n, 0.0);
                 // the die's far corner (half diagonal of its footprint) stays inside
-                assert!((p[0].abs() + 0.5).hypot(p[2].abs() + 0.5) < world::ARENA_R, "{n} dice: die {i} at {p:?}");
+                assert!((p[0].abs() + 0.5).hypot(p[2].abs() + 0.5) < crate::sim::dice::table::ARENA_R, "{n} dice: die {i} at {p:?}");
             }
         }
     }

@@ -1,0 +1,304 @@
+//! The dice table: the floor at y = 0 inside an invisible circular fence, and the dice of one or
+//! more [`Roller`]s packed four to a [`Pack`], stepped together at a fixed 1/120 s in 6
+//! substeps. The rollers share nothing but the packs' arithmetic, so a roller's dice move exactly
+//! as they would alone: a scene is one roller; `simreel dice stats` packs several seeds side by
+//! side.
+
+use super::lanes::{damp_lanes, floor_and_fence};
+use super::math::{M3, Quat, V3};
+use super::model::{PARTICLES, SIZE};
+use super::pack::{LANES, Pack, edge_compliance};
+use super::rigid::max_speeds;
+use super::roller::{Roller, Slot};
+use crate::sim::rng::Rng;
+
+/// Fixed step, and substeps per step (small-step XPBD).
+pub const STEP: f64 = 1.0 / 120.0;
+pub const SUBSTEPS: usize = 6;
+/// Radius of the invisible fence that keeps dice in frame.
+pub const ARENA_R: f64 = 3.0;
+pub const GRAVITY: f64 = 9.81;
+/// Jelly damping rate (1/s): wobble and rebound decay with a time constant of 1/6 s.
+pub const WOBBLE_DAMPING: f64 = 6.0;
+/// Rolling resistance (1/s) of a die touching the floor: its horizontal drift and its spin decay.
+pub const FLOOR_DRIFT_DAMPING: f64 = 1.5;
+pub const FLOOR_SPIN_DAMPING: f64 = 2.5;
+
+/// Packs of dice and the rollers they belong to, stepped together.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    packs: Vec<Pack>,
+    rollers: Vec<Roller>,
+    /// Seconds simulated, and steps taken.
+    time: f64,
+    steps: u64,
+    /// Step two halves of the packs on two threads (see [`crate::sim::duo`]); never changes a
+    /// result. Off for tables that already run side by side on every core (`dice stats`).
+    two_threads: bool,
+}
+
+impl Table {
+    /// Rollers given as (firmness per die, random stream); their dice take consecutive lanes.
+    pub fn new(rollers: Vec<(Vec<f64>, Rng)>) -> Self {
+        let total: usize = rollers.iter().map(|w| w.0.len()).sum();
+        let mut packs = vec![Pack::default(); total.div_ceil(LANES)];
+        let mut next = 0;
+        let rollers = rollers
+            .into_iter()
+            .map(|(firmness, rng)| {
+                let n = firmness.len();
+                let slots: Vec<Slot> = (0..n).map(|i| Slot { pack: (next + i) / LANES, lane: (next + i) % LANES }).collect();
+                next += n;
+
+                for (i, s) in slots.iter().enumerate() {
+                    let pk = &mut packs[s.pack];
+                    pk.edge_compliance[s.lane] = edge_compliance(firmness[i]);
+                    pk.gravity[s.lane] = GRAVITY;
+                    // at rest in a row until the first throw
+                    let x = (i as f64 - (n as f64 - 1.0) / 2.0) * 1.4;
+                    pk.place(s.lane, [x, SIZE / 2.0, 0.0], [0.0, 0.0, 0.0, 1.0]);
+                }
+                Roller::fresh(slots, rng)
+            })
+            .collect();
+        Table { packs, rollers, time: 0.0, steps: 0, two_threads: true }
+    }
+
+    /// A table with one roller.
+    pub fn single(firmness: &[f64], rng: Rng) -> Self {
+        Table::new(vec![(firmness.to_vec(), rng)])
+    }
+
+    pub fn packs(&self) -> &[Pack] {
+        &self.packs
+    }
+
+    pub fn rollers(&self) -> &[Roller] {
+        &self.rollers
+    }
+
+    pub fn roller(&self, w: usize) -> &Roller {
+        &self.rollers[w]
+    }
+
+    /// Seconds simulated.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Whether a step may split its packs over two threads (it never changes a result).
+    pub fn set_two_threads(&mut self, on: bool) {
+        self.two_threads = on;
+    }
+
+    /// The pack and lane of die `die` of roller `w`.
+    pub fn die(&self, w: usize, die: usize) -> (&Pack, usize) {
+        let s = self.rollers[w].slots()[die];
+        (&self.packs[s.pack], s.lane)
+    }
+
+    /// The same, for changing the die's particles directly (tests, tools).
+    pub fn die_mut(&mut self, w: usize, die: usize) -> (&mut Pack, usize) {
+        let s = self.rollers[w].slots()[die];
+        (&mut self.packs[s.pack], s.lane)
+    }
+
+    /// Puts die `die` of roller `w` at rest at `centre`, turned by `q`.
+    pub fn place(&mut self, w: usize, die: usize, centre: V3, q: Quat) {
+        let (pk, lane) = self.die_mut(w, die);
+        pk.place(lane, centre, q);
+    }
+
+    /// Retires roller `w`: its dice are put out of the way, inert, and no longer stepped; a pack
+    /// whose dice are all idle or retired is skipped. (`dice stats` retires a seed's roller once
+    /// its rolls are done, while other seeds still roll.)
+    pub fn retire(&mut self, w: usize) {
+        self.rollers[w].retire(&mut self.packs);
+    }
+
+    /// Gives roller `w`'s dice to a new game with random stream `rng`, as if it had just been
+    /// made (its next throw is that stream's first); its dice keep their firmness (which lives
+    /// in the packs).
+    pub fn reseed(&mut self, w: usize, rng: Rng) {
+        let old = &mut self.rollers[w];
+        old.release_grab(&mut self.packs);
+        let roller = Roller::fresh(old.slots().to_vec(), rng);
+        for s in roller.slots() {
+            self.packs[s.pack].gravity[s.lane] = GRAVITY;
+        }
+        self.rollers[w] = roller;
+    }
+
+    /// Throws every die of roller `w` (the only use of its random stream) and starts a roll.
+    pub fn throw(&mut self, w: usize) {
+        self.rollers[w].throw(&mut self.packs);
+    }
+
+    /// Starts a roll of roller `w`'s dice from where they lie, without a throw.
+    pub fn roll_from_here(&mut self, w: usize) {
+        self.rollers[w].roll_from_here();
+    }
+
+    /// Takes roller `w`'s dice as lying where they were placed, before any throw: read now
+    /// (`read_now`), or once they have come to rest (dice placed in the air, say).
+    pub fn settle_in_place(&mut self, w: usize, read_now: bool) {
+        self.rollers[w].settle_in_place(&self.packs, read_now);
+    }
+
+    /// Grabs particle `particle` of die `die` of roller `w`; it then follows `target` (updated
+    /// with [`Table::drag`]) until [`Table::release`].
+    pub fn grab(&mut self, w: usize, die: usize, particle: usize) {
+        self.rollers[w].take_hold(&mut self.packs, die, particle);
+    }
+
+    pub fn drag(&mut self, w: usize, target: V3) {
+        self.rollers[w].drag(target);
+    }
+
+    pub fn release(&mut self, w: usize) {
+        self.rollers[w].release_grab(&mut self.packs);
+    }
+
+    /// Frees cocked die `die` of roller `w` (see the roller's rules); the rules call it
+    /// themselves when a roll ends cocked.
+    pub fn nudge(&mut self, w: usize, die: usize) {
+        self.rollers[w].nudge(&mut self.packs, die);
+    }
+
+    /// Positions of die `die` of roller `w`, indexed in the pips' frame (lattice point
+    /// i + 4j + 16k along the die's face axes): the control points of its Bézier volume.
+    pub fn particles(&self, w: usize, die: usize) -> [V3; PARTICLES] {
+        let roller = &self.rollers[w];
+        let (pk, lane) = self.die(w, die);
+        std::array::from_fn(|p| pk.x_of(lane, roller.particle_at(die, p)))
+    }
+
+    /// Orientation of the die's pips and its centre.
+    pub fn pose(&self, w: usize, die: usize) -> (M3, V3) {
+        let (pk, lane) = self.die(w, die);
+        (self.rollers[w].pip_rotation(&self.packs, die), pk.centroid[lane])
+    }
+
+    /// One fixed step (1/120 s) of every roller.
+    ///
+    /// Per substep: grabbed particles pinned, each pack's constraints solved, dice pushed apart
+    /// (the only work that crosses packs), then per pack the floor and fence, the stretch limits
+    /// (see below) and the velocities. After the last substep, each die's damping. The per-pack
+    /// work of one substep's end and the next one's start runs as one job per pack, split over
+    /// two threads when the table has more than one pack.
+    pub fn step(&mut self) {
+        let h = STEP / SUBSTEPS as f64;
+        let n = self.packs.len();
+        let mut jobs: Vec<PackJob> = (0..n).map(|_| PackJob::default()).collect();
+        for s in self.rollers.iter().filter(|w| !w.is_retired()).flat_map(|w| w.slots()) {
+            jobs[s.pack].live[s.lane] = true;
+        }
+        for w in &self.rollers {
+            if let Some(g) = w.grab() {
+                let s = w.slots()[g.die];
+                jobs[s.pack].pins.push((s.lane, g.particle, g.target));
+            }
+        }
+        let parallel = self.two_threads && n > 1 && rayon::current_num_threads() > 1;
+        for sub in 0..=SUBSTEPS {
+            for_each_pack(parallel, &mut self.packs, &mut jobs, |pk, job| job.run(pk, sub, h));
+            if sub < SUBSTEPS {
+                for w in self.rollers.iter_mut().filter(|w| !w.is_retired()) {
+                    w.collide_dice(&mut self.packs);
+                }
+            }
+        }
+        self.time += STEP;
+        self.steps += 1;
+        for w in self.rollers.iter_mut().filter(|w| !w.is_retired()) {
+            let lanes = |of: fn(&PackJob) -> &[f64; LANES]| -> Vec<f64> { w.slots().iter().map(|s| of(&jobs[s.pack])[s.lane]).collect() };
+            let (before, after) = (lanes(|j| &j.speeds_before), lanes(|j| &j.speeds));
+            let fence: Vec<bool> = w.slots().iter().map(|s| jobs[s.pack].fence[s.lane]).collect();
+            w.after_step(&mut self.packs, &before, &after, &fence);
+        }
+    }
+}
+
+/// One pack's share of a step: which lanes hold dice, the grabbed particles to pin, and what the
+/// substeps found. (Aligned to its own cache lines: two threads write neighbouring jobs.)
+#[derive(Default)]
+#[repr(align(128))]
+struct PackJob {
+    live: [bool; LANES],
+    /// (lane, particle, target)
+    pins: Vec<(usize, usize, V3)>,
+    floor: [bool; LANES],
+    fence: [bool; LANES],
+    /// Fastest particle of each die at the start and at the end of the step.
+    speeds_before: [f64; LANES],
+    speeds: [f64; LANES],
+}
+
+impl PackJob {
+    /// The end of substep `sub − 1` (contacts with floor and fence, limits, velocities; after the
+    /// last one, damping) and the start of substep `sub` (pins, constraint solve).
+    fn run(&mut self, pk: &mut Pack, sub: usize, h: f64) {
+        if self.live == [false; LANES] {
+            return; // nothing but idle and retired dice
+        }
+        if sub == 0 {
+            self.speeds_before = max_speeds(pk);
+        }
+        if sub > 0 {
+            floor_and_fence(pk, &self.live, &mut self.floor, &mut self.fence);
+            // The hard stretch limits, once more after the contacts: every substep while a hand
+            // drags a die of the pack (the violent case), else at the end of the step, where
+            // they are what anyone sees (in 1,000 rolls they never came into play).
+            if !self.pins.is_empty() || sub == SUBSTEPS {
+                pk.enforce_limits();
+            }
+        }
+        if sub < SUBSTEPS {
+            // the velocities of substep sub − 1 come from positions before the pins move them
+            if sub > 0 && !self.pins.is_empty() {
+                pk.update_velocities(h);
+            }
+            for &(lane, particle, target) in &self.pins {
+                pk.w[particle][lane] = 0.0;
+                pk.set_x(lane, particle, target);
+            }
+            if sub > 0 && self.pins.is_empty() {
+                pk.velocities_and_solve(h)
+            } else {
+                pk.solve(h)
+            }
+            return;
+        }
+        pk.update_velocities(h);
+        let share = |rate: f64| 1.0 - (-rate * STEP).exp();
+        let (wobble, drift, spin) = (share(WOBBLE_DAMPING), share(FLOOR_DRIFT_DAMPING), share(FLOOR_SPIN_DAMPING));
+        let on_floor = |rate: f64| self.floor.map(|f| if f { rate } else { 0.0 });
+        damp_lanes(pk, &self.live, wobble, on_floor(drift), on_floor(spin));
+        self.speeds = max_speeds(pk);
+    }
+}
+
+/// `f` on every pack with its job: the first half of the packs on this thread and the second
+/// on the helper thread when `parallel`, else one after another.
+fn for_each_pack(parallel: bool, packs: &mut [Pack], jobs: &mut [PackJob], f: impl Fn(&mut Pack, &mut PackJob) + Sync) {
+    let run = |packs: &mut [Pack], jobs: &mut [PackJob]| {
+        for (pk, job) in packs.iter_mut().zip(jobs.iter_mut()) {
+            f(pk, job);
+        }
+    };
+    if parallel {
+        let mid = packs.len().div_ceil(2);
+        let (pa, pb) = packs.split_at_mut(mid);
+        let (ja, jb) = jobs.split_at_mut(mid);
+        // the caller takes the first half (the fuller packs); the helper, which may need a
+        // moment to notice the job, the rest
+        crate::sim::duo::join(|| run(pa, ja), || run(pb, jb));
+    } else {
+        run(packs, jobs);
+    }
+}
