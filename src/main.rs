@@ -86,11 +86,13 @@ fn code_of(e: &anyhow::Error) -> u8 {
 
 fn render_code(r: &RenderError) -> u8 {
     match r {
-        RenderError::NoAdapter { .. } | RenderError::AdapterNotFound { .. } | RenderError::Device(_) | RenderError::DeviceLost(_) => {
-            exit::NO_ADAPTER
-        }
+        RenderError::NoAdapter { .. }
+        | RenderError::AdapterNotFound { .. }
+        | RenderError::Device(_)
+        | RenderError::DeviceLost(_)
+        | RenderError::Hung { .. } => exit::NO_ADAPTER,
         RenderError::TooLarge { .. } => exit::BAD_INPUT,
-        RenderError::Validation(_) => exit::RUNTIME,
+        RenderError::Validation(_) | RenderError::OutOfMemory(_) | RenderError::Internal(_) => exit::RUNTIME,
     }
 }
 

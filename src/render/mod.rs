@@ -5,15 +5,15 @@
 mod canvas;
 pub mod deform;
 pub mod device;
+pub mod faults;
 mod pipelines;
 pub mod readback;
 pub mod shaders;
 pub mod text;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
-use glam::{Mat3, Mat4, Vec3};
+use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
 use crate::frame::{FrameData, MeshData};
@@ -40,6 +40,12 @@ pub enum RenderError {
     TooLarge { what: String, limit: String },
     #[error("GPU validation error: {0}")]
     Validation(String),
+    #[error("the GPU ran out of memory: {0}")]
+    OutOfMemory(String),
+    #[error("GPU error: {0}")]
+    Internal(String),
+    #[error("the GPU did not finish frame {frame} within {seconds} s")]
+    Hung { frame: u32, seconds: u64 },
 }
 
 /// The per-frame uniform block (`Frame` in shaders/common.wgsl).
@@ -100,7 +106,7 @@ pub struct Renderer {
     instance_capacity: usize,
     meshes: HashMap<u64, GpuMesh>,
     readback: readback::Readback,
-    errors: Arc<Mutex<Option<String>>>,
+    faults: faults::FaultSink,
     canvas: canvas::CanvasRenderer,
     deformer: deform::Deformer,
     /// What the shadow map currently holds (sun matrix, casters and their placement): a frame that
@@ -116,21 +122,8 @@ impl Renderer {
         let compute = device::has_compute(&adapter);
         let (device, queue) = device::open(&adapter, width.max(height), compute)?;
         let summary = AdapterSummary::of(&adapter.get_info());
-        let errors: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
-        let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            if let Ok(mut g) = sink.lock() {
-                g.get_or_insert_with(|| e.to_string());
-            }
-        }));
-        let lost = errors.clone();
-        device.set_device_lost_callback(move |reason, msg| {
-            if reason != wgpu::DeviceLostReason::Destroyed {
-                if let Ok(mut g) = lost.lock() {
-                    g.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
-                }
-            }
-        });
+        let faults = faults::FaultSink::default();
+        faults.watch(&device);
         let pipelines = Pipelines::new(&device, samples);
         let canvas = canvas::CanvasRenderer::new(&device, samples);
         let deformer = deform::Deformer::new(&device, compute);
@@ -191,7 +184,7 @@ impl Renderer {
             instance_capacity,
             meshes: HashMap::new(),
             readback,
-            errors,
+            faults,
             shadow_key: None,
             canvas,
             deformer,
@@ -242,14 +235,6 @@ impl Renderer {
         let depth = tex("depth", DEPTH_FORMAT, samples, wgpu::TextureUsages::RENDER_ATTACHMENT).create_view(&Default::default());
         let resolve_view = resolve.create_view(&Default::default());
         Targets { msaa, resolve, resolve_view, depth }
-    }
-
-    fn check_errors(&self) -> Result<(), RenderError> {
-        match self.errors.lock().ok().and_then(|mut g| g.take()) {
-            Some(e) if e.contains("lost") => Err(RenderError::DeviceLost(e)),
-            Some(e) => Err(RenderError::Validation(e)),
-            None => Ok(()),
-        }
     }
 
     fn upload(&mut self, key: u64, mesh: &MeshData) {
@@ -335,35 +320,38 @@ impl Renderer {
     /// frame in flight and returns it; images come out in submission order.
     pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
         let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device)? } else { None };
+        self.keep_meshes(frame);
+        let uniforms = self.uniforms_for(frame);
+        self.queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
+        self.write_instances(frame);
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        let draws = self.bend(frame, &mut encoder);
+        if self.shadow_is_stale(frame, &uniforms) {
+            self.shadow_pass(&mut encoder, &draws);
+        }
+        self.canvas.prepare(&self.device, &self.queue, &mut encoder, frame.canvas.as_ref(), self.width, self.height);
+        self.main_pass(&mut encoder, &draws, frame.canvas.is_some());
+        self.readback.encode_copy(&mut encoder, &self.targets.resolve);
+        let submission = self.queue.submit([encoder.finish()]);
+        self.readback.submitted(frame.index, submission);
+        self.faults.check()?;
+        Ok(ready)
+    }
+
+    /// Uploads the meshes `frame` names that are not resident yet, and evicts the ones it no
+    /// longer names (frames in flight keep their buffers alive).
+    fn keep_meshes(&mut self, frame: &FrameData) {
         for m in &frame.meshes {
             self.upload(m.mesh.key, &m.mesh.data);
         }
-        // Only what this frame names stays resident (frames in flight keep their buffers alive).
         let live: Vec<u64> = frame.meshes.iter().map(|m| m.mesh.key).collect();
         self.meshes.retain(|k, _| live.contains(k));
+    }
 
-        let uniforms = self.uniforms_for(frame);
-        self.queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
-        let instances: Vec<Instance> = frame
-            .meshes
-            .iter()
-            .map(|m| {
-                let model = Mat4::from_cols_array_2d(&m.transform);
-                let nm = Mat3::from_mat4(model).inverse().transpose();
-                let col = |v: Vec3| [v.x, v.y, v.z, 0.0];
-                Instance {
-                    model: m.transform,
-                    normal: [col(nm.x_axis), col(nm.y_axis), col(nm.z_axis)],
-                    tint: m.material.tint,
-                    surface: [
-                        m.material.roughness,
-                        m.material.specular,
-                        m.material.rim,
-                        if m.material.receives_shadow { 1.0 } else { 0.0 },
-                    ],
-                }
-            })
-            .collect();
+    /// Packs the per-instance records (model and normal matrices, material), growing the buffer
+    /// to the next power of two when needed.
+    fn write_instances(&mut self, frame: &FrameData) {
+        let instances: Vec<Instance> = frame.meshes.iter().map(Instance::of).collect();
         if instances.len() > self.instance_capacity {
             self.instance_capacity = instances.len().next_power_of_two();
             self.instances = Self::instance_buffer(&self.device, self.instance_capacity);
@@ -371,83 +359,88 @@ impl Renderer {
         if !instances.is_empty() {
             self.queue.write_buffer(&self.instances, 0, bytemuck::cast_slice(&instances));
         }
+    }
 
-        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
-        let draws = self.bend(frame, &mut encoder);
-        let shadow_key = frame.lighting.shadows.then(|| {
-            let mut h = crate::frame::Fnv::new();
-            h.f32s(uniforms.light_view_proj.as_flattened());
-            for m in frame.meshes.iter().filter(|m| m.material.casts_shadow) {
-                h.bytes(&m.mesh.key.to_le_bytes());
-                h.f32s(m.transform.as_flattened());
-                if let Some(v) = &m.deform {
-                    h.f32s(v.control.as_flattened());
-                }
+    /// Whether the shadow map must be drawn for `frame`: shadows are on and the map holds
+    /// something else (another sun matrix, other casters or placements, other bends). Remembers
+    /// what it will hold.
+    fn shadow_is_stale(&mut self, frame: &FrameData, uniforms: &FrameUniforms) -> bool {
+        if !frame.lighting.shadows {
+            return false;
+        }
+        let mut h = crate::frame::Fnv::new();
+        h.f32s(uniforms.light_view_proj.as_flattened());
+        for m in frame.meshes.iter().filter(|m| m.material.casts_shadow) {
+            h.bytes(&m.mesh.key.to_le_bytes());
+            h.f32s(m.transform.as_flattened());
+            if let Some(v) = &m.deform {
+                h.f32s(v.control.as_flattened());
             }
-            h.finish()
+        }
+        let key = Some(h.finish());
+        let stale = key != self.shadow_key;
+        self.shadow_key = key;
+        stale
+    }
+
+    /// Depth of every shadow caster into the shadow map.
+    fn shadow_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw]) {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("shadow"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.shadow_view,
+                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
         });
-        if shadow_key.is_some() && shadow_key != self.shadow_key {
-            self.shadow_key = shadow_key;
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("shadow"),
-                color_attachments: &[],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &self.shadow_view,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
-                    stencil_ops: None,
-                }),
-                ..Default::default()
-            });
-            pass.set_pipeline(&self.pipelines.shadow);
-            pass.set_bind_group(0, &self.frame_group, &[]);
-            pass.set_vertex_buffer(1, self.instances.slice(..));
-            for d in draws.iter().filter(|d| d.casts_shadow) {
-                self.draw_one(&mut pass, d);
-            }
+        pass.set_pipeline(&self.pipelines.shadow);
+        pass.set_bind_group(0, &self.frame_group, &[]);
+        pass.set_vertex_buffer(1, self.instances.slice(..));
+        for d in draws.iter().filter(|d| d.casts_shadow) {
+            self.draw_one(&mut pass, d);
         }
-        self.canvas.prepare(&self.device, &self.queue, &mut encoder, frame.canvas.as_ref(), self.width, self.height);
-        {
-            let (view, resolve) = match &self.targets.msaa {
-                Some(ms) => (ms, Some(&self.targets.resolve_view)),
-                None => (&self.targets.resolve_view, None),
-            };
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("main"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target: resolve,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &self.targets.depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
-                    stencil_ops: None,
-                }),
-                ..Default::default()
-            });
-            pass.set_bind_group(0, &self.frame_group, &[]);
-            pass.set_pipeline(&self.pipelines.background);
-            pass.draw(0..3, 0..1);
-            pass.set_pipeline(&self.pipelines.mesh);
-            pass.set_bind_group(1, &self.shadow_group, &[]);
-            pass.set_vertex_buffer(1, self.instances.slice(..));
-            for d in draws.iter().filter(|d| !d.translucent) {
-                self.draw_one(&mut pass, d);
-            }
-            for d in draws.iter().filter(|d| d.translucent) {
-                pass.set_pipeline(&self.pipelines.back_faces);
-                self.draw_one(&mut pass, d);
-                pass.set_pipeline(&self.pipelines.front_faces);
-                self.draw_one(&mut pass, d);
-            }
-            self.canvas.draw(&mut pass, frame.canvas.is_some());
+    }
+
+    /// The background, opaque instances, translucent ones (back faces, then front faces, farthest
+    /// first) and the 2-D canvas, into the (multisampled) colour target.
+    fn main_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw], canvas: bool) {
+        let (view, resolve) = match &self.targets.msaa {
+            Some(ms) => (ms, Some(&self.targets.resolve_view)),
+            None => (&self.targets.resolve_view, None),
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("main"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: resolve,
+                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.targets.depth,
+                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        });
+        pass.set_bind_group(0, &self.frame_group, &[]);
+        pass.set_pipeline(&self.pipelines.background);
+        pass.draw(0..3, 0..1);
+        pass.set_pipeline(&self.pipelines.mesh);
+        pass.set_bind_group(1, &self.shadow_group, &[]);
+        pass.set_vertex_buffer(1, self.instances.slice(..));
+        for d in draws.iter().filter(|d| !d.translucent) {
+            self.draw_one(&mut pass, d);
         }
-        self.readback.encode_copy(&mut encoder, &self.targets.resolve);
-        let submission = self.queue.submit([encoder.finish()]);
-        self.readback.submitted(frame.index, submission);
-        self.check_errors()?;
-        Ok(ready)
+        for d in draws.iter().filter(|d| d.translucent) {
+            pass.set_pipeline(&self.pipelines.back_faces);
+            self.draw_one(&mut pass, d);
+            pass.set_pipeline(&self.pipelines.front_faces);
+            self.draw_one(&mut pass, d);
+        }
+        self.canvas.draw(&mut pass, canvas);
     }
 
     /// Bends the frame's deformed instances (recorded in `encoder`) and lists what to draw: opaque
@@ -506,7 +499,7 @@ impl Renderer {
     /// Waits for the oldest frame still in flight; `None` when all are out.
     pub fn next_image(&mut self) -> Result<Option<Image>, RenderError> {
         let img = self.readback.wait_oldest(&self.device)?;
-        self.check_errors()?;
+        self.faults.check()?;
         Ok(img)
     }
 

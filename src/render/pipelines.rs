@@ -25,6 +25,22 @@ pub struct Instance {
     pub surface: [f32; 4],
 }
 
+impl Instance {
+    /// The record of one mesh instance: its model matrix, the normal matrix (inverse transpose of
+    /// the model's 3×3), and its material.
+    pub fn of(m: &crate::frame::MeshInstance) -> Self {
+        let model = glam::Mat4::from_cols_array_2d(&m.transform);
+        let nm = glam::Mat3::from_mat4(model).inverse().transpose();
+        let col = |v: glam::Vec3| [v.x, v.y, v.z, 0.0];
+        Instance {
+            model: m.transform,
+            normal: [col(nm.x_axis), col(nm.y_axis), col(nm.z_axis)],
+            tint: m.material.tint,
+            surface: [m.material.roughness, m.material.specular, m.material.rim, if m.material.receives_shadow { 1.0 } else { 0.0 }],
+        }
+    }
+}
+
 const VERTEX_ATTRS: [wgpu::VertexAttribute; 3] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Unorm8x4];
 const INSTANCE_ATTRS: [wgpu::VertexAttribute; 9] = wgpu::vertex_attr_array![
     3 => Float32x4, 4 => Float32x4, 5 => Float32x4, 6 => Float32x4,

@@ -21,6 +21,9 @@ pub fn padded_row(width: u32) -> u32 {
     unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
 }
 
+/// How long a frame may take on the GPU before the device is taken as hung.
+const WAIT_SECONDS: u64 = 120;
+
 type MapResult = Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>>;
 
 struct Slot {
@@ -103,8 +106,11 @@ impl Readback {
         let Some(i) = self.oldest() else { return Ok(None) };
         let (index, submission, result) = self.slots[i].pending.take().expect("oldest slot is pending");
         device
-            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(std::time::Duration::from_secs(120)) })
-            .map_err(|e| RenderError::DeviceLost(format!("waiting for frame {index}: {e}")))?;
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(std::time::Duration::from_secs(WAIT_SECONDS)) })
+            .map_err(|e| match e {
+                wgpu::PollError::Timeout => RenderError::Hung { frame: index, seconds: WAIT_SECONDS },
+                e => RenderError::DeviceLost(format!("waiting for frame {index}: {e}")),
+            })?;
         let status = result.lock().ok().and_then(|mut g| g.take());
         match status {
             Some(Ok(())) => {}
