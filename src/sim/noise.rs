@@ -140,4 +140,27 @@ mod tests {
         assert!(max > 0.3 && max <= 1.5, "{max}");
         assert_eq!(a.noise2(3.0, -7.0), 0.0);
     }
+
+    #[test]
+    fn noise_is_zero_on_the_lattice_and_fbm_sums_its_octaves() {
+        let n = Noise::new(&mut Rng::new(8));
+        for (x, y, z) in [(0.0, 0.0, 0.0), (3.0, -7.0, 12.0), (-255.0, 256.0, 1.0)] {
+            assert_eq!(n.noise3(x, y, z), 0.0);
+            assert_eq!(n.noise2(x, y), 0.0);
+        }
+        let (x, y, z) = (1.37, -2.61, 0.42);
+        // one octave is the noise itself; a gain of 0 silences every octave after the first
+        assert_eq!(n.fbm2(x, y, 1, 2.0, 0.5), n.noise2(x, y));
+        assert_eq!(n.fbm3(x, y, z, 5, 2.0, 0.0), n.noise3(x, y, z));
+        assert_eq!(n.fbm2(x, y, 0, 2.0, 0.5), 0.0);
+        // octave o is noise at lacunarityᵒ · p, shifted by o · 17.31, weighted gainᵒ
+        let two = n.noise2(x, y) + 0.5 * n.noise2(2.0 * x + 17.31, 2.0 * y - 17.31);
+        assert_eq!(n.fbm2(x, y, 2, 2.0, 0.5), two);
+        // and the sum stays within Σ gainᵒ of the per-octave bound
+        let mut max = 0.0f64;
+        for i in 0..3000 {
+            max = max.max(n.fbm3(i as f64 * 0.113, i as f64 * 0.057 - 9.0, i as f64 * 0.031, 6, 2.0, 0.5).abs());
+        }
+        assert!(max > 0.4 && max < 1.5 * 1.97, "{max}");
+    }
 }

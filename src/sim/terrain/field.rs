@@ -182,3 +182,147 @@ impl<'a> FieldAt<'a> {
         out.iter().position(|v| !v.is_finite())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::scene::{self, KindSpec};
+    use crate::sim::rng::Rng;
+
+    fn spec(terrain: &str) -> TerrainSpec {
+        let text = format!("kind = \"terrain\"\n[render]\nframes = 11\nfps = 10\n[terrain]\n{terrain}\n");
+        let s = scene::parse(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
+        let KindSpec::Terrain(t) = s.kind else { panic!("a terrain scene") };
+        t
+    }
+
+    /// `f` on the field of `terrain` at time 0 (duration 1 s), with the noises of seed 5.
+    fn with_field<R>(terrain: &str, f: impl FnOnce(&FieldAt) -> R) -> R {
+        let spec = spec(terrain);
+        let (h, o) = (Noise::new(&mut Rng::new(5)), Noise::new(&mut Rng::new(6)));
+        f(&FieldAt::new(&spec, &h, &o, 0.0, 1.0))
+    }
+
+    const FLAT: &str = "size = [10.0, 6.0, 10.0]\nclosed = false\n[terrain.height]\nbase = 2.0\namplitude = 0.0\n";
+
+    #[test]
+    fn smooth_min_blends_only_within_its_radius() {
+        for (a, b) in [(0.3, -0.2), (-1.0, 2.0), (0.5, 0.5)] {
+            assert_eq!(smooth_min(a, b, 0.0), f64::min(a, b), "k = 0 is the plain minimum");
+            assert_eq!(smooth_min(a, b, 0.4), smooth_min(b, a, 0.4), "symmetric");
+            assert!(smooth_min(a, b, 0.4) <= f64::min(a, b), "never above the minimum");
+            assert_eq!(smooth_max(a, b, 0.4), -smooth_min(-a, -b, 0.4));
+        }
+        // farther apart than k: untouched; equal: lowered by k/4, the most it ever is
+        assert_eq!(smooth_min(1.0, 1.5, 0.4), 1.0);
+        assert!((smooth_min(1.0, 1.0, 0.4) - 0.9).abs() < 1e-15);
+        // continuous where the blend starts
+        let edge = smooth_min(1.0, 1.4 - 1e-9, 0.4);
+        assert!((edge - 1.0).abs() < 1e-9, "{edge}");
+    }
+
+    #[test]
+    fn primitives_measure_signed_distance() {
+        let sphere = Sdf::Sphere { c: [1.0, 2.0, 3.0], r: 0.5 };
+        assert_eq!(sphere.distance([1.0, 2.0, 3.0]), -0.5);
+        assert!((sphere.distance([1.0, 2.0, 5.0]) - 1.5).abs() < 1e-12);
+        let cube = Sdf::Box { c: [0.0; 3], half: [1.0, 2.0, 3.0], round: 0.0 };
+        assert_eq!(cube.distance([0.0; 3]), -1.0, "inside: distance to the nearest face");
+        assert_eq!(cube.distance([3.0, 0.0, 0.0]), 2.0);
+        assert!((cube.distance([2.0, 3.0, 0.0]) - 2f64.sqrt()).abs() < 1e-12, "beyond an edge: to the edge");
+        let rounded = Sdf::Box { c: [0.0; 3], half: [1.0; 3], round: 0.25 };
+        assert_eq!(rounded.distance([2.0, 0.0, 0.0]), 1.0, "faces stay where they were");
+        let corner = rounded.distance([2.0, 2.0, 2.0]);
+        assert!((corner - (3f64.sqrt() * 1.25 - 0.25)).abs() < 1e-12, "corners are rounded: {corner}");
+        let capsule = Sdf::Capsule { a: [0.0; 3], b: [0.0, 4.0, 0.0], r: 1.0 };
+        assert_eq!(capsule.distance([3.0, 2.0, 0.0]), 2.0, "beside the segment");
+        assert_eq!(capsule.distance([0.0, 7.0, 0.0]), 2.0, "past its end");
+        let plane = Sdf::Plane { n: [0.0, 1.0, 0.0], d: 1.5 };
+        assert_eq!(plane.distance([9.0, 1.0, -4.0]), -0.5);
+    }
+
+    #[test]
+    fn the_field_is_negative_in_the_ground_and_positive_in_the_air() {
+        with_field(FLAT, |f| {
+            assert_eq!(f.height(3.0, -2.0), 2.0);
+            assert_eq!(f.value([0.0, 1.0, 0.0], f.height(0.0, 0.0)), -1.0);
+            assert_eq!(f.value([0.0, 2.5, 0.0], f.height(0.0, 0.0)), 0.5);
+        });
+        // the layered noise moves the ground by at most its amplitude times Σ gainᵒ
+        with_field("[terrain.height]\nbase = 3.0\namplitude = 1.0\noctaves = 4\ngain = 0.5\n", |f| {
+            let (mut lo, mut hi) = (f64::MAX, f64::MIN);
+            for i in 0..400 {
+                let h = f.height(i as f64 * 0.173 - 30.0, i as f64 * 0.091);
+                (lo, hi) = (lo.min(h), hi.max(h));
+            }
+            assert!(hi - lo > 0.5, "the ground is not flat: {lo}..{hi}");
+            assert!(lo > 3.0 - 1.875 * 1.5 && hi < 3.0 + 1.875 * 1.5, "{lo}..{hi}");
+        });
+    }
+
+    #[test]
+    fn shapes_add_carve_and_intersect_in_order() {
+        let shape = |op: &str, smooth: f64| {
+            format!(
+                "{FLAT}[[terrain.shapes]]\ntype = \"sphere\"\ncenter = [0.0, 2.0, 0.0]\nradius = 1.0\nop = \"{op}\"\nsmooth = {smooth}\n"
+            )
+        };
+        let at = |terrain: &str, p: [f64; 3]| with_field(terrain, |f| f.value(p, f.height(p[0], p[2])));
+        // a union makes the sphere's air part solid; a subtraction hollows its ground part
+        assert!(at(&shape("union", 0.0), [0.0, 2.8, 0.0]) < 0.0);
+        assert!(at(&shape("subtract", 0.0), [0.0, 1.2, 0.0]) > 0.0);
+        // an intersection keeps only the ground inside the sphere
+        assert!(at(&shape("intersect", 0.0), [3.0, 1.0, 0.0]) > 0.0);
+        assert!(at(&shape("intersect", 0.0), [0.0, 1.5, 0.0]) < 0.0);
+        // a smooth union fills the crease where the sphere meets the ground
+        let crease = [1.05, 2.1, 0.0];
+        assert!(at(&shape("union", 0.8), crease) < at(&shape("union", 0.0), crease));
+        assert!(at(&shape("union", 0.8), crease) < 0.0, "the fillet is solid");
+    }
+
+    #[test]
+    fn a_closed_block_is_air_outside_its_walls_and_floor() {
+        let closed = FLAT.replace("closed = false", "closed = true");
+        with_field(&closed, |f| {
+            let g = GridFrame::of(f.spec);
+            // the grid's outermost samples are outside the walls, so the surface closes inside
+            assert!(f.value([g.origin[0], 1.0, 0.0], 2.0) > 0.0);
+            assert!(f.value([0.0, 0.0, 0.0], 2.0) > 0.0);
+            assert!(f.value([0.0, 1.0, 0.0], 2.0) < 0.0, "inside it is ground as before");
+        });
+    }
+
+    #[test]
+    fn the_grid_spans_the_size_and_sampling_finds_no_fault() {
+        let spec = spec("resolution = [9, 5, 7]\nsize = [8.0, 4.0, 6.0]\n");
+        let g = GridFrame::of(&spec);
+        assert_eq!(g.world([0.0, 0.0, 0.0]), [-4.0, 0.0, -3.0]);
+        assert_eq!(g.world([8.0, 4.0, 6.0]), [4.0, 4.0, 3.0]);
+        let (h, o) = (Noise::new(&mut Rng::new(1)), Noise::new(&mut Rng::new(2)));
+        let field = FieldAt::new(&spec, &h, &o, 0.0, 1.0);
+        let mut out = Vec::new();
+        assert_eq!(field.sample(&g, &mut out), None);
+        assert_eq!(out.len(), 9 * 5 * 7);
+        // x fastest, then y, then z: sample (i, j, k) is the field at its world point
+        let (i, j, k) = (3, 2, 5);
+        let p = g.world([i as f32, j as f32, k as f32]).map(f64::from);
+        let expected = field.value(p, field.height(p[0], p[2])) as f32;
+        assert!((out[(k * 5 + j) * 9 + i] - expected).abs() < 1e-5);
+    }
+
+    #[test]
+    fn animated_shapes_move_with_time() {
+        let spec = spec(&format!(
+            "{FLAT}[[terrain.shapes]]\ntype = \"sphere\"\ncenter = [[0.0, 0.0, 4.0, 0.0], [1.0, 3.0, 4.0, 0.0]]\nradius = 0.5\n"
+        ));
+        let (h, o) = (Noise::new(&mut Rng::new(1)), Noise::new(&mut Rng::new(2)));
+        let at = |t: f64, x: f64| {
+            let f = FieldAt::new(&spec, &h, &o, t, 1.0);
+            f.value([x, 4.0, 0.0], f.height(x, 0.0))
+        };
+        assert!(at(0.0, 0.0) < 0.0 && at(0.0, 3.0) > 0.0);
+        assert!(at(1.0, 0.0) > 0.0 && at(1.0, 3.0) < 0.0);
+    }
+}

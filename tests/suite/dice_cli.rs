@@ -1,7 +1,6 @@
 //! `simreel dice stats`: the 1,000-roll study the dice issue asks to beat, run end to end.
 
-mod common;
-use common::simreel;
+use crate::common::simreel;
 
 fn json_number(v: &serde_json::Value, key: &str) -> f64 {
     v[key].as_f64().unwrap_or_else(|| panic!("key {key} missing or not a number in {v}"))
@@ -27,7 +26,14 @@ fn thousand_roll_study_is_fair_and_never_cocked() {
     let settle = &v["settle_s"];
     let (median, p95, max) = (json_number(settle, "median"), json_number(settle, "p95"), json_number(settle, "max"));
     assert!(0.5 < median && median <= p95 && p95 <= max && max < 30.0, "settle times out of order: {settle}");
-    assert!(json_number(&v, "nudges") >= 0.0);
+    assert_eq!(json_number(&v, "unsettled"), 0.0, "a roll was still moving after 30 s");
+    let lowest = json_number(&v, "lowest_confidence");
+    assert!((0.86..=1.0).contains(&lowest), "the least square die read at {lowest}: cocked (below cos 30.7°) or not a cosine");
+    // Some dice do come to rest cocked (the seed saw 18 of 1,000 rolls), and the nudge frees every
+    // one of them: nudges happen, and rarely. More than one roll in 20 needing one would mean dice
+    // often rest cocked, which the seed's physics did not show either.
+    let nudges = json_number(&v, "nudges");
+    assert!((1.0..=50.0).contains(&nudges), "{nudges} nudges in 1,000 rolls");
     assert!(json_number(&v, "fence_contacts") > 0.0, "no die ever touched the fence in 1,000 rolls?");
 }
 

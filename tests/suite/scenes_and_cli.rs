@@ -2,11 +2,9 @@
 //! scenes, determinism of the simulation across runs and thread counts, shader validation without a
 //! GPU, and the layering rule (scene/sim code never names wgpu; the renderer never names a kind).
 
-mod common;
-
 use std::path::Path;
 
-use common::{root, simreel};
+use crate::common::{root, simreel};
 use simreel::scene::{self, SceneError};
 
 fn problems(text: &str) -> Vec<scene::Diagnostic> {
@@ -94,7 +92,7 @@ fn oversized_scenes_are_refused_before_allocating() {
 
 #[test]
 fn validate_command_reports_positions_and_exit_codes() {
-    let dir = common::scratch("validate");
+    let dir = crate::common::scratch("validate");
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "kind = \"terrain\"\n[render]\nfsp = 30\n").unwrap();
     let out = simreel().arg("validate").arg(&bad).arg("scenes/terrain.toml").output().unwrap();
@@ -132,16 +130,17 @@ fn bad_arguments_exit_with_code_2() {
 }
 
 #[test]
-fn shipped_scenes_are_valid() {
-    let mut n = 0;
+fn shipped_scenes_are_valid_and_cover_every_kind() {
+    let mut kinds_seen = std::collections::BTreeSet::new();
     for entry in std::fs::read_dir(root().join("scenes")).unwrap() {
         let p = entry.unwrap().path();
         if p.extension().is_some_and(|e| e == "toml") {
-            scene::load(&p).unwrap_or_else(|e| panic!("{e}"));
-            n += 1;
+            let s = scene::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            kinds_seen.insert(s.kind.name());
         }
     }
-    assert!(n >= 5, "scenes/ should hold at least two terrain and three flock scenes");
+    let missing: Vec<&str> = scene::KINDS.iter().copied().filter(|k| !kinds_seen.contains(k)).collect();
+    assert!(missing.is_empty(), "scenes/ has no example scene of the registered kind(s) {missing:?}");
 }
 
 fn frames_of(path: &str, frames: &[u32]) -> Vec<(simreel::frame::FrameData, String)> {

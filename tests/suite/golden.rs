@@ -3,17 +3,14 @@
 //! only what changed; other adapters use override folders; the HTML report works in a real
 //! headless browser.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{gpu_available, root, scratch, simreel};
+use crate::common::{require_gpu, root, scratch, simreel};
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn shipped_scenes_match_their_goldens() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let out = scratch("golden-shipped");
     let o = simreel().args(["golden", "check", "scenes"]).arg("--out").arg(&out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -51,10 +48,9 @@ fn check_against_shipped_goldens(scene: &Path, out: &Path, extra: &[&str]) -> st
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let dir = scratch("golden-mustfail");
     // (label, scene, from, to, whether the simulation state changes)
     let cases = [
@@ -100,10 +96,9 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let dir = scratch("golden-bless");
     let goldens = dir.join("goldens");
     let out = dir.join("out");
@@ -135,7 +130,7 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
     let g = goldens.join("small_terrain");
     assert_eq!(files(&g).len(), 6, "{:?}", files(&g));
     for f in files(&g).iter().filter(|f| f.ends_with(".png")) {
-        let d = common::read_png(&g.join(f));
+        let d = crate::common::read_png(&g.join(f));
         assert!(d.width <= 320 && d.height <= 240, "{f} is {}×{}", d.width, d.height);
     }
     assert!(check().status.success());
@@ -177,10 +172,9 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn other_adapters_use_their_override_folder() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     // llvmpipe through GL stands in for "another adapter" on a machine without a GPU.
     let gl = simreel().args(["adapters", "--backend", "gl"]).output().unwrap();
     if !gl.status.success() {
@@ -247,10 +241,9 @@ fn headless(profile: &Path) -> std::process::Command {
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn html_report_works_in_a_headless_browser() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let dir = scratch("golden-html");
     let scene = perturbed(&dir, "terrain", "nudged", "start = 200", "start = 203");
     let out = dir.join("out");
@@ -278,7 +271,7 @@ fn html_report_works_in_a_headless_browser() {
             .output()
             .unwrap();
         assert!(file.is_file(), "no screenshot: {}", String::from_utf8_lossy(&st.stderr));
-        common::read_png(&file)
+        crate::common::read_png(&file)
     };
     let (a, b) = (shot(5, "a.png"), shot(95, "b.png"));
     assert_eq!((a.width, a.height), (b.width, b.height));

@@ -2,19 +2,16 @@
 //! shadowed terrain over a gradient; frame ranges reproduce a full render byte for byte; the GIF,
 //! manifest and mesh export come out readable.
 
-mod common;
-
-use common::{gpu_available, read_png, scratch, simreel};
+use crate::common::{read_png, require_gpu, scratch, simreel};
 
 fn luma(p: &[u8]) -> f64 {
     0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn frame_range_matches_the_full_render_byte_for_byte() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let full = scratch("range-full");
     let part = scratch("range-part");
     let st = simreel()
@@ -67,7 +64,7 @@ fn frame_range_matches_the_full_render_byte_for_byte() {
 /// Renders frame 20 of the small scene with the given extra scene text appended.
 fn render_variant(name: &str, light: &str) -> simreel::output::png::Decoded {
     let dir = scratch(name);
-    let base = std::fs::read_to_string(common::root().join("tests/scenes/small_terrain.toml")).unwrap();
+    let base = std::fs::read_to_string(crate::common::root().join("tests/scenes/small_terrain.toml")).unwrap();
     let text = base.replace("[light]\n", &format!("[light]\n{light}\n"));
     let path = dir.join("scene.toml");
     std::fs::write(&path, text).unwrap();
@@ -82,10 +79,9 @@ fn render_variant(name: &str, light: &str) -> simreel::output::png::Decoded {
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_frame_shows_a_lit_shadowed_surface_over_the_gradient() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let lit = render_variant("stats-shadowed", "shadows = true");
     let flat = render_variant("stats-unshadowed", "shadows = false");
     let (w, h) = (lit.width as usize, lit.height as usize);
@@ -171,10 +167,9 @@ fn mesh_export_writes_ply_and_obj() {
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn gif_subcommand_reassembles_frames() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let dir = scratch("gif-cmd");
     let st = simreel()
         .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png", "--frames", "0..9", "--out"])
@@ -212,10 +207,9 @@ fn gif_subcommand_reassembles_frames() {
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn interrupted_render_resumes_to_the_same_files() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     use std::io::BufRead;
     let dir = scratch("interrupt");
     let clean = scratch("interrupt-clean");
@@ -301,12 +295,11 @@ fn near(p: &[u8], c: [u8; 3], tol: i32) -> bool {
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn flock_frame_shows_agents_rings_and_trails() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let dir = scratch("flock-stats");
-    let text = std::fs::read_to_string(common::root().join("scenes/flock.toml")).unwrap();
+    let text = std::fs::read_to_string(crate::common::root().join("scenes/flock.toml")).unwrap();
     // frame 120 (4 s): the cursor has lured a swarm; others work and seek
     let img = render_text(&dir, &text, "with", 120, "640x360");
     let bare = render_text(&dir, &text.replace("agents = 30\n", "agents = 30\ntrails = false\npaths = false\n"), "bare", 120, "640x360");
@@ -344,12 +337,11 @@ fn flock_frame_shows_agents_rings_and_trails() {
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn flock_is_crisp_at_1x_and_when_rendered_at_2x_and_downscaled() {
-    if !gpu_available() {
-        return;
-    }
+    require_gpu();
     let dir = scratch("flock-crisp");
-    let text = std::fs::read_to_string(common::root().join("scenes/flock_still.toml")).unwrap();
+    let text = std::fs::read_to_string(crate::common::root().join("scenes/flock_still.toml")).unwrap();
     let one = render_text(&dir, &text, "x1", 0, "640x360");
     let two = render_text(&dir, &text, "x2", 0, "1280x720");
     assert_eq!((two.width, two.height), (1280, 720));
@@ -386,11 +378,10 @@ fn render_frame(data: &simreel::frame::FrameData, w: u32, h: u32, cpu_bend: bool
 }
 
 #[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn jelly_dice_bend_on_the_gpu_as_on_the_cpu_and_show_colour_pips_and_results() {
-    if !gpu_available() {
-        return;
-    }
-    let s = simreel::scene::load(&common::root().join("scenes/dice.toml")).unwrap();
+    require_gpu();
+    let s = simreel::scene::load(&crate::common::root().join("scenes/dice.toml")).unwrap();
     let mut sim = simreel::sim::build(&s);
     let last = s.render.frames - 1;
     let data = sim.frame(last);

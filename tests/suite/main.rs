@@ -1,0 +1,9 @@
+//! The integration tests, one binary with a module per area (one link of the crate instead of one
+//! per file). `cargo test --release --test suite -- render::` runs one area.
+
+mod common;
+mod dice_cli;
+mod golden;
+mod marching_cubes;
+mod render;
+mod scenes_and_cli;
