@@ -5,22 +5,6 @@
 @group(1) @binding(0) var shadow_map: texture_depth_2d;
 @group(1) @binding(1) var shadow_sampler: sampler_comparison;
 
-struct VsIn {
-    @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) color: vec4<f32>,
-    @location(3) m0: vec4<f32>,
-    @location(4) m1: vec4<f32>,
-    @location(5) m2: vec4<f32>,
-    @location(6) m3: vec4<f32>,
-    @location(7) n0: vec4<f32>,
-    @location(8) n1: vec4<f32>,
-    @location(9) n2: vec4<f32>,
-    @location(10) tint: vec4<f32>,
-    // x: roughness, y: specular, z: rim (translucent bodies), w: 1 if it receives shadows
-    @location(11) surface: vec4<f32>,
-};
-
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
@@ -36,16 +20,15 @@ fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
 }
 
 @vertex
-fn vs_main(in: VsIn) -> VsOut {
-    let model = mat4x4<f32>(in.m0, in.m1, in.m2, in.m3);
-    let normal_m = mat3x3<f32>(in.n0.xyz, in.n1.xyz, in.n2.xyz);
-    let world = model * vec4<f32>(in.position, 1.0);
+fn vs_main(v: VertexIn, i: InstanceIn) -> VsOut {
+    let normal_m = mat3x3<f32>(i.n0.xyz, i.n1.xyz, i.n2.xyz);
+    let world = instance_model(i) * vec4<f32>(v.position, 1.0);
     var out: VsOut;
     out.clip = frame.view_proj * world;
     out.world = world.xyz;
-    out.normal = normal_m * in.normal;
-    out.color = vec4<f32>(srgb_to_linear(in.color.rgb), in.color.a) * in.tint;
-    out.surface = in.surface;
+    out.normal = normal_m * v.normal;
+    out.color = vec4<f32>(srgb_to_linear(v.color.rgb), v.color.a) * i.tint;
+    out.surface = i.surface;
     return out;
 }
 

@@ -213,3 +213,66 @@ impl Pipelines {
         Pipelines { frame_layout, shadow_layout, background, shadow, mesh, back_faces, front_faces }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (location, components) of every input of `vs_main` in shader `name`, as naga reads it.
+    fn shader_inputs(name: &str) -> Vec<(u32, u32)> {
+        let src = shaders::module_source(name).expect("registered");
+        let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+        let entry = module.entry_points.iter().find(|e| e.name == "vs_main").expect("vs_main");
+        let mut out = Vec::new();
+        for arg in &entry.function.arguments {
+            let naga::TypeInner::Struct { members, .. } = &module.types[arg.ty].inner else { panic!("{name}: inputs come in structs") };
+            for m in members {
+                let Some(naga::Binding::Location { location, .. }) = m.binding else { continue };
+                let components = match module.types[m.ty].inner {
+                    naga::TypeInner::Vector { size, scalar } => {
+                        assert_eq!(scalar.kind, naga::ScalarKind::Float, "{name} location {location}");
+                        size as u32
+                    }
+                    ref other => panic!("{name} location {location}: {other:?}"),
+                };
+                out.push((location, components));
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    fn components(f: wgpu::VertexFormat) -> u32 {
+        match f {
+            wgpu::VertexFormat::Float32x3 => 3,
+            wgpu::VertexFormat::Float32x4 | wgpu::VertexFormat::Unorm8x4 => 4,
+            other => panic!("add {other:?} here"),
+        }
+    }
+
+    #[test]
+    fn the_shaders_read_the_vertex_and_instance_layouts_the_buffers_hold() {
+        let rust: Vec<(u32, u32)> = VERTEX_ATTRS.iter().chain(&INSTANCE_ATTRS).map(|a| (a.shader_location, components(a.format))).collect();
+        for name in ["mesh", "shadow"] {
+            assert_eq!(shader_inputs(name), rust, "{name}.wgsl's inputs against render/pipelines.rs's layouts");
+        }
+        // and each attribute starts at its field of the structs the buffers are filled from
+        let at =
+            |attrs: &[wgpu::VertexAttribute], loc: u32| attrs.iter().find(|a| a.shader_location == loc).expect("attribute").offset as usize;
+        assert_eq!(
+            [at(&VERTEX_ATTRS, 0), at(&VERTEX_ATTRS, 1), at(&VERTEX_ATTRS, 2)],
+            [std::mem::offset_of!(Vertex, position), std::mem::offset_of!(Vertex, normal), std::mem::offset_of!(Vertex, color)]
+        );
+        assert_eq!(
+            [at(&INSTANCE_ATTRS, 3), at(&INSTANCE_ATTRS, 7), at(&INSTANCE_ATTRS, 10), at(&INSTANCE_ATTRS, 11)],
+            [
+                std::mem::offset_of!(Instance, model),
+                std::mem::offset_of!(Instance, normal),
+                std::mem::offset_of!(Instance, tint),
+                std::mem::offset_of!(Instance, surface)
+            ]
+        );
+        let last = INSTANCE_ATTRS.last().expect("attributes");
+        assert_eq!(last.offset as usize + 16, size_of::<Instance>());
+    }
+}

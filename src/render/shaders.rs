@@ -1,5 +1,6 @@
 //! The shader registry: every WGSL file in `shaders/`, compiled into the binary. Each pipeline's
-//! module is `common.wgsl` (the per-frame uniform block) followed by its own file.
+//! module is `common.wgsl` (the per-frame uniform block, the vertex and instance inputs) followed
+//! by its own file.
 
 /// Declarations the 3-D modules start with.
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");

@@ -4,13 +4,15 @@
 
 use std::sync::Arc;
 
+use glam::DVec3;
+
 use crate::frame::{Align, BezierVolume, Canvas2d, Fnv, FrameData, IDENTITY, Material, MeshInstance, MeshRef, Shape2d, Text2d};
 use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::dice::{DiceSpec, Hold};
 use crate::sim::{SimFault, Simulation, StateDigest};
 
-use super::math::{V3, cross, dot, norm, sub};
+use super::math::V3;
 use super::orientation::corner_particle;
 use super::roller::Phase;
 use super::table::{STEP, Table};
@@ -151,17 +153,15 @@ impl DiceSim {
     /// Die indices ordered left to right as the camera sees their centres at `frame`.
     pub fn screen_order(&self, frame: u32) -> Vec<usize> {
         let cam = crate::sim::scene_camera(&self.scene, frame);
-        let eye = cam.eye.map(|c| c as f64);
-        let unit = |a: V3| {
-            let l = norm(a).max(1e-12);
-            a.map(|x| x / l)
-        };
-        let fwd = unit(sub(cam.target.map(|c| c as f64), eye));
-        let right = unit(cross(fwd, cam.up.map(|c| c as f64)));
+        let world = |v: [f32; 3]| DVec3::from(v.map(f64::from));
+        let eye = world(cam.eye);
+        let unit = |a: DVec3| a / a.length().max(1e-12);
+        let fwd = unit(world(cam.target) - eye);
+        let right = unit(fwd.cross(world(cam.up)));
         let mut keyed: Vec<(f64, usize)> = (0..self.spec.count)
             .map(|d| {
-                let c = sub(self.table.pose(0, d).1, eye);
-                (dot(c, right) / dot(c, fwd).max(1e-6), d)
+                let c = DVec3::from(self.table.pose(0, d).1) - eye;
+                (c.dot(right) / c.dot(fwd).max(1e-6), d)
             })
             .collect();
         keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -322,6 +322,7 @@ mod tests {
     use super::*;
     use crate::frame::Shape2d;
     use crate::scene;
+    use crate::sim::dice::math::{norm, sub};
     use crate::sim::dice::model::TOPOLOGY;
     use crate::sim::dice::orientation::top_face;
     use crate::sim::dice::stats::{self, StudySpec};

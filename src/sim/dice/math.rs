@@ -1,4 +1,9 @@
-//! Small f64 vector, matrix and quaternion helpers for the dice (plain arrays, no allocation).
+//! Small f64 vector, matrix and quaternion helpers for the dice solver (plain arrays, no
+//! allocation). The rest of simreel uses glam; these stay because the solver's lane kernels
+//! (`pack.rs`, `lanes.rs`) spell out the very same operations in the same order, four dice at a
+//! time, and are tested to agree with these scalar references (rotation extraction, damping) bit
+//! for bit: both sides of that contract live in this crate, where a change to
+//! one is seen next to the other, not inside a dependency's implementation.
 
 pub type V3 = [f64; 3];
 /// Row-major 3 × 3 matrix: `m[row][col]`.

@@ -2,6 +2,8 @@
 //! so that the 64 particles bend it as the control points of a tricubic Bézier volume. The body
 //! and the pips are separate meshes: the body is drawn translucent, the pips opaque inside it.
 
+use glam::Vec3;
+
 use crate::frame::MeshData;
 use crate::frame::srgb8;
 
@@ -23,23 +25,11 @@ fn to_unit(c: [f32; 3]) -> [f32; 3] {
     c.map(|x| x * 0.5 + 0.5)
 }
 
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
 /// Appends triangle (a, b, c), wound counter-clockwise seen from the side `outward` points to.
 fn push_tri(m: &mut MeshData, [a, b, c]: [u32; 3], outward: [f32; 3]) {
-    let p = |i: u32| m.positions[i as usize];
-    let n = cross(sub(p(b), p(a)), sub(p(c), p(a)));
-    if dot(n, outward) >= 0.0 {
+    let p = |i: u32| Vec3::from(m.positions[i as usize]);
+    let n = (p(b) - p(a)).cross(p(c) - p(a));
+    if n.dot(Vec3::from(outward)) >= 0.0 {
         m.indices.extend_from_slice(&[a, b, c]);
     } else {
         m.indices.extend_from_slice(&[a, c, b]);
@@ -69,9 +59,8 @@ pub fn body() -> MeshData {
                 let t = -1.0 + 2.0 * j as f32 / n as f32;
                 let p = face_point(f, s, t, 1.0);
                 let core = p.map(|x| x.clamp(-inner, inner));
-                let d = sub(p, core);
-                let len = dot(d, d).sqrt();
-                let normal = d.map(|x| x / len);
+                let d = Vec3::from(p) - Vec3::from(core);
+                let normal = (d / d.length()).to_array();
                 let pos: [f32; 3] = std::array::from_fn(|a| core[a] + ROUNDING * normal[a]);
                 m.positions.push(to_unit(pos));
                 m.normals.push(normal);
@@ -205,7 +194,7 @@ mod tests {
         assert!(m.positions.iter().all(|p| p.iter().map(|x| (x - 1.0).powi(2)).sum::<f32>() > 0.01));
         // normals point away from the centre
         for (p, n) in m.positions.iter().zip(&m.normals) {
-            assert!(dot(sub(*p, [0.5; 3]), *n) > 0.0);
+            assert!((Vec3::from(*p) - 0.5).dot(Vec3::from(*n)) > 0.0);
         }
     }
 

@@ -1,6 +1,7 @@
 //! The terrain's scalar field at a moment in time: layered-noise height, a 3-D overhang term and SDF
 //! primitives joined by smooth CSG, sampled onto the grid. Negative inside the ground.
 
+use glam::DVec3;
 use rayon::prelude::*;
 
 use crate::scene::terrain::{CsgOp, Primitive, TerrainSpec};
@@ -30,34 +31,29 @@ impl GridFrame {
 /// One primitive with its animated values resolved.
 #[derive(Clone, Copy, Debug)]
 enum Sdf {
-    Sphere { c: [f64; 3], r: f64 },
-    Box { c: [f64; 3], half: [f64; 3], round: f64 },
-    Capsule { a: [f64; 3], b: [f64; 3], r: f64 },
-    Plane { n: [f64; 3], d: f64 },
-}
-
-fn length(v: [f64; 3]) -> f64 {
-    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+    Sphere { c: DVec3, r: f64 },
+    Box { c: DVec3, half: DVec3, round: f64 },
+    Capsule { a: DVec3, b: DVec3, r: f64 },
+    Plane { n: DVec3, d: f64 },
 }
 
 impl Sdf {
-    fn distance(&self, p: [f64; 3]) -> f64 {
+    fn distance(&self, p: DVec3) -> f64 {
         match *self {
-            Sdf::Sphere { c, r } => length([p[0] - c[0], p[1] - c[1], p[2] - c[2]]) - r,
+            Sdf::Sphere { c, r } => (p - c).length() - r,
             Sdf::Box { c, half, round } => {
-                let q: [f64; 3] = std::array::from_fn(|i| (p[i] - c[i]).abs() - (half[i] - round).max(0.0));
-                let outside = length(q.map(|v| v.max(0.0)));
-                let inside = q[0].max(q[1]).max(q[2]).min(0.0);
+                let q = (p - c).abs() - (half - round).max(DVec3::ZERO);
+                let outside = q.max(DVec3::ZERO).length();
+                let inside = q.max_element().min(0.0);
                 outside + inside - round
             }
             Sdf::Capsule { a, b, r } => {
-                let pa = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
-                let ba = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-                let bb = ba[0] * ba[0] + ba[1] * ba[1] + ba[2] * ba[2];
-                let h = if bb > 0.0 { ((pa[0] * ba[0] + pa[1] * ba[1] + pa[2] * ba[2]) / bb).clamp(0.0, 1.0) } else { 0.0 };
-                length([pa[0] - ba[0] * h, pa[1] - ba[1] * h, pa[2] - ba[2] * h]) - r
+                let (pa, ba) = (p - a, b - a);
+                let bb = ba.dot(ba);
+                let h = if bb > 0.0 { (pa.dot(ba) / bb).clamp(0.0, 1.0) } else { 0.0 };
+                (pa - ba * h).length() - r
             }
-            Sdf::Plane { n, d } => n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - d,
+            Sdf::Plane { n, d } => n.dot(p) - d,
         }
     }
 }
@@ -94,7 +90,7 @@ impl<'a> FieldAt<'a> {
         let grid = GridFrame::of(spec);
         let walls = spec.closed.then(|| {
             let half: [f64; 3] = std::array::from_fn(|a| spec.size[a] / 2.0 - grid.spacing[a] * 0.5);
-            Sdf::Box { c: [0.0, spec.size[1] / 2.0, 0.0], half, round: 0.0 }
+            Sdf::Box { c: DVec3::new(0.0, spec.size[1] / 2.0, 0.0), half: half.into(), round: 0.0 }
         });
         let h = &spec.height;
         let shapes = spec
@@ -103,16 +99,16 @@ impl<'a> FieldAt<'a> {
             .map(|s| {
                 let sdf = match &s.primitive {
                     Primitive::Sphere { center, radius } => {
-                        Sdf::Sphere { c: center.at(time, duration), r: radius.scalar_at(time, duration) }
+                        Sdf::Sphere { c: center.at(time, duration).into(), r: radius.scalar_at(time, duration) }
                     }
                     Primitive::Box { center, size, rounding } => {
-                        let half = size.map(|v| v / 2.0);
-                        Sdf::Box { c: center.at(time, duration), half, round: rounding.min(half[0]).min(half[1]).min(half[2]) }
+                        let half = DVec3::from(*size) / 2.0;
+                        Sdf::Box { c: center.at(time, duration).into(), half, round: rounding.min(half.min_element()) }
                     }
                     Primitive::Capsule { a, b, radius } => {
-                        Sdf::Capsule { a: a.at(time, duration), b: b.at(time, duration), r: radius.scalar_at(time, duration) }
+                        Sdf::Capsule { a: a.at(time, duration).into(), b: b.at(time, duration).into(), r: radius.scalar_at(time, duration) }
                     }
-                    Primitive::Plane { normal, offset } => Sdf::Plane { n: *normal, d: offset.scalar_at(time, duration) },
+                    Primitive::Plane { normal, offset } => Sdf::Plane { n: (*normal).into(), d: offset.scalar_at(time, duration) },
                 };
                 (sdf, s.op, s.smooth.scalar_at(time, duration))
             })
@@ -142,7 +138,7 @@ impl<'a> FieldAt<'a> {
     fn value(&self, p: [f64; 3], ground: f64) -> f64 {
         let mut f = p[1] - ground;
         for (sdf, op, k) in &self.shapes {
-            let d = sdf.distance(p);
+            let d = sdf.distance(p.into());
             f = match op {
                 CsgOp::Union => smooth_min(f, d, *k),
                 CsgOp::Subtract => smooth_max(f, -d, *k),
@@ -156,7 +152,7 @@ impl<'a> FieldAt<'a> {
             f += self.overhang * self.overhang_noise.fbm3(q[0], q[1], q[2], o.octaves, 2.0, 0.5);
         }
         if let Some(w) = &self.walls {
-            f = f.max(w.distance(p));
+            f = f.max(w.distance(p.into()));
         }
         f
     }
@@ -225,22 +221,22 @@ mod tests {
 
     #[test]
     fn primitives_measure_signed_distance() {
-        let sphere = Sdf::Sphere { c: [1.0, 2.0, 3.0], r: 0.5 };
-        assert_eq!(sphere.distance([1.0, 2.0, 3.0]), -0.5);
-        assert!((sphere.distance([1.0, 2.0, 5.0]) - 1.5).abs() < 1e-12);
-        let cube = Sdf::Box { c: [0.0; 3], half: [1.0, 2.0, 3.0], round: 0.0 };
-        assert_eq!(cube.distance([0.0; 3]), -1.0, "inside: distance to the nearest face");
-        assert_eq!(cube.distance([3.0, 0.0, 0.0]), 2.0);
-        assert!((cube.distance([2.0, 3.0, 0.0]) - 2f64.sqrt()).abs() < 1e-12, "beyond an edge: to the edge");
-        let rounded = Sdf::Box { c: [0.0; 3], half: [1.0; 3], round: 0.25 };
-        assert_eq!(rounded.distance([2.0, 0.0, 0.0]), 1.0, "faces stay where they were");
-        let corner = rounded.distance([2.0, 2.0, 2.0]);
+        let sphere = Sdf::Sphere { c: DVec3::from([1.0, 2.0, 3.0]), r: 0.5 };
+        assert_eq!(sphere.distance(DVec3::from([1.0, 2.0, 3.0])), -0.5);
+        assert!((sphere.distance(DVec3::from([1.0, 2.0, 5.0])) - 1.5).abs() < 1e-12);
+        let cube = Sdf::Box { c: DVec3::from([0.0; 3]), half: DVec3::from([1.0, 2.0, 3.0]), round: 0.0 };
+        assert_eq!(cube.distance(DVec3::from([0.0; 3])), -1.0, "inside: distance to the nearest face");
+        assert_eq!(cube.distance(DVec3::from([3.0, 0.0, 0.0])), 2.0);
+        assert!((cube.distance(DVec3::from([2.0, 3.0, 0.0])) - 2f64.sqrt()).abs() < 1e-12, "beyond an edge: to the edge");
+        let rounded = Sdf::Box { c: DVec3::from([0.0; 3]), half: DVec3::from([1.0; 3]), round: 0.25 };
+        assert_eq!(rounded.distance(DVec3::from([2.0, 0.0, 0.0])), 1.0, "faces stay where they were");
+        let corner = rounded.distance(DVec3::from([2.0, 2.0, 2.0]));
         assert!((corner - (3f64.sqrt() * 1.25 - 0.25)).abs() < 1e-12, "corners are rounded: {corner}");
-        let capsule = Sdf::Capsule { a: [0.0; 3], b: [0.0, 4.0, 0.0], r: 1.0 };
-        assert_eq!(capsule.distance([3.0, 2.0, 0.0]), 2.0, "beside the segment");
-        assert_eq!(capsule.distance([0.0, 7.0, 0.0]), 2.0, "past its end");
-        let plane = Sdf::Plane { n: [0.0, 1.0, 0.0], d: 1.5 };
-        assert_eq!(plane.distance([9.0, 1.0, -4.0]), -0.5);
+        let capsule = Sdf::Capsule { a: DVec3::from([0.0; 3]), b: DVec3::from([0.0, 4.0, 0.0]), r: 1.0 };
+        assert_eq!(capsule.distance(DVec3::from([3.0, 2.0, 0.0])), 2.0, "beside the segment");
+        assert_eq!(capsule.distance(DVec3::from([0.0, 7.0, 0.0])), 2.0, "past its end");
+        let plane = Sdf::Plane { n: DVec3::from([0.0, 1.0, 0.0]), d: 1.5 };
+        assert_eq!(plane.distance(DVec3::from([9.0, 1.0, -4.0])), -0.5);
     }
 
     #[test]

@@ -93,11 +93,8 @@ impl IsoMesh {
         self.indices
             .chunks_exact(3)
             .map(|t| {
-                let [a, b, c] = [t[0], t[1], t[2]].map(|i| self.positions[i as usize].map(f64::from));
-                let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-                let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-                let n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
-                0.5 * (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt()
+                let [a, b, c] = [t[0], t[1], t[2]].map(|i| glam::DVec3::from(self.positions[i as usize].map(f64::from)));
+                0.5 * (b - a).cross(c - a).length()
             })
             .sum()
     }

@@ -3,6 +3,8 @@
 //! every direct rung would lie on a face). A triangle side never joins two crossings on the same
 //! face unless the contour does, so neighbouring cubes can never draw the same chord.
 
+use glam::Vec3;
+
 use super::cube::{CubeLoops, EDGE_CORNERS, FACES};
 use super::interior::Tunnel;
 
@@ -243,21 +245,22 @@ fn loft(a: &[u8], b: &[u8], point: &impl Fn(u8) -> [f32; 3], out: &mut CubeSurfa
 fn ringed_tube(a: &[u8], b: &[u8], point: &impl Fn(u8) -> [f32; 3], out: &mut CubeSurface) -> bool {
     let ca = centroid(a.iter().map(|&e| point(e)));
     let cb = centroid(b.iter().map(|&e| point(e)));
-    let axis = sub(cb, ca);
-    let len = norm(axis);
+    let axis = Vec3::from(cb) - Vec3::from(ca);
+    let len = axis.length();
     if len == 0.0 || out.n_extra as usize + 3 > MAX_EXTRA {
         return false;
     }
-    let d = axis.map(|c| c / len);
+    let d = axis / len;
     let mid = [0, 1, 2].map(|i| 0.5 * (ca[i] + cb[i]));
     // radius: a quarter of the loops' mean spread, so the ring stays well inside the cube
-    let spread = |l: &[u8], c: [f32; 3]| l.iter().map(|&e| norm(sub(point(e), c))).sum::<f32>() / l.len() as f32;
+    let spread = |l: &[u8], c: [f32; 3]| l.iter().map(|&e| Vec3::from(point(e)).distance(Vec3::from(c))).sum::<f32>() / l.len() as f32;
     let r = 0.25 * 0.5 * (spread(a, ca) + spread(b, cb));
-    let helper = if d[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
-    let u = normalize(cross(d, helper));
-    let v = cross(d, u);
+    let helper = if d.x.abs() < 0.9 { Vec3::X } else { Vec3::Y };
+    let across = d.cross(helper);
+    let u = across / across.length();
+    let v = d.cross(u);
     // The ring must turn against `a` around the axis (the loft walks it backwards).
-    let turn_a = dot(newell(a.iter().map(|&e| point(e))), d);
+    let turn_a = newell(a.iter().map(|&e| point(e))).dot(d);
     let sign = if turn_a >= 0.0 { -1.0 } else { 1.0 };
     let before = (out.n_tris, out.n_extra);
     let mut ids = [0u8; 3];
@@ -276,38 +279,14 @@ fn ringed_tube(a: &[u8], b: &[u8], point: &impl Fn(u8) -> [f32; 3], out: &mut Cu
     false
 }
 
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-fn norm(a: [f32; 3]) -> f32 {
-    dot(a, a).sqrt()
-}
-
-fn normalize(a: [f32; 3]) -> [f32; 3] {
-    let l = norm(a);
-    a.map(|c| c / l)
-}
-
 /// Newell's normal of a closed polygon (twice its vector area).
-fn newell(points: impl Iterator<Item = [f32; 3]> + Clone) -> [f32; 3] {
+fn newell(points: impl Iterator<Item = [f32; 3]> + Clone) -> Vec3 {
     let first = points.clone().next().unwrap_or([0.0; 3]);
-    let mut n = [0.0f32; 3];
-    let mut prev: Option<[f32; 3]> = None;
-    for p in points.chain(std::iter::once(first)) {
+    let mut n = Vec3::ZERO;
+    let mut prev: Option<Vec3> = None;
+    for p in points.chain(std::iter::once(first)).map(Vec3::from) {
         if let Some(q) = prev {
-            let c = cross(q, p);
-            for i in 0..3 {
-                n[i] += c[i];
-            }
+            n += q.cross(p);
         }
         prev = Some(p);
     }
