@@ -66,6 +66,17 @@ pub enum Command {
         #[arg(long)]
         no_dither: bool,
     },
+    /// Print a shell completion script, e.g. `simreel completions bash > ~/.local/share/bash-completion/completions/simreel`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff); with --out, write simreel.1 and a page per subcommand there.
+    Man {
+        /// Folder for simreel.1, simreel-render.1, … (e.g. ~/.local/share/man/man1).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]

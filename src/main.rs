@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use simreel::cli::{self, Cli, Command, DiceCommand, DiceStatsArgs, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs};
 use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
@@ -127,7 +127,38 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             eprintln!("wrote {} ({n} frames at {fps} fps)", output.display());
             Ok(())
         }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "simreel", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man { out } => man_pages(out.as_deref()),
     }
+}
+
+/// The man page of `simreel` on stdout, or every page (one per command and subcommand, named
+/// like `simreel-golden-check.1`) written into `out`.
+fn man_pages(out: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let render = |cmd: clap::Command| -> std::io::Result<Vec<u8>> {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        Ok(page)
+    };
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let Some(dir) = out else {
+        std::io::Write::write_all(&mut std::io::stdout(), &render(cmd)?)?;
+        return Ok(());
+    };
+    let mut pending = vec![cmd];
+    let mut written = 0;
+    while let Some(cmd) = pending.pop() {
+        pending.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
+        let name = format!("{}.1", cmd.get_display_name().unwrap_or_else(|| cmd.get_name()));
+        simreel::output::write_atomic(&dir.join(name), &render(cmd)?)?;
+        written += 1;
+    }
+    eprintln!("wrote {written} man pages into {}", dir.display());
+    Ok(())
 }
 
 fn dice_stats(args: &DiceStatsArgs) -> anyhow::Result<()> {

@@ -295,3 +295,35 @@ at = 9.0
     let scene::KindSpec::Dice(spec) = &s.kind else { panic!("a dice scene") };
     assert_eq!((spec.count, spec.firmness.len(), spec.rolls.as_slice(), spec.results), (5, 5, &[0.0][..], true));
 }
+
+#[test]
+fn shell_completions_and_man_pages_come_from_the_cli_definitions() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = simreel().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}: {}", String::from_utf8_lossy(&out.stderr));
+        let script = String::from_utf8_lossy(&out.stdout);
+        for word in ["render", "golden", "resume", "backend", "vulkan"] {
+            assert!(script.contains(word), "the {shell} completions lack {word}");
+        }
+    }
+    // the bash script completes a subcommand from its first letters
+    let probe =
+        "source <(\"$0\" completions bash); COMP_WORDS=(simreel gol); COMP_CWORD=1; _simreel simreel gol simreel; echo \"${COMPREPLY[*]}\"";
+    let out = std::process::Command::new("bash").args(["-c", probe, env!("CARGO_BIN_EXE_simreel")]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "golden", "{}", String::from_utf8_lossy(&out.stderr));
+    let out = simreel().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "an unknown shell is a usage error");
+
+    let out = simreel().arg("man").output().unwrap();
+    assert!(out.status.success());
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.contains(".TH simreel 1") && page.contains("render"), "{page}");
+    let dir = crate::common::scratch("man");
+    let out = simreel().args(["man", "--out"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for name in ["simreel", "simreel-render", "simreel-golden-check", "simreel-dice-stats", "simreel-completions"] {
+        let page = std::fs::read_to_string(dir.join(format!("{name}.1"))).unwrap_or_else(|e| panic!("{name}.1: {e}"));
+        assert!(page.contains(&format!(".TH {name} 1")), "{name}.1 is not its own page");
+    }
+    assert!(std::fs::read_to_string(dir.join("simreel-render.1")).unwrap().contains("resume"));
+}
