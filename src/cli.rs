@@ -54,7 +54,8 @@ pub enum Command {
         #[command(subcommand)]
         action: DiceCommand,
     },
-    /// Assemble a GIF from a folder of PNG frames with the encoder `render` uses.
+    /// Assemble a GIF from a folder of frames (PNG of any depth, JPEG, WebP; in name order) with
+    /// the encoder `render` uses.
     Gif {
         #[arg(value_name = "FRAMES_DIR")]
         frames_dir: PathBuf,
@@ -62,6 +63,9 @@ pub enum Command {
         output: PathBuf,
         #[arg(long, default_value_t = 30.0)]
         fps: f64,
+        /// Scale every frame to this width in pixels, keeping the aspect (Catmull–Rom).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(16..=8192))]
+        width: Option<u32>,
         /// Turn off error-diffusion dithering.
         #[arg(long)]
         no_dither: bool,

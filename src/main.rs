@@ -118,12 +118,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mesh { scene, output, frame } => mesh(&scene, &output, frame),
         Command::Golden { action } => golden(action),
         Command::Dice { action: DiceCommand::Stats(args) } => dice_stats(&args),
-        Command::Gif { frames_dir, output, fps, no_dither } => {
+        Command::Gif { frames_dir, output, fps, width, no_dither } => {
             if !(fps > 0.0 && fps <= 100.0) {
                 return Err(BadInput(format!("--fps {fps} is outside 0..100 (GIF delays are whole centiseconds)")).into());
             }
             let settings = simreel::output::gif::GifSettings { fps, dither: !no_dither };
-            let n = pipeline::gif_from_folder(&frames_dir, &output, settings)?;
+            let n = pipeline::gif_from_folder(&frames_dir, &output, settings, width)?;
             eprintln!("wrote {} ({n} frames at {fps} fps)", output.display());
             Ok(())
         }

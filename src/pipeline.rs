@@ -515,39 +515,46 @@ fn write_gif(
     Ok(true)
 }
 
-/// `simreel gif`: every `*.png` in `dir` (sorted by name) into `out`, quantized on all cores.
-pub fn gif_from_folder(dir: &Path, out: &Path, settings: GifSettings) -> Result<usize, PipelineError> {
+/// `simreel gif`: every picture in `dir` (PNG, JPEG, WebP; sorted by name) into `out`, quantized on
+/// all cores, scaled to `width` (keeping the aspect) when given.
+pub fn gif_from_folder(dir: &Path, out: &Path, settings: GifSettings, width: Option<u32>) -> Result<usize, PipelineError> {
     use rayon::prelude::*;
     let read_err = |source| OutputError::Read { path: dir.to_path_buf(), source };
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(read_err)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("png")))
+        .filter(|p| output::picture::is_picture(p))
         .collect();
     files.sort();
     if files.is_empty() {
         return Err(OutputError::Read {
             path: dir.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no PNG files in this folder"),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no PNG, JPEG or WebP files in this folder"),
         }
         .into());
     }
-    let first = output::png::read(&files[0])?;
-    let (w, h) = (first.width, first.height);
+    let first = output::picture::read(&files[0])?;
+    let (fw, fh) = (first.width, first.height);
+    // `width` scales every frame, keeping the first frame's aspect
+    let (w, h) = match width {
+        Some(w) => (w, ((fh as f64 * w as f64 / fw as f64).round() as u32).max(1)),
+        None => (fw, fh),
+    };
     let (tx, rx) = sync_channel::<(usize, Quantized)>(rayon::current_num_threads() * 2);
     let total = files.len();
     let result = std::thread::scope(|s| {
         let writer = s.spawn(move || write_gif(out, rx, total, w, h, settings.fps));
         let produced: Result<(), PipelineError> =
             files.par_iter().enumerate().try_for_each_with(tx, |tx: &mut SyncSender<(usize, Quantized)>, (i, f)| {
-                let d = output::png::read(f)?;
-                if (d.width, d.height) != (w, h) {
-                    return Err(OutputError::BadPng {
+                let d = output::picture::read(f)?;
+                if (d.width, d.height) != (fw, fh) {
+                    return Err(OutputError::BadPicture {
                         path: f.clone(),
-                        reason: format!("{}×{} differs from the first frame's {w}×{h}", d.width, d.height),
+                        reason: format!("{}×{} differs from the first frame's {fw}×{fh}", d.width, d.height),
                     }
                     .into());
                 }
+                let d = output::picture::resize(&d, w, h);
                 let _ = tx.send((i, output::gif::quantize(&d.rgba, w, h, settings.dither)));
                 Ok(())
             });

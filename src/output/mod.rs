@@ -6,6 +6,7 @@ pub mod compare;
 pub mod gif;
 pub mod manifest;
 pub mod mesh_file;
+pub mod picture;
 pub mod png;
 pub mod report;
 
@@ -28,6 +29,8 @@ pub enum OutputError {
     },
     #[error("{} is not a PNG simreel can read: {reason}", path.display())]
     BadPng { path: PathBuf, reason: String },
+    #[error("{} is not a picture simreel can read (PNG, JPEG or WebP): {reason}", path.display())]
+    BadPicture { path: PathBuf, reason: String },
     #[error("{}: {reason}", path.display())]
     Gif { path: PathBuf, reason: String },
 }

@@ -1,5 +1,7 @@
-//! PNG encoding of RGBA8 frames (the `png` crate): fast settings for frame sequences, small ones for
-//! golden images; and decoding for `simreel gif` and golden comparisons.
+//! PNG encoding of RGBA8 frames (the `png` crate, which writes the sRGB chunk and stores opaque
+//! frames as RGB, so the bytes of a frame never depend on another crate's choices): fast settings
+//! for frame sequences, small ones for golden images; and reading PNGs back (resume, golden
+//! comparisons) through `image`.
 
 use std::path::Path;
 
@@ -53,27 +55,14 @@ pub struct Decoded {
     pub rgba: Vec<u8>,
 }
 
-/// Reads a PNG (8-bit grey, grey+alpha, RGB, RGBA or palette) into RGBA8.
+/// Reads a PNG (any bit depth and colour type) into RGBA8.
 pub fn read(path: &Path) -> Result<Decoded, OutputError> {
     let bytes = std::fs::read(path).map_err(|source| OutputError::Read { path: path.to_path_buf(), source })?;
     decode(&bytes).map_err(|reason| OutputError::BadPng { path: path.to_path_buf(), reason })
 }
 
+/// Decodes PNG bytes into RGBA8, through `image` (as fast as the `png` crate's own reader on
+/// simreel's frames: `cargo bench --bench decode`).
 pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
-    let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
-    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = dec.read_info().map_err(|e| e.to_string())?;
-    let size = reader.output_buffer_size().ok_or("image too large")?;
-    let mut buf = vec![0; size];
-    let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
-    let (w, h) = (info.width, info.height);
-    let px = (w * h) as usize;
-    let rgba = match info.color_type {
-        png::ColorType::Rgba => buf[..px * 4].to_vec(),
-        png::ColorType::Rgb => buf[..px * 3].chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
-        png::ColorType::GrayscaleAlpha => buf[..px * 2].chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
-        png::ColorType::Grayscale => buf[..px].iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::Indexed => return Err("palette PNG was not expanded".into()),
-    };
-    Ok(Decoded { width: w, height: h, rgba })
+    super::picture::decode_as(bytes, Some(image::ImageFormat::Png))
 }

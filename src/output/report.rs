@@ -2,7 +2,7 @@
 //! expected images, an error heatmap, a signed difference and an expected | diff | actual strip;
 //! `summary.json`; `junit.xml` for CI systems; and `report.html`, one self-contained page (images
 //! embedded) with side-by-side, slider and hover-swap views, worst failures first, and the bless
-//! command for each.
+//! command for each; passed frames are listed with a thumbnail.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,6 +10,7 @@ use std::path::Path;
 use base64::Engine as _;
 
 use super::compare::{self, Comparison};
+use super::picture;
 use super::png::{self, Decoded, Effort};
 use super::{OutputError, write_atomic};
 
@@ -39,12 +40,19 @@ pub struct SequenceNote {
     pub flicker_failed: bool,
 }
 
+/// Largest thumbnail of a passed frame in the report, pixels.
+const THUMB: (u32, u32) = (160, 90);
+
 fn xml(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 fn data_url(img: &Decoded) -> String {
-    let bytes = png::encode(&img.rgba, img.width, img.height, Effort::Fast);
+    data_url_with(img, Effort::Fast)
+}
+
+fn data_url_with(img: &Decoded, effort: Effort) -> String {
+    let bytes = png::encode(&img.rgba, img.width, img.height, effort);
     format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
@@ -182,7 +190,7 @@ h1 { font-size: 20px; margin: 0 0 4px; } .muted { color: #667; }
 .card.fail { border-left: 6px solid #d23; } .card.pass { border-left: 6px solid #2a4; }
 .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-start; }
 figure { margin: 0; } figcaption { font-size: 12px; color: #556; }
-img { image-rendering: pixelated; display: block; }
+img { image-rendering: pixelated; display: block; } img.thumb { image-rendering: auto; }
 code { background: #eef; padding: 2px 6px; border-radius: 4px; user-select: all; }
 .slider { position: relative; display: inline-block; }
 .slider .over { position: absolute; left: 0; top: 0; }
@@ -309,11 +317,17 @@ fn html(order: &[&Entry], sequences: &[SequenceNote], adapter: &str) -> String {
     }
     let passed: Vec<&&Entry> = order.iter().filter(|e| e.passed).collect();
     if !passed.is_empty() {
-        h.push_str("<div class=\"card pass\"><h2>Passed</h2><table><tr><th>scene</th><th>frame</th><th>how</th><th>state</th></tr>\n");
+        h.push_str(
+            "<div class=\"card pass\"><h2>Passed</h2><table><tr><th></th><th>scene</th><th>frame</th><th>how</th><th>state</th></tr>\n",
+        );
         for e in passed {
+            let (tw, th) = picture::fit(e.actual.width, e.actual.height, THUMB.0, THUMB.1);
             let _ = writeln!(
                 h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><img class=\"thumb\" alt=\"frame {}\" width=\"{tw}\" height=\"{th}\" src=\"{}\"></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                e.frame,
+                // small files: a report lists every checked frame
+                data_url_with(&picture::resize(&e.actual, tw, th), Effort::Small),
                 xml(&e.scene),
                 e.frame,
                 xml(&e.verdict),
@@ -324,4 +338,36 @@ fn html(order: &[&Entry], sequences: &[SequenceNote], adapter: &str) -> String {
     }
     let _ = writeln!(h, "<pre id=\"selftest\"></pre><script>{SCRIPT}</script></body></html>");
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passed_frames_are_listed_with_a_thumbnail_that_fits_the_box() {
+        let frame = Decoded { width: 320, height: 240, rgba: [40u8, 90, 200, 255].repeat(320 * 240) };
+        let entry = Entry {
+            scene: "terrain".into(),
+            frame: 45,
+            passed: true,
+            verdict: "identical".into(),
+            comparison: None,
+            expected: None,
+            expected_file: None,
+            actual: frame,
+            state_message: "state matches".into(),
+            tolerance_reason: String::new(),
+            bless_command: String::new(),
+        };
+        let page = html(&[&entry], &[], "lavapipe");
+        let at = page.find("<img class=\"thumb\"").expect("a thumbnail");
+        let tag = &page[at..at + page[at..].find('>').unwrap()];
+        assert!(tag.contains("width=\"120\" height=\"90\""), "{tag}");
+        let b64 = tag.split("base64,").nth(1).unwrap().trim_end_matches('"');
+        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+        let thumb = png::decode(&bytes).unwrap();
+        assert_eq!((thumb.width, thumb.height), (120, 90));
+        assert!(thumb.rgba.chunks_exact(4).all(|p| p == [40, 90, 200, 255]), "a flat frame stays flat");
+    }
 }

@@ -327,3 +327,59 @@ fn shell_completions_and_man_pages_come_from_the_cli_definitions() {
     }
     assert!(std::fs::read_to_string(dir.join("simreel-render.1")).unwrap().contains("resume"));
 }
+
+#[test]
+fn gif_takes_jpeg_webp_and_16_bit_png_frames_and_scales_them() {
+    let dir = crate::common::scratch("gif-formats");
+    let frames = dir.join("frames");
+    std::fs::create_dir_all(&frames).unwrap();
+    // a bright square moving over a gradient, 96 × 64, saved in turn as 16-bit PNG, JPEG and WebP
+    for i in 0..6u32 {
+        let img = image::RgbImage::from_fn(96, 64, |x, y| {
+            let inside = (x / 16 == i) && (20..44).contains(&y);
+            if inside { image::Rgb([250, 240, 40]) } else { image::Rgb([(x * 2) as u8, 60, (y * 3) as u8]) }
+        });
+        let dynamic = image::DynamicImage::ImageRgb8(img);
+        let (name, picture) = match i % 3 {
+            0 => (format!("f{i}.png"), image::DynamicImage::ImageRgb16(dynamic.into_rgb16())),
+            1 => (format!("f{i}.jpg"), dynamic),
+            _ => (format!("f{i}.webp"), dynamic),
+        };
+        picture.save(frames.join(name)).unwrap();
+    }
+    std::fs::write(frames.join("notes.txt"), "not a frame").unwrap();
+    let out = dir.join("moving.gif");
+    let run = simreel().args(["gif", "--fps", "12.5", "--width", "48", "-o"]).arg(&out).arg(&frames).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("6 frames"));
+    let mut opts = gif::DecodeOptions::new();
+    opts.set_color_output(gif::ColorOutput::RGBA);
+    let mut dec = opts.read_info(std::fs::File::open(&out).unwrap()).unwrap();
+    assert_eq!((dec.width(), dec.height()), (48, 32), "scaled to 48 wide, keeping 3:2");
+    let mut canvas = vec![0u8; 48 * 32 * 4];
+    let mut square_x = Vec::new();
+    while let Some(f) = dec.read_next_frame().unwrap() {
+        for y in 0..f.height as usize {
+            for x in 0..f.width as usize {
+                let s = (y * f.width as usize + x) * 4;
+                if f.buffer[s + 3] > 0 {
+                    let d = ((y + f.top as usize) * 48 + x + f.left as usize) * 4;
+                    canvas[d..d + 4].copy_from_slice(&f.buffer[s..s + 4]);
+                }
+            }
+        }
+        // where the yellow square is on the middle row: it moves 8 pixels a frame at half size
+        let row = 16 * 48 * 4;
+        let yellow: Vec<usize> = (0..48).filter(|&x| canvas[row + x * 4] > 200 && canvas[row + x * 4 + 2] < 120).collect();
+        square_x.push(yellow.iter().sum::<usize>() as f64 / yellow.len().max(1) as f64);
+    }
+    assert_eq!(square_x.len(), 6);
+    for (i, x) in square_x.iter().enumerate() {
+        assert!((x - (4.0 + 8.0 * i as f64 - 0.5)).abs() < 1.5, "frame {i}: square at {x}, {square_x:?}");
+    }
+    // a frame of another size is named
+    image::RgbImage::new(10, 10).save(frames.join("z.png")).unwrap();
+    let run = simreel().args(["gif", "-o"]).arg(dir.join("bad.gif")).arg(&frames).output().unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("z.png"), "{}", String::from_utf8_lossy(&run.stderr));
+}
