@@ -5,7 +5,7 @@
 //! gradients, a textured band). Run: `cargo bench --bench decode`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use simreel::output::{picture, png};
+use simreel::output::png;
 
 fn frame() -> (Vec<u8>, u32, u32) {
     let (w, h) = (640u32, 360u32);
@@ -44,7 +44,7 @@ fn paths(c: &mut Criterion) {
     let mut group = c.benchmark_group("png_640x360");
     group.sample_size(30);
     group.bench_function("decode/png crate", |b| b.iter(|| decode_with_png_crate(&encoded)));
-    group.bench_function("decode/image (simreel)", |b| b.iter(|| picture::decode(&encoded).unwrap()));
+    group.bench_function("decode/image (simreel)", |b| b.iter(|| png::decode(&encoded).unwrap()));
     group.bench_function("encode/png crate fast (simreel)", |b| b.iter(|| png::encode(&rgba, w, h, png::Effort::Fast)));
     group.bench_function("encode/image png fast", |b| {
         b.iter(|| {

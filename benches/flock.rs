@@ -2,7 +2,7 @@
 //! the whole rayon pool. Target: at least 60 steps per second on one core.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use simreel::kinds::KindSimulation;
+use simreel::kinds::FromScene;
 use simreel::scene;
 use simreel::sim::flock::FlockSim;
 
@@ -17,8 +17,7 @@ fn world(agents: u32) -> FlockSim {
         9.0 * side
     );
     let s = scene::parse(&text, std::path::Path::new("bench.toml")).expect("bench scene");
-    let scene::KindSpec::Flock(spec) = &s.kind else { panic!("a flock scene") };
-    let mut sim = FlockSim::new(&s, spec);
+    let mut sim = FlockSim::from_scene(&s).expect("a flock scene");
     // two simulated seconds, so agents are spread over seek, work and curious
     for _ in 0..120 {
         sim.world_mut().step();

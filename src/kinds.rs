@@ -2,7 +2,8 @@
 //! variant of [`KindSpec`] and the simulation that plays it; the simulation names its spec, the
 //! spec names the kind (`kind = "…"`, which is also its table, `[…]`), reads that table and
 //! estimates its own memory. Everything that dispatches on a kind — reading a scene, the memory
-//! check, building the simulation, the list in error messages — is generated from this list.
+//! check, building the simulation (boxed, or as its own type through [`FromScene`]), the list in
+//! error messages — is generated from this list.
 //!
 //! Adding a kind is the README's "Adding a scene kind": a spec in `src/scene/<kind>.rs`
 //! implementing [`KindTable`], a simulation in `src/sim/<kind>/` implementing [`KindSimulation`],
@@ -31,6 +32,12 @@ pub trait KindTable: Clone + Debug + PartialEq + Sized {
 pub trait KindSimulation: Simulation + Sized + 'static {
     type Spec: KindTable;
     fn new(scene: &Scene, spec: &Self::Spec) -> Self;
+}
+
+/// A registered kind's simulation built from a whole scene: `None` when the scene is of another
+/// kind. The registry implements it for every simulation it lists.
+pub trait FromScene: Sized {
+    fn from_scene(scene: &Scene) -> Option<Self>;
 }
 
 /// Reads `[T::NAME]` from the scene's root table and reports the keys nobody asked for.
@@ -82,6 +89,16 @@ macro_rules! kinds {
                 }
             }
         }
+
+        $(impl FromScene for $sim {
+            fn from_scene(scene: &Scene) -> Option<Self> {
+                #[allow(unreachable_patterns)] // a registry of one kind
+                match &scene.kind {
+                    KindSpec::$variant(spec) => Some(<$sim as KindSimulation>::new(scene, spec)),
+                    _ => None,
+                }
+            }
+        })*
     };
 }
 
@@ -114,6 +131,16 @@ mod tests {
             assert_eq!(sim.frame(2).index, 2, "{name}");
             assert_eq!(sim.fault(), None, "{name}");
         }
+    }
+
+    #[test]
+    fn a_simulation_is_built_from_a_scene_of_its_own_kind_only() {
+        let parse = |kind: &str| scene::parse(&format!("kind = \"{kind}\"\n[render]\nframes = 2\n"), Path::new("k.toml")).unwrap();
+        let (dice, flock) = (parse("dice"), parse("flock"));
+        assert!(crate::sim::dice::DiceSim::from_scene(&dice).is_some());
+        assert!(crate::sim::dice::DiceSim::from_scene(&flock).is_none());
+        assert!(crate::sim::flock::FlockSim::from_scene(&flock).is_some());
+        assert!(crate::sim::terrain::TerrainSim::from_scene(&dice).is_none());
     }
 
     #[test]

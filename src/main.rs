@@ -417,10 +417,9 @@ fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32) -> anyhow::Re
     if frame >= s.render.frames {
         return Err(BadInput(format!("--frame {frame} is past the scene's last frame {}", s.render.frames - 1)).into());
     }
-    let scene::KindSpec::Terrain(spec) = &s.kind else {
+    let Some(mut sim) = <simreel::sim::terrain::TerrainSim as simreel::kinds::FromScene>::from_scene(&s) else {
         return Err(BadInput(format!("{} is a {} scene; `mesh` exports terrain meshes", path.display(), s.kind.name())).into());
     };
-    let mut sim = <simreel::sim::terrain::TerrainSim as simreel::kinds::KindSimulation>::new(&s, spec);
     let m = sim.mesh_at(frame);
     let ext = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let bytes = match ext.as_deref() {

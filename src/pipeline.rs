@@ -74,6 +74,9 @@ enum Simulated {
     Frame(Box<FrameData>),
     /// A frame an earlier run finished: nothing to render.
     Kept(u32),
+    /// The simulation broke here. It travels behind the frames before it, so those are still
+    /// rendered and written (and kept for `--resume`) before the job stops.
+    Fault(PipelineError),
 }
 
 /// A frame on its way from the renderer to the encoders.
@@ -321,7 +324,8 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
         shared.states.lock().expect("states").insert(f, sim.digest().to_string());
         shared.progress.simulate.inc(1);
         if let Some(fault) = sim.fault() {
-            shared.fail(PipelineError::Simulation { scene: scene.name.clone(), frame: fault.frame, what: fault.what });
+            let _ =
+                tx.send(Simulated::Fault(PipelineError::Simulation { scene: scene.name.clone(), frame: fault.frame, what: fault.what }));
             break;
         }
         if tx.send(Simulated::Frame(Box::new(data))).is_err() {
@@ -350,6 +354,10 @@ fn render_frames(shared: &Shared, renderer: &mut Renderer, rx: Receiver<Simulate
                 continue;
             }
             Simulated::Frame(data) => data,
+            Simulated::Fault(e) => {
+                shared.fail(e);
+                break;
+            }
         };
         match shared.timed(Stage::Render, || renderer.submit(&data)) {
             Ok(Some(img)) => forward(Work::Rendered(img)),
@@ -427,8 +435,9 @@ fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quanti
     }
 }
 
-/// The GIF stage: frames in job order into `path`, put in place only when every frame arrived
-/// and nothing stopped the job. Returns whether it was.
+/// The GIF stage: frames in job order into `path`, put in place when every frame arrived. Returns
+/// whether the GIF is complete and the job was not stopped meanwhile (a stop after the last frame
+/// leaves the finished GIF in place, but the manifest does not list it).
 fn assemble_gif(shared: &Shared, path: &Path, rx: Receiver<(usize, Quantized)>) -> bool {
     let r = &shared.job.scene.render;
     let fps = shared.job.scene.output.gif_fps.map_or(r.fps as f64, f64::from);
@@ -554,7 +563,7 @@ pub fn gif_from_folder(dir: &Path, out: &Path, settings: GifSettings, width: Opt
                     }
                     .into());
                 }
-                let d = output::picture::resize(&d, w, h);
+                let d = if width.is_some() { output::picture::resize(&d, w, h) } else { d };
                 let _ = tx.send((i, output::gif::quantize(&d.rgba, w, h, settings.dither)));
                 Ok(())
             });

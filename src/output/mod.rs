@@ -65,8 +65,10 @@ pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut AtomicFile) -> std:
 pub struct AtomicFile {
     path: PathBuf,
     tmp: PathBuf,
-    /// `None` once committed.
+    /// `None` once a commit was tried.
     writer: Option<std::io::BufWriter<std::fs::File>>,
+    /// The rename succeeded: the temporary name is gone.
+    committed: bool,
 }
 
 impl AtomicFile {
@@ -77,12 +79,7 @@ impl AtomicFile {
         }
         let tmp = temp_path(path);
         let file = std::fs::File::create(&tmp).map_err(write_err(path))?;
-        Ok(AtomicFile { path: path.to_path_buf(), tmp, writer: Some(std::io::BufWriter::new(file)) })
-    }
-
-    /// The name the file gets when committed.
-    pub fn path(&self) -> &Path {
-        &self.path
+        Ok(AtomicFile { path: path.to_path_buf(), tmp, writer: Some(std::io::BufWriter::new(file)), committed: false })
     }
 
     /// Flushes, syncs the data to disk and renames the file into place.
@@ -93,6 +90,7 @@ impl AtomicFile {
             file.sync_data()?;
             std::fs::rename(&self.tmp, &self.path)
         })();
+        self.committed = result.is_ok();
         result.map_err(write_err(&self.path))
     }
 }
@@ -113,9 +111,10 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        // closed first; after a commit the temporary name is gone and the removal does nothing
-        self.writer = None;
-        let _ = std::fs::remove_file(&self.tmp);
+        if !self.committed {
+            self.writer = None; // closed before it is removed
+            let _ = std::fs::remove_file(&self.tmp);
+        }
     }
 }
 

@@ -21,16 +21,20 @@ pub fn is_picture(path: &Path) -> bool {
 /// Reads a picture into RGBA8 (16-bit channels rounded to 8, grey expanded, alpha 255 where
 /// there is none). The format comes from the bytes, not the name.
 pub fn read(path: &Path) -> Result<Decoded, OutputError> {
+    read_as(path, None, |path, reason| OutputError::BadPicture { path, reason })
+}
+
+/// Reads `path` as `format` (or whatever it turns out to be); `bad` words a decoding failure.
+pub(super) fn read_as(
+    path: &Path,
+    format: Option<image::ImageFormat>,
+    bad: impl FnOnce(std::path::PathBuf, String) -> OutputError,
+) -> Result<Decoded, OutputError> {
     let bytes = std::fs::read(path).map_err(|source| OutputError::Read { path: path.to_path_buf(), source })?;
-    decode_as(&bytes, None).map_err(|reason| OutputError::BadPicture { path: path.to_path_buf(), reason })
+    decode_as(&bytes, format).map_err(|reason| bad(path.to_path_buf(), reason))
 }
 
-/// Decodes any format `image` was built with (PNG, JPEG, WebP) into RGBA8.
-pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
-    decode_as(bytes, None)
-}
-
-/// Decodes `bytes` as `format`, or as whatever format they turn out to be.
+/// Decodes `bytes` as `format`, or as whatever format (PNG, JPEG, WebP) they turn out to be.
 pub fn decode_as(bytes: &[u8], format: Option<image::ImageFormat>) -> Result<Decoded, String> {
     let img = match format {
         Some(f) => image::load_from_memory_with_format(bytes, f),
@@ -47,8 +51,9 @@ pub fn resize(img: &Decoded, width: u32, height: u32) -> Decoded {
     if (width, height) == (img.width, img.height) {
         return img.clone();
     }
-    let buffer = image::RgbaImage::from_raw(img.width, img.height, img.rgba.clone()).expect("RGBA8 rows of the stated size");
-    let out = image::imageops::resize(&buffer, width.max(1), height.max(1), FilterType::CatmullRom);
+    let view = image::ImageBuffer::<image::Rgba<u8>, &[u8]>::from_raw(img.width, img.height, &img.rgba[..])
+        .expect("RGBA8 rows of the stated size");
+    let out = image::imageops::resize(&view, width.max(1), height.max(1), FilterType::CatmullRom);
     Decoded { width: out.width(), height: out.height(), rgba: out.into_raw() }
 }
 

@@ -57,8 +57,7 @@ pub struct Decoded {
 
 /// Reads a PNG (any bit depth and colour type) into RGBA8.
 pub fn read(path: &Path) -> Result<Decoded, OutputError> {
-    let bytes = std::fs::read(path).map_err(|source| OutputError::Read { path: path.to_path_buf(), source })?;
-    decode(&bytes).map_err(|reason| OutputError::BadPng { path: path.to_path_buf(), reason })
+    super::picture::read_as(path, Some(image::ImageFormat::Png), |path, reason| OutputError::BadPng { path, reason })
 }
 
 /// Decodes PNG bytes into RGBA8, through `image` (as fast as the `png` crate's own reader on

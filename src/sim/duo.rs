@@ -99,8 +99,8 @@ fn serve(slot: &'static Slot) {
             slot.sleeping.store(false, Ordering::SeqCst);
             since = Instant::now();
         }
-        // SAFETY: this thread claimed the posted job; the poster waits for DONE before its
-        // stack frame (which holds the closure) goes away.
+        // this thread claimed the posted job; the poster waits for DONE before its stack frame
+        // (which holds the closure) goes away
         seen(Path::Helper);
         run_claimed(slot);
         slot.state.store(DONE, Ordering::Release);

@@ -137,8 +137,8 @@ impl DiceSim {
         while self.table.time() + STEP / 2.0 <= time {
             self.apply_script();
             self.table.step();
-            let w = self.table.roller(0);
-            self.read_once |= w.phase() == Phase::Settled && !w.is_stale();
+            let roller = self.table.roller(0);
+            self.read_once |= roller.phase() == Phase::Settled && !roller.is_stale();
         }
         self.apply_script();
         // a non-finite position never heals, so one look per frame finds it
@@ -170,17 +170,17 @@ impl DiceSim {
 
     /// What the results strip shows: (die, value) left to right, and whether it is stale.
     pub fn results(&self, frame: u32) -> (Vec<(usize, u8)>, bool) {
-        let w = self.table.roller(0);
-        let stale = w.is_stale() || w.phase() != Phase::Settled || !self.read_once;
-        (self.screen_order(frame).into_iter().map(|d| (d, w.readings()[d].value)).collect(), stale)
+        let roller = self.table.roller(0);
+        let stale = roller.is_stale() || roller.phase() != Phase::Settled || !self.read_once;
+        (self.screen_order(frame).into_iter().map(|d| (d, roller.readings()[d].value)).collect(), stale)
     }
 
     fn strip(&self, frame: u32) -> Canvas2d {
         let (w, h) = (self.scene.render.width as f32, self.scene.render.height as f32);
         let (values, stale) = self.results(frame);
         // dashes until the dice have been read, and while a throw has not produced its result
-        let w0 = self.table.roller(0);
-        let never_read = !self.read_once || (w0.phase() == Phase::Rolling && w0.outcome().is_none());
+        let roller = self.table.roller(0);
+        let never_read = !self.read_once || (roller.phase() == Phase::Rolling && roller.outcome().is_none());
         let chip = (h * 0.075).clamp(10.0, 64.0);
         let gap = chip * 0.45;
         let n = values.len() as f32;
@@ -299,17 +299,17 @@ impl Simulation for DiceSim {
                 }
             }
         }
-        let w = self.table.roller(0);
+        let roller = self.table.roller(0);
         let (values, stale) = self.results(self.frame);
         let shown: Vec<String> = values.iter().map(|v| v.1.to_string()).collect();
         StateDigest {
             hash: h.finish(),
             facts: vec![
                 ("time".into(), format!("{:.4}", self.table.time())),
-                ("phase".into(), format!("{:?}", w.phase()).to_lowercase()),
+                ("phase".into(), format!("{:?}", roller.phase()).to_lowercase()),
                 ("faces".into(), shown.join(" ")),
                 ("stale".into(), stale.to_string()),
-                ("nudges".into(), w.total_nudges().to_string()),
+                ("nudges".into(), roller.total_nudges().to_string()),
             ],
         }
     }
@@ -321,6 +321,7 @@ mod tests {
 
     use super::*;
     use crate::frame::Shape2d;
+    use crate::kinds::FromScene;
     use crate::scene;
     use crate::sim::dice::math::{norm, sub};
     use crate::sim::dice::model::TOPOLOGY;
@@ -329,8 +330,7 @@ mod tests {
 
     fn sim(text: &str) -> (Scene, DiceSim) {
         let s = scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"));
-        let scene::KindSpec::Dice(spec) = &s.kind else { panic!("a dice scene") };
-        let d = DiceSim::new(&s, spec);
+        let d = DiceSim::from_scene(&s).expect("a dice scene");
         (s, d)
     }
 
@@ -361,9 +361,9 @@ mod tests {
         let (_, mut d) =
             sim("kind = \"dice\"\nseed = 7\n[render]\nfps = 30\nduration = 12.0\n[dice]\ncount = 3\nrolls = [0.0]\nresults = false\n");
         d.frame(359);
-        let w = d.table().roller(0);
-        assert_eq!(w.phase(), Phase::Settled);
-        let got: Vec<u8> = w.readings().iter().map(|r| r.value).collect();
+        let roller = d.table().roller(0);
+        assert_eq!(roller.phase(), Phase::Settled);
+        let got: Vec<u8> = roller.readings().iter().map(|r| r.value).collect();
         assert_eq!(got, expected);
     }
 

@@ -205,6 +205,9 @@ pub(super) fn floor_and_fence_lanes(pk: &mut Pack, live: &[bool; LANES], floor: 
     }
 }
 
+// `load` and `store` move one `Lane` as one 256-bit register: four f64.
+const _: () = assert!(LANES == 4);
+
 /// Four lanes into an AVX register.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]

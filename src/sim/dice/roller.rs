@@ -38,7 +38,7 @@ const CIRCUMSPHERE2: f64 = 3.0 * HALF * HALF * (1.0 + 1e-9);
 /// A settled die whose fastest particle gains this much speed (m/s) in one step was hit.
 const JOLT: f64 = 1.0;
 
-/// Where a world's roll stands.
+/// Where a roller's roll stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     /// Before the first throw.

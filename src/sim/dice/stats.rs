@@ -3,8 +3,8 @@
 //! (χ² over the faces, settle times, cocked results, nudges, fence contacts).
 //!
 //! Seeds run side by side in a [`Table`] (their dice filling the packs' lanes), one table per
-//! core, each world taking a new seed when its last one is done; none of this changes a single
-//! result, since a world's dice never see another world's.
+//! core, each roller taking a new seed when its last one is done; none of this changes a single
+//! result, since a roller's dice never see another roller's.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -156,8 +156,8 @@ impl Study {
     }
 }
 
-/// Worlds per table: enough that their dice fill whole packs.
-fn worlds_per_table(dice: usize) -> usize {
+/// Rollers per table: enough that their dice fill whole packs.
+fn rollers_per_table(dice: usize) -> usize {
     let lanes = super::pack::LANES;
     let lcm = dice * lanes / gcd(dice, lanes);
     lcm / dice
@@ -169,13 +169,13 @@ fn gcd(a: usize, b: usize) -> usize {
 
 /// Runs the study on the current rayon pool; `progress` is told of every finished roll.
 ///
-/// Each pool thread steps one table of a few worlds; a world that has rolled all its rolls takes
+/// Each pool thread steps one table of a few rollers; a roller that has rolled all its rolls takes
 /// the next seed nobody has started (or retires when none is left), so lanes stay busy until
 /// the end and the threads finish together. Which thread, table or lane rolls a seed never
 /// changes its rolls.
 pub fn run(spec: &StudySpec, progress: &(dyn Fn() + Sync)) -> Study {
     let queue = SeedQueue { first: spec.seeds.0, last: spec.seeds.1, taken: AtomicU64::new(0) };
-    let per = worlds_per_table(spec.dice);
+    let per = rollers_per_table(spec.dice);
     let seeds = spec.seeds.1.saturating_sub(spec.seeds.0) as usize + 1;
     let tables = rayon::current_num_threads().min(seeds.div_ceil(per)).max(1);
     let mut rolls: Vec<Roll> = (0..tables).into_par_iter().flat_map_iter(|_| run_table(spec, per, &queue, progress)).collect();
@@ -197,7 +197,7 @@ impl SeedQueue {
     }
 }
 
-/// One table of `per` worlds, rolling seeds from `queue` until none is left.
+/// One table of `per` rollers, rolling seeds from `queue` until none is left.
 fn run_table(spec: &StudySpec, per: usize, queue: &SeedQueue, progress: &(dyn Fn() + Sync)) -> Vec<Roll> {
     let mut out = Vec::new();
     if spec.rolls_per_seed == 0 {
@@ -206,7 +206,7 @@ fn run_table(spec: &StudySpec, per: usize, queue: &SeedQueue, progress: &(dyn Fn
     let mut table = Table::new((0..per).map(|_| (vec![spec.firmness; spec.dice], throw_stream(0))).collect());
     // the tables already keep every core busy
     table.set_two_threads(false);
-    // per world: the seed it rolls and how many rolls it has finished
+    // per roller: the seed it rolls and how many rolls it has finished
     let mut rolling: Vec<Option<(u64, u32)>> = vec![None; per];
     let start = |table: &mut Table, rolling: &mut Vec<Option<(u64, u32)>>, w: usize| match queue.take() {
         Some(seed) => {
@@ -258,9 +258,9 @@ mod tests {
 
     #[test]
     fn packing_fills_lanes() {
-        assert_eq!(worlds_per_table(3), 4);
-        assert_eq!(worlds_per_table(2), 2);
-        assert_eq!(worlds_per_table(5), 4);
-        assert_eq!(worlds_per_table(4), 1);
+        assert_eq!(rollers_per_table(3), 4);
+        assert_eq!(rollers_per_table(2), 2);
+        assert_eq!(rollers_per_table(5), 4);
+        assert_eq!(rollers_per_table(4), 1);
     }
 }

@@ -40,7 +40,7 @@ pub struct Table {
 impl Table {
     /// Rollers given as (firmness per die, random stream); their dice take consecutive lanes.
     pub fn new(rollers: Vec<(Vec<f64>, Rng)>) -> Self {
-        let total: usize = rollers.iter().map(|w| w.0.len()).sum();
+        let total: usize = rollers.iter().map(|(firmness, _)| firmness.len()).sum();
         let mut packs = vec![Pack::default(); total.div_ceil(LANES)];
         let mut next = 0;
         let rollers = rollers
@@ -77,8 +77,8 @@ impl Table {
         &self.rollers
     }
 
-    pub fn roller(&self, w: usize) -> &Roller {
-        &self.rollers[w]
+    pub fn roller(&self, r: usize) -> &Roller {
+        &self.rollers[r]
     }
 
     /// Seconds simulated.
@@ -96,92 +96,92 @@ impl Table {
         self.two_threads = on;
     }
 
-    /// The pack and lane of die `die` of roller `w`.
-    pub fn die(&self, w: usize, die: usize) -> (&Pack, usize) {
-        let s = self.rollers[w].slots()[die];
+    /// The pack and lane of die `die` of roller `r`.
+    pub fn die(&self, r: usize, die: usize) -> (&Pack, usize) {
+        let s = self.rollers[r].slots()[die];
         (&self.packs[s.pack], s.lane)
     }
 
     /// The same, for changing the die's particles directly (tests, tools).
-    pub fn die_mut(&mut self, w: usize, die: usize) -> (&mut Pack, usize) {
-        let s = self.rollers[w].slots()[die];
+    pub fn die_mut(&mut self, r: usize, die: usize) -> (&mut Pack, usize) {
+        let s = self.rollers[r].slots()[die];
         (&mut self.packs[s.pack], s.lane)
     }
 
-    /// Puts die `die` of roller `w` at rest at `centre`, turned by `q`.
-    pub fn place(&mut self, w: usize, die: usize, centre: V3, q: Quat) {
-        let (pk, lane) = self.die_mut(w, die);
+    /// Puts die `die` of roller `r` at rest at `centre`, turned by `q`.
+    pub fn place(&mut self, r: usize, die: usize, centre: V3, q: Quat) {
+        let (pk, lane) = self.die_mut(r, die);
         pk.place(lane, centre, q);
     }
 
-    /// Retires roller `w`: its dice are put out of the way, inert, and no longer stepped; a pack
+    /// Retires roller `r`: its dice are put out of the way, inert, and no longer stepped; a pack
     /// whose dice are all idle or retired is skipped. (`dice stats` retires a seed's roller once
     /// its rolls are done, while other seeds still roll.)
-    pub fn retire(&mut self, w: usize) {
-        self.rollers[w].retire(&mut self.packs);
+    pub fn retire(&mut self, r: usize) {
+        self.rollers[r].retire(&mut self.packs);
     }
 
-    /// Gives roller `w`'s dice to a new game with random stream `rng`, as if it had just been
+    /// Gives roller `r`'s dice to a new game with random stream `rng`, as if it had just been
     /// made (its next throw is that stream's first); its dice keep their firmness (which lives
     /// in the packs).
-    pub fn reseed(&mut self, w: usize, rng: Rng) {
-        let old = &mut self.rollers[w];
+    pub fn reseed(&mut self, r: usize, rng: Rng) {
+        let old = &mut self.rollers[r];
         old.release_grab(&mut self.packs);
         let roller = Roller::fresh(old.slots().to_vec(), rng);
         for s in roller.slots() {
             self.packs[s.pack].gravity[s.lane] = GRAVITY;
         }
-        self.rollers[w] = roller;
+        self.rollers[r] = roller;
     }
 
-    /// Throws every die of roller `w` (the only use of its random stream) and starts a roll.
-    pub fn throw(&mut self, w: usize) {
-        self.rollers[w].throw(&mut self.packs);
+    /// Throws every die of roller `r` (the only use of its random stream) and starts a roll.
+    pub fn throw(&mut self, r: usize) {
+        self.rollers[r].throw(&mut self.packs);
     }
 
-    /// Starts a roll of roller `w`'s dice from where they lie, without a throw.
-    pub fn roll_from_here(&mut self, w: usize) {
-        self.rollers[w].roll_from_here();
+    /// Starts a roll of roller `r`'s dice from where they lie, without a throw.
+    pub fn roll_from_here(&mut self, r: usize) {
+        self.rollers[r].roll_from_here();
     }
 
-    /// Takes roller `w`'s dice as lying where they were placed, before any throw: read now
+    /// Takes roller `r`'s dice as lying where they were placed, before any throw: read now
     /// (`read_now`), or once they have come to rest (dice placed in the air, say).
-    pub fn settle_in_place(&mut self, w: usize, read_now: bool) {
-        self.rollers[w].settle_in_place(&self.packs, read_now);
+    pub fn settle_in_place(&mut self, r: usize, read_now: bool) {
+        self.rollers[r].settle_in_place(&self.packs, read_now);
     }
 
-    /// Grabs particle `particle` of die `die` of roller `w`; it then follows `target` (updated
+    /// Grabs particle `particle` of die `die` of roller `r`; it then follows `target` (updated
     /// with [`Table::drag`]) until [`Table::release`].
-    pub fn grab(&mut self, w: usize, die: usize, particle: usize) {
-        self.rollers[w].take_hold(&mut self.packs, die, particle);
+    pub fn grab(&mut self, r: usize, die: usize, particle: usize) {
+        self.rollers[r].take_hold(&mut self.packs, die, particle);
     }
 
-    pub fn drag(&mut self, w: usize, target: V3) {
-        self.rollers[w].drag(target);
+    pub fn drag(&mut self, r: usize, target: V3) {
+        self.rollers[r].drag(target);
     }
 
-    pub fn release(&mut self, w: usize) {
-        self.rollers[w].release_grab(&mut self.packs);
+    pub fn release(&mut self, r: usize) {
+        self.rollers[r].release_grab(&mut self.packs);
     }
 
-    /// Frees cocked die `die` of roller `w` (see the roller's rules); the rules call it
+    /// Frees cocked die `die` of roller `r` (see the roller's rules); the rules call it
     /// themselves when a roll ends cocked.
-    pub fn nudge(&mut self, w: usize, die: usize) {
-        self.rollers[w].nudge(&mut self.packs, die);
+    pub fn nudge(&mut self, r: usize, die: usize) {
+        self.rollers[r].nudge(&mut self.packs, die);
     }
 
-    /// Positions of die `die` of roller `w`, indexed in the pips' frame (lattice point
+    /// Positions of die `die` of roller `r`, indexed in the pips' frame (lattice point
     /// i + 4j + 16k along the die's face axes): the control points of its Bézier volume.
-    pub fn particles(&self, w: usize, die: usize) -> [V3; PARTICLES] {
-        let roller = &self.rollers[w];
-        let (pk, lane) = self.die(w, die);
+    pub fn particles(&self, r: usize, die: usize) -> [V3; PARTICLES] {
+        let roller = &self.rollers[r];
+        let (pk, lane) = self.die(r, die);
         std::array::from_fn(|p| pk.x_of(lane, roller.particle_at(die, p)))
     }
 
     /// Orientation of the die's pips and its centre.
-    pub fn pose(&self, w: usize, die: usize) -> (M3, V3) {
-        let (pk, lane) = self.die(w, die);
-        (self.rollers[w].pip_rotation(&self.packs, die), pk.centroid[lane])
+    pub fn pose(&self, r: usize, die: usize) -> (M3, V3) {
+        let (pk, lane) = self.die(r, die);
+        (self.rollers[r].pip_rotation(&self.packs, die), pk.centroid[lane])
     }
 
     /// One fixed step (1/120 s) of every roller.
@@ -195,12 +195,12 @@ impl Table {
         let h = STEP / SUBSTEPS as f64;
         let n = self.packs.len();
         let mut jobs: Vec<PackJob> = (0..n).map(|_| PackJob::default()).collect();
-        for s in self.rollers.iter().filter(|w| !w.is_retired()).flat_map(|w| w.slots()) {
+        for s in self.rollers.iter().filter(|r| !r.is_retired()).flat_map(|r| r.slots()) {
             jobs[s.pack].live[s.lane] = true;
         }
-        for w in &self.rollers {
-            if let Some(g) = w.grab() {
-                let s = w.slots()[g.die];
+        for roller in &self.rollers {
+            if let Some(g) = roller.grab() {
+                let s = roller.slots()[g.die];
                 jobs[s.pack].pins.push((s.lane, g.particle, g.target));
             }
         }
@@ -208,18 +208,23 @@ impl Table {
         for sub in 0..=SUBSTEPS {
             for_each_pack(parallel, &mut self.packs, &mut jobs, |pk, job| job.run(pk, sub, h));
             if sub < SUBSTEPS {
-                for w in self.rollers.iter_mut().filter(|w| !w.is_retired()) {
-                    w.collide_dice(&mut self.packs);
+                for roller in self.rollers.iter_mut().filter(|r| !r.is_retired()) {
+                    roller.collide_dice(&mut self.packs);
                 }
             }
         }
         self.time += STEP;
         self.steps += 1;
-        for w in self.rollers.iter_mut().filter(|w| !w.is_retired()) {
-            let lanes = |of: fn(&PackJob) -> &[f64; LANES]| -> Vec<f64> { w.slots().iter().map(|s| of(&jobs[s.pack])[s.lane]).collect() };
-            let (before, after) = (lanes(|j| &j.speeds_before), lanes(|j| &j.speeds));
-            let fence: Vec<bool> = w.slots().iter().map(|s| jobs[s.pack].fence[s.lane]).collect();
-            w.after_step(&mut self.packs, &before, &after, &fence);
+        for roller in self.rollers.iter_mut().filter(|r| !r.is_retired()) {
+            let n = roller.slots().len();
+            let (mut before, mut after, mut fence) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+            for s in roller.slots() {
+                let job = &jobs[s.pack];
+                before.push(job.speeds_before[s.lane]);
+                after.push(job.speeds[s.lane]);
+                fence.push(job.fence[s.lane]);
+            }
+            roller.after_step(&mut self.packs, &before, &after, &fence);
         }
     }
 }

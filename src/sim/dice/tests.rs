@@ -81,7 +81,7 @@ fn seeds_1_and_2_replay_the_same_18_values() {
     assert!(distinct.len() >= 4, "{first:?}");
 }
 
-/// A die at rest on the floor in a one-die world.
+/// A die at rest on the floor, the table's only die.
 fn resting_die(firmness: f64) -> Table {
     let mut t = Table::single(&[firmness], Rng::new(3));
     for _ in 0..30 {
@@ -96,10 +96,11 @@ fn volume_holds_while_squeezed() {
     // hold for a second: the gummy keeps its volume within 2.5% (its sides bulge instead). Measured:
     // 1.6% at worst, 1.4% while held; a press to 55% costs 9%.
     let mut t = resting_die(55.0);
-    let v0 = volume(t.die(0, 0).0, t.die(0, 0).1);
+    let (pk, lane) = t.die(0, 0);
+    let v0 = volume(pk, lane);
     assert!((v0 - 1.0).abs() < 0.01, "rest volume {v0}");
     let top: Vec<usize> = (0..PARTICLES).filter(|&p| p / 4 % 4 == 3).collect();
-    let start: Vec<[f64; 3]> = top.iter().map(|&p| t.die(0, 0).0.x_of(t.die(0, 0).1, p)).collect();
+    let start: Vec<[f64; 3]> = top.iter().map(|&p| pk.x_of(lane, p)).collect();
     let mut worst: f64 = 0.0;
     for step in 0..180 {
         let k = (step as f64 / 60.0).min(1.0);
@@ -109,10 +110,12 @@ fn volume_holds_while_squeezed() {
             pk.set_x(lane, p, [x0[0], x0[1] * (1.0 - 0.3 * k), x0[2]]);
         }
         t.step();
-        let v = volume(t.die(0, 0).0, t.die(0, 0).1);
+        let (pk, lane) = t.die(0, 0);
+        let v = volume(pk, lane);
         worst = worst.max((v / v0 - 1.0).abs());
     }
-    let height = (0..PARTICLES).map(|p| t.die(0, 0).0.x_of(t.die(0, 0).1, p)[1]).fold(f64::MIN, f64::max);
+    let (pk, lane) = t.die(0, 0);
+    let height = (0..PARTICLES).map(|p| pk.x_of(lane, p)[1]).fold(f64::MIN, f64::max);
     assert!(height < 0.75, "the die was squeezed ({height})");
     assert!(worst < 0.025, "volume strayed {:.2}% while squeezed", worst * 100.0);
 }
@@ -192,9 +195,13 @@ fn the_nudge_pushes_toward_the_centre_lifts_and_tips() {
         t.step();
     }
     let (r0, c) = t.pose(0, 0);
-    let before = rigid_motion(t.die(0, 0).0, t.die(0, 0).1);
+    let motion = |t: &Table| {
+        let (pk, lane) = t.die(0, 0);
+        rigid_motion(pk, lane)
+    };
+    let before = motion(&t);
     t.nudge(0, 0);
-    let (_, v, omega) = rigid_motion(t.die(0, 0).0, t.die(0, 0).1);
+    let (_, v, omega) = motion(&t);
     let dv = sub(v, before.1);
     let inward = -(dv[0] * c[0] + dv[2] * c[2]) / (c[0] * c[0] + c[2] * c[2]).sqrt();
     assert!(inward > 1.0, "toward the centre at {inward:.2} m/s");
@@ -209,8 +216,8 @@ fn the_nudge_pushes_toward_the_centre_lifts_and_tips() {
 }
 
 #[test]
-fn packing_worlds_side_by_side_changes_nothing() {
-    // the same seeds alone and sharing packs with other worlds: identical positions, bit for bit
+fn packing_rollers_side_by_side_changes_nothing() {
+    // the same seeds alone and sharing packs with other rollers: identical positions, bit for bit
     let mut alone = Table::single(&[55.0; 3], throw_stream(5));
     let mut shared = Table::new(vec![(vec![30.0; 2], throw_stream(9)), (vec![55.0; 3], throw_stream(5)), (vec![80.0; 1], throw_stream(4))]);
     alone.throw(0);

@@ -3,7 +3,7 @@
 use super::FlockSim;
 use super::grid::{NeighbourGrid, brute_force};
 use super::world::{State, World};
-use crate::kinds::KindSimulation;
+use crate::kinds::FromScene;
 use crate::scene;
 use crate::sim::Simulation;
 use crate::sim::rng::Rng;
@@ -11,8 +11,7 @@ use crate::sim::rng::Rng;
 fn sim(flock: &str) -> FlockSim {
     let text = format!("kind = \"flock\"\nseed = 1\n[render]\nwidth = 800\nheight = 600\nfps = 60\nframes = 600\n[flock]\n{flock}\n");
     let s = scene::parse(&text, std::path::Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
-    let scene::KindSpec::Flock(spec) = &s.kind else { panic!("a flock scene") };
-    FlockSim::new(&s, spec)
+    FlockSim::from_scene(&s).expect("a flock scene")
 }
 
 /// One agent, one node, nothing else moving it.
