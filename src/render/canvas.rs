@@ -316,27 +316,32 @@ impl CanvasRenderer {
     }
 
     /// Draws the static layer and this frame's shapes into the main pass.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, has_canvas: bool) {
+    /// Draws the canvas layers; returns the draw calls.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, has_canvas: bool) -> u32 {
         if !has_canvas {
-            return;
+            return 0;
         }
         let composite = |pass: &mut wgpu::RenderPass<'_>, t: &StaticTexture| {
             pass.set_pipeline(&self.layer);
             pass.set_bind_group(0, &t.group, &[]);
             pass.draw(0..3, 0..1);
+            1
         };
+        let mut count = 0;
         if let Some(t) = &self.static_texture {
-            composite(pass, t);
+            count += composite(pass, t);
         }
         if let Some((buf, n)) = &self.instances {
             pass.set_pipeline(&self.shapes);
             pass.set_bind_group(0, &self.uniform_group, &[]);
             pass.set_vertex_buffer(0, buf.slice(..));
             pass.draw(0..6, 0..*n);
+            count += 1;
         }
         if let Some(t) = &self.text_texture {
-            composite(pass, t);
+            count += composite(pass, t);
         }
+        count
     }
 }
 

@@ -2,6 +2,7 @@
 //! background gradient, a directional shadow map, lit meshes, and readback through a ring of
 //! staging buffers. The renderer draws what the frame says; it knows nothing of scene kinds.
 
+mod batches;
 mod canvas;
 pub mod deform;
 pub mod device;
@@ -112,6 +113,17 @@ pub struct Renderer {
     /// What the shadow map currently holds (sun matrix, casters and their placement): a frame that
     /// would draw the same map reuses it.
     shadow_key: Option<u64>,
+    batches: batches::BatchGpu,
+    draws: DrawCounts,
+}
+
+/// Draw calls issued for the last frame submitted, per pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DrawCounts {
+    /// Into the shadow map (0 when the frame reused the map).
+    pub shadow: u32,
+    /// Into the colour target, background and 2-D layers included.
+    pub main: u32,
 }
 
 impl Renderer {
@@ -168,6 +180,7 @@ impl Renderer {
         let instance_capacity = 16;
         let instances = Self::instance_buffer(&device, instance_capacity);
         let readback = readback::Readback::new(&device, width, height, READBACK_DEPTH);
+        let batches = batches::BatchGpu::new(&device, &pipelines.batch_layout);
         Ok(Renderer {
             device,
             queue,
@@ -188,11 +201,23 @@ impl Renderer {
             shadow_key: None,
             canvas,
             deformer,
+            batches,
+            draws: DrawCounts::default(),
         })
     }
 
     pub fn adapter(&self) -> &AdapterSummary {
         &self.summary
+    }
+
+    /// Draw calls of the last frame submitted.
+    pub fn last_draws(&self) -> DrawCounts {
+        self.draws
+    }
+
+    /// Instanced-batch placements uploaded so far (each key once while frames keep naming it).
+    pub fn placement_uploads(&self) -> u64 {
+        self.batches.uploads
     }
 
     /// Whether Bézier volumes are evaluated by a compute shader (else on the CPU).
@@ -294,6 +319,24 @@ impl Renderer {
                 hi = hi.max(w);
             }
         }
+        for b in &frame.batches {
+            let reach = self.meshes.get(&b.mesh.key).and_then(|g| g.bounds).map_or(0.0, |(blo, bhi)| {
+                (0..8)
+                    .map(|k| {
+                        Vec3::new(
+                            if k & 1 == 0 { blo[0] } else { bhi[0] },
+                            if k & 2 == 0 { blo[1] } else { bhi[1] },
+                            if k & 4 == 0 { blo[2] } else { bhi[2] },
+                        )
+                        .length()
+                    })
+                    .fold(0.0, f32::max)
+            });
+            if let Some((blo, bhi)) = self.batches.bounds(b, reach) {
+                lo = lo.min(Vec3::from(blo));
+                hi = hi.max(Vec3::from(bhi));
+            }
+        }
         let (center, radius) = if lo.x.is_finite() { ((lo + hi) * 0.5, ((hi - lo) * 0.5).length().max(1e-3)) } else { (Vec3::ZERO, 1.0) };
         let to_sun = Vec3::from(frame.lighting.to_sun).normalize_or(Vec3::Y);
         let up = if to_sun.y.abs() > 0.99 { Vec3::Z } else { Vec3::Y };
@@ -321,16 +364,20 @@ impl Renderer {
     pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
         let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device)? } else { None };
         self.keep_meshes(frame);
+        let meshes = &self.meshes;
+        let height = |key: u64| meshes.get(&key).and_then(|g| g.bounds).map_or(0.0, |b| b.1[1]);
+        self.batches.prepare(&self.device, &self.queue, &self.pipelines.batch_layout, frame, height);
         let uniforms = self.uniforms_for(frame);
         self.queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
         self.write_instances(frame);
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let draws = self.bend(frame, &mut encoder);
+        self.draws = DrawCounts::default();
         if self.shadow_is_stale(frame, &uniforms) {
-            self.shadow_pass(&mut encoder, &draws);
+            self.draws.shadow = self.shadow_pass(&mut encoder, &draws);
         }
         self.canvas.prepare(&self.device, &self.queue, &mut encoder, frame.canvas.as_ref(), self.width, self.height);
-        self.main_pass(&mut encoder, &draws, frame.canvas.is_some());
+        self.draws.main = self.main_pass(&mut encoder, &draws, frame.canvas.is_some());
         self.readback.encode_copy(&mut encoder, &self.targets.resolve);
         let submission = self.queue.submit([encoder.finish()]);
         self.readback.submitted(frame.index, submission);
@@ -341,10 +388,11 @@ impl Renderer {
     /// Uploads the meshes `frame` names that are not resident yet, and evicts the ones it no
     /// longer names (frames in flight keep their buffers alive).
     fn keep_meshes(&mut self, frame: &FrameData) {
-        for m in &frame.meshes {
-            self.upload(m.mesh.key, &m.mesh.data);
+        let named = || frame.meshes.iter().map(|m| &m.mesh).chain(frame.batches.iter().map(|b| &b.mesh));
+        for m in named() {
+            self.upload(m.key, &m.data);
         }
-        let live: Vec<u64> = frame.meshes.iter().map(|m| m.mesh.key).collect();
+        let live: Vec<u64> = named().map(|m| m.key).collect();
         self.meshes.retain(|k, _| live.contains(k));
     }
 
@@ -377,14 +425,26 @@ impl Renderer {
                 h.f32s(v.control.as_flattened());
             }
         }
-        let key = Some(h.finish());
+        let mut moving = false;
+        for b in frame.batches.iter().filter(|b| b.material.casts_shadow) {
+            h.bytes(&b.mesh.key.to_le_bytes());
+            h.bytes(&b.placements.key.to_le_bytes());
+            h.bytes(&[b.deform as u8]);
+            // motion changes every frame where there is any: not worth hashing megabytes for
+            moving |= !b.motion.is_empty();
+        }
+        let key = (!moving).then(|| h.finish());
+        if key.is_none() {
+            self.shadow_key = None;
+            return true;
+        }
         let stale = key != self.shadow_key;
         self.shadow_key = key;
         stale
     }
 
-    /// Depth of every shadow caster into the shadow map.
-    fn shadow_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw]) {
+    /// Depth of every shadow caster into the shadow map. Returns the draw calls.
+    fn shadow_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw]) -> u32 {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("shadow"),
             color_attachments: &[],
@@ -398,14 +458,21 @@ impl Renderer {
         pass.set_pipeline(&self.pipelines.shadow);
         pass.set_bind_group(0, &self.frame_group, &[]);
         pass.set_vertex_buffer(1, self.instances.slice(..));
+        let mut count = 0;
         for d in draws.iter().filter(|d| d.casts_shadow) {
-            self.draw_one(&mut pass, d);
+            count += self.draw_one(&mut pass, d);
         }
+        pass.set_pipeline(&self.pipelines.batch_shadow);
+        for d in self.batches.draws.iter().filter(|d| d.casts_shadow) {
+            count += self.draw_batch(&mut pass, d);
+        }
+        count
     }
 
-    /// The background, opaque instances, translucent ones (back faces, then front faces, farthest
-    /// first) and the 2-D canvas, into the (multisampled) colour target.
-    fn main_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw], canvas: bool) {
+    /// The background, opaque instances, instanced batches, translucent instances (back faces,
+    /// then front faces, farthest first) and the 2-D canvas, into the (multisampled) colour target.
+    /// Returns the draw calls.
+    fn main_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw], canvas: bool) -> u32 {
         let (view, resolve) = match &self.targets.msaa {
             Some(ms) => (ms, Some(&self.targets.resolve_view)),
             None => (&self.targets.resolve_view, None),
@@ -428,19 +495,28 @@ impl Renderer {
         pass.set_bind_group(0, &self.frame_group, &[]);
         pass.set_pipeline(&self.pipelines.background);
         pass.draw(0..3, 0..1);
+        let mut count = 1;
         pass.set_pipeline(&self.pipelines.mesh);
         pass.set_bind_group(1, &self.shadow_group, &[]);
         pass.set_vertex_buffer(1, self.instances.slice(..));
         for d in draws.iter().filter(|d| !d.translucent) {
-            self.draw_one(&mut pass, d);
+            count += self.draw_one(&mut pass, d);
+        }
+        if !self.batches.draws.is_empty() {
+            pass.set_pipeline(&self.pipelines.batch);
+            for d in &self.batches.draws {
+                count += self.draw_batch(&mut pass, d);
+            }
+            // the mesh pipelines read instances from slot 1 again
+            pass.set_vertex_buffer(1, self.instances.slice(..));
         }
         for d in draws.iter().filter(|d| d.translucent) {
             pass.set_pipeline(&self.pipelines.back_faces);
-            self.draw_one(&mut pass, d);
+            count += self.draw_one(&mut pass, d);
             pass.set_pipeline(&self.pipelines.front_faces);
-            self.draw_one(&mut pass, d);
+            count += self.draw_one(&mut pass, d);
         }
-        self.canvas.draw(&mut pass, canvas);
+        count + self.canvas.draw(&mut pass, canvas)
     }
 
     /// Bends the frame's deformed instances (recorded in `encoder`) and lists what to draw: opaque
@@ -482,10 +558,21 @@ impl Renderer {
         keyed.into_iter().map(|(_, d)| d).collect()
     }
 
-    fn draw_one(&self, pass: &mut wgpu::RenderPass<'_>, d: &Draw) {
+    /// Draws batch `d`; returns the draw calls (0 for an empty mesh).
+    fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, d: &batches::BatchDraw) -> u32 {
+        let g = &self.meshes[&d.mesh];
+        if g.index_count == 0 {
+            return 0;
+        }
+        self.batches.draw(pass, d, &g.vertices, &g.indices, g.index_count);
+        1
+    }
+
+    /// Draws instance `d`; returns the draw calls (0 for an empty mesh).
+    fn draw_one(&self, pass: &mut wgpu::RenderPass<'_>, d: &Draw) -> u32 {
         let g = &self.meshes[&d.key];
         if g.index_count == 0 {
-            return;
+            return 0;
         }
         let vertices = match d.bent {
             Some(slot) => self.deformer.vertices(slot),
@@ -494,6 +581,7 @@ impl Renderer {
         pass.set_vertex_buffer(0, vertices.slice(..));
         pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..g.index_count, 0, d.instance..d.instance + 1);
+        1
     }
 
     /// Waits for the oldest frame still in flight; `None` when all are out.

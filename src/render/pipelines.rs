@@ -47,6 +47,31 @@ const INSTANCE_ATTRS: [wgpu::VertexAttribute; 9] = wgpu::vertex_attr_array![
     7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4, 11 => Float32x4
 ];
 
+/// An instanced batch's placement (`Placement` in src/frame/batch.rs) and motion (`Motion`).
+const PLACEMENT_ATTRS: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array![3 => Float32x3, 4 => Float32, 5 => Float32x3, 6 => Unorm8x4];
+const MOTION_ATTRS: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![7 => Float32x4, 8 => Float32x4];
+
+/// The per-batch uniform record (`Batch` in shaders/batch.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BatchUniforms {
+    pub tint: [f32; 4],
+    pub surface: [f32; 4],
+    /// x: deformation (0 rigid, 1 spine, 2 bend), y: the mesh's height.
+    pub deform: [f32; 4],
+}
+
+fn batch_layouts() -> [Option<wgpu::VertexBufferLayout<'static>>; 3] {
+    let per_instance = |array_stride: usize, attributes| {
+        Some(wgpu::VertexBufferLayout { array_stride: array_stride as u64, step_mode: wgpu::VertexStepMode::Instance, attributes })
+    };
+    [
+        vertex_layouts()[0].clone(),
+        per_instance(size_of::<crate::frame::Placement>(), &PLACEMENT_ATTRS[..]),
+        per_instance(size_of::<crate::frame::Motion>(), &MOTION_ATTRS[..]),
+    ]
+}
+
 fn vertex_layouts() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
     [
         Some(wgpu::VertexBufferLayout {
@@ -65,6 +90,10 @@ fn vertex_layouts() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
 pub struct Pipelines {
     pub frame_layout: wgpu::BindGroupLayout,
     pub shadow_layout: wgpu::BindGroupLayout,
+    /// Group 2 of the batch pipelines: one `BatchUniforms` at a dynamic offset.
+    pub batch_layout: wgpu::BindGroupLayout,
+    pub batch: wgpu::RenderPipeline,
+    pub batch_shadow: wgpu::RenderPipeline,
     pub background: wgpu::RenderPipeline,
     pub shadow: wgpu::RenderPipeline,
     pub mesh: wgpu::RenderPipeline,
@@ -77,38 +106,58 @@ fn module(device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
     device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) })
 }
 
+/// The bind group layouts: the frame's uniforms (group 0), the shadow map (group 1 of the lit
+/// pipelines) and a batch's uniform record at a dynamic offset (group 2 of the batch pipelines).
+fn bind_group_layouts(device: &wgpu::Device) -> (wgpu::BindGroupLayout, wgpu::BindGroupLayout, wgpu::BindGroupLayout) {
+    let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("frame"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+            count: None,
+        }],
+    });
+    let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("shadow map"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Depth,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                count: None,
+            },
+        ],
+    });
+    let batch_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("batch"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: true,
+                min_binding_size: wgpu::BufferSize::new(size_of::<BatchUniforms>() as u64),
+            },
+            count: None,
+        }],
+    });
+    (frame_layout, shadow_layout, batch_layout)
+}
+
 impl Pipelines {
     pub fn new(device: &wgpu::Device, samples: u32) -> Self {
-        let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("frame"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
-                count: None,
-            }],
-        });
-        let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("shadow map"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Depth,
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
-                    count: None,
-                },
-            ],
-        });
+        let (frame_layout, shadow_layout, batch_layout) = bind_group_layouts(device);
         let frame_only = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("frame only"),
             bind_group_layouts: &[Some(&frame_layout)],
@@ -150,43 +199,33 @@ impl Pipelines {
             cache: None,
         });
 
-        let layouts = vertex_layouts();
-        let sh = module(device, "shadow");
-        let shadow = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("shadow"),
-            layout: Some(&frame_only),
-            vertex: wgpu::VertexState {
-                module: &sh,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &layouts,
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                stencil: Default::default(),
-                // slope-scaled bias against shadow acne on grazing slopes
-                bias: wgpu::DepthBiasState { constant: 2, slope_scale: 2.0, clamp: 0.0 },
-            }),
-            multisample: wgpu::MultisampleState::default(),
-            fragment: None,
-            multiview_mask: None,
-            cache: None,
-        });
-
-        let me = module(device, "mesh");
-        let lit_pipeline = |label: &str, cull_mode: Option<wgpu::Face>| {
+        // depth only, into the shadow map
+        let depth_pipeline = |label: &str, layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str, buffers| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
-                layout: Some(&lit),
-                vertex: wgpu::VertexState {
-                    module: &me,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &layouts,
-                },
+                layout: Some(layout),
+                vertex: wgpu::VertexState { module, entry_point: Some(entry), compilation_options: Default::default(), buffers },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    stencil: Default::default(),
+                    // slope-scaled bias against shadow acne on grazing slopes
+                    bias: wgpu::DepthBiasState { constant: 2, slope_scale: 2.0, clamp: 0.0 },
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: None,
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        // shaded by lit.wgsl's fs_main into the colour target
+        let lit_pipeline = |label: &str, layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, buffers, cull_mode| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(layout),
+                vertex: wgpu::VertexState { module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers },
                 primitive: wgpu::PrimitiveState { cull_mode, ..Default::default() },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
@@ -197,7 +236,7 @@ impl Pipelines {
                 }),
                 multisample: ms,
                 fragment: Some(wgpu::FragmentState {
-                    module: &me,
+                    module,
                     entry_point: Some("fs_main"),
                     compilation_options: Default::default(),
                     targets: &color,
@@ -206,11 +245,30 @@ impl Pipelines {
                 cache: None,
             })
         };
-        let mesh = lit_pipeline("mesh", None);
+
+        let layouts = vertex_layouts();
+        let shadow = depth_pipeline("shadow", &frame_only, &module(device, "shadow"), "vs_main", &layouts);
+        let me = module(device, "mesh");
+        let mesh = lit_pipeline("mesh", &lit, &me, &layouts, None);
         // translucent bodies: inner (back) faces first, then the outer (front) faces over them
-        let back_faces = lit_pipeline("translucent back faces", Some(wgpu::Face::Front));
-        let front_faces = lit_pipeline("translucent front faces", Some(wgpu::Face::Back));
-        Pipelines { frame_layout, shadow_layout, background, shadow, mesh, back_faces, front_faces }
+        let back_faces = lit_pipeline("translucent back faces", &lit, &me, &layouts, Some(wgpu::Face::Front));
+        let front_faces = lit_pipeline("translucent front faces", &lit, &me, &layouts, Some(wgpu::Face::Back));
+
+        let batch_lit = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("batch lit"),
+            bind_group_layouts: &[Some(&frame_layout), Some(&shadow_layout), Some(&batch_layout)],
+            immediate_size: 0,
+        });
+        let batch_depth = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("batch depth"),
+            bind_group_layouts: &[Some(&frame_layout), None, Some(&batch_layout)],
+            immediate_size: 0,
+        });
+        let ba = module(device, "batch");
+        let batch_buffers = batch_layouts();
+        let batch = lit_pipeline("batch", &batch_lit, &ba, &batch_buffers, None);
+        let batch_shadow = depth_pipeline("batch shadow", &batch_depth, &ba, "vs_shadow", &batch_buffers);
+        Pipelines { frame_layout, shadow_layout, batch_layout, batch, batch_shadow, background, shadow, mesh, back_faces, front_faces }
     }
 }
 
@@ -219,10 +277,10 @@ mod tests {
     use super::*;
 
     /// (location, components) of every input of `vs_main` in shader `name`, as naga reads it.
-    fn shader_inputs(name: &str) -> Vec<(u32, u32)> {
+    fn shader_inputs(name: &str, entry: &str) -> Vec<(u32, u32)> {
         let src = shaders::module_source(name).expect("registered");
         let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
-        let entry = module.entry_points.iter().find(|e| e.name == "vs_main").expect("vs_main");
+        let entry = module.entry_points.iter().find(|e| e.name == entry).expect("entry point");
         let mut out = Vec::new();
         for arg in &entry.function.arguments {
             let naga::TypeInner::Struct { members, .. } = &module.types[arg.ty].inner else { panic!("{name}: inputs come in structs") };
@@ -232,6 +290,10 @@ mod tests {
                     naga::TypeInner::Vector { size, scalar } => {
                         assert_eq!(scalar.kind, naga::ScalarKind::Float, "{name} location {location}");
                         size as u32
+                    }
+                    naga::TypeInner::Scalar(scalar) => {
+                        assert_eq!(scalar.kind, naga::ScalarKind::Float, "{name} location {location}");
+                        1
                     }
                     ref other => panic!("{name} location {location}: {other:?}"),
                 };
@@ -244,6 +306,7 @@ mod tests {
 
     fn components(f: wgpu::VertexFormat) -> u32 {
         match f {
+            wgpu::VertexFormat::Float32 => 1,
             wgpu::VertexFormat::Float32x3 => 3,
             wgpu::VertexFormat::Float32x4 | wgpu::VertexFormat::Unorm8x4 => 4,
             other => panic!("add {other:?} here"),
@@ -254,8 +317,27 @@ mod tests {
     fn the_shaders_read_the_vertex_and_instance_layouts_the_buffers_hold() {
         let rust: Vec<(u32, u32)> = VERTEX_ATTRS.iter().chain(&INSTANCE_ATTRS).map(|a| (a.shader_location, components(a.format))).collect();
         for name in ["mesh", "shadow"] {
-            assert_eq!(shader_inputs(name), rust, "{name}.wgsl's inputs against render/pipelines.rs's layouts");
+            assert_eq!(shader_inputs(name, "vs_main"), rust, "{name}.wgsl's inputs against render/pipelines.rs's layouts");
         }
+        let batch: Vec<(u32, u32)> =
+            VERTEX_ATTRS.iter().chain(&PLACEMENT_ATTRS).chain(&MOTION_ATTRS).map(|a| (a.shader_location, components(a.format))).collect();
+        for entry in ["vs_main", "vs_shadow"] {
+            assert_eq!(shader_inputs("batch", entry), batch, "batch.wgsl's {entry} against the batch layouts");
+        }
+        // the placement and motion records: their fields where the attributes read them
+        use crate::frame::{Motion, Placement};
+        let offsets = |attrs: &[wgpu::VertexAttribute]| attrs.iter().map(|a| a.offset as usize).collect::<Vec<_>>();
+        assert_eq!(
+            offsets(&PLACEMENT_ATTRS),
+            [
+                std::mem::offset_of!(Placement, position),
+                std::mem::offset_of!(Placement, yaw),
+                std::mem::offset_of!(Placement, scale),
+                std::mem::offset_of!(Placement, color)
+            ]
+        );
+        assert_eq!(offsets(&MOTION_ATTRS), [std::mem::offset_of!(Motion, a), std::mem::offset_of!(Motion, b)]);
+        assert_eq!((size_of::<Placement>(), size_of::<Motion>()), (32, 32), "the batch layouts' strides");
         // and each attribute starts at its field of the structs the buffers are filled from
         let at =
             |attrs: &[wgpu::VertexAttribute], loc: u32| attrs.iter().find(|a| a.shader_location == loc).expect("attribute").offset as usize;

@@ -85,7 +85,16 @@ pub fn scene_frame(
     canvas: Option<crate::frame::Canvas2d>,
 ) -> FrameData {
     let (lighting, background) = scene_lighting(scene);
-    FrameData { index: frame, time: scene.render.time_of(frame), camera: scene_camera(scene, frame), background, lighting, meshes, canvas }
+    FrameData {
+        index: frame,
+        time: scene.render.time_of(frame),
+        camera: scene_camera(scene, frame),
+        background,
+        lighting,
+        meshes,
+        batches: Vec::new(),
+        canvas,
+    }
 }
 
 /// The camera of `scene` at frame `frame`.

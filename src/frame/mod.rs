@@ -2,7 +2,11 @@
 //! compared, hashed and snapshotted without a GPU. Right-handed, y up, metres; colours are
 //! linear-light RGB unless a field says otherwise.
 
+mod batch;
+
 use std::sync::Arc;
+
+pub use batch::{Deform, InstanceBatch, Motion, Placement, Placements, deform_vertex};
 
 /// Everything one frame shows.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +20,8 @@ pub struct FrameData {
     pub lighting: Lighting,
     /// Meshes to draw, in order.
     pub meshes: Vec<MeshInstance>,
+    /// Instanced batches (one mesh, many instances), drawn after the opaque meshes.
+    pub batches: Vec<InstanceBatch>,
     /// 2-D shapes drawn over everything else.
     pub canvas: Option<Canvas2d>,
 }
@@ -416,6 +422,14 @@ impl FrameData {
             if let Some(d) = &m.deform {
                 h.f32s(d.control.as_flattened());
             }
+        }
+        for b in &self.batches {
+            h.bytes(&b.mesh.key.to_le_bytes());
+            h.bytes(&b.placements.key.to_le_bytes());
+            h.bytes(&[b.deform as u8, b.material.casts_shadow as u8, b.material.receives_shadow as u8]);
+            h.f32s(&b.material.tint);
+            h.f32s(&[b.material.roughness, b.material.specular]);
+            h.bytes(bytemuck::cast_slice(&b.motion));
         }
         if let Some(c) = &self.canvas {
             h.f32s(&c.size);
