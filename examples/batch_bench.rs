@@ -148,17 +148,16 @@ fn main() {
     let mut renderer = Renderer::new(&AdapterRequest::default(), size.0, size.1, 4).unwrap_or_else(|e| fail(&e.to_string()));
     let mesh = MeshRef::new(blade(4));
     let material = Material { roughness: 0.7, specular: 0.1, ..Material::default() };
+    // the field at frame t, as one batch
+    let batch_at = |placements: &Placements, t: u32| InstanceBatch {
+        mesh: mesh.clone(),
+        material,
+        deform: Deform::Spine,
+        placements: placements.clone(),
+        motion: spines(&placements.data, t),
+    };
     let placements = Placements::new(field(blades, 14.0));
-    let (batched_ms, batched_draws) = time(&mut renderer, frames, |t| {
-        let batch = InstanceBatch {
-            mesh: mesh.clone(),
-            material,
-            deform: Deform::Spine,
-            placements: placements.clone(),
-            motion: spines(&placements.data, t),
-        };
-        frame(vec![ground(9.0)], vec![batch], t)
-    });
+    let (batched_ms, batched_draws) = time(&mut renderer, frames, |t| frame(vec![ground(9.0)], vec![batch_at(&placements, t)], t));
     let mut out = format!(
         "{{\"adapter\":\"{}\",\"size\":\"{}x{}\",\"blades\":{blades},\"batched_ms\":{batched_ms:.2},\"batched_draws\":[{},{}]",
         renderer.adapter(),
@@ -171,13 +170,7 @@ fn main() {
         let few = Placements::new(field(separate, 14.0));
         let height = mesh.data.bounds().map_or(1.0, |b| b.1[1]);
         let (separate_ms, separate_draws) = time(&mut renderer, frames.min(5), |t| {
-            let batch = InstanceBatch {
-                mesh: mesh.clone(),
-                material,
-                deform: Deform::Spine,
-                placements: few.clone(),
-                motion: spines(&few.data, t),
-            };
+            let batch = batch_at(&few, t);
             let mut meshes = vec![ground(9.0)];
             meshes.extend((0..few.data.len()).map(|i| {
                 let mut m = (*mesh.data).clone();
