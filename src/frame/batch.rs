@@ -8,6 +8,8 @@
 
 use std::sync::Arc;
 
+use glam::Vec3;
+
 use super::{Fnv, Material, MeshRef};
 
 /// Where one instance stands: root position (world metres), turn about +y (radians, the mesh's
@@ -106,39 +108,25 @@ pub struct InstanceBatch {
 }
 
 /// The turn about +y by `yaw`, applied to a vector.
-fn turn(yaw: f32, v: [f32; 3]) -> [f32; 3] {
+fn turn(yaw: f32, v: Vec3) -> Vec3 {
     let (s, c) = yaw.sin_cos();
-    [c * v[0] + s * v[2], v[1], -s * v[0] + c * v[2]]
+    Vec3::new(c * v.x + s * v.z, v.y, -s * v.x + c * v.z)
 }
 
-fn add(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-
-fn scale(a: [f32; 3], s: f32) -> [f32; 3] {
-    a.map(|x| x * s)
-}
-
-fn normalize(v: [f32; 3], fallback: [f32; 3]) -> [f32; 3] {
-    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if len > 1e-20 { v.map(|x| x / len) } else { fallback }
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+fn normalize_or(v: Vec3, fallback: Vec3) -> Vec3 {
+    let len = v.length();
+    if len > 1e-20 { v / len } else { fallback }
 }
 
 /// Rotation by the rotation vector `r` (Rodrigues), applied to `v`.
-fn rotate(r: [f32; 3], v: [f32; 3]) -> [f32; 3] {
-    let angle = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]).sqrt();
+fn rotate(r: Vec3, v: Vec3) -> Vec3 {
+    let angle = r.length();
     if angle < 1e-12 {
         return v;
     }
-    let k = r.map(|x| x / angle);
+    let k = r / angle;
     let (s, c) = angle.sin_cos();
-    let kv = cross(k, v);
-    let kdv = k[0] * v[0] + k[1] * v[1] + k[2] * v[2];
-    std::array::from_fn(|i| v[i] * c + kv[i] * s + k[i] * kdv * (1.0 - c))
+    v * c + k.cross(v) * s + k * k.dot(v) * (1.0 - c)
 }
 
 impl InstanceBatch {
@@ -158,40 +146,37 @@ impl InstanceBatch {
 
 /// The deformation of `shaders/batch.wgsl`, operation for operation.
 pub fn deform_vertex(deform: Deform, p: &Placement, m: &Motion, position: [f32; 3], normal: [f32; 3], height: f32) -> ([f32; 3], [f32; 3]) {
-    let s = p.scale;
-    let local: [f32; 3] = std::array::from_fn(|k| position[k] * s[k]);
+    let s = Vec3::from(p.scale);
+    let root = Vec3::from(p.position);
+    let (a, b) = (Vec3::new(m.a[0], m.a[1], m.a[2]), Vec3::new(m.b[0], m.b[1], m.b[2]));
+    let local = Vec3::from(position) * s;
     // normals of a scaled mesh: divided by the scale (the inverse transpose), normalised later
-    let n_local: [f32; 3] = std::array::from_fn(|k| normal[k] / s[k]);
+    let n_local = Vec3::from(normal) / s;
     let h = if height > 0.0 { position[1] / height } else { 0.0 };
-    match deform {
-        Deform::Rigid => {
-            let r = [m.b[0], m.b[1], m.b[2]];
-            let pos = add(add(p.position, rotate(r, turn(p.yaw, local))), [m.a[0], m.a[1], m.a[2]]);
-            (pos, normalize(rotate(r, turn(p.yaw, n_local)), [0.0, 1.0, 0.0]))
-        }
+    let (pos, n) = match deform {
+        Deform::Rigid => (root + rotate(b, turn(p.yaw, local)) + a, normalize_or(rotate(b, turn(p.yaw, n_local)), Vec3::Y)),
         Deform::Spine => {
-            let tall = s[1] * height;
-            let (c1, c2) = (scale([m.a[0], m.a[1], m.a[2]], tall), scale([m.b[0], m.b[1], m.b[2]], tall));
-            let along: [f32; 3] = std::array::from_fn(|k| 2.0 * h * (1.0 - h) * c1[k] + h * h * c2[k]);
-            let tangent: [f32; 3] = std::array::from_fn(|k| (2.0 - 4.0 * h) * c1[k] + 2.0 * h * c2[k]);
-            let t = normalize(tangent, [0.0, 1.0, 0.0]);
-            let side = turn(p.yaw, [1.0, 0.0, 0.0]);
-            let front = normalize(cross(side, t), turn(p.yaw, [0.0, 0.0, 1.0]));
-            let pos: [f32; 3] = std::array::from_fn(|k| p.position[k] + along[k] + side[k] * local[0] + front[k] * local[2]);
-            let n: [f32; 3] = std::array::from_fn(|k| side[k] * n_local[0] + t[k] * n_local[1] + front[k] * n_local[2]);
-            (pos, normalize(n, front))
+            let tall = s.y * height;
+            let (c1, c2) = (a * tall, b * tall);
+            let along = 2.0 * h * (1.0 - h) * c1 + h * h * c2;
+            let t = normalize_or((2.0 - 4.0 * h) * c1 + 2.0 * h * c2, Vec3::Y);
+            let side = turn(p.yaw, Vec3::X);
+            let front = normalize_or(side.cross(t), turn(p.yaw, Vec3::Z));
+            let pos = root + along + side * local.x + front * local.z;
+            (pos, normalize_or(side * n_local.x + t * n_local.y + front * n_local.z, front))
         }
         Deform::Bend => {
-            let (bx, bz, k) = (m.a[0], m.a[1], m.a[2]);
+            let k = a.z;
             let w = turn(p.yaw, local);
-            let pos = [p.position[0] + w[0] + bx * h * h, p.position[1] + w[1] * k, p.position[2] + w[2] + bz * h * h];
+            let pos = root + Vec3::new(w.x + a.x * h * h, w.y * k, w.z + a.y * h * h);
             // d(h²)/dy = 2h / (mesh height × scale y): the slopes of the bend
-            let dy = 2.0 * h / (height * s[1]).max(1e-20);
-            let (ax, az) = (bx * dy, bz * dy);
+            let dy = 2.0 * h / (height * s.y).max(1e-20);
+            let (ax, az) = (a.x * dy, a.y * dy);
             let n = turn(p.yaw, n_local);
-            (pos, normalize([k * n[0], -ax * n[0] + n[1] - az * n[2], k * n[2]], [0.0, 1.0, 0.0]))
+            (pos, normalize_or(Vec3::new(k * n.x, -ax * n.x + n.y - az * n.z, k * n.z), Vec3::Y))
         }
-    }
+    };
+    (pos.to_array(), n.to_array())
 }
 
 #[cfg(test)]
@@ -209,10 +194,10 @@ mod tests {
         let (rigid, n) = deform_vertex(Deform::Rigid, &p, &Motion::rest(Deform::Rigid), v.0, v.1, 1.0);
         let (spine, ns) = deform_vertex(Deform::Spine, &p, &Motion::rest(Deform::Spine), v.0, v.1, 1.0);
         let (bend, nb) = deform_vertex(Deform::Bend, &p, &Motion::rest(Deform::Bend), v.0, v.1, 1.0);
-        let expected = add(p.position, turn(0.7, [0.03, 0.4, 0.0]));
+        let expected = (Vec3::from(p.position) + turn(0.7, Vec3::new(0.03, 0.4, 0.0))).to_array();
         for (got, normal) in [(rigid, n), (spine, ns), (bend, nb)] {
             assert!(got.iter().zip(&expected).all(|(a, b)| (a - b).abs() < 1e-6), "{got:?} vs {expected:?}");
-            let want = turn(0.7, [0.0, 0.0, 1.0]);
+            let want = turn(0.7, Vec3::Z).to_array();
             assert!(normal.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-6), "{normal:?} vs {want:?}");
         }
     }

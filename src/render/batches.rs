@@ -7,6 +7,14 @@ use std::collections::HashMap;
 
 use crate::frame::{Deform, FrameData, InstanceBatch, Motion, Placement};
 
+/// What the batches need of a mesh: its height (largest y) and its reach (the farthest a vertex
+/// is from the mesh's origin).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct MeshShape {
+    pub height: f32,
+    pub reach: f32,
+}
+
 /// Bytes of one motion record and of one placement.
 const MOTION: u64 = size_of::<Motion>() as u64;
 const PLACEMENT: u64 = size_of::<Placement>() as u64;
@@ -31,6 +39,8 @@ pub(super) struct BatchDraw {
     motion: u64,
     uniform: u32,
     pub casts_shadow: bool,
+    /// A box holding every instance this frame (for fitting the sun's view).
+    pub bounds: ([f32; 3], [f32; 3]),
 }
 
 pub(super) struct BatchGpu {
@@ -93,15 +103,15 @@ impl BatchGpu {
     }
 
     /// Uploads the placements `frame` names for the first time, drops those it no longer names,
-    /// writes every batch's motion and uniform records, and lists the draws. `height` gives a
-    /// mesh's height by key (its largest y).
+    /// writes every batch's motion and uniform records, and lists the draws with their bounds.
+    /// `shape` describes a mesh by key.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         layout: &wgpu::BindGroupLayout,
         frame: &FrameData,
-        height: impl Fn(u64) -> f32,
+        shape: impl Fn(u64) -> MeshShape,
     ) {
         let live: Vec<u64> = frame.batches.iter().map(|b| b.placements.key).collect();
         self.resident.retain(|k, _| live.contains(k));
@@ -122,26 +132,26 @@ impl BatchGpu {
             self.motion_capacity = (records * MOTION).next_power_of_two();
             self.motion = buffer(device, "batch motion", self.motion_capacity, wgpu::BufferUsages::VERTEX);
         }
-        let mut motion: Vec<Motion> = Vec::with_capacity(records as usize);
         let mut uniforms = vec![0u8; (self.stride * batches) as usize];
+        let mut offset = 0;
         self.draws.clear();
         for (i, b) in frame.batches.iter().enumerate() {
             let count = b.placements.data.len();
-            let offset = motion.len() as u64 * MOTION;
-            if b.motion.len() == count {
-                motion.extend_from_slice(&b.motion);
-            } else {
-                motion.extend((0..count).map(|k| b.motion_of(k)));
+            // the frame's own records go straight into the buffer; rest records are made here
+            let motion = if b.motion.len() == count { &b.motion[..] } else { &vec![Motion::rest(b.deform); count][..] };
+            if count > 0 {
+                queue.write_buffer(&self.motion, offset, bytemuck::cast_slice(motion));
             }
             let m = &b.material;
+            let mesh = shape(b.mesh.key);
             let record = BatchUniforms {
                 tint: m.tint,
                 surface: [m.roughness, m.specular, 0.0, if m.receives_shadow { 1.0 } else { 0.0 }],
-                deform: [deform_code(b.deform), height(b.mesh.key), 0.0, 0.0],
+                deform: [deform_code(b.deform), mesh.height, 0.0, 0.0],
             };
             let at = i * self.stride as usize;
             uniforms[at..at + size_of::<BatchUniforms>()].copy_from_slice(bytemuck::bytes_of(&record));
-            if count > 0 {
+            if let Some(r) = self.resident.get(&b.placements.key).filter(|r| r.count > 0) {
                 self.draws.push(BatchDraw {
                     mesh: b.mesh.key,
                     placements: b.placements.key,
@@ -149,11 +159,10 @@ impl BatchGpu {
                     motion: offset,
                     uniform: at as u32,
                     casts_shadow: m.casts_shadow,
+                    bounds: reach_box(r, b.deform, motion, mesh.reach),
                 });
             }
-        }
-        if !motion.is_empty() {
-            queue.write_buffer(&self.motion, 0, bytemuck::cast_slice(&motion));
+            offset += count as u64 * MOTION;
         }
         if !uniforms.is_empty() {
             queue.write_buffer(&self.uniforms, 0, &uniforms);
@@ -178,28 +187,6 @@ impl BatchGpu {
         Resident { buffer, count: data.len() as u32, roots, max_scale }
     }
 
-    /// A box holding every instance of `b` this frame: its roots, widened by the farthest any
-    /// vertex can get from its root: the mesh's `reach` from its origin times the largest scale,
-    /// stretched by the longest spine control or vertical scale, plus the largest rigid offset or
-    /// lean.
-    pub fn bounds(&self, b: &InstanceBatch, reach: f32) -> Option<([f32; 3], [f32; 3])> {
-        let r = self.resident.get(&b.placements.key).filter(|r| r.count > 0)?;
-        let len = |v: &[f32; 4], n: usize| v[..n].iter().map(|x| x * x).sum::<f32>().sqrt();
-        let (mut stretch, mut shift) = (1.0f32, 0.0f32);
-        for m in &b.motion {
-            match b.deform {
-                Deform::Rigid => shift = shift.max(len(&m.a, 3)),
-                Deform::Spine => stretch = stretch.max(len(&m.a, 3)).max(len(&m.b, 3)),
-                Deform::Bend => {
-                    stretch = stretch.max(m.a[2].abs());
-                    shift = shift.max(len(&m.a, 2));
-                }
-            }
-        }
-        let grow = reach * r.max_scale * stretch + shift;
-        Some((r.roots.0.map(|v| v - grow), r.roots.1.map(|v| v + grow)))
-    }
-
     /// Binds and draws batch `d` of this frame with `mesh`'s buffers.
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, d: &BatchDraw, vertices: &wgpu::Buffer, indices: &wgpu::Buffer, index_count: u32) {
         let Some(r) = self.resident.get(&d.placements) else { return };
@@ -210,6 +197,26 @@ impl BatchGpu {
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..index_count, 0, 0..d.count);
     }
+}
+
+/// A box holding every instance of a batch: its roots, widened by the farthest any vertex can get
+/// from its root: the mesh's `reach` times the largest scale, stretched by the longest spine
+/// control or vertical scale, plus the largest rigid offset or lean.
+fn reach_box(r: &Resident, deform: Deform, motion: &[Motion], reach: f32) -> ([f32; 3], [f32; 3]) {
+    let len = |v: &[f32; 4], n: usize| v[..n].iter().map(|x| x * x).sum::<f32>().sqrt();
+    let (mut stretch, mut shift) = (1.0f32, 0.0f32);
+    for m in motion {
+        match deform {
+            Deform::Rigid => shift = shift.max(len(&m.a, 3)),
+            Deform::Spine => stretch = stretch.max(len(&m.a, 3)).max(len(&m.b, 3)),
+            Deform::Bend => {
+                stretch = stretch.max(m.a[2].abs());
+                shift = shift.max(len(&m.a, 2));
+            }
+        }
+    }
+    let grow = reach * r.max_scale * stretch + shift;
+    (r.roots.0.map(|v| v - grow), r.roots.1.map(|v| v + grow))
 }
 
 fn deform_code(d: Deform) -> f32 {

@@ -73,6 +73,21 @@ struct GpuMesh {
     bounds: Option<([f32; 3], [f32; 3])>,
 }
 
+/// Corner `k` (0..8) of the box `lo`..`hi`: bit 0 picks x, bit 1 y, bit 2 z.
+fn corner((lo, hi): ([f32; 3], [f32; 3]), k: usize) -> Vec3 {
+    Vec3::from(std::array::from_fn(|a| if k >> a & 1 == 0 { lo[a] } else { hi[a] }))
+}
+
+impl GpuMesh {
+    /// Its height and its reach from its origin, as instanced batches need them.
+    fn shape(&self) -> batches::MeshShape {
+        self.bounds.map_or_else(Default::default, |b| batches::MeshShape {
+            height: b.1[1],
+            reach: (0..8).map(|k| corner(b, k).length()).fold(0.0, f32::max),
+        })
+    }
+}
+
 /// How one instance of a frame is drawn.
 struct Draw {
     instance: u32,
@@ -306,36 +321,17 @@ impl Renderer {
                 Some(v) => Some(v.bounds()),
                 None => self.meshes.get(&m.mesh.key).and_then(|g| g.bounds),
             };
-            let Some((blo, bhi)) = bounds else { continue };
+            let Some(b) = bounds else { continue };
             let model = Mat4::from_cols_array_2d(&m.transform);
             for k in 0..8 {
-                let p = Vec3::new(
-                    if k & 1 == 0 { blo[0] } else { bhi[0] },
-                    if k & 2 == 0 { blo[1] } else { bhi[1] },
-                    if k & 4 == 0 { blo[2] } else { bhi[2] },
-                );
-                let w = model.transform_point3(p);
+                let w = model.transform_point3(corner(b, k));
                 lo = lo.min(w);
                 hi = hi.max(w);
             }
         }
-        for b in &frame.batches {
-            let reach = self.meshes.get(&b.mesh.key).and_then(|g| g.bounds).map_or(0.0, |(blo, bhi)| {
-                (0..8)
-                    .map(|k| {
-                        Vec3::new(
-                            if k & 1 == 0 { blo[0] } else { bhi[0] },
-                            if k & 2 == 0 { blo[1] } else { bhi[1] },
-                            if k & 4 == 0 { blo[2] } else { bhi[2] },
-                        )
-                        .length()
-                    })
-                    .fold(0.0, f32::max)
-            });
-            if let Some((blo, bhi)) = self.batches.bounds(b, reach) {
-                lo = lo.min(Vec3::from(blo));
-                hi = hi.max(Vec3::from(bhi));
-            }
+        for d in &self.batches.draws {
+            lo = lo.min(Vec3::from(d.bounds.0));
+            hi = hi.max(Vec3::from(d.bounds.1));
         }
         let (center, radius) = if lo.x.is_finite() { ((lo + hi) * 0.5, ((hi - lo) * 0.5).length().max(1e-3)) } else { (Vec3::ZERO, 1.0) };
         let to_sun = Vec3::from(frame.lighting.to_sun).normalize_or(Vec3::Y);
@@ -365,8 +361,8 @@ impl Renderer {
         let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device)? } else { None };
         self.keep_meshes(frame);
         let meshes = &self.meshes;
-        let height = |key: u64| meshes.get(&key).and_then(|g| g.bounds).map_or(0.0, |b| b.1[1]);
-        self.batches.prepare(&self.device, &self.queue, &self.pipelines.batch_layout, frame, height);
+        let shape = |key: u64| meshes.get(&key).map_or_else(Default::default, GpuMesh::shape);
+        self.batches.prepare(&self.device, &self.queue, &self.pipelines.batch_layout, frame, shape);
         let uniforms = self.uniforms_for(frame);
         self.queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
         self.write_instances(frame);
