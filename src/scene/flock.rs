@@ -2,8 +2,6 @@
 //! state-machine timings, the scripted cursor and clicks, theme, reduced motion. Canvas units are
 //! the scene's pixels unless `canvas` says otherwise; y points down; times are seconds.
 
-use toml::de::DeValue;
-
 use super::common::RenderSpec;
 use super::reader::TableReader;
 use crate::kinds::KindTable;
@@ -86,26 +84,6 @@ pub const MAX_AGENTS: i64 = 2_000_000;
 /// Largest node count: generated nodes are placed by best-candidate sampling, O(n²).
 pub const MAX_NODES: i64 = 2_000;
 
-fn pairs(t: &TableReader, key: &'static str, width: usize, what: &str) -> Vec<Vec<f64>> {
-    let Some(v) = t.raw(key) else { return Vec::new() };
-    let DeValue::Array(items) = v.get_ref() else {
-        t.error_at(key, format!("expected an array of {what}"));
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for item in items.iter() {
-        let nums = super::reader::number_list(item.get_ref());
-        match nums {
-            Some(n) if (width == 0 || n.len() == width) && n.iter().all(|x| x.is_finite()) => out.push(n),
-            _ => {
-                t.error_at(key, format!("each item is {what}"));
-                return Vec::new();
-            }
-        }
-    }
-    out
-}
-
 fn count(t: &TableReader, key: &'static str, per_area: f64, max: i64) -> Count {
     match t.raw(key).map(|v| v.get_ref().as_str().map(str::to_string)) {
         Some(Some(s)) if s == "auto" => Count::PerArea(per_area),
@@ -159,7 +137,8 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
             p
         })
         .collect();
-    let edges: Vec<[u32; 2]> = pairs(t, "edges", 2, "a pair of node numbers [a, b]")
+    let edges: Vec<[u32; 2]> = t
+        .rows("edges", 2, "a pair of node numbers [a, b]")
         .into_iter()
         .filter_map(|e| {
             let ok = e.iter().all(|&v| v >= 0.0 && v.fract() == 0.0 && (v as usize) < node_list.len());
@@ -169,11 +148,12 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
             ok.then(|| [e[0] as u32, e[1] as u32])
         })
         .collect();
-    let cursor: Vec<[f64; 3]> = pairs(t, "cursor", 3, "[time, x, y]").into_iter().map(|p| [p[0], p[1], p[2]]).collect();
+    let cursor: Vec<[f64; 3]> = t.rows("cursor", 3, "[time, x, y]").into_iter().map(|p| [p[0], p[1], p[2]]).collect();
     if cursor.windows(2).any(|w| w[1][0] <= w[0][0]) {
         t.error_at("cursor", "cursor keyframe times must increase");
     }
-    let clicks = pairs(t, "clicks", 0, "[time] or [time, x, y]")
+    let clicks = t
+        .rows("clicks", 0, "[time] or [time, x, y]")
         .into_iter()
         .filter_map(|c| match c.len() {
             1 => Some((c[0], None)),

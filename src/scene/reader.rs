@@ -269,6 +269,28 @@ impl<'a, 's> TableReader<'a, 's> {
         Some(std::array::from_fn(|i| nums[i].unwrap_or(0.0)))
     }
 
+    /// An array of number arrays at `key`, each of `width` numbers (any count when 0), e.g. keyframes
+    /// `[[t, x, y], …]`; `what` names one item in the message when one is wrong (and then nothing is
+    /// returned).
+    pub fn rows(&self, key: &'static str, width: usize, what: &str) -> Vec<Vec<f64>> {
+        let Some(v) = self.raw(key) else { return Vec::new() };
+        let DeValue::Array(items) = v.get_ref() else {
+            self.error_at(key, format!("expected an array of {what}"));
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for item in items.iter() {
+            match number_list(item.get_ref()) {
+                Some(n) if (width == 0 || n.len() == width) && n.iter().all(|x| x.is_finite()) => out.push(n),
+                _ => {
+                    self.error_at(key, format!("each item is {what}"));
+                    return Vec::new();
+                }
+            }
+        }
+        out
+    }
+
     /// A sub-table; absent gives an empty reader (all defaults).
     pub fn table(&self, key: &'static str) -> TableReader<'a, 's> {
         let path = self.key_path(key);
