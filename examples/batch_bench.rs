@@ -155,6 +155,7 @@ fn main() {
         deform: Deform::Spine,
         placements: placements.clone(),
         motion: spines(&placements.data, t),
+        drawn: None,
     };
     let placements = Placements::new(field(blades, 14.0));
     let (batched_ms, batched_draws) = time(&mut renderer, frames, |t| frame(vec![ground(9.0)], vec![batch_at(&placements, t)], t));

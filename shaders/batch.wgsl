@@ -10,7 +10,10 @@ struct Batch {
     deform: vec4<f32>,
 };
 
-@group(2) @binding(0) var<uniform> batch: Batch;
+// Every batch of the frame (up to 256 per bind group); each instance's motion record names its
+// batch in `a.w` (the renderer writes it there: the deformations leave `a.w` unused). One bind
+// for many draws: rebinding per draw costs memory on lavapipe (Mesa 22.3) that is never returned.
+@group(2) @binding(0) var<uniform> batches: array<Batch, 256>;
 
 // Where one instance stands (`Placement` in src/frame/batch.rs).
 struct PlacementIn {
@@ -59,7 +62,12 @@ struct Placed {
     normal: vec3<f32>,
 };
 
+fn batch_of(m: MotionIn) -> Batch {
+    return batches[u32(m.a.w + 0.5)];
+}
+
 fn deform(v: VertexIn, p: PlacementIn, m: MotionIn) -> Placed {
+    let batch = batch_of(m);
     let s = p.scale;
     let local = v.position * s;
     let n_local = v.normal / s;
@@ -99,6 +107,7 @@ fn deform(v: VertexIn, p: PlacementIn, m: MotionIn) -> Placed {
 @vertex
 fn vs_main(v: VertexIn, p: PlacementIn, m: MotionIn) -> VsOut {
     let placed = deform(v, p, m);
+    let batch = batch_of(m);
     var out: VsOut;
     out.clip = frame.view_proj * vec4<f32>(placed.position, 1.0);
     out.world = placed.position;

@@ -102,9 +102,12 @@ pub struct InstanceBatch {
     pub material: Material,
     pub deform: Deform,
     pub placements: Placements,
-    /// One record per placement this frame, in the same order; empty when nothing moves (every
-    /// instance then takes [`Motion::rest`]).
+    /// One record per drawn placement this frame, in the same order; empty when nothing moves
+    /// (every instance then takes [`Motion::rest`]).
     pub motion: Vec<Motion>,
+    /// Draw only the first this many placements (`None`: all). Thins a batch with distance
+    /// without uploading its placements again: order them so the ones to drop first come last.
+    pub drawn: Option<u32>,
 }
 
 /// The turn about +y by `yaw`, applied to a vector.
@@ -130,6 +133,11 @@ fn rotate(r: Vec3, v: Vec3) -> Vec3 {
 }
 
 impl InstanceBatch {
+    /// How many instances are drawn this frame.
+    pub fn count(&self) -> usize {
+        self.drawn.map_or(self.placements.data.len(), |n| (n as usize).min(self.placements.data.len()))
+    }
+
     /// The motion of instance `i` this frame.
     pub fn motion_of(&self, i: usize) -> Motion {
         self.motion.get(i).copied().unwrap_or(Motion::rest(self.deform))

@@ -430,6 +430,7 @@ impl FrameData {
             h.f32s(&b.material.tint);
             h.f32s(&[b.material.roughness, b.material.specular]);
             h.bytes(bytemuck::cast_slice(&b.motion));
+            h.bytes(&b.drawn.map_or(u64::MAX, u64::from).to_le_bytes());
         }
         if let Some(c) = &self.canvas {
             h.f32s(&c.size);

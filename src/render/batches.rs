@@ -1,7 +1,10 @@
 //! The GPU side of instanced batches (`InstanceBatch` in `FrameData`): placements uploaded once
 //! per key and kept while frames name it, every batch's motion records written into one buffer
-//! per frame, and one uniform record per batch (material, deformation, the mesh's height) at a
-//! dynamic offset. Each batch is one instanced draw per pass.
+//! per frame, and one uniform record per batch (material, deformation, the mesh's height) in an
+//! array the shader indexes by the batch number each motion record carries in `a.w`. The array is
+//! bound once per pass (per 256 batches): on lavapipe (Mesa 22.3) every bind of a bind group
+//! keeps about 100 KB until the device is dropped, so binding per draw grew a long render by
+//! tens of megabytes a frame. Each batch is one instanced draw per pass.
 
 use std::collections::HashMap;
 
@@ -18,8 +21,10 @@ pub(super) struct MeshShape {
 /// Bytes of one motion record and of one placement.
 const MOTION: u64 = size_of::<Motion>() as u64;
 const PLACEMENT: u64 = size_of::<Placement>() as u64;
+/// Bytes of one batch's uniform record.
+const RECORD: u64 = size_of::<BatchUniforms>() as u64;
 
-use super::pipelines::BatchUniforms;
+use super::pipelines::{BATCH_RECORDS, BatchUniforms};
 
 /// Placements resident on the GPU.
 struct Resident {
@@ -35,9 +40,9 @@ pub(super) struct BatchDraw {
     pub mesh: u64,
     placements: u64,
     count: u32,
-    /// Byte offsets of its motion records and of its uniform record.
+    /// Byte offset of its motion records, and the bind group holding its uniform record.
     motion: u64,
-    uniform: u32,
+    pub group: usize,
     pub casts_shadow: bool,
     /// A box holding every instance this frame (for fitting the sun's view).
     pub bounds: ([f32; 3], [f32; 3]),
@@ -48,10 +53,10 @@ pub(super) struct BatchGpu {
     motion: wgpu::Buffer,
     motion_capacity: u64,
     uniforms: wgpu::Buffer,
+    /// Records the uniform buffer holds (a whole number of bind groups' worth).
     uniform_capacity: u64,
-    group: wgpu::BindGroup,
-    /// Distance between uniform records (the device's offset alignment).
-    stride: u64,
+    /// One bind group per `BATCH_RECORDS` records.
+    groups: Vec<wgpu::BindGroup>,
     pub draws: Vec<BatchDraw>,
     /// Placement uploads since the renderer started (a key is uploaded once while it stays).
     pub uploads: u64,
@@ -70,36 +75,38 @@ fn buffer(device: &wgpu::Device, label: &str, size: u64, usage: wgpu::BufferUsag
 
 impl BatchGpu {
     pub fn new(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> Self {
-        let stride = (size_of::<BatchUniforms>() as u64).next_multiple_of(device.limits().min_uniform_buffer_offset_alignment as u64);
-        let uniform_capacity = 4;
-        let uniforms = buffer(device, "batch uniforms", stride * uniform_capacity, wgpu::BufferUsages::UNIFORM);
-        let group = Self::group(device, layout, &uniforms);
+        let uniform_capacity = BATCH_RECORDS;
+        let uniforms = buffer(device, "batch uniforms", RECORD * uniform_capacity, wgpu::BufferUsages::UNIFORM);
+        let groups = Self::groups(device, layout, &uniforms, uniform_capacity);
         BatchGpu {
             resident: HashMap::new(),
             motion: buffer(device, "batch motion", MOTION * 1024, wgpu::BufferUsages::VERTEX),
             motion_capacity: MOTION * 1024,
             uniforms,
             uniform_capacity,
-            group,
-            stride,
+            groups,
             draws: Vec::new(),
             uploads: 0,
         }
     }
 
-    fn group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, uniforms: &wgpu::Buffer) -> wgpu::BindGroup {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("batch"),
-            layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: uniforms,
-                    offset: 0,
-                    size: wgpu::BufferSize::new(size_of::<BatchUniforms>() as u64),
-                }),
-            }],
-        })
+    fn groups(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, uniforms: &wgpu::Buffer, records: u64) -> Vec<wgpu::BindGroup> {
+        (0..records / BATCH_RECORDS)
+            .map(|i| {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("batch"),
+                    layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: uniforms,
+                            offset: i * BATCH_RECORDS * RECORD,
+                            size: wgpu::BufferSize::new(BATCH_RECORDS * RECORD),
+                        }),
+                    }],
+                })
+            })
+            .collect()
     }
 
     /// Uploads the placements `frame` names for the first time, drops those it no longer names,
@@ -123,25 +130,35 @@ impl BatchGpu {
         }
         let batches = frame.batches.len() as u64;
         if batches > self.uniform_capacity {
-            self.uniform_capacity = batches.next_power_of_two();
-            self.uniforms = buffer(device, "batch uniforms", self.stride * self.uniform_capacity, wgpu::BufferUsages::UNIFORM);
-            self.group = Self::group(device, layout, &self.uniforms);
+            self.uniform_capacity = batches.next_multiple_of(BATCH_RECORDS);
+            self.uniforms = buffer(device, "batch uniforms", RECORD * self.uniform_capacity, wgpu::BufferUsages::UNIFORM);
+            self.groups = Self::groups(device, layout, &self.uniforms, self.uniform_capacity);
         }
-        let records: u64 = frame.batches.iter().map(|b| b.placements.data.len() as u64).sum();
+        let records: u64 = frame.batches.iter().map(|b| b.count() as u64).sum();
         if records * MOTION > self.motion_capacity {
             self.motion_capacity = (records * MOTION).next_power_of_two();
             self.motion = buffer(device, "batch motion", self.motion_capacity, wgpu::BufferUsages::VERTEX);
         }
-        let mut uniforms = vec![0u8; (self.stride * batches) as usize];
+        let mut uniforms: Vec<BatchUniforms> = Vec::with_capacity(batches as usize);
+        // every batch's records, gathered so the frame makes one write (each write is a staging
+        // allocation of its own)
+        let mut records: Vec<Motion> = Vec::with_capacity(records as usize);
         let mut offset = 0;
         self.draws.clear();
         for (i, b) in frame.batches.iter().enumerate() {
-            let count = b.placements.data.len();
-            // the frame's own records go straight into the buffer; rest records are made here
-            let motion = if b.motion.len() == count { &b.motion[..] } else { &vec![Motion::rest(b.deform); count][..] };
-            if count > 0 {
-                queue.write_buffer(&self.motion, offset, bytemuck::cast_slice(motion));
+            let count = b.count();
+            let first = records.len();
+            if b.motion.len() == count {
+                records.extend_from_slice(&b.motion);
+            } else {
+                records.resize(first + count, Motion::rest(b.deform));
             }
+            // the batch's number within its bind group, where the shader finds its record
+            let slot = (i as u64 % BATCH_RECORDS) as f32;
+            for r in &mut records[first..] {
+                r.a[3] = slot;
+            }
+            let motion = &records[first..];
             let m = &b.material;
             let mesh = shape(b.mesh.key);
             let record = BatchUniforms {
@@ -149,23 +166,25 @@ impl BatchGpu {
                 surface: [m.roughness, m.specular, 0.0, if m.receives_shadow { 1.0 } else { 0.0 }],
                 deform: [deform_code(b.deform), mesh.height, 0.0, 0.0],
             };
-            let at = i * self.stride as usize;
-            uniforms[at..at + size_of::<BatchUniforms>()].copy_from_slice(bytemuck::bytes_of(&record));
-            if let Some(r) = self.resident.get(&b.placements.key).filter(|r| r.count > 0) {
+            uniforms.push(record);
+            if let Some(r) = self.resident.get(&b.placements.key).filter(|r| r.count > 0 && count > 0) {
                 self.draws.push(BatchDraw {
                     mesh: b.mesh.key,
                     placements: b.placements.key,
                     count: count as u32,
                     motion: offset,
-                    uniform: at as u32,
+                    group: (i as u64 / BATCH_RECORDS) as usize,
                     casts_shadow: m.casts_shadow,
                     bounds: reach_box(r, b.deform, motion, mesh.reach),
                 });
             }
             offset += count as u64 * MOTION;
         }
+        if !records.is_empty() {
+            queue.write_buffer(&self.motion, 0, bytemuck::cast_slice(&records));
+        }
         if !uniforms.is_empty() {
-            queue.write_buffer(&self.uniforms, 0, &uniforms);
+            queue.write_buffer(&self.uniforms, 0, bytemuck::cast_slice(&uniforms));
         }
     }
 
@@ -187,10 +206,21 @@ impl BatchGpu {
         Resident { buffer, count: data.len() as u32, roots, max_scale }
     }
 
-    /// Binds and draws batch `d` of this frame with `mesh`'s buffers.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, d: &BatchDraw, vertices: &wgpu::Buffer, indices: &wgpu::Buffer, index_count: u32) {
+    /// Draws batch `d` of this frame with `mesh`'s buffers, binding its records' group unless
+    /// `bound` says it already is (and then says it is).
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        d: &BatchDraw,
+        mesh: (&wgpu::Buffer, &wgpu::Buffer, u32),
+        bound: &mut Option<usize>,
+    ) {
         let Some(r) = self.resident.get(&d.placements) else { return };
-        pass.set_bind_group(2, &self.group, &[d.uniform]);
+        let (vertices, indices, index_count) = mesh;
+        if *bound != Some(d.group) {
+            pass.set_bind_group(2, &self.groups[d.group], &[]);
+            *bound = Some(d.group);
+        }
         pass.set_vertex_buffer(0, vertices.slice(..));
         pass.set_vertex_buffer(1, r.buffer.slice(..));
         pass.set_vertex_buffer(2, self.motion.slice(d.motion..d.motion + d.count as u64 * MOTION));

@@ -459,8 +459,9 @@ impl Renderer {
             count += self.draw_one(&mut pass, d);
         }
         pass.set_pipeline(&self.pipelines.batch_shadow);
+        let mut bound = None;
         for d in self.batches.draws.iter().filter(|d| d.casts_shadow) {
-            count += self.draw_batch(&mut pass, d);
+            count += self.draw_batch(&mut pass, d, &mut bound);
         }
         count
     }
@@ -500,8 +501,9 @@ impl Renderer {
         }
         if !self.batches.draws.is_empty() {
             pass.set_pipeline(&self.pipelines.batch);
+            let mut bound = None;
             for d in &self.batches.draws {
-                count += self.draw_batch(&mut pass, d);
+                count += self.draw_batch(&mut pass, d, &mut bound);
             }
             // the mesh pipelines read instances from slot 1 again
             pass.set_vertex_buffer(1, self.instances.slice(..));
@@ -555,12 +557,12 @@ impl Renderer {
     }
 
     /// Draws batch `d`; returns the draw calls (0 for an empty mesh).
-    fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, d: &batches::BatchDraw) -> u32 {
+    fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, d: &batches::BatchDraw, bound: &mut Option<usize>) -> u32 {
         let g = &self.meshes[&d.mesh];
         if g.index_count == 0 {
             return 0;
         }
-        self.batches.draw(pass, d, &g.vertices, &g.indices, g.index_count);
+        self.batches.draw(pass, d, (&g.vertices, &g.indices, g.index_count), bound);
         1
     }
 

@@ -51,6 +51,9 @@ const INSTANCE_ATTRS: [wgpu::VertexAttribute; 9] = wgpu::vertex_attr_array![
 const PLACEMENT_ATTRS: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array![3 => Float32x3, 4 => Float32, 5 => Float32x3, 6 => Unorm8x4];
 const MOTION_ATTRS: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![7 => Float32x4, 8 => Float32x4];
 
+/// Batch records in one bind group of the batch pipelines (`array<Batch, 256>` in batch.wgsl; 12 KiB, within the 16 KiB every adapter binds).
+pub const BATCH_RECORDS: u64 = 256;
+
 /// The per-batch uniform record (`Batch` in shaders/batch.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -90,7 +93,7 @@ fn vertex_layouts() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
 pub struct Pipelines {
     pub frame_layout: wgpu::BindGroupLayout,
     pub shadow_layout: wgpu::BindGroupLayout,
-    /// Group 2 of the batch pipelines: one `BatchUniforms` at a dynamic offset.
+    /// Group 2 of the batch pipelines: an array of `BATCH_RECORDS` `BatchUniforms`.
     pub batch_layout: wgpu::BindGroupLayout,
     pub batch: wgpu::RenderPipeline,
     pub batch_shadow: wgpu::RenderPipeline,
@@ -146,8 +149,8 @@ fn bind_group_layouts(device: &wgpu::Device) -> (wgpu::BindGroupLayout, wgpu::Bi
             visibility: wgpu::ShaderStages::VERTEX,
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: true,
-                min_binding_size: wgpu::BufferSize::new(size_of::<BatchUniforms>() as u64),
+                has_dynamic_offset: false,
+                min_binding_size: wgpu::BufferSize::new(BATCH_RECORDS * size_of::<BatchUniforms>() as u64),
             },
             count: None,
         }],

@@ -172,6 +172,7 @@ fn batches() -> Vec<InstanceBatch> {
             deform: Deform::Spine,
             placements: Placements::new(blades),
             motion: spine,
+            drawn: None,
         },
         InstanceBatch {
             mesh: MeshRef::new(column(2.0, [150, 110, 80, 255])),
@@ -179,6 +180,7 @@ fn batches() -> Vec<InstanceBatch> {
             deform: Deform::Bend,
             placements: Placements::new(stems),
             motion: bend,
+            drawn: None,
         },
         InstanceBatch {
             mesh: MeshRef::new(column(1.0, [220, 200, 60, 255])),
@@ -186,6 +188,7 @@ fn batches() -> Vec<InstanceBatch> {
             deform: Deform::Rigid,
             placements: Placements::new(blocks),
             motion: rigid,
+            drawn: None,
         },
     ]
 }
@@ -273,3 +276,4 @@ fn llvmpipe_through_gl_draws_batches_like_lavapipe() {
     eprintln!("{} vs {}: max channel difference {max}, {off} pixels off by more than 2", vulkan.adapter(), gl.adapter());
     assert!(off * 100 < (W * H) as usize, "GL and Vulkan differ on {off} pixels (max {max})");
 }
+
