@@ -109,6 +109,8 @@ kinds! {
     Flock => crate::sim::flock::FlockSim,
     /// `dice`: jelly dice as small-step XPBD soft bodies (seed 000).
     Dice => crate::sim::dice::DiceSim,
+    /// `wind`: grass and trees in a gusting wind field, drawn as instanced batches (seed 003).
+    Wind => crate::sim::wind::WindSim,
 }
 
 #[cfg(test)]

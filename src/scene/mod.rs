@@ -12,6 +12,7 @@ pub mod golden;
 pub mod reader;
 pub mod terrain;
 pub mod values;
+pub mod wind;
 
 use std::path::{Path, PathBuf};
 

@@ -9,6 +9,7 @@ pub mod flock;
 pub mod noise;
 pub mod rng;
 pub mod terrain;
+pub mod wind;
 
 use crate::frame::FrameData;
 use crate::scene::Scene;

@@ -277,3 +277,30 @@ fn llvmpipe_through_gl_draws_batches_like_lavapipe() {
     assert!(off * 100 < (W * H) as usize, "GL and Vulkan differ on {off} pixels (max {max})");
 }
 
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_wind_frame_is_one_draw_per_batch_and_its_placements_are_uploaded_once() {
+    use simreel::kinds::FromScene;
+    use simreel::sim::Simulation;
+    use simreel::sim::wind::WindSim;
+    require_gpu();
+    let scene = simreel::scene::load(&crate::common::root().join("scenes/wind_forest.toml")).unwrap();
+    let mut sim = WindSim::from_scene(&scene).unwrap();
+    let mut r = Renderer::new(&AdapterRequest::default(), W, H, 1).expect("renderer");
+    let mut keys = std::collections::HashSet::new();
+    let mut thinned = 0;
+    for f in [0, 40, 84, 85, 120] {
+        let data = sim.frame(f);
+        let image = render(&mut r, &data);
+        let batches = data.batches.len() as u32;
+        assert!(batches > 6 && batches < 200, "grass tiles, five trees, one leaf batch: {batches}");
+        assert_eq!(r.last_draws().main, 1 + data.meshes.len() as u32 + batches, "frame {f}: background, meshes, one draw per batch");
+        let casters = data.batches.iter().filter(|b| b.material.casts_shadow).count() as u32;
+        assert_eq!(r.last_draws().shadow, casters + data.meshes.iter().filter(|m| m.material.casts_shadow).count() as u32);
+        keys.extend(data.batches.iter().map(|b| b.placements.key));
+        thinned += data.batches.iter().filter(|b| b.drawn.is_some()).count();
+        assert!(image.rgba.chunks_exact(4).any(|p| p[1] > p[0] + 20), "frame {f}: green is drawn");
+    }
+    assert!(thinned > 0, "distant tiles are thinned");
+    assert_eq!(r.placement_uploads(), keys.len() as u64, "each set of placements is uploaded once");
+}

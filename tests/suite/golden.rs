@@ -71,6 +71,11 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
         ("dice_show_other_faces", "dice", "seed = 1\n", "seed = 2\n", true),
         ("jelly_more_opaque", "dice", "opacity = 0.58", "opacity = 0.6", false),
         ("pulled_a_little_higher", "dice_pull", "[0.9, 0.75, 0.55, 0.35]", "[0.9, 0.75, 0.6, 0.35]", true),
+        ("gusts_a_little_stronger", "wind_meadow", "gust = { amplitude = 2.4,", "gust = { amplitude = 2.5,", true),
+        ("walker_a_moment_later", "wind_meadow", "[[0.5, -8.0, 6.0]", "[[0.6, -8.0, 6.0]", true),
+        ("blast_a_little_later", "wind_forest", "at = 2.5\n", "at = 2.55\n", true),
+        ("seed_tree_on_the_default_model", "wind_seed", "model = \"seed\"\nat = [-6.0, 2.0]", "at = [-6.0, 2.0]", true),
+        ("ground_a_shade_lighter", "wind_field", "ground = \"#3a3f47\"", "ground = \"#3f3f47\"", false),
     ];
     for (label, base, from, to, sim_changes) in cases {
         let scene = perturbed(&dir, base, label, from, to);
