@@ -88,6 +88,7 @@ fn render_code(r: &RenderError) -> u8 {
     match r {
         RenderError::NoAdapter { .. }
         | RenderError::AdapterNotFound { .. }
+        | RenderError::BackendUnavailable { .. }
         | RenderError::Device(_)
         | RenderError::DeviceLost(_)
         | RenderError::Hung { .. } => exit::NO_ADAPTER,
@@ -260,7 +261,7 @@ fn validate(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
 fn adapters(choice: simreel::render::BackendChoice) -> anyhow::Result<()> {
     let list = simreel::render::device::list(choice);
     if list.is_empty() {
-        return Err(RenderError::NoAdapter { hint: simreel::render::device::install_hint() }.into());
+        return Err(simreel::render::device::missing(choice).into());
     }
     for a in &list {
         println!("{}", simreel::render::AdapterSummary::of(&a.get_info()));

@@ -27,6 +27,17 @@ impl BackendChoice {
         })
     }
 
+    /// As written after `--backend`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => "auto",
+            BackendChoice::Vulkan => "vulkan",
+            BackendChoice::Gl => "gl",
+            BackendChoice::Metal => "metal",
+            BackendChoice::Dx12 => "dx12",
+        }
+    }
+
     fn backends(self) -> wgpu::Backends {
         match self {
             BackendChoice::Auto => wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12 | wgpu::Backends::GL,
@@ -156,13 +167,25 @@ pub fn choose(adapters: Vec<wgpu::Adapter>, request: &AdapterRequest) -> Result<
     if matching.is_empty() {
         return Err(match &request.name {
             Some(n) if !everything.is_empty() => RenderError::AdapterNotFound { filter: n.clone(), available: everything },
-            _ => RenderError::NoAdapter { hint: install_hint() },
+            _ => missing(request.backend),
         });
     }
     // stable: the first of the best rank
     let best = matching.iter().map(|a| rank(&a.get_info())).max().unwrap_or((0, 0));
     let pos = matching.iter().position(|a| rank(&a.get_info()) == best).unwrap_or(0);
     Ok(matching.swap_remove(pos))
+}
+
+/// The error when `backend` has no adapter: the adapters other backends have, when there are any
+/// (lavapipe is there, the asked-for backend is not); what to install when there are none.
+pub fn missing(backend: BackendChoice) -> RenderError {
+    if backend != BackendChoice::Auto {
+        let others: Vec<String> = list(BackendChoice::Auto).iter().map(|a| AdapterSummary::of(&a.get_info()).to_string()).collect();
+        if !others.is_empty() {
+            return RenderError::BackendUnavailable { backend: backend.name().to_string(), available: others };
+        }
+    }
+    RenderError::NoAdapter { hint: install_hint() }
 }
 
 /// What to install when no adapter exists at all.

@@ -33,6 +33,8 @@ pub enum RenderError {
     NoAdapter { hint: String },
     #[error("no adapter matches --adapter \"{filter}\"; available: {}", available.join("; "))]
     AdapterNotFound { filter: String, available: Vec<String> },
+    #[error("the {backend} backend has no adapter on this machine; available: {}; use --backend auto or one of these", available.join("; "))]
+    BackendUnavailable { backend: String, available: Vec<String> },
     #[error("cannot open a device: {0}")]
     Device(String),
     #[error("the GPU device was lost: {0}")]

@@ -50,10 +50,29 @@ pub enum SceneError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{} has {} problem{}:\n{}", path.display(), diagnostics.len(), if diagnostics.len() == 1 { "" } else { "s" }, Listing { path, items: diagnostics })]
-    Invalid { path: PathBuf, diagnostics: Vec<Diagnostic> },
+    #[error("{} has {} problem{}:\n{}{}", path.display(), diagnostics.len() + more, if diagnostics.len() + more == 1 { "" } else { "s" }, Listing { path, items: diagnostics }, More(*more))]
+    Invalid {
+        path: PathBuf,
+        /// The first problems in file order (at most [`super::reader::LISTED`]).
+        diagnostics: Vec<Diagnostic>,
+        /// How many more there are.
+        more: usize,
+    },
     #[error("{}: {what} needs about {} but only {} is available; reduce it or pass a smaller --size/--frames", path.display(), human_bytes(*needed), human_bytes(*available))]
     TooBig { path: PathBuf, what: String, needed: u64, available: u64 },
+}
+
+/// "\nand N more problems" after a cut listing; nothing when complete.
+struct More(usize);
+
+impl fmt::Display for More {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            0 => Ok(()),
+            1 => write!(f, "\n… and 1 more problem"),
+            n => write!(f, "\n… and {n} more problems"),
+        }
+    }
 }
 
 /// 1536 → "1.5 KiB".

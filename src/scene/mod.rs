@@ -41,14 +41,36 @@ pub struct Scene {
     pub source_hash: u64,
 }
 
+/// Longest scene name (it names the output folder and files).
+pub const MAX_NAME: usize = 100;
+
+/// Largest scene file: far beyond any hand-written scene (the shipped ones are under 4 KiB), small
+/// enough that reading and checking one takes well under a second.
+pub const MAX_SCENE_BYTES: u64 = 4 << 20;
+
 /// Reads and validates a scene file.
 pub fn load(path: &Path) -> Result<Scene, SceneError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SceneError::Read { path: path.to_path_buf(), source })?;
+    let read = |source| SceneError::Read { path: path.to_path_buf(), source };
+    // a huge file is refused before it is read
+    let size = std::fs::metadata(path).map_err(read)?.len();
+    if size > MAX_SCENE_BYTES {
+        return Err(too_long(path, size));
+    }
+    let text = std::fs::read_to_string(path).map_err(read)?;
     parse(&text, path)
+}
+
+fn too_long(path: &Path, bytes: u64) -> SceneError {
+    let message = format!("the file is {}; scene files are at most {}", error::human_bytes(bytes), error::human_bytes(MAX_SCENE_BYTES));
+    let diagnostics = vec![Diagnostic { line: 1, col: 1, key: String::new(), message, hint: None }];
+    SceneError::Invalid { path: path.to_path_buf(), diagnostics, more: 0 }
 }
 
 /// Validates scene text; `path` names it in messages and gives the default name.
 pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
+    if text.len() as u64 > MAX_SCENE_BYTES {
+        return Err(too_long(path, text.len() as u64));
+    }
     let diags = Diagnostics::new(text);
     let (doc, syntax) = toml::de::DeTable::parse_recoverable(text);
     for e in &syntax {
@@ -59,9 +81,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
     let scene = read_scene(&root, path, text);
     root.finish();
     if diags.has_errors() {
-        return Err(SceneError::Invalid { path: path.to_path_buf(), diagnostics: diags.into_vec() });
+        let (diagnostics, more) = diags.into_vec();
+        return Err(SceneError::Invalid { path: path.to_path_buf(), diagnostics, more });
     }
-    let scene = scene.ok_or_else(|| SceneError::Invalid { path: path.to_path_buf(), diagnostics: Vec::new() })?;
+    let scene = scene.ok_or_else(|| SceneError::Invalid { path: path.to_path_buf(), diagnostics: Vec::new(), more: 0 })?;
     Ok(scene)
 }
 
@@ -89,6 +112,8 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
     let name = root.string("name").unwrap_or(stem);
     if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
         root.error_at("name", "the name becomes a folder name: use letters, digits, '-' and '_'");
+    } else if name.chars().count() > MAX_NAME {
+        root.error_at("name", format!("the name becomes a folder name: at most {MAX_NAME} characters, not {}", name.chars().count()));
     }
     let seed = root.int_in("seed", 0, 0..=i64::MAX) as u64;
     let _ = root.string("description");

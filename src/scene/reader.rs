@@ -11,23 +11,32 @@ use super::error::Diagnostic;
 
 type Spanned<T> = toml::Spanned<T>;
 
+/// Problems listed in full; beyond them a listing says how many more there are.
+pub const LISTED: usize = 50;
+
 /// Collected problems of one document.
 pub struct Diagnostics<'s> {
     src: &'s str,
+    /// Byte offset of the start of every line, for positions in O(log n) (a file with 200 000
+    /// problems must not be scanned 200 000 times).
+    line_starts: Vec<usize>,
     items: RefCell<Vec<Diagnostic>>,
 }
 
 impl<'s> Diagnostics<'s> {
     pub fn new(src: &'s str) -> Self {
-        Diagnostics { src, items: RefCell::new(Vec::new()) }
+        let line_starts = std::iter::once(0).chain(src.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        Diagnostics { src, line_starts, items: RefCell::new(Vec::new()) }
     }
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.src.len());
-        let before = &self.src[..offset];
-        let line = before.matches('\n').count() + 1;
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let mut offset = offset.min(self.src.len());
+        while !self.src.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let col = self.src[self.line_starts[line - 1]..offset].chars().count() + 1;
         (line, col)
     }
 
@@ -40,14 +49,27 @@ impl<'s> Diagnostics<'s> {
         !self.items.borrow().is_empty()
     }
 
-    /// All problems, in file order.
-    pub fn into_vec(self) -> Vec<Diagnostic> {
+    /// Problems found so far.
+    pub fn count(&self) -> usize {
+        self.items.borrow().len()
+    }
+
+    /// The first [`LISTED`] problems in file order, and how many more there are.
+    pub fn into_vec(self) -> (Vec<Diagnostic>, usize) {
         let mut v = self.items.into_inner();
         v.sort_by_key(|d| (d.line, d.col));
         v.dedup();
-        v
+        let more = v.len().saturating_sub(LISTED);
+        v.truncate(LISTED);
+        (v, more)
     }
 }
+
+/// Problems after which unknown keys get no "did you mean" hint.
+const HINTED: usize = 1000;
+
+/// Longest string a scene may give (names, descriptions, choices), in characters.
+pub const MAX_STRING: usize = 4096;
 
 /// A view of one TOML table with the dotted path that leads to it.
 pub struct TableReader<'a, 's> {
@@ -225,6 +247,10 @@ impl<'a, 's> TableReader<'a, 's> {
     pub fn string(&self, key: &'static str) -> Option<String> {
         let (v, _) = self.lookup(key)?;
         match v.get_ref() {
+            DeValue::String(s) if s.chars().count() > MAX_STRING => {
+                self.error_at(key, format!("a string of {} characters; strings here are at most {MAX_STRING}", s.chars().count()));
+                None
+            }
             DeValue::String(s) => Some(s.to_string()),
             _ => {
                 self.wrong_type(key, v, "a string");
@@ -332,21 +358,21 @@ impl<'a, 's> TableReader<'a, 's> {
     pub fn finish(&self) {
         let Some(table) = self.table else { return };
         let asked = self.asked.borrow().clone();
+        let place = if self.path.is_empty() { "at the top level".to_string() } else { format!("in [{}]", self.path) };
+        let mut known: Vec<&str> = asked.clone();
+        known.sort();
+        known.dedup();
+        let known = (!known.is_empty()).then(|| format!("known keys here: {}", known.join(", ")));
         for (k, _) in table.iter() {
             let name = k.get_ref().as_ref();
             if asked.contains(&name) {
                 continue;
             }
-            let hint = did_you_mean(name, asked.iter().copied()).map(|c| format!("did you mean `{c}`?"));
-            let hint = hint.or_else(|| {
-                let mut known: Vec<&str> = asked.clone();
-                known.sort();
-                known.dedup();
-                (!known.is_empty()).then(|| format!("known keys here: {}", known.join(", ")))
-            });
-            let path = if self.path.is_empty() { name.to_string() } else { format!("{}.{name}", self.path) };
-            let place = if self.path.is_empty() { "at the top level".to_string() } else { format!("in [{}]", self.path) };
-            self.diags.error(k.span(), &path, format!("unknown key `{name}` {place}"), hint);
+            // a file with thousands of problems lists only its first ones: the rest need no
+            // "did you mean", which would cost more than everything else put together
+            let close = if self.diags.count() < HINTED { did_you_mean(name, asked.iter().copied()) } else { None };
+            let hint = close.map(|c| format!("did you mean `{c}`?")).or_else(|| known.clone());
+            self.diags.error(k.span(), &self.key_path(name), format!("unknown key `{name}` {place}"), hint);
         }
     }
 }

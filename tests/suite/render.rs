@@ -430,3 +430,19 @@ fn jelly_dice_bend_on_the_gpu_as_on_the_cpu_and_show_colour_pips_and_results() {
         .count();
     assert!(white > 150, "digits in the results strip: {white} white pixels");
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_backend_this_machine_lacks_is_named_with_what_is_there() {
+    require_gpu();
+    let out = scratch("no-dx12");
+    let o = simreel().args(["render", "scenes/terrain.toml", "--backend", "dx12", "--frames", "0", "--out"]).arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("the dx12 backend has no adapter on this machine; available: "), "{err}");
+    assert!(!err.contains("apt-get"), "an adapter is here: no install hint\n{err}");
+    let o = simreel().args(["adapters", "--backend", "dx12"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("use --backend auto or one of these"));
+}

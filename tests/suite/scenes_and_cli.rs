@@ -386,3 +386,34 @@ fn gif_takes_jpeg_webp_and_16_bit_png_frames_and_scales_them() {
     assert_eq!(run.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&run.stderr).contains("z.png"), "{}", String::from_utf8_lossy(&run.stderr));
 }
+
+#[test]
+fn hostile_scene_files_are_refused_with_the_first_problems_listed() {
+    // 200 000 unknown keys: the first 50 in file order are listed, then how many more there are
+    let mut text = String::from("kind = \"terrain\"\n");
+    for i in 0..200_000 {
+        text.push_str(&format!("key_{i:06} = 1\n"));
+    }
+    let Err(e @ SceneError::Invalid { .. }) = scene::parse(&text, Path::new("many.toml")) else { panic!("accepted") };
+    let SceneError::Invalid { diagnostics, more, .. } = &e else { unreachable!() };
+    assert_eq!((diagnostics.len(), *more), (50, 199_950));
+    assert!(diagnostics.windows(2).all(|w| w[0].line < w[1].line), "in file order");
+    assert_eq!((diagnostics[0].line, diagnostics[0].key.as_str()), (2, "key_000000"));
+    let shown = e.to_string();
+    assert!(shown.starts_with("many.toml has 200000 problems:\n") && shown.ends_with("… and 199950 more problems"), "{}", &shown[..200]);
+
+    // a file beyond 4 MiB is refused before it is read as TOML; a 20 MB name inside one too
+    let huge = format!("kind = \"terrain\"\nname = \"{}\"\n", "a".repeat(20_000_000));
+    let d = problems(&huge);
+    assert!(d.len() == 1 && d[0].message.contains("scene files are at most 4.0 MiB"), "{d:?}");
+    let dir = crate::common::scratch("hostile");
+    std::fs::write(dir.join("huge.toml"), &huge).unwrap();
+    let Err(SceneError::Invalid { diagnostics, .. }) = scene::load(&dir.join("huge.toml")) else { panic!("accepted") };
+    assert!(diagnostics[0].message.contains("the file is 19.1 MiB"), "{diagnostics:?}");
+
+    // long strings and names
+    let d = problems(&format!("kind = \"terrain\"\ndescription = \"{}\"\n", "d".repeat(5000)));
+    assert!(d.iter().any(|x| x.key == "description" && x.message.contains("at most 4096")), "{d:?}");
+    let d = problems(&format!("kind = \"terrain\"\nname = \"{}\"\n", "n".repeat(101)));
+    assert!(d.iter().any(|x| x.key == "name" && x.message.contains("at most 100 characters, not 101")), "{d:?}");
+}
