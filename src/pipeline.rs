@@ -246,11 +246,14 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     let wall = Instant::now();
     let scene = &job.scene;
     let r = &scene.render;
+    // one writer per scene output; what killed runs left behind goes first
+    let out = Outputs::of(job);
+    let claim = output::claim::Claim::take(&out.frames_dir)?;
+    claim.sweep(&out.frames_dir, out.gif.as_deref());
     let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
     let adapter = renderer.adapter().clone();
     let scene_hash = format!("{:016x}", scene.source_hash);
     let settings = settings_hash(job, &adapter.to_string());
-    let out = Outputs::of(job);
     let kept = kept_frames(job, &out, &scene_hash, &settings);
     let shared = Shared {
         job,

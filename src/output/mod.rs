@@ -2,6 +2,7 @@
 //! its folder and renamed into place, so an interrupted run never leaves a truncated file and a
 //! rerun can trust whatever it finds.
 
+pub mod claim;
 pub mod compare;
 pub mod gif;
 pub mod manifest;
@@ -27,6 +28,8 @@ pub enum OutputError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{} is being written by process {pid} (another render of this scene); wait for it to finish, or pass another --out", dir.display())]
+    Busy { dir: PathBuf, pid: u32 },
     #[error("{} is not a PNG simreel can read: {reason}", path.display())]
     BadPng { path: PathBuf, reason: String },
     #[error("{} is not a picture simreel can read (PNG, JPEG or WebP): {reason}", path.display())]

@@ -446,3 +446,50 @@ fn a_backend_this_machine_lacks_is_named_with_what_is_there() {
     assert_eq!(o.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&o.stderr).contains("use --backend auto or one of these"));
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn killed_runs_leave_no_litter_and_one_render_holds_a_scene_at_a_time() {
+    use std::io::BufRead;
+    require_gpu();
+    let dir = scratch("claim");
+    let frames = dir.join("small_terrain");
+    let args = ["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--progress", "json", "--out"];
+    // a render in flight holds the scene: a second one into the same folder is refused and told who
+    let mut first =
+        simreel().args(args).arg(&dir).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut progress = std::io::BufReader::new(first.stdout.take().unwrap()).lines();
+    progress.next().expect("a first frame").unwrap();
+    let second = simreel().args(args).arg(&dir).output().unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("is being written by process {} (another render of this scene)", first.id())), "{err}");
+    // killed without warning: its lock stays behind, with the temporaries such a run can leave
+    std::process::Command::new("kill").args(["-KILL", &first.id().to_string()]).status().unwrap();
+    first.wait().unwrap();
+    assert!(frames.join(".simreel.lock").exists());
+    let dead = 4_194_999; // beyond Linux's largest process id
+    let own = std::process::id();
+    for f in [format!("small_terrain/frame_0040.png.{dead}.tmp"), format!("small_terrain.gif.{dead}.tmp")] {
+        std::fs::write(dir.join(f), b"partial").unwrap();
+    }
+    // not the dead run's: a live process's temporary, another scene's
+    for f in [format!("small_terrain/frame_0041.png.{own}.tmp"), format!("other.gif.{dead}.tmp")] {
+        std::fs::write(dir.join(f), b"keep").unwrap();
+    }
+    let out = simreel()
+        .args(["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--resume", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the dead run's lock is taken over: {}", String::from_utf8_lossy(&out.stderr));
+    let names = |d: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+    };
+    let (inside, beside) = (names(&frames), names(&dir));
+    assert!(!inside.iter().any(|f| f.contains(&format!(".{dead}.tmp")) || f == ".simreel.lock"), "{inside:?}");
+    assert!(inside.contains(&format!("frame_0041.png.{own}.tmp")), "a live process's temporary is not ours to remove: {inside:?}");
+    assert!(!beside.contains(&format!("small_terrain.gif.{dead}.tmp")) && beside.contains(&format!("other.gif.{dead}.tmp")), "{beside:?}");
+    assert_eq!(inside.iter().filter(|f| f.ends_with(".png")).count(), 48);
+}

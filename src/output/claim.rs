@@ -1,0 +1,117 @@
+//! One writer per scene output: a render holds a lock file in the scene's frames folder for as long
+//! as it writes there (a second render of the same scene into the same folder is refused and told
+//! which process holds it), and on taking it sweeps the temporary files that runs killed without
+//! warning (`kill -9`, a power cut) left behind — only those it can prove are dead runs' own: named
+//! like this program's temporaries, for this scene, by a process that no longer exists.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::OutputError;
+
+/// The lock file's name inside a scene's frames folder.
+pub const LOCK: &str = ".simreel.lock";
+
+/// This process's hold on a scene's output; released (the lock file removed) when dropped.
+#[derive(Debug)]
+pub struct Claim {
+    lock: PathBuf,
+}
+
+/// Whether process `pid` exists: `Some` where the system can tell (Linux's /proc), `None` elsewhere.
+pub fn alive(pid: u32) -> Option<bool> {
+    let proc = Path::new("/proc");
+    proc.join("self").exists().then(|| proc.join(pid.to_string()).exists())
+}
+
+/// The process id in a temporary's name, `<file>.<pid>.tmp`, when `name` is one.
+fn temporary_owner(name: &str) -> Option<u32> {
+    let stem = name.strip_suffix(".tmp")?;
+    let (_, pid) = stem.rsplit_once('.')?;
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+impl Claim {
+    /// Takes the scene's output (`frames_dir`, created if missing): fails with
+    /// [`OutputError::Busy`] while a live process holds it; a lock left by a dead one is taken over.
+    pub fn take(frames_dir: &Path) -> Result<Claim, OutputError> {
+        let write_err = |source| OutputError::Write { path: frames_dir.to_path_buf(), source };
+        std::fs::create_dir_all(frames_dir).map_err(write_err)?;
+        let lock = frames_dir.join(LOCK);
+        for _ in 0..3 {
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&lock) {
+                Ok(mut f) => {
+                    writeln!(f, "{}", std::process::id()).map_err(|source| OutputError::Write { path: lock.clone(), source })?;
+                    return Ok(Claim { lock });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&lock).ok().and_then(|s| s.trim().parse::<u32>().ok());
+                    match holder {
+                        // a live holder (or one this system cannot check) keeps it
+                        Some(pid) if alive(pid) != Some(false) => {
+                            return Err(OutputError::Busy { dir: frames_dir.to_path_buf(), pid });
+                        }
+                        // left by a process that is gone, or unreadable: take it over
+                        _ => {
+                            let _ = std::fs::remove_file(&lock);
+                        }
+                    }
+                }
+                Err(source) => return Err(OutputError::Write { path: lock, source }),
+            }
+        }
+        Err(OutputError::Write { path: lock, source: std::io::Error::other("the lock file keeps coming back") })
+    }
+
+    /// Removes the temporaries dead runs left: `<file>.<pid>.tmp` in the frames folder, and
+    /// `<gif file>.<pid>.tmp` beside the GIF, whose process is gone. Returns how many.
+    pub fn sweep(&self, frames_dir: &Path, gif: Option<&Path>) -> usize {
+        let mut removed = 0;
+        let mut sweep_dir = |dir: &Path, belongs: &dyn Fn(&str) -> bool| {
+            let Ok(entries) = std::fs::read_dir(dir) else { return };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                let dead = temporary_owner(name).is_some_and(|pid| pid != std::process::id() && alive(pid) == Some(false));
+                if dead && belongs(name) && std::fs::remove_file(entry.path()).is_ok() {
+                    removed += 1;
+                }
+            }
+        };
+        sweep_dir(frames_dir, &|_| true);
+        if let Some(gif) = gif {
+            let (Some(dir), Some(file)) = (gif.parent(), gif.file_name().and_then(|f| f.to_str())) else { return removed };
+            let prefix = format!("{file}.");
+            sweep_dir(dir, &|name| name.starts_with(&prefix));
+        }
+        removed
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.lock);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporaries_are_recognised_by_their_owner() {
+        assert_eq!(temporary_owner("frame_0001.png.4242.tmp"), Some(4242));
+        assert_eq!(temporary_owner("wind.gif.17.tmp"), Some(17));
+        assert_eq!(temporary_owner("frame_0001.png"), None);
+        assert_eq!(temporary_owner("notes.tmp"), None);
+        assert_eq!(temporary_owner("a.b12.tmp"), None);
+        if Path::new("/proc/self").exists() {
+            assert_eq!(alive(std::process::id()), Some(true));
+            // beyond Linux's largest process id (2²² = 4 194 304)
+            assert_eq!(alive(4_194_999), Some(false));
+        }
+    }
+}
