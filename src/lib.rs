@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod frame;
+pub mod fuzz;
 pub mod golden;
 pub mod kinds;
 pub mod output;

@@ -60,6 +60,46 @@ pub fn load(path: &Path) -> Result<Scene, SceneError> {
     parse(&text, path)
 }
 
+/// Deepest nesting of arrays and inline tables a scene may have (the shipped ones need 3).
+pub const MAX_DEPTH: usize = 64;
+
+/// Where brackets and braces first nest deeper than [`MAX_DEPTH`], outside strings and comments.
+fn too_deep(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                // a string: basic (with escapes) or literal, one line or three-quoted
+                let triple: &[u8] = if q == b'"' { b"\"\"\"" } else { b"\'\'\'" };
+                let long = b[i..].starts_with(triple);
+                let close: &[u8] = if long { triple } else { &triple[..1] };
+                i += close.len();
+                while i < b.len() && !b[i..].starts_with(close) && (long || b[i] != b'\n') {
+                    i += if q == b'"' && b[i] == b'\\' { 2 } else { 1 };
+                }
+                // the loop's step below moves past the closing quote
+                i += close.len() - 1;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 fn too_long(path: &Path, bytes: u64) -> SceneError {
     let message = format!("the file is {}; scene files are at most {}", error::human_bytes(bytes), error::human_bytes(MAX_SCENE_BYTES));
     let diagnostics = vec![Diagnostic { line: 1, col: 1, key: String::new(), message, hint: None }];
@@ -72,6 +112,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
         return Err(too_long(path, text.len() as u64));
     }
     let diags = Diagnostics::new(text);
+    if let Some(at) = too_deep(text) {
+        // refused before the TOML parser sees it: a few kilobytes of brackets made it allocate
+        // tens of megabytes
+        diags.error(at..at, "", format!("arrays and tables nest deeper than {MAX_DEPTH} levels"), None);
+        let (diagnostics, more) = diags.into_vec();
+        return Err(SceneError::Invalid { path: path.to_path_buf(), diagnostics, more });
+    }
     let (doc, syntax) = toml::de::DeTable::parse_recoverable(text);
     for e in &syntax {
         let span = e.span().unwrap_or(0..0);

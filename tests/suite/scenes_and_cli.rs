@@ -417,3 +417,37 @@ fn hostile_scene_files_are_refused_with_the_first_problems_listed() {
     let d = problems(&format!("kind = \"terrain\"\nname = \"{}\"\n", "n".repeat(101)));
     assert!(d.iter().any(|x| x.key == "name" && x.message.contains("at most 100 characters, not 101")), "{d:?}");
 }
+
+#[test]
+fn deep_nesting_is_refused_before_parsing_but_brackets_in_strings_and_comments_are_text() {
+    let deep = format!("kind = \"terrain\"\n\n[render]\nx = {}1{}\n", "[".repeat(2000), "]".repeat(2000));
+    let d = problems(&deep);
+    assert!(d.len() == 1 && d[0].message.contains("nest deeper than 64 levels") && (d[0].line, d[0].col) == (4, 69), "{d:?}");
+    let brackets = "[".repeat(500);
+    let text = format!(
+        "kind = \"terrain\"\ndescription = \"{brackets}\\\" {brackets}\"\n# {brackets}\nname = '{brackets}'\n[render]\nwidth = 320\n"
+    );
+    let d = problems(&text);
+    assert!(d.iter().all(|x| !x.message.contains("nest deeper")), "{d:?}");
+    // the shipped scenes nest three levels at most, far from the limit
+    for entry in std::fs::read_dir(root().join("scenes")).unwrap() {
+        let path = entry.unwrap().path();
+        scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn a_short_fuzz_round_of_the_scene_reader_finds_no_panic_and_no_slow_input() {
+    // the full round is `cargo run --release --example fuzz` (BENCHMARKS.md); this one is seeded
+    let mut fuzzer = simreel::fuzz::Fuzzer::new(simreel::fuzz::corpus(&root()), 7);
+    let report = simreel::fuzz::round(&mut fuzzer, 20_000);
+    assert_eq!(report.runs, 20_000);
+    assert!(
+        report.panics.is_empty(),
+        "{} inputs panicked, the first:\n{}\n{}",
+        report.panics.len(),
+        report.panics[0].1,
+        report.panics[0].0
+    );
+    assert!(report.slowest.0 < std::time::Duration::from_secs(1), "{:?} for:\n{}", report.slowest.0, report.slowest.1);
+}
