@@ -236,13 +236,14 @@ fn validate(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
     for p in paths {
         match scene::load(p) {
             Ok(s) => println!(
-                "{}: ok ({} scene \"{}\", {} frames at {}×{})",
+                "{}: ok ({} scene \"{}\", {} frames at {}×{}; a render needs about {})",
                 p.display(),
                 s.kind.name(),
                 s.name,
                 s.render.frames,
                 s.render.width,
-                s.render.height
+                s.render.height,
+                scene::error::human_bytes(s.memory_estimate(8).0)
             ),
             Err(e) => {
                 bad += 1;

@@ -494,6 +494,7 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
             encode_s: clock.encode.as_secs_f64(),
             frames_per_second: written.len() as f64 / wall_s.max(1e-9),
             slowest_stage: slowest,
+            peak_memory_bytes: crate::output::manifest::peak_memory(),
         },
         final_state: shared.final_state.lock().expect("state").clone(),
     }

@@ -51,6 +51,16 @@ pub struct Timings {
     pub frames_per_second: f64,
     /// The stage that took longest.
     pub slowest_stage: String,
+    /// The process's peak resident memory so far, bytes (Linux's VmHWM; absent elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_memory_bytes: Option<u64>,
+}
+
+/// This process's peak resident memory (`VmHWM` in /proc/self/status), where the system says.
+pub fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb = status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    Some(kb * 1024)
 }
 
 impl Manifest {

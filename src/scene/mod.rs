@@ -41,6 +41,10 @@ pub struct Scene {
     pub source_hash: u64,
 }
 
+/// Resident memory of the process before any scene: the program, its GPU API layer and a software adapter's
+/// own (lavapipe: about 120 MiB rendering an empty scene).
+pub const RENDERER_BASE: u64 = 128 << 20;
+
 /// Longest scene name (it names the output folder and files).
 pub const MAX_NAME: usize = 100;
 
@@ -200,15 +204,16 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
 }
 
 impl Scene {
-    /// A rough upper bound of the memory a render of this scene needs: the simulation's own state
-    /// plus frames in flight through render, readback and encoding.
+    /// A rough upper bound of the memory a render of this scene needs (peak resident memory of the
+    /// process): the program and its renderer, the simulation's own state, and frames in flight
+    /// through render, readback and encoding. BENCHMARKS.md compares it with measured peaks.
     pub fn memory_estimate(&self, frames_in_flight: u64) -> (u64, String) {
         let px = self.render.width as u64 * self.render.height as u64;
         let frame = px * 4 * (self.render.msaa as u64 + 2); // MSAA colour + resolve + readback
         let frames = frame * frames_in_flight;
         let (sim, what) = self.kind.memory();
         let what = format!("{what} at {}×{}", self.render.width, self.render.height);
-        (sim + frames, what)
+        (RENDERER_BASE + sim + frames, what)
     }
 
     /// Fails with [`SceneError::TooBig`] when the estimate exceeds the memory this machine has.

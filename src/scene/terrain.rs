@@ -120,11 +120,12 @@ impl KindTable for TerrainSpec {
 
     fn memory(&self) -> (u64, String) {
         // field f32 + mesh (about 3 vertices of 28 bytes and 2 triangles per surface cell, a
-        // surface cell count of about 2·N² for a height field, bounded by the cube count)
+        // surface cell count of about 2·N² for a height field, bounded by the cube count), held
+        // three times: the extraction's buffers, the world-space mesh, the renderer's copy
         let samples = self.samples();
         let [nx, ny, nz] = self.resolution.map(|v| v as u64);
         let surface = (6 * (nx * nz + nx * ny + ny * nz)).min(samples);
-        (samples * 4 + surface * (3 * 28 + 2 * 12), format!("a {nx}×{ny}×{nz} terrain grid"))
+        (samples * 4 + 3 * surface * (3 * 28 + 2 * 12), format!("a {nx}×{ny}×{nz} terrain grid"))
     }
 }
 

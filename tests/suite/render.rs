@@ -493,3 +493,29 @@ fn killed_runs_leave_no_litter_and_one_render_holds_a_scene_at_a_time() {
     assert!(!beside.contains(&format!("small_terrain.gif.{dead}.tmp")) && beside.contains(&format!("other.gif.{dead}.tmp")), "{beside:?}");
     assert_eq!(inside.iter().filter(|f| f.ends_with(".png")).count(), 48);
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn the_memory_estimate_bounds_every_shipped_scene_within_twice_its_peak() {
+    require_gpu();
+    let out = scratch("memory");
+    let mut table = Vec::new();
+    for entry in std::fs::read_dir(crate::common::root().join("scenes")).unwrap() {
+        let path = entry.unwrap().path();
+        let scene = simreel::scene::load(&path).unwrap();
+        let (estimate, _) = scene.memory_estimate(8);
+        let frames = format!("0..{}", scene.render.frames.min(20) - 1);
+        let o = simreel().args(["render", "--format", "png", "--frames", &frames, "--out"]).arg(&out).arg(&path).output().unwrap();
+        assert!(o.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&o.stderr));
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join(&scene.name).join("manifest.json")).unwrap()).unwrap();
+        let peak = manifest["timings"]["peak_memory_bytes"].as_u64().expect("the manifest records the peak on Linux");
+        table.push((scene.name.clone(), estimate as f64 / peak as f64));
+    }
+    eprintln!("estimate / measured peak: {table:?}");
+    assert!(table.len() >= 12);
+    for (name, ratio) in &table {
+        assert!((1.0..2.0).contains(ratio), "{name}: the estimate is {ratio:.2}× the measured peak");
+    }
+}
