@@ -519,3 +519,52 @@ fn the_memory_estimate_bounds_every_shipped_scene_within_twice_its_peak() {
         assert!((1.0..2.0).contains(ratio), "{name}: the estimate is {ratio:.2}× the measured peak");
     }
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn unwritable_and_full_outputs_fail_clearly_and_leave_no_partial_file() {
+    require_gpu();
+    let dir = scratch("unwritable");
+    // an output folder that cannot exist: a file stands where its parent should be
+    std::fs::write(dir.join("file"), b"not a folder").unwrap();
+    let o = simreel().args(["render", "tests/scenes/small_terrain.toml", "--out"]).arg(dir.join("file/out")).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write") && err.contains("file/out/small_terrain"), "{err}");
+
+    // a full disk: a 200 KiB tmpfs, where this machine lets the test mount one (root in CI)
+    let tiny = dir.join("tiny");
+    std::fs::create_dir_all(&tiny).unwrap();
+    let mounted = std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "size=200k", "tmpfs"]).arg(&tiny).status();
+    if !mounted.is_ok_and(|s| s.success()) {
+        eprintln!("no tmpfs could be mounted here: the full-disk half of this test did not run");
+        return;
+    }
+    /// Unmounts when dropped, so a failing assertion does not leave the mount behind.
+    struct Mounted(std::path::PathBuf);
+    impl Drop for Mounted {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let mount = Mounted(tiny.clone());
+    let o = simreel()
+        .args(["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--out"])
+        .arg(tiny.join("out"))
+        .output()
+        .unwrap();
+    let files: Vec<std::path::PathBuf> =
+        std::fs::read_dir(tiny.join("out/small_terrain")).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
+    let beside: Vec<String> =
+        std::fs::read_dir(tiny.join("out")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    // every frame that is there is whole (read before the folder goes with the mount)
+    let widths: Vec<u32> = files.iter().filter(|f| f.extension().is_some_and(|x| x == "png")).map(|f| read_png(f).width).collect();
+    drop(mount);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(beside.iter().all(|f| !f.ends_with(".tmp") && !f.ends_with(".gif")), "a partial GIF or temporary: {beside:?}");
+    assert!(files.iter().all(|f| !f.to_string_lossy().ends_with(".tmp") && !f.ends_with(".simreel.lock")), "{files:?}");
+    assert!(!widths.is_empty() && widths.iter().all(|&w| w == 128), "{widths:?}");
+}
