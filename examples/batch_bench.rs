@@ -39,15 +39,8 @@ fn blade(rows: u32) -> MeshData {
 }
 
 fn ground(half: f32) -> MeshInstance {
-    let mut m = MeshData::default();
-    for (x, z) in [(-half, -half), (half, -half), (half, half), (-half, half)] {
-        m.positions.push([x, 0.0, z]);
-        m.normals.push([0.0, 1.0, 0.0]);
-        m.colors.push([110, 98, 80, 255]);
-    }
-    m.indices = vec![0, 2, 1, 0, 3, 2];
     MeshInstance {
-        mesh: MeshRef::new(m),
+        mesh: MeshRef::new(MeshData::flat_quad([-half, -half], [half, half], [110, 98, 80, 255])),
         transform: IDENTITY,
         material: Material { casts_shadow: false, ..Material::default() },
         deform: None,

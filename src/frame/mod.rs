@@ -149,6 +149,16 @@ impl MeshData {
         Some(it.fold((first, first), |(lo, hi), p| (std::array::from_fn(|i| lo[i].min(p[i])), std::array::from_fn(|i| hi[i].max(p[i])))))
     }
 
+    /// A flat rectangle on y = 0 from `lo` to `hi` (x, z), facing up, in one colour: a ground.
+    pub fn flat_quad(lo: [f32; 2], hi: [f32; 2], color: [u8; 4]) -> Self {
+        MeshData {
+            positions: vec![[lo[0], 0.0, lo[1]], [hi[0], 0.0, lo[1]], [hi[0], 0.0, hi[1]], [lo[0], 0.0, hi[1]]],
+            normals: vec![[0.0, 1.0, 0.0]; 4],
+            colors: vec![color; 4],
+            indices: vec![0, 2, 1, 0, 3, 2],
+        }
+    }
+
     /// Stable content hash (FNV-1a over the raw bytes of every array).
     pub fn content_hash(&self) -> u64 {
         let mut h = Fnv::new();

@@ -64,15 +64,8 @@ fn column(h: f32, color: [u8; 4]) -> MeshData {
 }
 
 fn ground() -> MeshInstance {
-    let mut m = MeshData::default();
-    for (x, z) in [(-6.0, -6.0), (6.0, -6.0), (6.0, 6.0), (-6.0, 6.0)] {
-        m.positions.push([x, 0.0, z]);
-        m.normals.push([0.0, 1.0, 0.0]);
-        m.colors.push([120, 110, 95, 255]);
-    }
-    m.indices = vec![0, 2, 1, 0, 3, 2];
     MeshInstance {
-        mesh: MeshRef::new(m),
+        mesh: MeshRef::new(MeshData::flat_quad([-6.0, -6.0], [6.0, 6.0], [120, 110, 95, 255])),
         transform: IDENTITY,
         material: Material { casts_shadow: false, ..Material::default() },
         deform: None,

@@ -21,17 +21,6 @@ pub struct Art {
     vehicle: MeshRef,
 }
 
-fn quad_ground(lo: [f64; 2], hi: [f64; 2], color: [u8; 4]) -> MeshData {
-    let mut m = MeshData::default();
-    for (x, z) in [(lo[0], lo[1]), (hi[0], lo[1]), (hi[0], hi[1]), (lo[0], hi[1])] {
-        m.positions.push([x as f32, 0.0, z as f32]);
-        m.normals.push([0.0, 1.0, 0.0]);
-        m.colors.push(color);
-    }
-    m.indices = vec![0, 2, 1, 0, 3, 2];
-    m
-}
-
 /// A ribbon along +y from 0 to 1, one unit wide at the root and tapering to a point, in `rows`
 /// segments; its colour runs from the root's share of the tip colour up to white (the blade's own
 /// colour multiplies it).
@@ -122,7 +111,8 @@ impl Art {
             hi = [hi[0].max(t.spec.at[0] + r), hi[1].max(t.spec.at[1] + r)];
         }
         let margin = if meadow.is_empty() && grove.trees.is_empty() { 0.0 } else { ((hi[0] - lo[0]).max(hi[1] - lo[1]) * 0.25).max(3.0) };
-        let ground = quad_ground([lo[0] - margin, lo[1] - margin], [hi[0] + margin, hi[1] + margin], srgb8(spec.ground.to_linear(), 255));
+        let (lo, hi) = ([(lo[0] - margin) as f32, (lo[1] - margin) as f32], [(hi[0] + margin) as f32, (hi[1] + margin) as f32]);
+        let ground = MeshData::flat_quad(lo, hi, srgb8(spec.ground.to_linear(), 255));
         let blades = meadow.patches.iter().map(|p| spec.lod.segments.map(|rows| MeshRef::new(blade_mesh(rows, &p.spec)))).collect();
         Art { ground: MeshRef::new(ground), blades, walker: MeshRef::new(walker_mesh()), vehicle: MeshRef::new(vehicle_mesh()) }
     }
