@@ -142,27 +142,12 @@ impl Moment {
         Moment { dir: [dir[0] as f32, dir[1] as f32], phase: [s as f32, c as f32], amplitude, limit: [ls, lc] }
     }
 
-    /// The lean of a blade with give `k` in wind `w` whose place on the ripple is `at` ((sin, cos)
-    /// of κ·(p·d̂)): sin and cos of the signed lean, and its unit direction. Branch-free, so the
-    /// loop over blades vectorises: the wind's lean atan(k·|W|) as (x, 1)/√(1 + x²), turned by
-    /// the ripple with the angle-sum formulas, held at [`MAX_LEAN`].
-    #[inline(always)]
+    /// The lean of one blade with give `k` in wind `w` whose place on the ripple is `at`: sin
+    /// and cos of the signed lean, and its unit direction ([`Moment::lean_lanes`] in one lane, so
+    /// the formula is written once).
     pub(super) fn lean(&self, k: f32, w: [f32; 2], at: [f32; 2]) -> ([f32; 2], [f32; 2]) {
-        let speed = (w[0] * w[0] + w[1] * w[1]).sqrt();
-        let calm = speed <= 1e-6;
-        let inv = 1.0 / speed.max(1e-6);
-        let dir = [if calm { self.dir[0] } else { w[0] * inv }, if calm { self.dir[1] } else { w[1] * inv }];
-        let x = k * speed;
-        let norm = 1.0 / (1.0 + x * x).sqrt();
-        let (sa, ca) = (x * norm, norm);
-        // sin(κ·(p·d̂) − φ)
-        let wave = at[0] * self.phase[1] - at[1] * self.phase[0];
-        let (sr, cr) = sin_cos_small(self.amplitude * speed / (speed + 1.5) * wave);
-        let (s, c) = (sa * cr + ca * sr, ca * cr - sa * sr);
-        let held = c < self.limit[1];
-        let s = if held { self.limit[0].copysign(s) } else { s };
-        let c = if held { self.limit[1] } else { c };
-        ([s, c], dir)
+        let [s, c, dx, dz] = self.lean_lanes(&[k; LANES], &[[w[0]; LANES], [w[1]; LANES]], &[[at[0]; LANES], [at[1]; LANES]]);
+        ([s[0], c[0]], [dx[0], dz[0]])
     }
 }
 
@@ -170,8 +155,11 @@ impl Moment {
 const LANES: usize = 8;
 
 impl Moment {
-    /// [`Moment::lean`] of `LANES` blades at once: (sin, cos, dx, dz) of each lane's lean. The
-    /// same operations in the same order as `lean`, written as loops over lanes so they vectorise.
+    /// The lean of `LANES` blades with gives `k` in winds `w` whose places on the ripple are `at`
+    /// ((sin, cos) of κ·(p·d̂)): (sin, cos, dx, dz) of each lane's signed lean and its unit
+    /// direction. Branch-free loops over lanes, so they vectorise: the wind's lean atan(k·|W|)
+    /// as (x, 1)/√(1 + x²), turned by the ripple with the angle-sum formulas, held at
+    /// [`MAX_LEAN`].
     #[inline(always)]
     fn lean_lanes(&self, k: &[f32; LANES], w: &[[f32; LANES]; 2], at: &[[f32; LANES]; 2]) -> [[f32; LANES]; 4] {
         let [mut s, mut c, mut dx, mut dz] = [[0.0f32; LANES]; 4];

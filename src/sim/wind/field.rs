@@ -118,19 +118,9 @@ impl WindField {
         Moment { field: self, t, dir, speed, drift }
     }
 
-    /// The gust term on the along-wind speed, m/s.
-    pub fn gust_at(&self, x: f64, z: f64, t: f64) -> f64 {
-        self.moment(t).gust(x, z)
-    }
-
     /// The swirl: A · (∂ψ/∂z, −∂ψ/∂x) of the noise potential ψ, divergence-free by construction.
     pub fn swirl_at(&self, x: f64, z: f64, t: f64) -> [f64; 2] {
         self.moment(t).swirl(x, z)
-    }
-
-    /// The blasts' outward wind at (x, z, t).
-    pub fn blasts_at(&self, x: f64, z: f64, t: f64) -> [f64; 2] {
-        self.moment(t).blasts(x, z)
     }
 
     /// The wind without blasts: the along-wind component is at least `gust_min`.

@@ -123,10 +123,6 @@ impl WindSim {
         &self.grove
     }
 
-    pub fn spec(&self) -> &WindSpec {
-        &self.spec
-    }
-
     /// One fixed step: springs move, walkers press.
     fn step(&mut self) {
         let t = self.time();
