@@ -37,6 +37,34 @@ fn thousand_roll_study_is_fair_and_never_cocked() {
     assert!(json_number(&v, "fence_contacts") > 0.0, "no die ever touched the fence in 1,000 rolls?");
 }
 
+/// The study's summary for `dice` dice, seeds 1–100, one roll each.
+fn hundred_rolls(dice: usize) -> serde_json::Value {
+    let out = simreel()
+        .args(["dice", "stats", "--dice", &dice.to_string(), "--seeds", "1..100", "--rolls-per-seed", "1", "--json", "--quiet"])
+        .output()
+        .expect("run simreel dice stats");
+    assert!(out.status.success(), "dice stats failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
+
+#[test]
+fn every_count_from_1_to_12_comes_to_rest_flat() {
+    // Dice resting on and against dice settle like dice on the table: for every count the scene
+    // allows, 100 rolls with none still moving after 30 s and none cocked, and a full table takes
+    // no more than twice as long as three dice to come to rest.
+    let three = hundred_rolls(3);
+    let (three_settle, three_result) = (json_number(&three["settle_s"], "median"), json_number(&three["result_s"], "median"));
+    for dice in 1..=12 {
+        let v = if dice == 3 { three.clone() } else { hundred_rolls(dice) };
+        assert_eq!(json_number(&v, "rolls"), 100.0);
+        assert_eq!(json_number(&v, "unsettled"), 0.0, "{dice} dice: rolls still moving after 30 s");
+        assert_eq!(json_number(&v, "cocked"), 0.0, "{dice} dice: rolls ended cocked (lowest confidence {})", v["lowest_confidence"]);
+        let (settle, result) = (json_number(&v["settle_s"], "median"), json_number(&v["result_s"], "median"));
+        assert!(settle <= 2.0 * three_settle, "{dice} dice: settle median {settle:.2} s, three dice {three_settle:.2} s");
+        assert!(result <= 2.0 * three_result, "{dice} dice: result median {result:.2} s, three dice {three_result:.2} s");
+    }
+}
+
 #[test]
 fn human_table_names_every_figure() {
     let out = simreel().args(["dice", "stats", "--dice", "2", "--seeds", "5", "--rolls-per-seed", "2", "--quiet"]).output().unwrap();

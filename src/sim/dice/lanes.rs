@@ -11,7 +11,6 @@ use std::arch::x86_64::{__m256d, _mm256_loadu_pd, _mm256_storeu_pd};
 use super::math::{M3, add, cross, dot, mat_vec, scale, sub};
 use super::model::PARTICLES;
 use super::pack::{LANES, Lane, Pack, at_most};
-use super::table::ARENA_R;
 
 /// Floor friction: particles touching the floor keep still while the sideways slip is under this
 /// share of the penetration (static), and lose this share of it otherwise (kinetic).
@@ -125,7 +124,7 @@ fn floor_and_fence_avx2(pk: &mut Pack, live: &[bool; LANES], floor: &mut [bool; 
     use std::arch::x86_64::*;
     let live_mask = _mm256_castsi256_pd(_mm256_set_epi64x(-(live[3] as i64), -(live[2] as i64), -(live[1] as i64), -(live[0] as i64)));
     let (zero, one) = (_mm256_setzero_pd(), _mm256_set1_pd(1.0));
-    let (stat, kin, arena) = (_mm256_set1_pd(STATIC_FRICTION), _mm256_set1_pd(KINETIC_FRICTION), _mm256_set1_pd(ARENA_R));
+    let (stat, kin, arena) = (_mm256_set1_pd(STATIC_FRICTION), _mm256_set1_pd(KINETIC_FRICTION), load(&pk.arena));
     let (mut any_floor, mut any_fence) = (zero, zero);
     for p in 0..PARTICLES {
         let (x, prev, w) = (&mut pk.x[p], &pk.prev[p], &pk.w[p]);
@@ -134,9 +133,9 @@ fn floor_and_fence_avx2(pk: &mut Pack, live: &[bool; LANES], floor: &mut [bool; 
         let (p0, p2) = (load(&prev[0]), load(&prev[2]));
         let below = _mm256_and_pd(active, _mm256_cmp_pd::<_CMP_LT_OQ>(x1, zero));
         // Most particles touch neither floor nor fence: skip the square roots and divisions
-        // when no lane can (x² + z² ≤ 9 rules out the fence: √ is monotonic).
+        // when no lane can (x² + z² ≤ R² rules out the fence: √ is monotonic).
         let r2 = _mm256_add_pd(_mm256_mul_pd(x0, x0), _mm256_mul_pd(x2, x2));
-        let near_fence = _mm256_and_pd(active, _mm256_cmp_pd::<_CMP_GT_OQ>(r2, _mm256_set1_pd(ARENA_R * ARENA_R)));
+        let near_fence = _mm256_and_pd(active, _mm256_cmp_pd::<_CMP_GT_OQ>(r2, _mm256_mul_pd(arena, arena)));
         if _mm256_movemask_pd(_mm256_or_pd(below, near_fence)) == 0 {
             continue;
         }
@@ -174,6 +173,7 @@ pub(super) fn floor_and_fence_lanes(pk: &mut Pack, live: &[bool; LANES], floor: 
     let sel = |c: bool, a: f64, b: f64| if c { a } else { b };
     let (mut touched_floor, mut touched_fence) = ([0.0f64; LANES], [0.0f64; LANES]);
     let live: [f64; LANES] = live.map(|l| if l { 1.0 } else { 0.0 });
+    let arena = pk.arena;
     for p in 0..PARTICLES {
         let (x, prev, w) = (&mut pk.x[p], &pk.prev[p], &pk.w[p]);
         for l in 0..LANES {
@@ -190,8 +190,8 @@ pub(super) fn floor_and_fence_lanes(pk: &mut Pack, live: &[bool; LANES], floor: 
             let x2 = sel(below, sel(stick, prev[2][l], sel(slide, x2 - s2 * k, x2)), x2);
             let x1 = sel(below, 0.0, x1);
             let r = (x0 * x0 + x2 * x2).sqrt();
-            let out = active & (r > ARENA_R);
-            let f = ARENA_R / r;
+            let out = active & (r > arena[l]);
+            let f = arena[l] / r;
             x[0][l] = sel(out, x0 * f, x0);
             x[1][l] = x1;
             x[2][l] = sel(out, x2 * f, x2);

@@ -10,6 +10,7 @@
 //! - [`driver`]: the scene kind ([`DiceSim`]): the script, the frames and the results strip;
 //!   [`stats`]: the roll study; [`mesh`]: the die and table meshes.
 
+mod contact;
 pub mod driver;
 pub mod lanes;
 pub mod math;

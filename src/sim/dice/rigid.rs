@@ -3,7 +3,7 @@
 //! velocities given or added (throws, nudges), the fastest particle of each lane, and the
 //! reference damping that the lane kernels in [`super::lanes`] must reproduce bit for bit.
 
-use super::math::{V3, add, cross, dot, invert3, mat_vec, scale, sub};
+use super::math::{V3, add, cross, dot, invert3, mat_vec, norm, scale, sub};
 use super::model::PARTICLES;
 use super::pack::{LANES, Pack};
 
@@ -17,6 +17,15 @@ pub fn max_speeds(pk: &Pack) -> [f64; LANES] {
         }
     }
     m.map(f64::sqrt)
+}
+
+/// How fast each die of a pack moves as a body: the fastest point of its rigid motion (centre
+/// velocity plus spin), leaving out the jelly's own quiver.
+pub fn body_speeds(pk: &Pack) -> [f64; LANES] {
+    std::array::from_fn(|lane| {
+        let (c, vc, omega) = rigid_motion(pk, lane);
+        (0..PARTICLES).map(|p| norm(add(vc, cross(omega, sub(pk.x_of(lane, p), c))))).fold(0.0, f64::max)
+    })
 }
 
 fn center(pk: &Pack, lane: usize) -> V3 {

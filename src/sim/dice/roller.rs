@@ -1,40 +1,40 @@
 //! The rules of a roll, for one set of dice thrown together (a [`Roller`]): throwing them from
-//! the seeded stream, settling (every particle slower than 0.06 m/s for 0.35 s), reading the top
-//! face of each die from its rotation, nudging cocked dice (at most three times), contacts between
-//! its dice, and a scripted hand that holds one particle. The particles themselves live in the
+//! the seeded stream, settling (every die, moving as a body, slower than 0.06 m/s for 0.35 s),
+//! reading the top face of each die from its rotation, nudging cocked dice (at most six times),
+//! contacts between its dice (see [`super::contact`]), and a scripted hand that holds one
+//! particle. The particles themselves live in the
 //! [`Table`](super::table::Table)'s packs, which step every roller's dice together.
 //!
 //! The seed's nudge (mostly upward, a random direction mixed in) could not free a die leaning on
 //! the fence or on another die: 18 of its 1,000 rolls ended cocked. Ours pushes toward the arena
-//! centre and away from the nearest die, lifts, and tips the die over its low edge, hard enough to
-//! topple it.
+//! centre and away from the dice around it, lifts, and tips the die over its low edge, hard enough
+//! to topple it; a die still cocked after that is wedged among others, and later nudges re-roll it
+//! onto the freest spot of the table.
+//!
+//! Stillness is judged on each die as a body (its centre's velocity and its spin): a jelly die
+//! leaning on another can keep one particle quivering by a millimetre a substep, invisible, while
+//! the die itself does not move.
 
-use super::math::{M3, V3, add, cross, dot, mat_t_vec, mat_vec, norm, scale, sub};
-use super::model::{PARTICLES, SIZE, W_INV};
+use super::math::{M3, V3, add, cross, norm, scale, sub};
+use super::model::{SIZE, W_INV};
 use super::orientation::{CUBE_ROTATIONS, LATTICE_MAPS, mat_mul, top_face};
 use super::pack::Pack;
 use super::rigid::{add_rigid_velocity, set_rigid_velocity};
-use super::table::{GRAVITY, STEP};
+use super::table::{GRAVITY, STEP, arena_radius};
 use super::throw::{self, random_horizontal};
 use crate::sim::rng::Rng;
 
-/// A die is still when every particle is slower than this (m/s) …
+/// A die is still when every point of it, moving as a body, is slower than this (m/s) …
 pub const SETTLE_SPEED: f64 = 0.06;
 /// … for this long (s).
 pub const SETTLE_TIME: f64 = 0.35;
 /// Below this "up" component the die is cocked: cos 30.7°, the seed's threshold.
 pub const COCKED: f64 = 0.86;
-pub const MAX_NUDGES: u32 = 3;
+pub const MAX_NUDGES: u32 = 6;
 /// A roll still moving after this long is read as it lies (reported as unsettled).
 pub const MAX_ROLL_SECONDS: f64 = 30.0;
 const HALF: f64 = SIZE / 2.0;
 
-/// Inverse moment of inertia of a die about its centre: 64 particles of 1/64 on the 4 × 4 × 4
-/// lattice give I = 2·mean(x²) = 5/18 about every axis.
-const DIE_INV_INERTIA: f64 = 18.0 / 5.0;
-/// Squared radius of the sphere around a die's best-fit box (half its diagonal), with a margin of
-/// 1e-9 for rounding.
-const CIRCUMSPHERE2: f64 = 3.0 * HALF * HALF * (1.0 + 1e-9);
 /// A settled die whose fastest particle gains this much speed (m/s) in one step was hit.
 const JOLT: f64 = 1.0;
 
@@ -61,6 +61,15 @@ pub struct Grab {
     pub die: usize,
     pub particle: usize,
     pub target: V3,
+}
+
+/// How fast each die of a roller moved in a step: its fastest particle at the step's start
+/// (`before`) and end (`after`), and how fast it moves as a body at the end (`body`).
+#[derive(Clone, Copy)]
+pub struct Speeds<'a> {
+    pub before: &'a [f64],
+    pub after: &'a [f64],
+    pub body: &'a [f64],
 }
 
 /// Where a die lives: pack and lane.
@@ -283,22 +292,22 @@ impl Roller {
         }
     }
 
-    /// The rules after one step: `speeds_before` and `speeds` are each die's fastest particle at
-    /// the step's start and end, `fence` which dice touched the fence during it.
-    pub(super) fn after_step(&mut self, packs: &mut [Pack], speeds_before: &[f64], speeds: &[f64], fence: &[bool]) {
+    /// The rules after one step: `speeds` says how fast each die moved, `fence` which dice
+    /// touched the fence during it.
+    pub(super) fn after_step(&mut self, packs: &mut [Pack], speeds: Speeds, fence: &[bool]) {
         self.roll_steps += 1;
         for (touched, &now) in self.fence_touched.iter_mut().zip(fence) {
             *touched |= now;
         }
         // a settled die jolted hard (hit by another, knocked) no longer shows what was read
-        if self.phase == Phase::Settled && speeds.iter().zip(speeds_before).any(|(&now, &b)| now > b + JOLT) {
+        if self.phase == Phase::Settled && speeds.after.iter().zip(speeds.before).any(|(&now, &b)| now > b + JOLT) {
             self.stale = true;
         }
         if self.grab.is_some() {
             self.quiet_for = 0.0;
             return;
         }
-        let fastest = speeds.iter().copied().fold(0.0, f64::max);
+        let fastest = speeds.body.iter().copied().fold(0.0, f64::max);
         if fastest < SETTLE_SPEED {
             self.quiet_for += STEP;
         } else {
@@ -350,24 +359,25 @@ impl Roller {
         });
     }
 
-    /// Frees cocked die `i`: away from the fence (toward the centre) and from its nearest
-    /// neighbour, up, and tipped over the edge it leans on.
+    /// Frees cocked die `i`. The first nudge of a roll pushes it away from the fence (toward the
+    /// centre) and from every die crowding it, up, and tips it over the edge it leans on; a die
+    /// that this did not free is wedged, and later nudges re-roll it: a hop, spinning, onto the
+    /// freest spot of the table.
     pub(super) fn nudge(&mut self, packs: &mut [Pack], i: usize) {
+        if self.nudges > 0 {
+            return self.hop(packs, i);
+        }
         let si = self.slots[i];
         let c = packs[si.pack].centroid[si.lane];
         let mut away = [-c[0], 0.0, -c[2]];
-        let mut nearest = (f64::INFINITY, [0.0; 3]);
         for (j, s) in self.slots.iter().enumerate() {
             if j != i {
                 let d = sub(c, packs[s.pack].centroid[s.lane]);
                 let dist = norm([d[0], 0.0, d[2]]);
-                if dist < nearest.0 {
-                    nearest = (dist, [d[0], 0.0, d[2]]);
+                if dist < 2.0 * SIZE {
+                    away = add(away, scale([d[0], 0.0, d[2]], 2.0 / dist.max(1e-6)));
                 }
             }
-        }
-        if nearest.0 < 2.0 * SIZE {
-            away = add(away, scale(nearest.1, 2.0 / nearest.0.max(1e-6)));
         }
         let len = norm(away);
         let dir = if len > 1e-6 { scale(away, 1.0 / len) } else { random_horizontal(&mut self.rng) };
@@ -384,71 +394,69 @@ impl Roller {
         add_rigid_velocity(&mut packs[si.pack], si.lane, lin, spin);
     }
 
-    /// Die–die contact: every particle of one die inside another die's best-fit box is pushed out
-    /// through the nearest face, and the other die, taken as a rigid body at that moment (mass 1,
-    /// the lattice's inertia), takes the equal and opposite push at the contact point: a shift
-    /// and a turn, so momentum and angular momentum are both kept.
+    /// Re-rolls die `i` where the table is freest: up at 5 m/s (its bottom clears a neighbour's
+    /// top), landing on the spot of the table farthest from every other die, spinning at 6–10
+    /// rad/s about a random horizontal axis.
+    fn hop(&mut self, packs: &mut [Pack], i: usize) {
+        let si = self.slots[i];
+        let c = packs[si.pack].centroid[si.lane];
+        let others: Vec<V3> =
+            (0..self.slots.len()).filter(|&j| j != i).map(|j| packs[self.slots[j].pack].centroid[self.slots[j].lane]).collect();
+        let target = freest_spot(&others, arena_radius(self.slots.len()) - 0.8);
+        let vy = 5.0;
+        // up and back down to resting height (half a die above the table)
+        let drop = (c[1] - HALF).max(0.0);
+        let flight = (vy + (vy * vy + 2.0 * GRAVITY * drop).sqrt()) / GRAVITY;
+        let lin = [(target[0] - c[0]) / flight, vy, (target[2] - c[2]) / flight];
+        let spin = scale(random_horizontal(&mut self.rng), 6.0 + 4.0 * self.rng.unit());
+        set_rigid_velocity(&mut packs[si.pack], si.lane, lin, spin);
+    }
+
+    /// Die–die contact between this roller's dice (see [`super::contact`]).
     pub(super) fn collide_dice(&mut self, packs: &mut [Pack]) {
-        let n = self.slots.len();
-        for a in 0..n {
-            for b in 0..n {
-                if a == b {
-                    continue;
-                }
-                let (sa, sb) = (self.slots[a], self.slots[b]);
-                let (cb, rb) = (packs[sb.pack].centroid[sb.lane], packs[sb.pack].r[sb.lane]);
-                // bounding spheres (half diagonal, plus stretch room)
-                if norm(sub(packs[sa.pack].centroid[sa.lane], cb)) > 2.2 * SIZE {
-                    continue;
-                }
-                let (mut shift, mut turn) = ([0.0; 3], [0.0; 3]);
-                let pa = &mut packs[sa.pack];
-                // Outside b's circumscribed sphere means outside its box (the margin covers the
-                // rounding of R's orthonormality). The particles inside it, found first without
-                // a branch each: a particle's test reads only its own position, which only its
-                // own push below changes.
-                let mut inside = 0u64;
-                for p in 0..PARTICLES {
-                    let rel = sub(pa.x_of(sa.lane, p), cb);
-                    inside |= ((dot(rel, rel) <= CIRCUMSPHERE2) as u64) << p;
-                }
-                while inside != 0 {
-                    let p = inside.trailing_zeros() as usize;
-                    inside &= inside - 1;
-                    let wp = pa.w[p][sa.lane];
-                    if wp == 0.0 {
-                        continue;
-                    }
-                    let x = pa.x_of(sa.lane, p);
-                    let rel = sub(x, cb);
-                    let local = mat_t_vec(&rb, rel);
-                    let depth: [f64; 3] = std::array::from_fn(|k| HALF - local[k].abs());
-                    if depth.iter().any(|&d| d <= 0.0) {
-                        continue;
-                    }
-                    let k = (0..3).min_by(|&i, &j| depth[i].total_cmp(&depth[j])).unwrap_or(0);
-                    let mut n_local = [0.0; 3];
-                    n_local[k] = if local[k] >= 0.0 { 1.0 } else { -1.0 };
-                    let normal = mat_vec(&rb, n_local);
-                    // contact point on b's surface, and b's inverse mass there along the normal
-                    let contact = add(x, scale(normal, depth[k]));
-                    let arm = cross(sub(contact, cb), normal);
-                    let wb = 1.0 + DIE_INV_INERTIA * dot(arm, arm);
-                    let lambda = depth[k] / (wp + wb);
-                    pa.set_x(sa.lane, p, add(x, scale(normal, lambda * wp)));
-                    shift = sub(shift, scale(normal, lambda));
-                    turn = sub(turn, scale(arm, lambda * DIE_INV_INERTIA));
-                }
-                if shift != [0.0; 3] {
-                    self.die_touched[a] = true;
-                    self.die_touched[b] = true;
-                    let pb = &mut packs[sb.pack];
-                    for p in 0..PARTICLES {
-                        if pb.w[p][sb.lane] > 0.0 {
-                            let x = pb.x_of(sb.lane, p);
-                            pb.set_x(sb.lane, p, add(x, add(shift, cross(turn, sub(x, cb)))));
-                        }
-                    }
+        super::contact::collide(packs, &self.slots, &mut self.die_touched);
+    }
+}
+
+/// Of the points 0.2 m apart within `reach` of the centre, the one whose nearest die centre
+/// (`others`) is farthest; the first such point on a tie.
+fn freest_spot(others: &[V3], reach: f64) -> V3 {
+    const STEP: f64 = 0.2;
+    let cells = (reach / STEP) as i32;
+    let mut best = (f64::NEG_INFINITY, [0.0; 3]);
+    for gz in -cells..=cells {
+        for gx in -cells..=cells {
+            let p = [gx as f64 * STEP, 0.0, gz as f64 * STEP];
+            if p[0] * p[0] + p[2] * p[2] > reach * reach {
+                continue;
+            }
+            let room = others.iter().map(|o| (o[0] - p[0]).powi(2) + (o[2] - p[2]).powi(2)).fold(f64::INFINITY, f64::min);
+            if room > best.0 {
+                best = (room, p);
+            }
+        }
+    }
+    best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_freest_spot_is_farthest_from_every_die() {
+        // dice along the x axis and one at +z: the room is toward −z, as far out as allowed
+        let others = [[-1.0, 0.5, 0.0], [0.0, 0.5, 0.0], [1.0, 0.5, 0.0], [0.0, 0.5, 1.5]];
+        let p = freest_spot(&others, 2.2);
+        assert!(p[0] * p[0] + p[2] * p[2] <= 2.2 * 2.2 + 1e-9, "{p:?} outside the reach");
+        assert!(p[2] < -1.5, "{p:?}");
+        let room = |q: V3| others.iter().map(|o| (o[0] - q[0]).hypot(o[2] - q[2])).fold(f64::INFINITY, f64::min);
+        // no grid point has more room
+        for gz in -11..=11 {
+            for gx in -11..=11 {
+                let q = [gx as f64 * 0.2, 0.0, gz as f64 * 0.2];
+                if q[0] * q[0] + q[2] * q[2] <= 2.2 * 2.2 {
+                    assert!(room(q) <= room(p) + 1e-12, "{q:?} has more room than {p:?}");
                 }
             }
         }

@@ -8,15 +8,24 @@ use super::lanes::{damp_lanes, floor_and_fence};
 use super::math::{M3, Quat, V3};
 use super::model::{PARTICLES, SIZE};
 use super::pack::{LANES, Pack, edge_compliance};
-use super::rigid::max_speeds;
-use super::roller::{Roller, Slot};
+use super::rigid::{body_speeds, max_speeds};
+use super::roller::{Roller, Slot, Speeds};
 use crate::sim::rng::Rng;
 
 /// Fixed step, and substeps per step (small-step XPBD).
 pub const STEP: f64 = 1.0 / 120.0;
 pub const SUBSTEPS: usize = 6;
-/// Radius of the invisible fence that keeps dice in frame.
+/// Radius of the invisible fence that keeps dice in frame, for up to [`ROOMY`] dice.
 pub const ARENA_R: f64 = 3.0;
+/// The most dice the 3 m fence holds with room for every one to lie flat (a die still cocked
+/// after its nudges was, without fail, wedged among neighbours on a table this full).
+pub const ROOMY: usize = 8;
+
+/// The fence around `dice` dice thrown together: 3 m, widened beyond [`ROOMY`] dice to keep the
+/// table area per die (3.5 m² each).
+pub fn arena_radius(dice: usize) -> f64 {
+    ARENA_R * (dice.max(ROOMY) as f64 / ROOMY as f64).sqrt()
+}
 pub const GRAVITY: f64 = 9.81;
 /// Jelly damping rate (1/s): wobble and rebound decay with a time constant of 1/6 s.
 pub const WOBBLE_DAMPING: f64 = 6.0;
@@ -54,6 +63,7 @@ impl Table {
                     let pk = &mut packs[s.pack];
                     pk.edge_compliance[s.lane] = edge_compliance(firmness[i]);
                     pk.gravity[s.lane] = GRAVITY;
+                    pk.arena[s.lane] = arena_radius(n);
                     // at rest in a row until the first throw
                     let x = (i as f64 - (n as f64 - 1.0) / 2.0) * 1.4;
                     pk.place(s.lane, [x, SIZE / 2.0, 0.0], [0.0, 0.0, 0.0, 1.0]);
@@ -218,13 +228,15 @@ impl Table {
         for roller in self.rollers.iter_mut().filter(|r| !r.is_retired()) {
             let n = roller.slots().len();
             let (mut before, mut after, mut fence) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+            let mut body = Vec::with_capacity(n);
             for s in roller.slots() {
                 let job = &jobs[s.pack];
                 before.push(job.speeds_before[s.lane]);
                 after.push(job.speeds[s.lane]);
+                body.push(job.body_speeds[s.lane]);
                 fence.push(job.fence[s.lane]);
             }
-            roller.after_step(&mut self.packs, &before, &after, &fence);
+            roller.after_step(&mut self.packs, Speeds { before: &before, after: &after, body: &body }, &fence);
         }
     }
 }
@@ -242,6 +254,8 @@ struct PackJob {
     /// Fastest particle of each die at the start and at the end of the step.
     speeds_before: [f64; LANES],
     speeds: [f64; LANES],
+    /// How fast each die moves as a body at the end of the step.
+    body_speeds: [f64; LANES],
 }
 
 impl PackJob {
@@ -285,6 +299,7 @@ impl PackJob {
         let on_floor = |rate: f64| self.floor.map(|f| if f { rate } else { 0.0 });
         damp_lanes(pk, &self.live, wobble, on_floor(drift), on_floor(spin));
         self.speeds = max_speeds(pk);
+        self.body_speeds = body_speeds(pk);
     }
 }
 

@@ -1,5 +1,6 @@
 //! Tests of the dice table and its rules: reading faces, reproducibility, volume and stretch
-//! limits, freeing a die that leans on the fence, and determinism across packing and threads.
+//! limits, freeing a die that leans on the fence or on another die, dice resting on dice, and
+//! determinism across packing and threads.
 
 use super::math::{M3, add, mat_vec, norm, quat_axis_angle, quat_to_matrix, sub};
 use super::model::{PARTICLES, TOPOLOGY};
@@ -183,6 +184,88 @@ fn a_die_leaning_on_the_fence_ends_flat() {
         let confidence = w.readings()[0].confidence;
         assert!(confidence >= COCKED, "{tilt}°: still cocked ({confidence:.3}) after {} nudges", w.nudges());
     }
+}
+
+/// Two dice: die 0 flat on the table at the origin, die 1 placed at `centre` turned by `q`, the
+/// roll starting from there.
+fn beside_a_die(centre: [f64; 3], q: [f64; 4]) -> Table {
+    let mut t = Table::single(&[55.0; 2], Rng::new(5));
+    t.place(0, 0, [0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 1.0]);
+    t.place(0, 1, centre, q);
+    t.roll_from_here(0);
+    t
+}
+
+fn body_speed(t: &Table, die: usize) -> f64 {
+    let (pk, lane) = t.die(0, die);
+    super::rigid::body_speeds(pk)[lane]
+}
+
+#[test]
+fn a_die_resting_on_a_die_stays_where_it_lies() {
+    // A third of it overhanging the die below, turned 20° about the vertical: friction between
+    // the dice holds it, and the contact neither shoves it sideways at the lower die's edge nor
+    // makes it quiver. It is read as it lies, on top.
+    let q = quat_axis_angle([0.0, 1.0, 0.0], 20f64.to_radians());
+    let mut t = beside_a_die([0.3, 1.5, 0.1], q);
+    settle(&mut t, 0);
+    assert!(t.roller(0).roll_seconds() < 1.5, "took {:.2} s to come to rest", t.roller(0).roll_seconds());
+    let top = t.pose(0, 1).1;
+    assert!(norm(sub(top, [0.3, 1.5, 0.1])) < 0.05, "slid to {top:?}");
+    // and it stays: two more seconds, every particle still
+    for _ in 0..240 {
+        t.step();
+        let (pk, lane) = t.die(0, 1);
+        assert!(super::rigid::max_speeds(pk)[lane] < SETTLE_SPEED, "quivers at {:.3} s", t.time());
+    }
+    // the jelly below gives a little under the overhang: a creep of millimetres, no slide
+    assert!(norm(sub(t.pose(0, 1).1, top)) < 0.01, "crept from {top:?} to {:?}", t.pose(0, 1).1);
+    let reading = t.roller(0).readings()[1];
+    assert_eq!(reading.value, top_face(&t.pose(0, 1).0).0);
+    assert!(reading.confidence > 0.99, "read tilted ({:.3})", reading.confidence);
+}
+
+#[test]
+fn a_die_leaning_on_a_die_ends_flat() {
+    // Tipped 40° about z, its low edge on the table just right of the other die and its upper
+    // left edge against that die's side: its weight leans it onto the other die, where friction
+    // can hold it cocked. The nudges must free it.
+    for tilt in [34.0f64, 40.0, 46.0] {
+        let q = quat_axis_angle([0.0, 0.0, 1.0], -tilt.to_radians());
+        let r: M3 = quat_to_matrix(q);
+        let corners: Vec<[f64; 3]> = (0..PARTICLES).map(|p| mat_vec(&r, TOPOLOGY.rest[p])).collect();
+        let low = corners.iter().map(|c| c[1]).fold(f64::MAX, f64::min);
+        let near = corners.iter().map(|c| c[0]).fold(f64::MAX, f64::min);
+        let mut t = beside_a_die([0.5 - near + 0.005, -low + 0.005, 0.0], q);
+        for _ in 0..24 {
+            t.step();
+        }
+        let (r, _) = t.pose(0, 1);
+        assert!(top_face(&r).1 < COCKED, "{tilt}°: set up leaning ({:.3})", top_face(&r).1);
+        settle(&mut t, 0);
+        let w = t.roller(0);
+        for (d, reading) in w.readings().iter().enumerate() {
+            assert!(reading.confidence >= COCKED, "{tilt}°: die {d} still cocked ({:.3}) after {} nudges", reading.confidence, w.nudges());
+        }
+    }
+}
+
+#[test]
+fn body_speed_leaves_out_the_quiver() {
+    let mut t = Table::single(&[55.0], Rng::new(3));
+    t.place(0, 0, [0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 1.0]);
+    let (pk, lane) = t.die_mut(0, 0);
+    // spinning at 2 rad/s about the vertical: the corners move at 2·√0.5
+    super::rigid::set_rigid_velocity(pk, lane, [0.0; 3], [0.0, 2.0, 0.0]);
+    assert!((body_speed(&t, 0) - 2.0 * 0.5f64.sqrt()).abs() < 1e-9, "{}", body_speed(&t, 0));
+    // two opposite corners quivering in and out along the diagonal: no motion of the body at all
+    let (pk, lane) = t.die_mut(0, 0);
+    super::rigid::set_rigid_velocity(pk, lane, [0.0; 3], [0.0; 3]);
+    let d = 0.3 / 3f64.sqrt();
+    pk.set_v(lane, 0, [-d, -d, -d]);
+    pk.set_v(lane, 63, [d, d, d]);
+    assert!(super::rigid::max_speeds(pk)[lane] > 0.29);
+    assert!(body_speed(&t, 0) < 1e-9, "{}", body_speed(&t, 0));
 }
 
 #[test]
