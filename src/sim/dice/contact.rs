@@ -5,8 +5,11 @@
 //! and the nine edge–edge cross products, faces preferred on near ties). Every particle of one
 //! die inside the other's box is pushed out along that normal — not through whichever face it
 //! happens to be nearest, which shoves a die resting on another sideways at the edges and tears
-//! dice that meet deep — and its slip along the surface, relative to the other die's particles
-//! there, is held by static friction or reduced by kinetic friction, as on the floor. The other
+//! dice that meet deep (a particle for which the normal's way out is far longer than its nearest
+//! face's still takes the face) — and its slip along the surface, relative to the other die's
+//! particles there, is held by static friction or reduced by kinetic friction, as on the floor.
+//! Only the part of the push that stops the particle's approach changes its velocity; overlap
+//! already there is removed quietly (see [`push_out`]). The other
 //! die, taken as a rigid body at that moment (mass 1, the lattice's inertia), takes the equal and
 //! opposite push at the contact point: a shift and a turn, so momentum and angular momentum are
 //! both kept.
@@ -19,7 +22,7 @@ use super::roller::Slot;
 const HALF: f64 = SIZE / 2.0;
 /// Inverse moment of inertia of a die about its centre: 64 particles of 1/64 on the 4 × 4 × 4
 /// lattice give I = 2·mean(x²) = 5/18 about every axis.
-pub(super) const DIE_INV_INERTIA: f64 = 18.0 / 5.0;
+const DIE_INV_INERTIA: f64 = 18.0 / 5.0;
 /// Squared radius of the sphere around a die's best-fit box (half its diagonal), with a margin of
 /// 1e-9 for rounding.
 const CIRCUMSPHERE2: f64 = 3.0 * HALF * HALF * (1.0 + 1e-9);
