@@ -215,8 +215,6 @@ fn push_out(packs: &mut [Pack], sa: Slot, sb: Slot) -> bool {
     if norm(sub(ba.c, bb.c)) > REACH {
         return false;
     }
-    let n = pair_normal(&ba, &bb);
-    let n_local = mat_t_vec(&bb.r, n);
     // The particles inside b's circumscribed sphere, found first without a branch each (outside
     // it means outside the box; the margin covers the rounding of R's orthonormality). A
     // particle's test reads only its own position, which only its own push below changes.
@@ -226,7 +224,9 @@ fn push_out(packs: &mut [Pack], sa: Slot, sb: Slot) -> bool {
         inside |= ((dot(rel, rel) <= CIRCUMSPHERE2) as u64) << p;
     }
     let mut recoil = Recoil::default();
-    let mut touched = false;
+    // the pair's normal, found when a particle is first inside b's box (the boxes do not move
+    // while a's particles are pushed), and in b's frame
+    let mut normal: Option<(V3, V3)> = None;
     while inside != 0 {
         let p = inside.trailing_zeros() as usize;
         inside &= inside - 1;
@@ -237,7 +237,10 @@ fn push_out(packs: &mut [Pack], sa: Slot, sb: Slot) -> bool {
         if wp == 0.0 || local.iter().any(|&l| l.abs() >= HALF) {
             continue;
         }
-        touched = true;
+        let (n, n_local) = *normal.get_or_insert_with(|| {
+            let n = pair_normal(&ba, &bb);
+            (n, mat_t_vec(&bb.r, n))
+        });
         let (n, depth) = way_out(&bb.r, local, n, n_local);
         let contact = add(x, scale(n, depth));
         let prev = prev_of(pa, sa.lane, p);
@@ -262,6 +265,7 @@ fn push_out(packs: &mut [Pack], sa: Slot, sb: Slot) -> bool {
         pa.set_x(sa.lane, p, x);
         set_prev(pa, sa.lane, p, prev);
     }
+    let touched = normal.is_some();
     if touched {
         recoil.apply(&mut packs[sb.pack], sb.lane, bb.c);
     }

@@ -66,7 +66,7 @@ pub struct Grab {
 /// How fast each die of a roller moved in a step: its fastest particle at the step's start
 /// (`before`) and end (`after`), and how fast it moves as a body at the end (`body`).
 #[derive(Clone, Copy)]
-pub struct Speeds<'a> {
+pub(super) struct Speeds<'a> {
     pub before: &'a [f64],
     pub after: &'a [f64],
     pub body: &'a [f64],
@@ -402,6 +402,7 @@ impl Roller {
         let c = packs[si.pack].centroid[si.lane];
         let others: Vec<V3> =
             (0..self.slots.len()).filter(|&j| j != i).map(|j| packs[self.slots[j].pack].centroid[self.slots[j].lane]).collect();
+        // a landing centre 0.8 m inside the fence clears it however the die lands turned
         let target = freest_spot(&others, arena_radius(self.slots.len()) - 0.8);
         let vy = 5.0;
         // up and back down to resting height (half a die above the table)

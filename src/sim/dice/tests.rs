@@ -150,16 +150,22 @@ fn stretch_limits_hold_under_a_violent_pull() {
     assert!(shortest >= STRETCH_MIN * 0.99, "a link shrank to {shortest:.3}× its rest length");
 }
 
+/// A die turned by `degrees` about z, and how far its particles reach from its centre: down
+/// (lowest y), left (least x) and right (greatest x).
+fn tipped(degrees: f64) -> ([f64; 4], f64, f64, f64) {
+    let q = quat_axis_angle([0.0, 0.0, 1.0], degrees.to_radians());
+    let r: M3 = quat_to_matrix(q);
+    let corners: Vec<[f64; 3]> = (0..PARTICLES).map(|p| mat_vec(&r, TOPOLOGY.rest[p])).collect();
+    let extreme = |axis: usize, f: fn(f64, f64) -> f64, start: f64| corners.iter().map(|c| c[axis]).fold(start, f);
+    (q, extreme(1, f64::min, f64::MAX), extreme(0, f64::min, f64::MAX), extreme(0, f64::max, f64::MIN))
+}
+
 /// A die leaning against the fence at `tilt` degrees, its low edge on the floor.
 fn leaning_on_fence(tilt: f64) -> Table {
     let mut t = Table::single(&[55.0], Rng::new(11));
     // tipped about z so that its low edge is on the inner side: its weight leans it outward
     // against the fence (toward +x), like a book against a wall
-    let q = quat_axis_angle([0.0, 0.0, 1.0], tilt.to_radians());
-    let r: M3 = quat_to_matrix(q);
-    let corners: Vec<[f64; 3]> = (0..PARTICLES).map(|p| mat_vec(&r, TOPOLOGY.rest[p])).collect();
-    let low = corners.iter().map(|c| c[1]).fold(f64::MAX, f64::min);
-    let far = corners.iter().map(|c| c[0]).fold(f64::MIN, f64::max);
+    let (q, low, _, far) = tipped(tilt);
     t.place(0, 0, [ARENA_R - far - 0.01, -low + 0.01, 0.0], q);
     t.roll_from_here(0);
     t
@@ -231,11 +237,7 @@ fn a_die_leaning_on_a_die_ends_flat() {
     // left edge against that die's side: its weight leans it onto the other die, where friction
     // can hold it cocked. The nudges must free it.
     for tilt in [34.0f64, 40.0, 46.0] {
-        let q = quat_axis_angle([0.0, 0.0, 1.0], -tilt.to_radians());
-        let r: M3 = quat_to_matrix(q);
-        let corners: Vec<[f64; 3]> = (0..PARTICLES).map(|p| mat_vec(&r, TOPOLOGY.rest[p])).collect();
-        let low = corners.iter().map(|c| c[1]).fold(f64::MAX, f64::min);
-        let near = corners.iter().map(|c| c[0]).fold(f64::MAX, f64::min);
+        let (q, low, near, _) = tipped(-tilt);
         let mut t = beside_a_die([0.5 - near + 0.005, -low + 0.005, 0.0], q);
         for _ in 0..24 {
             t.step();
