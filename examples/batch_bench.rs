@@ -66,6 +66,7 @@ fn frame(meshes: Vec<MeshInstance>, batches: Vec<InstanceBatch>, index: u32) -> 
         meshes,
         batches,
         canvas: None,
+        views: Vec::new(),
     }
 }
 

@@ -1,4 +1,4 @@
-// 2-D shapes on a logical canvas (y down): discs, arcs and segments, each an instanced quad over
+// 2-D shapes on a logical canvas (y down): discs, arcs, segments and rounded rectangles, each an instanced quad over
 // its bounding box whose coverage comes from a signed distance, so edges are anti-aliased to
 // exactly one output pixel at any scale.
 
@@ -77,6 +77,16 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
                 let e1 = r * vec2<f32>(cos(start + sweep), sin(start + sweep));
                 d = min(length(q - e0), length(q - e1)) - hw;
             }
+        }
+    } else if (in.kind == 3u) {
+        // rounded box: p0 = min, max; p1.x = corner radius, p1.y = border width (0: filled)
+        let c = (in.p0.xy + in.p0.zw) * 0.5;
+        let half = (in.p0.zw - in.p0.xy) * 0.5;
+        let r = min(in.p1.x, min(half.x, half.y));
+        let q = abs(in.pos - c) - half + vec2<f32>(r);
+        d = length(max(q, vec2<f32>(0.0))) + min(max(q.x, q.y), 0.0) - r;
+        if (in.p1.y > 0.0) {
+            d = abs(d + in.p1.y * 0.5) - in.p1.y * 0.5;
         }
     } else {
         let a = in.p0.xy;

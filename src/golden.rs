@@ -386,19 +386,14 @@ pub fn bless(
     Ok(done)
 }
 
-/// Scene files named on the command line: files as given, folders searched (not recursively) for
-/// `*.toml`; only scenes with a `[golden]` table are returned from folders.
+/// Scene files named on the command line: files as given, folders searched (with their
+/// subfolders, such as `scenes/figures/`) for `*.toml`; only scenes with a `[golden]` table are
+/// returned from folders.
 pub fn collect_scenes(paths: &[PathBuf]) -> Result<Vec<Scene>, crate::scene::SceneError> {
     let mut scenes = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|source| crate::scene::SceneError::Read { path: p.clone(), source })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|x| x == "toml"))
-                .collect();
-            files.sort();
-            for f in files {
+            for f in scene_files(p)? {
                 let s = crate::scene::load(&f)?;
                 if s.golden.is_some() {
                     scenes.push(s);
@@ -409,4 +404,21 @@ pub fn collect_scenes(paths: &[PathBuf]) -> Result<Vec<Scene>, crate::scene::Sce
         }
     }
     Ok(scenes)
+}
+
+/// Every `*.toml` under `dir` and its subfolders, sorted (a folder's own files before its
+/// subfolders').
+pub fn scene_files(dir: &Path) -> Result<Vec<PathBuf>, crate::scene::SceneError> {
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|source| crate::scene::SceneError::Read { path: dir.to_path_buf(), source })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    let mut files: Vec<PathBuf> = entries.iter().filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "toml")).cloned().collect();
+    files.sort();
+    let mut dirs: Vec<&PathBuf> = entries.iter().filter(|d| d.is_dir()).collect();
+    dirs.sort();
+    for d in dirs {
+        files.extend(scene_files(d)?);
+    }
+    Ok(files)
 }

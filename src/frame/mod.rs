@@ -3,6 +3,7 @@
 //! linear-light RGB unless a field says otherwise.
 
 mod batch;
+pub mod font;
 
 use std::sync::Arc;
 
@@ -22,8 +23,21 @@ pub struct FrameData {
     pub meshes: Vec<MeshInstance>,
     /// Instanced batches (one mesh, many instances), drawn after the opaque meshes.
     pub batches: Vec<InstanceBatch>,
-    /// 2-D shapes drawn over everything else.
+    /// 2-D shapes drawn over everything else (over the views too).
     pub canvas: Option<Canvas2d>,
+    /// Other frames drawn into rectangles of this one (figure panels), after this frame's own
+    /// meshes and before its canvas.
+    pub views: Vec<View>,
+}
+
+/// A frame drawn into a rectangle of another: its camera sees through that rectangle (aspect
+/// ratio included), its background fills it, its canvas is fitted into it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    /// `[x, y, width, height]` in the outer frame's canvas units (y down); the outer frame's canvas
+    /// is fitted to the image as always, so the rectangle keeps its place at any output size.
+    pub rect: [f32; 4],
+    pub frame: Box<FrameData>,
 }
 
 /// A 2-D drawing on a logical canvas (y down, origin top left) scaled uniformly to fit the image,
@@ -92,6 +106,9 @@ pub enum Shape2d {
     /// A segment with round caps; its colour runs from `color_a` to `color_b` (per-vertex alpha
     /// for fading trails), optionally dashed.
     Line { a: [f32; 2], b: [f32; 2], width: f32, color_a: [f32; 4], color_b: [f32; 4], dash: Option<Dash> },
+    /// An axis-aligned rectangle from `min` to `max` with corners rounded by `radius`, filled
+    /// with `color`; with `border` > 0, only an outline that wide (inside the rectangle) is drawn.
+    Rect { min: [f32; 2], max: [f32; 2], radius: f32, border: f32, color: [f32; 4] },
 }
 
 /// A perspective camera. The aspect ratio comes from the image being rendered.
@@ -104,6 +121,23 @@ pub struct Camera {
     pub fov_y_deg: f32,
     pub near: f32,
     pub far: f32,
+}
+
+impl Camera {
+    /// View and projection for an image of aspect ratio `aspect` (width / height), as the
+    /// renderer draws with them.
+    pub fn view_proj(&self, aspect: f32) -> glam::Mat4 {
+        let view = glam::Mat4::look_at_rh(self.eye.into(), self.target.into(), self.up.into());
+        glam::Mat4::perspective_rh(self.fov_y_deg.to_radians(), aspect, self.near, self.far) * view
+    }
+
+    /// Where world point `p` lands in an image of aspect `aspect`: `(x, y)` in 0..1 from the top
+    /// left, and whether it is in front of the camera.
+    pub fn project(&self, p: [f32; 3], aspect: f32) -> ([f32; 2], bool) {
+        let clip = self.view_proj(aspect) * glam::Vec4::new(p[0], p[1], p[2], 1.0);
+        let w = if clip.w.abs() < 1e-9 { 1e-9 } else { clip.w };
+        ([(clip.x / w) * 0.5 + 0.5, 0.5 - (clip.y / w) * 0.5], clip.w > 0.0)
+    }
 }
 
 /// A vertical gradient behind everything (linear RGB).
@@ -341,6 +375,13 @@ impl Shape2d {
                     h.f32s(&[d.on, d.off, d.phase]);
                 }
             }
+            Shape2d::Rect { min, max, radius, border, color } => {
+                h.bytes(&[3]);
+                h.f32s(&min);
+                h.f32s(&max);
+                h.f32s(&[radius, border]);
+                h.f32s(&color);
+            }
         }
     }
 }
@@ -453,6 +494,10 @@ impl FrameData {
             for t in &c.texts {
                 t.hash_into(&mut h);
             }
+        }
+        for v in &self.views {
+            h.f32s(&v.rect);
+            h.bytes(&v.frame.digest().to_le_bytes());
         }
         h.finish()
     }

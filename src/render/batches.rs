@@ -109,9 +109,14 @@ impl BatchGpu {
             .collect()
     }
 
-    /// Uploads the placements `frame` names for the first time, drops those it no longer names,
-    /// writes every batch's motion and uniform records, and lists the draws with their bounds.
-    /// `shape` describes a mesh by key.
+    /// Drops the resident placements whose keys are not in `live` (what the frame and its views
+    /// name).
+    pub fn keep(&mut self, live: &[u64]) {
+        self.resident.retain(|k, _| live.contains(k));
+    }
+
+    /// Uploads the placements `frame` names for the first time, writes every batch's motion and
+    /// uniform records, and lists the draws with their bounds. `shape` describes a mesh by key.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -120,8 +125,6 @@ impl BatchGpu {
         frame: &FrameData,
         shape: impl Fn(u64) -> MeshShape,
     ) {
-        let live: Vec<u64> = frame.batches.iter().map(|b| b.placements.key).collect();
-        self.resident.retain(|k, _| live.contains(k));
         for b in &frame.batches {
             if let std::collections::hash_map::Entry::Vacant(slot) = self.resident.entry(b.placements.key) {
                 slot.insert(Self::upload(device, queue, b));

@@ -50,15 +50,26 @@ fn instance(s: &Shape2d, margin: f32) -> ShapeInstance {
             let (on, off, phase) = dash.map_or((0.0, 0.0, 0.0), |d| (d.on, d.off, d.phase));
             (rect, [a[0], a[1], b[0], b[1]], [width / 2.0, on, off, phase], color_a, color_b, 2)
         }
+        Shape2d::Rect { min, max, radius, border, color } => {
+            let rect = [min[0] - margin, min[1] - margin, max[0] + margin, max[1] + margin];
+            (rect, [min[0], min[1], max[0], max[1]], [radius, border, 0.0, 0.0], color, color, 3)
+        }
     };
     ShapeInstance { rect, p0, p1, c0, c1, kind, _pad: [0; 3] }
 }
 
-/// Canvas → NDC transform and the size of an output pixel in canvas units.
-fn uniforms(size: [f32; 2], width: u32, height: u32) -> CanvasUniforms {
+/// A canvas of `size` fitted into the pixel rectangle `rect` (`[x, y, width, height]`): uniform
+/// scale (pixels per canvas unit) and the pixel position of the canvas origin, centred.
+pub fn fit(size: [f32; 2], rect: [f32; 4]) -> (f32, [f32; 2]) {
+    let s = (rect[2] / size[0]).min(rect[3] / size[1]);
+    (s, [rect[0] + (rect[2] - size[0] * s) / 2.0, rect[1] + (rect[3] - size[1] * s) / 2.0])
+}
+
+/// Canvas → NDC transform (of the whole `width` × `height` image, the canvas fitted into `rect`)
+/// and the size of an output pixel in canvas units.
+fn uniforms(size: [f32; 2], rect: [f32; 4], width: u32, height: u32) -> CanvasUniforms {
     let (w, h) = (width as f32, height as f32);
-    let s = (w / size[0]).min(h / size[1]);
-    let (ox, oy) = ((w - size[0] * s) / 2.0, (h - size[1] * s) / 2.0);
+    let (s, [ox, oy]) = fit(size, rect);
     CanvasUniforms { transform: [2.0 * s / w, -2.0 * s / h, 2.0 * ox / w - 1.0, 1.0 - 2.0 * oy / h], px: [1.0 / s, 0.0, 0.0, 0.0] }
 }
 
@@ -68,17 +79,24 @@ struct StaticTexture {
     group: wgpu::BindGroup,
 }
 
-pub struct CanvasRenderer {
-    shapes: wgpu::RenderPipeline,
-    shapes_single: wgpu::RenderPipeline,
-    layer: wgpu::RenderPipeline,
-    layer_layout: wgpu::BindGroupLayout,
+/// What one canvas of a frame (the frame's own, or a view's) keeps between frames.
+struct Slot {
     uniforms: wgpu::Buffer,
     uniform_group: wgpu::BindGroup,
     instances: Option<(wgpu::Buffer, u32)>,
     static_texture: Option<StaticTexture>,
     /// This frame's text, rasterized; kept while the text stays the same.
     text_texture: Option<StaticTexture>,
+}
+
+pub struct CanvasRenderer {
+    shapes: wgpu::RenderPipeline,
+    shapes_single: wgpu::RenderPipeline,
+    layer: wgpu::RenderPipeline,
+    layer_layout: wgpu::BindGroupLayout,
+    uniform_layout: wgpu::BindGroupLayout,
+    /// Slot 0 is the frame's own canvas, slot 1 + i that of view i.
+    slots: Vec<Slot>,
 }
 
 impl CanvasRenderer {
@@ -185,6 +203,17 @@ impl CanvasRenderer {
             multiview_mask: None,
             cache: None,
         });
+        CanvasRenderer {
+            shapes: shapes_pipeline(samples, true),
+            shapes_single: shapes_pipeline(1, false),
+            layer,
+            layer_layout,
+            uniform_layout,
+            slots: Vec::new(),
+        }
+    }
+
+    fn slot(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> Slot {
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("canvas uniforms"),
             size: size_of::<CanvasUniforms>() as u64,
@@ -193,41 +222,38 @@ impl CanvasRenderer {
         });
         let uniform_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("canvas"),
-            layout: &uniform_layout,
+            layout,
             entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() }],
         });
-        CanvasRenderer {
-            shapes: shapes_pipeline(samples, true),
-            shapes_single: shapes_pipeline(1, false),
-            layer,
-            layer_layout,
-            uniforms,
-            uniform_group,
-            instances: None,
-            static_texture: None,
-            text_texture: None,
-        }
+        Slot { uniforms, uniform_group, instances: None, static_texture: None, text_texture: None }
     }
 
-    /// Uploads this frame's shapes and, when the static layer changed, redraws it into its texture
-    /// (recorded in `encoder` ahead of the main pass).
+    /// Uploads the shapes of canvas `slot` and, when its static layer changed, redraws it into its
+    /// texture (recorded in `encoder` ahead of the main pass). The canvas is fitted into the pixel
+    /// rectangle `rect` of the `width` × `height` image.
+    #[allow(clippy::too_many_arguments)] // the device, the queue, the encoder, then what and where
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
+        slot: usize,
         canvas: Option<&Canvas2d>,
-        width: u32,
-        height: u32,
+        rect: [f32; 4],
+        (width, height): (u32, u32),
     ) {
+        while self.slots.len() <= slot {
+            self.slots.push(Self::slot(device, &self.uniform_layout));
+        }
         let Some(canvas) = canvas else {
-            self.instances = None;
-            self.text_texture = None;
+            self.slots[slot].instances = None;
+            self.slots[slot].text_texture = None;
             return;
         };
-        self.prepare_text(device, queue, canvas, width, height);
-        let u = uniforms(canvas.size, width, height);
-        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
+        self.prepare_text(device, queue, slot, canvas, rect, (width, height));
+        let u = uniforms(canvas.size, rect, width, height);
+        let this = &self.slots[slot];
+        queue.write_buffer(&this.uniforms, 0, bytemuck::bytes_of(&u));
         let margin = 1.5 * u.px[0];
         let pack = |shapes: &[Shape2d]| shapes.iter().map(|s| instance(s, margin)).collect::<Vec<_>>();
         let buffer = |data: &[ShapeInstance]| {
@@ -238,13 +264,14 @@ impl CanvasRenderer {
             })
         };
         let current = pack(&canvas.shapes);
-        self.instances = (!current.is_empty()).then(|| (buffer(&current), current.len() as u32));
+        self.slots[slot].instances = (!current.is_empty()).then(|| (buffer(&current), current.len() as u32));
 
         let Some(layer) = &canvas.static_layer else {
-            self.static_texture = None;
+            self.slots[slot].static_texture = None;
             return;
         };
-        if self.static_texture.as_ref().is_some_and(|t| t.key == layer.key && t.size == (width, height)) {
+        let key = placed_key(layer.key, rect);
+        if self.slots[slot].static_texture.as_ref().is_some_and(|t| t.key == key && t.size == (width, height)) {
             return;
         }
         let texture = device.create_texture(&layer_texture(
@@ -269,12 +296,12 @@ impl CanvasRenderer {
             if !shapes.is_empty() {
                 let buf = buffer(&shapes);
                 pass.set_pipeline(&self.shapes_single);
-                pass.set_bind_group(0, &self.uniform_group, &[]);
+                pass.set_bind_group(0, &self.slots[slot].uniform_group, &[]);
                 pass.set_vertex_buffer(0, buf.slice(..));
                 pass.draw(0..6, 0..shapes.len() as u32);
             }
         }
-        self.static_texture = Some(self.layer_texture(device, &view, layer.key, (width, height)));
+        self.slots[slot].static_texture = Some(self.layer_texture(device, &view, key, (width, height)));
     }
 
     /// A cached full-frame layer drawn from `view`.
@@ -287,9 +314,17 @@ impl CanvasRenderer {
         StaticTexture { key, size, group }
     }
 
-    fn prepare_text(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, canvas: &Canvas2d, width: u32, height: u32) {
+    fn prepare_text(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slot: usize,
+        canvas: &Canvas2d,
+        rect: [f32; 4],
+        (width, height): (u32, u32),
+    ) {
         if canvas.texts.is_empty() {
-            self.text_texture = None;
+            self.slots[slot].text_texture = None;
             return;
         }
         let mut h = crate::frame::Fnv::new();
@@ -297,13 +332,11 @@ impl CanvasRenderer {
         for t in &canvas.texts {
             t.hash_into(&mut h);
         }
-        let key = h.finish();
-        if self.text_texture.as_ref().is_some_and(|t| t.key == key && t.size == (width, height)) {
+        let key = placed_key(h.finish(), rect);
+        if self.slots[slot].text_texture.as_ref().is_some_and(|t| t.key == key && t.size == (width, height)) {
             return;
         }
-        let u = uniforms(canvas.size, width, height);
-        let scale = 1.0 / u.px[0];
-        let offset = [(width as f32 - canvas.size[0] * scale) / 2.0, (height as f32 - canvas.size[1] * scale) / 2.0];
+        let (scale, offset) = fit(canvas.size, rect);
         let pixels = super::text::rasterize(&canvas.texts, scale, offset, width, height);
         let texture = device.create_texture_with_data(
             queue,
@@ -312,15 +345,13 @@ impl CanvasRenderer {
             &pixels,
         );
         let view = texture.create_view(&Default::default());
-        self.text_texture = Some(self.layer_texture(device, &view, key, (width, height)));
+        self.slots[slot].text_texture = Some(self.layer_texture(device, &view, key, (width, height)));
     }
 
-    /// Draws the static layer and this frame's shapes into the main pass.
-    /// Draws the canvas layers; returns the draw calls.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, has_canvas: bool) -> u32 {
-        if !has_canvas {
-            return 0;
-        }
+    /// Draws the layers of canvas `slot` (static layer, shapes, text) into the main pass; returns
+    /// the draw calls.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, slot: usize, has_canvas: bool) -> u32 {
+        let Some(this) = self.slots.get(slot).filter(|_| has_canvas) else { return 0 };
         let composite = |pass: &mut wgpu::RenderPass<'_>, t: &StaticTexture| {
             pass.set_pipeline(&self.layer);
             pass.set_bind_group(0, &t.group, &[]);
@@ -328,21 +359,29 @@ impl CanvasRenderer {
             1
         };
         let mut count = 0;
-        if let Some(t) = &self.static_texture {
+        if let Some(t) = &this.static_texture {
             count += composite(pass, t);
         }
-        if let Some((buf, n)) = &self.instances {
+        if let Some((buf, n)) = &this.instances {
             pass.set_pipeline(&self.shapes);
-            pass.set_bind_group(0, &self.uniform_group, &[]);
+            pass.set_bind_group(0, &this.uniform_group, &[]);
             pass.set_vertex_buffer(0, buf.slice(..));
             pass.draw(0..6, 0..*n);
             count += 1;
         }
-        if let Some(t) = &self.text_texture {
+        if let Some(t) = &this.text_texture {
             count += composite(pass, t);
         }
         count
     }
+}
+
+/// A layer's cache key: its content and where in the image it is drawn.
+fn placed_key(content: u64, rect: [f32; 4]) -> u64 {
+    let mut h = crate::frame::Fnv::new();
+    h.bytes(&content.to_le_bytes());
+    h.f32s(&rect);
+    h.finish()
 }
 
 /// A full-frame colour texture for one of the canvas layers.
@@ -366,11 +405,16 @@ mod tests {
     #[test]
     fn canvas_fits_the_image_centred() {
         // 200×100 canvas in a 400×400 image: 2 px per unit, 100 px bars above and below
-        let u = uniforms([200.0, 100.0], 400, 400);
+        let u = uniforms([200.0, 100.0], [0.0, 0.0, 400.0, 400.0], 400, 400);
         let ndc = |x: f32, y: f32| (x * u.transform[0] + u.transform[2], y * u.transform[1] + u.transform[3]);
         assert_eq!(ndc(0.0, 0.0), (-1.0, 0.5));
         assert_eq!(ndc(200.0, 100.0), (1.0, -0.5));
         assert_eq!(u.px[0], 0.5);
+        // the same canvas in the right half of an 800×400 image
+        let u = uniforms([200.0, 100.0], [400.0, 0.0, 400.0, 400.0], 800, 400);
+        let ndc = |x: f32, y: f32| (x * u.transform[0] + u.transform[2], y * u.transform[1] + u.transform[3]);
+        assert_eq!(ndc(0.0, 0.0), (0.0, 0.5));
+        assert_eq!(ndc(200.0, 100.0), (1.0, -0.5));
     }
 
     #[test]

@@ -90,6 +90,24 @@ impl GpuMesh {
     }
 }
 
+/// Where a frame is drawn: a pixel rectangle of the image, its canvas slot, whether the pass
+/// clears the target first and whether the frame's canvas is drawn with it.
+struct Place {
+    rect: [f32; 4],
+    slot: usize,
+    clear: bool,
+    canvas: bool,
+}
+
+/// View rectangle `rect` (outer canvas units) in whole pixels of a `size` image, the outer canvas
+/// drawn at `scale` pixels per unit from `origin`; `None` when nothing of it is on the image.
+fn pixel_rect(rect: [f32; 4], scale: f32, origin: [f32; 2], size: (u32, u32)) -> Option<[f32; 4]> {
+    let edge = |v: f32, o: f32, max: u32| (o + v * scale).round().clamp(0.0, max as f32);
+    let (x0, x1) = (edge(rect[0], origin[0], size.0), edge(rect[0] + rect[2], origin[0], size.0));
+    let (y0, y1) = (edge(rect[1], origin[1], size.1), edge(rect[1] + rect[3], origin[1], size.1));
+    (x1 > x0 && y1 > y0).then_some([x0, y0, x1 - x0, y1 - y0])
+}
+
 /// How one instance of a frame is drawn.
 struct Draw {
     instance: u32,
@@ -310,11 +328,8 @@ impl Renderer {
     }
 
     /// Camera and sun matrices, and the world size of a shadow texel.
-    fn uniforms_for(&self, frame: &FrameData) -> FrameUniforms {
+    fn uniforms_for(&self, frame: &FrameData, rect: [f32; 4]) -> FrameUniforms {
         let c = &frame.camera;
-        let aspect = self.width as f32 / self.height as f32;
-        let view = Mat4::look_at_rh(Vec3::from(c.eye), Vec3::from(c.target), Vec3::from(c.up));
-        let proj = Mat4::perspective_rh(c.fov_y_deg.to_radians(), aspect, c.near, c.far);
         // The sun looks at the bounding sphere of everything drawn.
         let mut lo = Vec3::splat(f32::INFINITY);
         let mut hi = Vec3::splat(f32::NEG_INFINITY);
@@ -343,7 +358,7 @@ impl Renderer {
         let l = &frame.lighting;
         let v4 = |v: [f32; 3], w: f32| [v[0], v[1], v[2], w];
         FrameUniforms {
-            view_proj: (proj * view).to_cols_array_2d(),
+            view_proj: c.view_proj(rect[2] / rect[3]).to_cols_array_2d(),
             light_view_proj: (light_proj * light_view).to_cols_array_2d(),
             eye: v4(c.eye, 1.0),
             to_sun: v4(to_sun.to_array(), if l.shadows { 1.0 } else { 0.0 }),
@@ -353,29 +368,40 @@ impl Renderer {
             fog: v4(l.fog_color, l.fog_density),
             bg_top: v4(frame.background.top, 1.0),
             bg_bottom: v4(frame.background.bottom, 1.0),
-            shadow: [1.0 / SHADOW_SIZE as f32, 2.0 * radius / SHADOW_SIZE as f32, self.width as f32, self.height as f32],
+            shadow: [1.0 / SHADOW_SIZE as f32, 2.0 * radius / SHADOW_SIZE as f32, rect[2], rect[3]],
         }
     }
 
     /// Encodes and submits `frame`. When the readback ring is full, first waits for the oldest
     /// frame in flight and returns it; images come out in submission order.
+    ///
+    /// A frame with views is drawn in steps, one submission each: its background and meshes, each
+    /// view into its rectangle, then its canvas over everything.
     pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
         let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device)? } else { None };
         self.keep_meshes(frame);
-        let meshes = &self.meshes;
-        let shape = |key: u64| meshes.get(&key).map_or_else(Default::default, GpuMesh::shape);
-        self.batches.prepare(&self.device, &self.queue, &self.pipelines.batch_layout, frame, shape);
-        let uniforms = self.uniforms_for(frame);
-        self.queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
-        self.write_instances(frame);
-        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
-        let draws = self.bend(frame, &mut encoder);
         self.draws = DrawCounts::default();
-        if self.shadow_is_stale(frame, &uniforms) {
-            self.draws.shadow = self.shadow_pass(&mut encoder, &draws);
+        let full = [0.0, 0.0, self.width as f32, self.height as f32];
+        let new_encoder = |device: &wgpu::Device| device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        let mut encoder = new_encoder(&self.device);
+        if frame.views.is_empty() {
+            self.encode_frame(&mut encoder, frame, Place { rect: full, slot: 0, clear: true, canvas: true });
+        } else {
+            self.encode_frame(&mut encoder, frame, Place { rect: full, slot: 0, clear: true, canvas: false });
+            self.queue.submit([encoder.finish()]);
+            let size = frame.canvas.as_ref().map_or([self.width as f32, self.height as f32], |c| c.size);
+            let (scale, origin) = canvas::fit(size, full);
+            for (i, view) in frame.views.iter().enumerate() {
+                let Some(rect) = pixel_rect(view.rect, scale, origin, (self.width, self.height)) else { continue };
+                let mut encoder = new_encoder(&self.device);
+                self.encode_frame(&mut encoder, &view.frame, Place { rect, slot: 1 + i, clear: false, canvas: true });
+                self.queue.submit([encoder.finish()]);
+            }
+            encoder = new_encoder(&self.device);
+            let size = (self.width, self.height);
+            self.canvas.prepare(&self.device, &self.queue, &mut encoder, 0, frame.canvas.as_ref(), full, size);
+            self.draws.main += self.overlay_pass(&mut encoder, frame.canvas.is_some());
         }
-        self.canvas.prepare(&self.device, &self.queue, &mut encoder, frame.canvas.as_ref(), self.width, self.height);
-        self.draws.main = self.main_pass(&mut encoder, &draws, frame.canvas.is_some());
         self.readback.encode_copy(&mut encoder, &self.targets.resolve);
         let submission = self.queue.submit([encoder.finish()]);
         self.readback.submitted(frame.index, submission);
@@ -383,15 +409,43 @@ impl Renderer {
         Ok(ready)
     }
 
-    /// Uploads the meshes `frame` names that are not resident yet, and evicts the ones it no
-    /// longer names (frames in flight keep their buffers alive).
+    /// Records `frame` (without its views) into `encoder`: bends, shadow map, main pass, placed as
+    /// `place` says. Adds its draw calls to the frame's counts.
+    fn encode_frame(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &FrameData, place: Place) {
+        let meshes = &self.meshes;
+        let shape = |key: u64| meshes.get(&key).map_or_else(Default::default, GpuMesh::shape);
+        self.batches.prepare(&self.device, &self.queue, &self.pipelines.batch_layout, frame, shape);
+        let uniforms = self.uniforms_for(frame, place.rect);
+        self.queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
+        self.write_instances(frame);
+        let draws = self.bend(frame, encoder);
+        if self.shadow_is_stale(frame, &uniforms) {
+            self.draws.shadow += self.shadow_pass(encoder, &draws);
+        }
+        if place.canvas {
+            let size = (self.width, self.height);
+            self.canvas.prepare(&self.device, &self.queue, encoder, place.slot, frame.canvas.as_ref(), place.rect, size);
+        }
+        self.draws.main += self.main_pass(encoder, &draws, &place, place.canvas && frame.canvas.is_some());
+    }
+
+    /// Uploads the meshes `frame` and its views name that are not resident yet, and evicts the
+    /// ones they no longer name (frames in flight keep their buffers alive).
     fn keep_meshes(&mut self, frame: &FrameData) {
-        let named = || frame.meshes.iter().map(|m| &m.mesh).chain(frame.batches.iter().map(|b| &b.mesh));
+        let mut frames = vec![frame];
+        let mut i = 0;
+        while i < frames.len() {
+            frames.extend(frames[i].views.iter().map(|v| &*v.frame));
+            i += 1;
+        }
+        let named = || frames.iter().flat_map(|f| f.meshes.iter().map(|m| &m.mesh).chain(f.batches.iter().map(|b| &b.mesh)));
         for m in named() {
             self.upload(m.key, &m.data);
         }
         let live: Vec<u64> = named().map(|m| m.key).collect();
         self.meshes.retain(|k, _| live.contains(k));
+        let placements: Vec<u64> = frames.iter().flat_map(|f| f.batches.iter().map(|b| b.placements.key)).collect();
+        self.batches.keep(&placements);
     }
 
     /// Packs the per-instance records (model and normal matrices, material), growing the buffer
@@ -471,26 +525,11 @@ impl Renderer {
     /// The background, opaque instances, instanced batches, translucent instances (back faces,
     /// then front faces, farthest first) and the 2-D canvas, into the (multisampled) colour target.
     /// Returns the draw calls.
-    fn main_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw], canvas: bool) -> u32 {
-        let (view, resolve) = match &self.targets.msaa {
-            Some(ms) => (ms, Some(&self.targets.resolve_view)),
-            None => (&self.targets.resolve_view, None),
-        };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("main"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: resolve,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &self.targets.depth,
-                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
-                stencil_ops: None,
-            }),
-            ..Default::default()
-        });
+    fn main_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw], place: &Place, canvas: bool) -> u32 {
+        let mut pass = self.colour_pass(encoder, "main", place.clear);
+        let [x, y, w, h] = place.rect;
+        pass.set_viewport(x, y, w, h, 0.0, 1.0);
+        pass.set_scissor_rect(x as u32, y as u32, w as u32, h as u32);
         pass.set_bind_group(0, &self.frame_group, &[]);
         pass.set_pipeline(&self.pipelines.background);
         pass.draw(0..3, 0..1);
@@ -516,7 +555,41 @@ impl Renderer {
             pass.set_pipeline(&self.pipelines.front_faces);
             count += self.draw_one(&mut pass, d);
         }
-        count + self.canvas.draw(&mut pass, canvas)
+        // the canvas maps itself into the whole image (its layers are image-sized textures);
+        // the scissor keeps it inside the view
+        pass.set_viewport(0.0, 0.0, self.width as f32, self.height as f32, 0.0, 1.0);
+        count + self.canvas.draw(&mut pass, place.slot, canvas)
+    }
+
+    /// A pass over the whole colour target (multisampled when it is), cleared to black or keeping
+    /// what is there; depth cleared.
+    fn colour_pass<'e>(&self, encoder: &'e mut wgpu::CommandEncoder, label: &str, clear: bool) -> wgpu::RenderPass<'e> {
+        let (view, resolve) = match &self.targets.msaa {
+            Some(ms) => (ms, Some(&self.targets.resolve_view)),
+            None => (&self.targets.resolve_view, None),
+        };
+        let load = if clear { wgpu::LoadOp::Clear(wgpu::Color::BLACK) } else { wgpu::LoadOp::Load };
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: resolve,
+                ops: wgpu::Operations { load, store: wgpu::StoreOp::Store },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.targets.depth,
+                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// The frame's own canvas (slot 0) over everything drawn so far; returns the draw calls.
+    fn overlay_pass(&self, encoder: &mut wgpu::CommandEncoder, canvas: bool) -> u32 {
+        let mut pass = self.colour_pass(encoder, "overlay", false);
+        self.canvas.draw(&mut pass, 0, canvas)
     }
 
     /// Bends the frame's deformed instances (recorded in `encoder`) and lists what to draw: opaque

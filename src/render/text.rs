@@ -1,16 +1,10 @@
 //! Text for the 2-D layer: lines of [`Text2d`] rasterized on the CPU with the bundled DejaVu Sans
 //! Bold into a premultiplied RGBA image the size of the frame, composited like the static layer.
 
-use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
+use ab_glyph::{Font, PxScale, ScaleFont, point};
 
+use crate::frame::font::{font, width_of};
 use crate::frame::{Align, Text2d, srgb8};
-
-/// DejaVu Sans Bold (Bitstream Vera license: assets/fonts/LICENSE-DejaVu.txt).
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
-
-fn font() -> FontRef<'static> {
-    FontRef::try_from_slice(FONT).expect("the bundled font parses")
-}
 
 /// Draws `texts` (canvas units; `scale` pixels per unit, canvas origin at pixel `offset`) into a
 /// `width` × `height` image: premultiplied linear colour, stored sRGB-encoded with alpha, as the
@@ -61,21 +55,6 @@ pub fn rasterize(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u32, hei
     acc.iter().flat_map(|p| srgb8([p[0], p[1], p[2]], (p[3].clamp(0.0, 1.0) * 255.0).round() as u8)).collect()
 }
 
-/// Width in pixels of `text` in `scaled`, kerning included.
-fn width_of<F: Font>(scaled: &ab_glyph::PxScaleFont<F>, text: &str) -> f32 {
-    let mut caret = 0.0;
-    let mut prev = None;
-    for c in text.chars() {
-        let id = scaled.glyph_id(c);
-        if let Some(p) = prev {
-            caret += scaled.kern(p, id);
-        }
-        caret += scaled.h_advance(id);
-        prev = Some(id);
-    }
-    caret
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,15 +88,5 @@ mod tests {
         // different digits draw differently
         let other = rasterize(&[text("1", Align::Center)], 1.0, [0.0, 0.0], 100, 40);
         assert_ne!(img, other);
-    }
-
-    fn width(text: &str, px: f32) -> f32 {
-        width_of(&font().as_scaled(PxScale::from(px)), text)
-    }
-
-    #[test]
-    fn wider_text_is_wider() {
-        assert!(width("= 20", 20.0) > width("2", 20.0) * 2.0);
-        assert!(width("6", 40.0) > width("6", 20.0) * 1.9);
     }
 }

@@ -6,6 +6,7 @@
 pub mod common;
 pub mod dice;
 pub mod error;
+pub mod figure;
 pub mod flock;
 pub mod frames;
 pub mod golden;
@@ -116,7 +117,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
     if text.len() as u64 > MAX_SCENE_BYTES {
         return Err(too_long(path, text.len() as u64));
     }
-    let diags = Diagnostics::new(text);
+    let diags = Diagnostics::new(text).with_file(path);
     if let Some(at) = too_deep(text) {
         // refused before the TOML parser sees it: a few kilobytes of brackets made it allocate
         // tens of megabytes

@@ -17,6 +17,8 @@ pub const LISTED: usize = 50;
 /// Collected problems of one document.
 pub struct Diagnostics<'s> {
     src: &'s str,
+    /// The file the document came from, when it came from one (paths in it are relative to it).
+    file: Option<std::path::PathBuf>,
     /// Byte offset of the start of every line, for positions in O(log n) (a file with 200 000
     /// problems must not be scanned 200 000 times).
     line_starts: Vec<usize>,
@@ -26,7 +28,18 @@ pub struct Diagnostics<'s> {
 impl<'s> Diagnostics<'s> {
     pub fn new(src: &'s str) -> Self {
         let line_starts = std::iter::once(0).chain(src.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        Diagnostics { src, line_starts, items: RefCell::new(Vec::new()) }
+        Diagnostics { src, file: None, line_starts, items: RefCell::new(Vec::new()) }
+    }
+
+    /// Names the file the document came from.
+    pub fn with_file(mut self, path: &std::path::Path) -> Self {
+        self.file = Some(path.to_path_buf());
+        self
+    }
+
+    /// The file the document came from.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.file.as_deref()
     }
 
     /// 1-based line and column (in characters) of a byte offset.

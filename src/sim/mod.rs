@@ -5,6 +5,7 @@
 
 pub mod dice;
 pub mod duo;
+pub mod figure;
 pub mod flock;
 pub mod noise;
 pub mod rng;
@@ -95,6 +96,7 @@ pub fn scene_frame(
         meshes,
         batches: Vec::new(),
         canvas,
+        views: Vec::new(),
     }
 }
 

@@ -91,6 +91,7 @@ fn frame(meshes: Vec<MeshInstance>, batches: Vec<InstanceBatch>, shadows: bool) 
         meshes,
         batches,
         canvas: None,
+        views: Vec::new(),
     }
 }
 

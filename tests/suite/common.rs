@@ -34,6 +34,11 @@ pub fn require_gpu() {
     );
 }
 
+/// Every shipped scene file: `scenes/*.toml` and the figures under `scenes/figures/`.
+pub fn shipped_scenes() -> Vec<PathBuf> {
+    simreel::golden::scene_files(&root().join("scenes")).expect("scenes/ is readable")
+}
+
 pub fn read_png(path: &Path) -> simreel::output::png::Decoded {
     simreel::output::png::read(path).unwrap_or_else(|e| panic!("{e}"))
 }

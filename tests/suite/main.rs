@@ -4,6 +4,7 @@
 mod batches;
 mod common;
 mod dice_cli;
+mod figures;
 mod golden;
 mod marching_cubes;
 mod render;

@@ -501,8 +501,7 @@ fn the_memory_estimate_bounds_every_shipped_scene_within_twice_its_peak() {
     require_gpu();
     let out = scratch("memory");
     let mut table = Vec::new();
-    for entry in std::fs::read_dir(crate::common::root().join("scenes")).unwrap() {
-        let path = entry.unwrap().path();
+    for path in crate::common::shipped_scenes() {
         let scene = simreel::scene::load(&path).unwrap();
         let (estimate, _) = scene.memory_estimate(8);
         let frames = format!("0..{}", scene.render.frames.min(20) - 1);

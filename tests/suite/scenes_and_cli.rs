@@ -132,12 +132,9 @@ fn bad_arguments_exit_with_code_2() {
 #[test]
 fn shipped_scenes_are_valid_and_cover_every_kind() {
     let mut kinds_seen = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(root().join("scenes")).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_some_and(|e| e == "toml") {
-            let s = scene::load(&p).unwrap_or_else(|e| panic!("{e}"));
-            kinds_seen.insert(s.kind.name());
-        }
+    for p in crate::common::shipped_scenes() {
+        let s = scene::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        kinds_seen.insert(s.kind.name());
     }
     let missing: Vec<&str> = scene::KINDS.iter().copied().filter(|k| !kinds_seen.contains(k)).collect();
     assert!(missing.is_empty(), "scenes/ has no example scene of the registered kind(s) {missing:?}");
@@ -430,8 +427,7 @@ fn deep_nesting_is_refused_before_parsing_but_brackets_in_strings_and_comments_a
     let d = problems(&text);
     assert!(d.iter().all(|x| !x.message.contains("nest deeper")), "{d:?}");
     // the shipped scenes nest three levels at most, far from the limit
-    for entry in std::fs::read_dir(root().join("scenes")).unwrap() {
-        let path = entry.unwrap().path();
+    for path in crate::common::shipped_scenes() {
         scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
     }
 }

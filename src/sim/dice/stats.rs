@@ -152,6 +152,7 @@ impl Study {
             "lowest_confidence": self.lowest_confidence(),
             "settle_s": {"median": s.median, "p95": s.p95, "max": s.max},
             "result_s": {"median": r.median, "p95": r.p95, "max": r.max},
+            "settle_times_s": self.rolls.iter().map(|r| r.outcome.first_settle_s).collect::<Vec<_>>(),
         })
     }
 }

@@ -359,8 +359,7 @@ pub fn frame(sim: &WindSim, index: u32) -> FrameData {
     let c = &data.camera;
     let eye = Vec3::from(c.eye);
     let aspect = scene.render.width as f32 / scene.render.height as f32;
-    let view_proj = Mat4::perspective_rh(c.fov_y_deg.to_radians(), aspect, c.near, c.far)
-        * Mat4::look_at_rh(eye, Vec3::from(c.target), Vec3::from(c.up));
+    let view_proj = c.view_proj(aspect);
     let lod = &sim.spec.lod;
     data.batches = grass_batches(sim, eye, &view_proj, lod);
     data.batches.extend(tree_batches(sim, eye, lod, sim.time()));

@@ -1,0 +1,141 @@
+//! Figures: panels of other scenes as views, charts drawn from data, annotations.
+
+use simreel::frame::{Align, Background, Camera, Canvas2d, FrameData, Lighting, Shape2d, View};
+
+use crate::common::{require_gpu, root};
+
+/// The values a bar chart in `rect` shows, read back from the frame's plain data: bar tops mapped
+/// through the y axis that the grid lines and their tick labels (right-aligned numbers left of
+/// the plot) define.
+fn bars_read_back(canvas: &Canvas2d, rect: [f32; 4], color: [f32; 4]) -> Vec<f64> {
+    let inside = |p: [f32; 2]| p[0] >= rect[0] && p[0] <= rect[0] + rect[2] && p[1] >= rect[1] && p[1] <= rect[1] + rect[3];
+    let mut labels: Vec<(f32, f64)> = canvas
+        .texts
+        .iter()
+        .filter(|t| t.align == Align::Right && inside(t.at))
+        .filter_map(|t| t.text.parse::<f64>().ok().map(|v| (t.at[1], v)))
+        .collect();
+    labels.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut grid: Vec<f32> = canvas
+        .shapes
+        .iter()
+        .filter_map(|s| match *s {
+            Shape2d::Line { a, b, color_a, .. } if a[1] == b[1] && color_a[3] < 0.5 && inside(a) && inside(b) => Some(a[1]),
+            _ => None,
+        })
+        .collect();
+    grid.sort_by(f32::total_cmp);
+    assert!(labels.len() >= 3 && labels.len() == grid.len(), "tick labels {labels:?}, grid lines {grid:?}");
+    let ticks: Vec<(f32, f64)> = grid.iter().zip(&labels).map(|(&y, &(_, v))| (y, v)).collect();
+    let ((y0, v0), (y1, v1)) = (ticks[0], ticks[ticks.len() - 1]);
+    let value = |y: f32| v0 + (v1 - v0) * ((y - y0) / (y1 - y0)) as f64;
+    // every tick sits on the same straight axis
+    for &(y, v) in &ticks {
+        assert!((value(y) - v).abs() < 1e-3 * v1.abs().max(1.0), "tick {v} at {y} is off the axis");
+    }
+    let mut bars: Vec<(f32, f64, f64)> = canvas
+        .shapes
+        .iter()
+        .filter_map(|s| match *s {
+            Shape2d::Rect { min, max, color: c, .. } if c == color && inside(min) && inside(max) => {
+                Some((min[0], value(min[1]), value(max[1])))
+            }
+            _ => None,
+        })
+        .collect();
+    bars.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(bars.iter().all(|b| b.2.abs() < 1e-3), "bars stand on zero: {bars:?}");
+    bars.into_iter().map(|(_, v, _)| v).collect()
+}
+
+#[test]
+fn chart_values_read_back_from_the_frame_equal_the_json_they_came_from() {
+    let scene = simreel::scene::load(&root().join("scenes/figures/dice_study.toml")).unwrap();
+    let simreel::scene::KindSpec::Figure(spec) = &scene.kind else { panic!("a figure") };
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root().join("scenes/figures/data/dice_study.json")).unwrap()).unwrap();
+    let mut sim = simreel::sim::build(&scene);
+    let frame = sim.frame(0);
+    let canvas = frame.canvas.as_ref().expect("a figure draws on its canvas");
+    let rects: Vec<[f32; 4]> = spec.panel_rects().iter().map(|r| r.map(|v| v as f32)).collect();
+    let blue = {
+        let c = simreel::scene::Srgb::from_hex(simreel::sim::figure::chart::PALETTE[0]).unwrap().to_linear();
+        [c[0], c[1], c[2], 1.0]
+    };
+    let faces = bars_read_back(canvas, rects[0], blue);
+    let expected: Vec<f64> = json["face_counts"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(faces.len(), 6);
+    for (got, want) in faces.iter().zip(&expected) {
+        assert!((got - want).abs() < 1e-3, "bars read back {faces:?}, the data says {expected:?}");
+    }
+    let settle = bars_read_back(canvas, rects[1], blue);
+    assert_eq!(settle.len(), 24, "one bar per bin");
+    let total: f64 = settle.iter().sum();
+    assert!((total - json["rolls"].as_f64().unwrap()).abs() < 1e-2, "the histogram counts every roll once: {total}");
+    // the title's numbers are the data's
+    let chi = format!("{:.2}", json["chi_square"].as_f64().unwrap());
+    assert!(canvas.texts.iter().any(|t| t.text.contains(&format!("χ² = {chi}"))), "{:?}", canvas.texts);
+}
+
+fn plain(bg: [f32; 3], canvas: Option<Canvas2d>) -> FrameData {
+    FrameData {
+        index: 0,
+        time: 0.0,
+        camera: Camera { eye: [0.0, 0.0, 5.0], target: [0.0; 3], up: [0.0, 1.0, 0.0], fov_y_deg: 45.0, near: 0.1, far: 50.0 },
+        background: Background { top: bg, bottom: bg },
+        lighting: Lighting {
+            to_sun: [0.0, 1.0, 0.0],
+            sun: [1.0; 3],
+            sky: [0.3; 3],
+            ground: [0.3; 3],
+            shadows: false,
+            shadow_softness: 1.0,
+            fog_density: 0.0,
+            fog_color: [0.0; 3],
+        },
+        meshes: Vec::new(),
+        batches: Vec::new(),
+        canvas,
+        views: Vec::new(),
+    }
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn views_draw_each_frame_into_its_rectangle_under_the_outer_canvas() {
+    use simreel::render::{AdapterRequest, Renderer};
+    require_gpu();
+    let canvas = |shapes: Vec<Shape2d>| Canvas2d { size: [200.0, 100.0], static_layer: None, shapes, texts: Vec::new() };
+    let square =
+        |min: [f32; 2], max: [f32; 2], c: [f32; 3]| Shape2d::Rect { min, max, radius: 0.0, border: 0.0, color: [c[0], c[1], c[2], 1.0] };
+    // left view: red, with a green square in its own canvas's middle; right view: blue
+    let left = plain([1.0, 0.0, 0.0], Some(canvas(vec![square([90.0, 40.0], [110.0, 60.0], [0.0, 1.0, 0.0])])));
+    let right = plain([0.0, 0.0, 1.0], None);
+    let mut outer = plain([1.0; 3], Some(canvas(vec![square([95.0, 0.0], [105.0, 10.0], [0.0; 3])])));
+    outer.views = vec![
+        View { rect: [10.0, 10.0, 80.0, 80.0], frame: Box::new(left) },
+        View { rect: [110.0, 10.0, 80.0, 80.0], frame: Box::new(right) },
+    ];
+    // the outer canvas is 200×100 units in a 400×200 image: 2 px per unit
+    let mut r = Renderer::new(&AdapterRequest::default(), 400, 200, 4).expect("renderer");
+    assert!(r.submit(&outer).unwrap().is_none());
+    let img = r.next_image().unwrap().expect("one image");
+    let px = |x: u32, y: u32| {
+        let i = ((y * 400 + x) * 4) as usize;
+        [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]]
+    };
+    assert_eq!(px(5, 100), [255, 255, 255], "outer background around the views");
+    assert_eq!(px(30, 30), [255, 0, 0], "left view's background fills its rectangle");
+    assert_eq!(px(370, 170), [0, 0, 255], "right view's background");
+    // the left view's canvas (200×100) is fitted into its 160×160 px rectangle: 0.8 px per unit,
+    // centred vertically: its middle square covers the rectangle's centre
+    assert_eq!(px(100, 100), [0, 255, 0], "the view's own canvas is drawn inside it");
+    assert_eq!(px(100, 60), [255, 0, 0], "and fitted to it, not to the whole image");
+    assert_eq!(px(200, 10), [0, 0, 0], "the outer canvas goes over everything");
+    assert_eq!(px(200, 100), [255, 255, 255], "between the views");
+    assert_eq!(
+        r.last_draws().main,
+        1 + 1 + 1 + 1 + 1,
+        "outer background, two views with a background each, the left's canvas, the outer canvas"
+    );
+}
