@@ -2,7 +2,8 @@
 //! `../shared/bench/mc_peers.py`) and prints one JSON line:
 //! `{"median_s":…, "times_s":[…], "vertices":…, "triangles":…, "area":…}` (area in voxel units).
 //!
-//! `cargo run --release --example mc_bench -- --field sphere --n 256 --runs 5 [--threads N]`
+//! `cargo run --release --example mc_bench -- --field sphere --n 256 --runs 5 [--threads N]
+//! [--algorithm marching_cubes|surface_nets]`
 //! One thread (the default) runs the single-pass extraction; more threads run the chunked one on a
 //! rayon pool of that size. One untimed warm-up precedes the timed runs.
 
@@ -15,6 +16,7 @@ fn main() {
     let mut n = 128usize;
     let mut runs = 5usize;
     let mut threads = 1usize;
+    let mut algorithm = "marching_cubes".to_string();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().unwrap_or_else(|| fail(&format!("{a} needs a value")));
@@ -23,8 +25,9 @@ fn main() {
             "--n" => n = val().parse().unwrap_or_else(|_| fail("--n takes an integer")),
             "--runs" => runs = val().parse().unwrap_or_else(|_| fail("--runs takes an integer")),
             "--threads" => threads = val().parse().unwrap_or_else(|_| fail("--threads takes an integer")),
+            "--algorithm" => algorithm = val(),
             "-h" | "--help" => {
-                println!("mc_bench --field sphere|terrain --n N --runs R [--threads T]");
+                println!("mc_bench --field sphere|terrain --n N --runs R [--threads T] [--algorithm marching_cubes|surface_nets]");
                 return;
             }
             other => fail(&format!("unknown argument {other}")),
@@ -42,7 +45,11 @@ fn main() {
         let layers = mc::auto_layers_per_chunk(n);
         // One thread: a single pass (one chunk). Output buffers are reused between runs.
         let layers = if threads == 1 { usize::MAX } else { layers };
-        let once = |mesh: &mut mc::IsoMesh| mc::extract_into(&grid, 0.0, layers, mesh);
+        let once = |mesh: &mut mc::IsoMesh| match algorithm.as_str() {
+            "marching_cubes" => mc::extract_into(&grid, 0.0, layers, mesh),
+            "surface_nets" => *mesh = simreel::sim::terrain::dual::surface_nets(&grid, 0.0),
+            other => fail(&format!("--algorithm {other}: marching_cubes or surface_nets")),
+        };
         once(&mut mesh);
         for _ in 0..runs {
             let t = Instant::now();
@@ -55,10 +62,11 @@ fn main() {
     let median = sorted[sorted.len() / 2];
     let (sum, _) = reference_fields::checksum(&data);
     println!(
-        "{{\"median_s\":{median},\"times_s\":{times:?},\"vertices\":{},\"triangles\":{},\"area\":{},\"threads\":{threads},\"field\":\"{field}\",\"n\":{n},\"algorithm\":\"simreel marching cubes (asymptotic decider + MC33 interior test)\",\"general_cubes\":{},\"tunnels\":{},\"field_checksum\":\"{sum}\"}}",
+        "{{\"median_s\":{median},\"times_s\":{times:?},\"vertices\":{},\"triangles\":{},\"area\":{},\"threads\":{threads},\"field\":\"{field}\",\"n\":{n},\"algorithm\":\"simreel {}\",\"general_cubes\":{},\"tunnels\":{},\"field_checksum\":\"{sum}\"}}",
         mesh.positions.len(),
         mesh.triangle_count(),
         mesh.area(),
+        if algorithm == "surface_nets" { "surface nets" } else { "marching cubes (asymptotic decider + MC33 interior test)" },
         mesh.stats.general_cubes,
         mesh.stats.tunnels,
     );

@@ -43,6 +43,9 @@ pub enum Command {
         /// Which frame's mesh (animated fields change over time).
         #[arg(long, default_value_t = 0)]
         frame: u32,
+        /// Mesh with this algorithm instead of the scene's `algorithm`.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::scene::terrain::Algorithm::NAMES))]
+        algorithm: Option<String>,
     },
     /// Golden-image regression: check scenes against approved images, or approve new ones.
     Golden {

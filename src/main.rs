@@ -116,7 +116,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Validate { scenes } => validate(&scenes),
         Command::Render(args) => render(args),
         Command::Adapters { backend } => adapters(backend.choice()),
-        Command::Mesh { scene, output, frame } => mesh(&scene, &output, frame),
+        Command::Mesh { scene, output, frame, algorithm } => mesh(&scene, &output, frame, algorithm.as_deref()),
         Command::Golden { action } => golden(action),
         Command::Dice { action: DiceCommand::Stats(args) } => dice_stats(&args),
         Command::Gif { frames_dir, output, fps, width, no_dither } => {
@@ -414,8 +414,11 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
     }
 }
 
-fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32) -> anyhow::Result<()> {
-    let s = load_checked(path)?;
+fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32, algorithm: Option<&str>) -> anyhow::Result<()> {
+    let mut s = load_checked(path)?;
+    if let (Some(name), simreel::scene::KindSpec::Terrain(t)) = (algorithm, &mut s.kind) {
+        t.algorithm = simreel::scene::terrain::Algorithm::from_name(name).expect("clap checked the name");
+    }
     if frame >= s.render.frames {
         return Err(BadInput(format!("--frame {frame} is past the scene's last frame {}", s.render.frames - 1)).into());
     }
@@ -430,6 +433,15 @@ fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32) -> anyhow::Re
         _ => return Err(BadInput(format!("{}: use a .ply or .obj file name", out.display())).into()),
     };
     simreel::output::write_atomic(out, &bytes)?;
-    eprintln!("wrote {} ({} vertices, {} triangles, frame {frame})", out.display(), m.data.positions.len(), m.data.indices.len() / 3);
+    let algorithm = match &s.kind {
+        simreel::scene::KindSpec::Terrain(t) => t.algorithm.name(),
+        _ => "",
+    };
+    eprintln!(
+        "wrote {} ({} vertices, {} triangles, frame {frame}, {algorithm})",
+        out.display(),
+        m.data.positions.len(),
+        m.data.indices.len() / 3
+    );
     Ok(())
 }

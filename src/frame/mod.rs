@@ -243,11 +243,46 @@ pub struct Material {
     /// Whether the sun's shadow map darkens this mesh (off for things inside a translucent body,
     /// which would otherwise sit in the body's own shadow).
     pub receives_shadow: bool,
+    /// How the triangles are filled.
+    pub fill: Fill,
+    /// The triangle edges drawn over the mesh (undeformed meshes only).
+    pub wire: Option<Wire>,
+}
+
+/// How a mesh's triangles are filled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Fill {
+    /// Lit and shaded.
+    #[default]
+    Shaded,
+    /// Invisible, but hiding what is behind it: with a `wire`, a wireframe with hidden lines
+    /// removed.
+    Hidden,
+}
+
+/// Triangle edges drawn in screen space: anti-aliased lines of constant pixel width, slightly in
+/// front of their own faces.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Wire {
+    /// Linear RGB, straight alpha.
+    pub color: [f32; 4],
+    /// Line width in output pixels.
+    pub width: f32,
 }
 
 impl Default for Material {
     fn default() -> Self {
-        Material { tint: [1.0; 4], roughness: 0.8, specular: 0.1, casts_shadow: true, translucent: false, rim: 0.0, receives_shadow: true }
+        Material {
+            tint: [1.0; 4],
+            roughness: 0.8,
+            specular: 0.1,
+            casts_shadow: true,
+            translucent: false,
+            rim: 0.0,
+            receives_shadow: true,
+            fill: Fill::Shaded,
+            wire: None,
+        }
     }
 }
 
@@ -470,6 +505,14 @@ impl FrameData {
             h.f32s(&m.material.tint);
             h.f32s(&[m.material.roughness, m.material.specular, m.material.casts_shadow as u8 as f32]);
             h.f32s(&[m.material.translucent as u8 as f32, m.material.rim, m.material.receives_shadow as u8 as f32]);
+            // later additions only when set, so the digests of frames without them do not change
+            if m.material.fill != Fill::Shaded {
+                h.bytes(b"hidden");
+            }
+            if let Some(w) = m.material.wire {
+                h.f32s(&w.color);
+                h.f32s(&[w.width]);
+            }
             if let Some(d) = &m.deform {
                 h.f32s(d.control.as_flattened());
             }

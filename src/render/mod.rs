@@ -6,6 +6,7 @@ mod batches;
 mod canvas;
 pub mod deform;
 pub mod device;
+mod edges;
 pub mod faults;
 mod pipelines;
 pub mod readback;
@@ -116,6 +117,10 @@ struct Draw {
     bent: Option<usize>,
     translucent: bool,
     casts_shadow: bool,
+    /// Depth only (a hidden fill).
+    hidden: bool,
+    /// The instance record of its wireframe, when it has one.
+    wire: Option<u32>,
 }
 
 struct Targets {
@@ -141,6 +146,8 @@ pub struct Renderer {
     instances: wgpu::Buffer,
     instance_capacity: usize,
     meshes: HashMap<u64, GpuMesh>,
+    /// Edges of the meshes drawn with a wireframe, by mesh key.
+    edges: HashMap<u64, edges::GpuEdges>,
     readback: readback::Readback,
     faults: faults::FaultSink,
     canvas: canvas::CanvasRenderer,
@@ -231,6 +238,7 @@ impl Renderer {
             instances,
             instance_capacity,
             meshes: HashMap::new(),
+            edges: HashMap::new(),
             readback,
             faults,
             shadow_key: None,
@@ -444,6 +452,16 @@ impl Renderer {
         }
         let live: Vec<u64> = named().map(|m| m.key).collect();
         self.meshes.retain(|k, _| live.contains(k));
+        let wired: Vec<&crate::frame::MeshRef> = frames
+            .iter()
+            .flat_map(|f| f.meshes.iter().filter(|m| m.material.wire.is_some() && m.deform.is_none()).map(|m| &m.mesh))
+            .collect();
+        for m in &wired {
+            if !self.edges.contains_key(&m.key) {
+                self.edges.insert(m.key, edges::GpuEdges::new(&self.device, &m.data));
+            }
+        }
+        self.edges.retain(|k, _| wired.iter().any(|m| m.key == *k));
         let placements: Vec<u64> = frames.iter().flat_map(|f| f.batches.iter().map(|b| b.placements.key)).collect();
         self.batches.keep(&placements);
     }
@@ -451,7 +469,13 @@ impl Renderer {
     /// Packs the per-instance records (model and normal matrices, material), growing the buffer
     /// to the next power of two when needed.
     fn write_instances(&mut self, frame: &FrameData) {
-        let instances: Vec<Instance> = frame.meshes.iter().map(Instance::of).collect();
+        let mut instances: Vec<Instance> = frame.meshes.iter().map(Instance::of).collect();
+        // wireframes after them, in frame order: the model matrix, the wire's colour and width
+        for m in frame.meshes.iter().filter(|m| m.deform.is_none()) {
+            if let Some(w) = m.material.wire {
+                instances.push(Instance { tint: w.color, surface: [w.width, 0.0, 0.0, 0.0], ..Instance::of(m) });
+            }
+        }
         if instances.len() > self.instance_capacity {
             self.instance_capacity = instances.len().next_power_of_two();
             self.instances = Self::instance_buffer(&self.device, self.instance_capacity);
@@ -537,8 +561,14 @@ impl Renderer {
         pass.set_pipeline(&self.pipelines.mesh);
         pass.set_bind_group(1, &self.shadow_group, &[]);
         pass.set_vertex_buffer(1, self.instances.slice(..));
-        for d in draws.iter().filter(|d| !d.translucent) {
+        for d in draws.iter().filter(|d| !d.translucent && !d.hidden) {
             count += self.draw_one(&mut pass, d);
+        }
+        if draws.iter().any(|d| !d.translucent && d.hidden) {
+            pass.set_pipeline(&self.pipelines.hidden);
+            for d in draws.iter().filter(|d| !d.translucent && d.hidden) {
+                count += self.draw_one(&mut pass, d);
+            }
         }
         if !self.batches.draws.is_empty() {
             pass.set_pipeline(&self.pipelines.batch);
@@ -549,11 +579,13 @@ impl Renderer {
             // the mesh pipelines read instances from slot 1 again
             pass.set_vertex_buffer(1, self.instances.slice(..));
         }
+        count += self.draw_wires(&mut pass, draws.iter().filter(|d| !d.translucent));
         for d in draws.iter().filter(|d| d.translucent) {
             pass.set_pipeline(&self.pipelines.back_faces);
             count += self.draw_one(&mut pass, d);
             pass.set_pipeline(&self.pipelines.front_faces);
             count += self.draw_one(&mut pass, d);
+            count += self.draw_wires(&mut pass, std::iter::once(d));
         }
         // the canvas maps itself into the whole image (its layers are image-sized textures);
         // the scissor keeps it inside the view
@@ -597,7 +629,12 @@ impl Renderer {
     fn bend(&mut self, frame: &FrameData, encoder: &mut wgpu::CommandEncoder) -> Vec<Draw> {
         let mut draws = Vec::with_capacity(frame.meshes.len());
         let mut jobs = Vec::new();
+        let mut wires = frame.meshes.len() as u32;
         for (i, m) in frame.meshes.iter().enumerate() {
+            let wire = (m.material.wire.is_some() && m.deform.is_none()).then(|| {
+                wires += 1;
+                wires - 1
+            });
             let bent = m.deform.as_ref().map(|volume| {
                 jobs.push(deform::Job { rest: &self.meshes[&m.mesh.key].vertices, mesh: &m.mesh.data, volume });
                 jobs.len() - 1
@@ -608,6 +645,8 @@ impl Renderer {
                 bent,
                 translucent: m.material.translucent,
                 casts_shadow: m.material.casts_shadow,
+                hidden: m.material.fill == crate::frame::Fill::Hidden,
+                wire,
             });
         }
         self.deformer.prepare(&self.device, &self.queue, encoder, &jobs);
@@ -629,6 +668,24 @@ impl Renderer {
             (true, true) => b.0.total_cmp(&a.0),
         });
         keyed.into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// The wireframes of `draws` (those that have one); returns the draw calls. Leaves the pass
+    /// set for further mesh draws when it drew any.
+    fn draw_wires<'d>(&self, pass: &mut wgpu::RenderPass<'_>, draws: impl Iterator<Item = &'d Draw>) -> u32 {
+        let mut count = 0;
+        for d in draws {
+            let (Some(record), Some(e)) = (d.wire, self.edges.get(&d.key)) else { continue };
+            if e.index_count == 0 {
+                continue;
+            }
+            pass.set_pipeline(&self.pipelines.edges);
+            pass.set_vertex_buffer(0, e.vertices.slice(..));
+            pass.set_index_buffer(e.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..e.index_count, 0, record..record + 1);
+            count += 1;
+        }
+        count
     }
 
     /// Draws batch `d`; returns the draw calls (0 for an empty mesh).

@@ -102,6 +102,10 @@ pub struct Pipelines {
     pub mesh: wgpu::RenderPipeline,
     pub back_faces: wgpu::RenderPipeline,
     pub front_faces: wgpu::RenderPipeline,
+    /// Meshes whose fill is hidden: depth only, no colour.
+    pub hidden: wgpu::RenderPipeline,
+    /// Wireframe edges (edges.wgsl), blended over what is drawn, depth-tested, not written.
+    pub edges: wgpu::RenderPipeline,
 }
 
 fn module(device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
@@ -257,6 +261,70 @@ impl Pipelines {
         let back_faces = lit_pipeline("translucent back faces", &lit, &me, &layouts, Some(wgpu::Face::Front));
         let front_faces = lit_pipeline("translucent front faces", &lit, &me, &layouts, Some(wgpu::Face::Back));
 
+        let hidden = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("hidden fill"),
+            layout: Some(&lit),
+            vertex: wgpu::VertexState {
+                module: &me,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &layouts,
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: ms,
+            fragment: Some(wgpu::FragmentState {
+                module: &me,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState { format: COLOR_FORMAT, blend: None, write_mask: wgpu::ColorWrites::empty() })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let ed = module(device, "edges");
+        let edge_buffers = [
+            Some(wgpu::VertexBufferLayout {
+                array_stride: size_of::<super::edges::EdgeVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &super::edges::EDGE_ATTRS,
+            }),
+            layouts[1].clone(),
+        ];
+        let edges = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("edges"),
+            layout: Some(&frame_only),
+            vertex: wgpu::VertexState {
+                module: &ed,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &edge_buffers,
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: ms,
+            fragment: Some(wgpu::FragmentState {
+                module: &ed,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &color,
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+
         let batch_lit = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("batch lit"),
             bind_group_layouts: &[Some(&frame_layout), Some(&shadow_layout), Some(&batch_layout)],
@@ -271,7 +339,20 @@ impl Pipelines {
         let batch_buffers = batch_layouts();
         let batch = lit_pipeline("batch", &batch_lit, &ba, &batch_buffers, None);
         let batch_shadow = depth_pipeline("batch shadow", &batch_depth, &ba, "vs_shadow", &batch_buffers);
-        Pipelines { frame_layout, shadow_layout, batch_layout, batch, batch_shadow, background, shadow, mesh, back_faces, front_faces }
+        Pipelines {
+            frame_layout,
+            shadow_layout,
+            batch_layout,
+            batch,
+            batch_shadow,
+            background,
+            shadow,
+            mesh,
+            back_faces,
+            front_faces,
+            hidden,
+            edges,
+        }
     }
 }
 

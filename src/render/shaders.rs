@@ -20,6 +20,7 @@ pub const SHADERS: &[(&str, &str)] = &[
     ("shapes", include_str!("../../shaders/shapes.wgsl")),
     ("layer", include_str!("../../shaders/layer.wgsl")),
     ("deform", include_str!("../../shaders/deform.wgsl")),
+    ("edges", include_str!("../../shaders/edges.wgsl")),
 ];
 
 /// Modules that stand alone (the 2-D ones and the compute deformation have their own bindings).

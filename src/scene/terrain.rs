@@ -13,7 +13,14 @@ pub struct TerrainSpec {
     pub resolution: [usize; 3],
     /// World extent in metres along x, y, z; the grid spans x, z ∈ [−size/2, size/2], y ∈ [0, size].
     pub size: [f64; 3],
-    pub iso: f64,
+    /// The surface is where the field equals `iso` (animatable: a threshold sweep).
+    pub iso: Animated<1>,
+    pub algorithm: Algorithm,
+    /// How the mesh is drawn: shaded, a wireframe (hidden lines removed) or both.
+    pub style: MeshStyle,
+    pub wire_color: Srgb,
+    /// Wire width in output pixels.
+    pub wire_width: f64,
     /// Close the surface at the grid's sides and bottom (a cut-out block) instead of leaving it
     /// open where it meets them (default true).
     pub closed: bool,
@@ -21,6 +28,45 @@ pub struct TerrainSpec {
     pub overhang: OverhangSpec,
     pub shapes: Vec<ShapeSpec>,
     pub colors: ColorSpec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshStyle {
+    Shaded,
+    Wireframe,
+    ShadedWire,
+}
+
+/// How the surface is extracted from the sampled field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Marching cubes with the asymptotic decider and MC33's interior test: watertight 2-manifolds.
+    MarchingCubes,
+    /// The plain 15-class table (rotations and complement) with no decider: ambiguous faces are
+    /// split by the corner count, so neighbouring cubes can disagree and leave cracks.
+    MarchingCubesClassic,
+    /// One vertex per cell at the mean of its edge crossings, one quad per crossed edge.
+    SurfaceNets,
+    /// One vertex per cell at the least-squares fit of the tangent planes: sharp corners kept.
+    DualContouring,
+}
+
+impl Algorithm {
+    pub const NAMES: [&'static str; 4] = ["marching_cubes", "marching_cubes_classic", "surface_nets", "dual_contouring"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "marching_cubes" => Algorithm::MarchingCubes,
+            "marching_cubes_classic" => Algorithm::MarchingCubesClassic,
+            "surface_nets" => Algorithm::SurfaceNets,
+            "dual_contouring" => Algorithm::DualContouring,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
 }
 
 /// `[terrain.height]`: h(x, z) = base + Σₒ amplitude · gainᵒ · noise(frequency · lacunarityᵒ · (x, z) + offset);
@@ -133,15 +179,15 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
     let resolution = match t.raw("resolution").map(|v| v.get_ref().is_array()) {
         Some(true) => {
             let r = t.numbers::<3>("resolution", [96.0, 64.0, 96.0]);
-            if r.iter().any(|&x| x.fract() != 0.0 || !(4.0..=MAX_RESOLUTION as f64).contains(&x)) {
-                t.error_at("resolution", format!("each resolution must be a whole number from 4 to {MAX_RESOLUTION}"));
+            if r.iter().any(|&x| x.fract() != 0.0 || !(2.0..=MAX_RESOLUTION as f64).contains(&x)) {
+                t.error_at("resolution", format!("each resolution must be a whole number from 2 to {MAX_RESOLUTION}"));
                 [96, 64, 96]
             } else {
                 r.map(|x| x as usize)
             }
         }
         Some(false) => {
-            let n = t.int_in("resolution", 96, 4..=MAX_RESOLUTION) as usize;
+            let n = t.int_in("resolution", 96, 2..=MAX_RESOLUTION) as usize;
             [n, n, n]
         }
         None => [96, 64, 96],
@@ -150,8 +196,16 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
     if size.iter().any(|&s| !(s > 0.0 && s < 1e6)) {
         t.error_at("size", "sizes must be positive metres");
     }
-    let iso = t.f64_in("iso", 0.0, -1e6..1e6);
+    let iso = t.animated("iso", [0.0], -1e6..1e6);
+    let algorithm = Algorithm::from_name(t.choice("algorithm", &Algorithm::NAMES)).unwrap_or(Algorithm::MarchingCubes);
     let closed = t.bool("closed", true);
+    let style = match t.choice("style", &["shaded", "wireframe", "shaded+wire"]) {
+        "wireframe" => MeshStyle::Wireframe,
+        "shaded+wire" => MeshStyle::ShadedWire,
+        _ => MeshStyle::Shaded,
+    };
+    let wire_color = t.color("wire_color", Srgb([0.1, 0.1, 0.11]));
+    let wire_width = t.f64_in("wire_width", 1.0, 0.25..32.0);
 
     let h = t.table("height");
     let height = HeightSpec {
@@ -188,7 +242,7 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
         c.error_at("cliff_end", "cliff_end must be at least cliff_start");
     }
     c.finish();
-    TerrainSpec { resolution, size, iso, closed, height, overhang, shapes, colors }
+    TerrainSpec { resolution, size, iso, algorithm, style, wire_color, wire_width, closed, height, overhang, shapes, colors }
 }
 
 fn read_bands(c: &TableReader) -> Vec<(f64, Srgb)> {
@@ -274,7 +328,11 @@ impl TerrainSpec {
     /// Does anything in the field change over time?
     pub fn is_animated(&self) -> bool {
         let h = &self.height;
-        !(h.base.is_constant() && h.amplitude.is_constant() && h.offset.is_constant() && self.overhang.amplitude.is_constant())
+        !(h.base.is_constant()
+            && h.amplitude.is_constant()
+            && h.offset.is_constant()
+            && self.overhang.amplitude.is_constant()
+            && self.iso.is_constant())
             || self.shapes.iter().any(|s| {
                 !s.smooth.is_constant()
                     || match &s.primitive {

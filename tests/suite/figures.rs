@@ -139,3 +139,52 @@ fn views_draw_each_frame_into_its_rectangle_under_the_outer_canvas() {
         "outer background, two views with a background each, the left's canvas, the outer canvas"
     );
 }
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn wireframes_are_thin_even_lines_with_hidden_lines_removed() {
+    use simreel::frame::{Fill, IDENTITY, Material, MeshData, MeshInstance, MeshRef, Wire};
+    use simreel::render::{AdapterRequest, Renderer};
+    require_gpu();
+    // a 2 × 2 square of two triangles facing the camera (z = 0), seen from z = 5
+    let square = |z: f32, x0: f32, x1: f32, color: [u8; 4]| MeshData {
+        positions: vec![[x0, -1.0, z], [x1, -1.0, z], [x1, 1.0, z], [x0, 1.0, z]],
+        normals: vec![[0.0, 0.0, 1.0]; 4],
+        colors: vec![color; 4],
+        indices: vec![0, 1, 2, 0, 2, 3],
+    };
+    let red = [1.0, 0.0, 0.0, 1.0];
+    let wired = |mesh: MeshData, fill: Fill, wire: Option<Wire>| MeshInstance {
+        mesh: MeshRef::new(mesh),
+        transform: IDENTITY,
+        material: Material { fill, wire, casts_shadow: false, ..Material::default() },
+        deform: None,
+    };
+    let (w, h) = (200u32, 200u32);
+    let render = |meshes: Vec<MeshInstance>| {
+        let mut f = plain([1.0; 3], None);
+        f.meshes = meshes;
+        let mut r = Renderer::new(&AdapterRequest::default(), w, h, 4).expect("renderer");
+        assert!(r.submit(&f).unwrap().is_none());
+        r.next_image().unwrap().expect("one image")
+    };
+    let reddish = |p: &[u8]| p[0] > 200 && (p[0] as i32 - p[1] as i32) > 60;
+    let px = |img: &simreel::render::Image, x: u32, y: u32| img.rgba[((y * w + x) * 4) as usize..][..4].to_vec();
+
+    let img = render(vec![wired(square(0.0, -1.0, 1.0, [255; 4]), Fill::Hidden, Some(Wire { color: red, width: 2.0 }))]);
+    // the hidden fill shows the background; the diagonal from (-1,-1) to (1,1) is a red line
+    assert_eq!(px(&img, 120, 120)[..3], [255, 255, 255], "inside a triangle: background");
+    assert!(reddish(&px(&img, 100, 100)), "the shared diagonal through the centre: {:?}", px(&img, 100, 100));
+    // constant width: each row crosses the diagonal with the same number of red pixels
+    let red_in_row = |img: &simreel::render::Image, y: u32| (60..140).filter(|&x| reddish(&px(img, x, y))).count();
+    let widths: Vec<usize> = (75..=125).step_by(10).map(|y| red_in_row(&img, y)).collect();
+    assert!(widths.iter().all(|&n| (2..=4).contains(&n)), "a 2 px line crossed diagonally: {widths:?}");
+
+    // an opaque square in front of the left half hides the wire there
+    let front = wired(square(1.0, -2.0, 0.0, [40, 80, 200, 255]), Fill::Shaded, None);
+    let img = render(vec![wired(square(0.0, -1.0, 1.0, [255; 4]), Fill::Hidden, Some(Wire { color: red, width: 2.0 })), front]);
+    let left: usize = (20..100).map(|y| (0..95).filter(|&x| reddish(&px(&img, x, y))).count()).sum();
+    let right: usize = (100..180).map(|y| (105..200).filter(|&x| reddish(&px(&img, x, y))).count()).sum();
+    assert_eq!(left, 0, "wire behind an opaque mesh is hidden");
+    assert!(right > 50, "the visible half keeps its wire ({right} px)");
+}

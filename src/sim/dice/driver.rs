@@ -279,6 +279,7 @@ impl Simulation for DiceSim {
                     translucent: opacity < 1.0,
                     rim: 0.6,
                     receives_shadow: true,
+                    ..Material::default()
                 },
                 deform: Some(v),
             });

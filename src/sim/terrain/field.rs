@@ -134,6 +134,16 @@ impl<'a> FieldAt<'a> {
             + self.amplitude * self.height_noise.fbm2((x + self.offset[0]) * f, (z + self.offset[1]) * f, h.octaves, h.lacunarity, h.gain)
     }
 
+    /// The field at world point `p`.
+    pub fn at(&self, p: [f64; 3]) -> f64 {
+        self.value(p, self.height(p[0], p[2]))
+    }
+
+    /// The field at grid point `g` of `grid` (grid units, fractional between samples).
+    pub fn at_grid(&self, grid: &GridFrame, g: [f64; 3]) -> f64 {
+        self.at(std::array::from_fn(|a| grid.origin[a] + g[a] * grid.spacing[a]))
+    }
+
     /// The field at world point `p`, given the ground height of its column.
     fn value(&self, p: [f64; 3], ground: f64) -> f64 {
         let mut f = p[1] - ground;

@@ -3,15 +3,16 @@
 //! change is meshed once; an animated one (two cliffs growing together, a panning landscape) is
 //! resampled and re-meshed every frame.
 
+pub mod dual;
 pub mod field;
 pub mod mc;
 pub mod reference_fields;
 
 use crate::frame::srgb8;
-use crate::frame::{FrameData, IDENTITY, Material, MeshData, MeshInstance, MeshRef};
+use crate::frame::{Fill, FrameData, IDENTITY, Material, MeshData, MeshInstance, MeshRef, Wire};
 use crate::kinds::KindSimulation;
 use crate::scene::Scene;
-use crate::scene::terrain::TerrainSpec;
+use crate::scene::terrain::{Algorithm, MeshStyle, TerrainSpec};
 use crate::sim::noise::Noise;
 use crate::sim::rng::Rng;
 use crate::sim::{SimFault, Simulation, StateDigest};
@@ -71,7 +72,16 @@ impl TerrainSim {
             self.fault.get_or_insert(SimFault { frame, what: format!("the terrain field is not finite at grid sample ({x}, {y}, {z})") });
         }
         let grid = mc::ScalarGrid::new(&self.field, self.grid.dims);
-        mc::extract_into(&grid, self.spec.iso as f32, mc::auto_layers_per_chunk(self.grid.dims[2]), &mut self.iso);
+        let iso = self.spec.iso.scalar_at(time, self.scene.render.duration()) as f32;
+        match self.spec.algorithm {
+            Algorithm::MarchingCubes => mc::extract_into(&grid, iso, mc::auto_layers_per_chunk(self.grid.dims[2]), &mut self.iso),
+            Algorithm::MarchingCubesClassic => self.iso = mc::extract_classic(&grid, iso),
+            Algorithm::SurfaceNets => self.iso = dual::surface_nets(&grid, iso),
+            Algorithm::DualContouring => {
+                let frame = self.grid;
+                self.iso = dual::dual_contouring(&grid, iso, &|g| at.at_grid(&frame, g));
+            }
+        }
         let mesh = MeshRef::new(self.world_mesh());
         let mut geometry = crate::frame::Fnv::new();
         geometry.bytes(bytemuck::cast_slice(&mesh.data.positions));
@@ -140,10 +150,17 @@ fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
 impl Simulation for TerrainSim {
     fn frame(&mut self, frame: u32) -> FrameData {
         let mesh = self.mesh_at(frame);
+        let c = self.spec.wire_color.to_linear();
+        let wire = Wire { color: [c[0], c[1], c[2], 1.0], width: self.spec.wire_width as f32 };
+        let (fill, wire) = match self.spec.style {
+            MeshStyle::Shaded => (Fill::Shaded, None),
+            MeshStyle::Wireframe => (Fill::Hidden, Some(wire)),
+            MeshStyle::ShadedWire => (Fill::Shaded, Some(wire)),
+        };
         let instance = MeshInstance {
             mesh,
             transform: IDENTITY,
-            material: Material { roughness: 0.85, specular: 0.06, ..Material::default() },
+            material: Material { roughness: 0.85, specular: 0.06, casts_shadow: fill == Fill::Shaded, fill, wire, ..Material::default() },
             deform: None,
         };
         crate::sim::scene_frame(&self.scene, frame, vec![instance], None)

@@ -61,7 +61,7 @@ const SHARED: u32 = u32::MAX;
 
 /// Packs `v < iso` for one row of samples into bits (bit i of word i / 64).
 #[inline]
-fn classify_row(row: &[f32], iso: f32, out: &mut [u64]) {
+pub(crate) fn classify_row(row: &[f32], iso: f32, out: &mut [u64]) {
     let mut chunks = row.chunks_exact(64);
     for (w, ch) in out.iter_mut().zip(&mut chunks) {
         *w = mask64(ch.try_into().expect("64 samples"), iso);

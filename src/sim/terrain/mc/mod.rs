@@ -4,13 +4,16 @@
 //! gives the same mesh as a single pass. Everything here works in grid units: sample (x, y, z) sits
 //! at position (x, y, z); callers map to world space.
 
+mod classic;
 pub mod cube;
 mod extract;
 mod interior;
 pub mod tables;
 mod triangulate;
 
+pub use classic::{classic_face_joins, extract_classic};
 pub use extract::auto_layers_per_chunk;
+pub(crate) use extract::classify_row;
 
 /// A read-only scalar field sampled on a regular grid, x fastest: sample (x, y, z) is
 /// `data[x + nx * (y + ny * z)]`.
