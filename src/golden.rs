@@ -406,6 +406,11 @@ pub fn collect_scenes(paths: &[PathBuf]) -> Result<Vec<Scene>, crate::scene::Sce
     Ok(scenes)
 }
 
+/// The first two scenes that share a name (and so an output and a golden folder), if any.
+pub fn same_name(scenes: &[Scene]) -> Option<(&Scene, &Scene)> {
+    scenes.iter().enumerate().find_map(|(i, a)| scenes[i + 1..].iter().find(|b| b.name == a.name).map(|b| (a, b)))
+}
+
 /// Every `*.toml` under `dir` and its subfolders, sorted (a folder's own files before its
 /// subfolders').
 pub fn scene_files(dir: &Path) -> Result<Vec<PathBuf>, crate::scene::SceneError> {
@@ -421,4 +426,21 @@ pub fn scene_files(dir: &Path) -> Result<Vec<PathBuf>, crate::scene::SceneError>
         files.extend(scene_files(d)?);
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn scenes_sharing_a_name_are_found() {
+        let scene =
+            |name: &str, file: &str| crate::scene::parse(&format!("kind = \"terrain\"\nname = \"{name}\"\n"), Path::new(file)).unwrap();
+        let scenes = [scene("a", "x/a.toml"), scene("b", "x/b.toml"), scene("a", "y/a.toml")];
+        let (first, second) = same_name(&scenes).expect("two named a");
+        assert_eq!((first.path.as_path(), second.path.as_path()), (Path::new("x/a.toml"), Path::new("y/a.toml")));
+        assert!(same_name(&scenes[..2]).is_none());
+    }
 }

@@ -351,6 +351,17 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
     for s in &scenes {
         s.check_memory(scene::available_memory())?;
     }
+    // goldens live under tests/golden/<name>: two scenes of one name would share (and overwrite) them
+    if let Some((a, b)) = simreel::golden::same_name(&scenes) {
+        return Err(BadInput(format!(
+            "{} and {} are both named \"{}\": their goldens would share tests/golden/{}; give one of them `name = \"…\"`",
+            a.path.display(),
+            b.path.display(),
+            a.name,
+            a.name
+        ))
+        .into());
+    }
     let dirs = simreel::golden::Paths { goldens: args.goldens.clone(), out: args.out.clone() };
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
     match &action {

@@ -193,6 +193,44 @@ impl MeshData {
         }
     }
 
+    /// A sphere of `radius` around `center`, `rings` × 2·`rings` quads, in one colour.
+    pub fn sphere(center: [f32; 3], radius: f32, rings: u32, color: [u8; 4]) -> Self {
+        let mut m = MeshData::default();
+        let segments = 2 * rings;
+        for i in 0..=rings {
+            let theta = std::f32::consts::PI * i as f32 / rings as f32;
+            for j in 0..=segments {
+                let phi = std::f32::consts::TAU * j as f32 / segments as f32;
+                let n = [theta.sin() * phi.cos(), theta.cos(), theta.sin() * phi.sin()];
+                m.positions.push(std::array::from_fn(|a| center[a] + radius * n[a]));
+                m.normals.push(n);
+                m.colors.push(color);
+            }
+        }
+        let row = segments + 1;
+        for i in 0..rings {
+            for j in 0..segments {
+                let (a, b, c, d) = (i * row + j, i * row + j + 1, (i + 1) * row + j, (i + 1) * row + j + 1);
+                m.indices.extend_from_slice(&[a, b, c, b, d, c]);
+            }
+        }
+        m
+    }
+
+    /// Line segments only: each a triangle with no area (nothing to fill), whose edge a `Wire`
+    /// material draws.
+    pub fn lines(segments: &[([f32; 3], [f32; 3])]) -> Self {
+        let mut m = MeshData::default();
+        for (a, b) in segments {
+            let base = m.positions.len() as u32;
+            m.positions.extend_from_slice(&[*a, *b]);
+            m.normals.extend_from_slice(&[[0.0, 1.0, 0.0]; 2]);
+            m.colors.extend_from_slice(&[[255; 4]; 2]);
+            m.indices.extend_from_slice(&[base, base + 1, base + 1]);
+        }
+        m
+    }
+
     /// Stable content hash (FNV-1a over the raw bytes of every array).
     pub fn content_hash(&self) -> u64 {
         let mut h = Fnv::new();

@@ -37,6 +37,11 @@ impl<'s> Diagnostics<'s> {
         self
     }
 
+    /// The document's text at `span`.
+    pub fn text(&self, span: Range<usize>) -> &'s str {
+        self.src.get(span).unwrap_or("")
+    }
+
     /// The file the document came from.
     pub fn file(&self) -> Option<&std::path::Path> {
         self.file.as_deref()

@@ -28,6 +28,25 @@ pub struct TerrainSpec {
     pub overhang: OverhangSpec,
     pub shapes: Vec<ShapeSpec>,
     pub colors: ColorSpec,
+    /// `[terrain.cube]`: one cube with given corner values instead of the field.
+    pub cube: Option<CubeSpec>,
+}
+
+/// `[terrain.cube]`: a single marching cube (a 2×2×2 grid spanning `size`) with its corner values
+/// given — or a few cubes, a small grid of given samples — drawn with its frame, its corners as
+/// dots (inside dark, outside light) and the edge crossings as points: the cubes of the seed's
+/// case figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CubeSpec {
+    /// Samples along x, y, z: [2, 2, 2] for one cube, at most [`MAX_CUBE_GRID`] each.
+    pub dims: [usize; 3],
+    /// The samples, x fastest.
+    pub samples: Vec<f64>,
+    /// Corner dot radius, as a fraction of the cube's smallest side.
+    pub dot: f64,
+    pub crossings: bool,
+    /// Colour of the surface (sRGB).
+    pub color: Srgb,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,7 +261,92 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
         c.error_at("cliff_end", "cliff_end must be at least cliff_start");
     }
     c.finish();
-    TerrainSpec { resolution, size, iso, algorithm, style, wire_color, wire_width, closed, height, overhang, shapes, colors }
+    let cube = t.has("cube").then(|| {
+        let c = t.table("cube");
+        // the shorthands put corners one unit either side of a constant iso (of 0 when it is animated)
+        let spec = read_cube(&c, if iso.is_constant() { iso.scalar_at(0.0, 1.0) } else { 0.0 });
+        c.finish();
+        if t.has("resolution") {
+            t.error_at("resolution", "[terrain.cube] sets the grid (one cube: 2×2×2, or its `grid`); remove `resolution`");
+        }
+        if closed && t.has("closed") {
+            t.error_at("closed", "[terrain.cube] shows one open cube; `closed` does not apply");
+        }
+        spec
+    });
+    let (resolution, closed) = match &cube {
+        Some(c) => (c.dims, false),
+        None => (resolution, closed),
+    };
+    TerrainSpec { resolution, size, iso, algorithm, style, wire_color, wire_width, closed, height, overhang, shapes, colors, cube }
+}
+
+/// Largest side of a `[terrain.cube]` grid, in samples.
+pub const MAX_CUBE_GRID: usize = 8;
+
+impl CubeSpec {
+    /// The single cube's values at Bourke's corners 0..7 (corner 0 at the low x, y, z; 1 along x;
+    /// 3 along y; 4 along z); `None` for a grid of several cubes.
+    pub fn corners(&self) -> Option<[f64; 8]> {
+        (self.dims == [2, 2, 2]).then(|| std::array::from_fn(|c| self.samples[corner_sample(c)]))
+    }
+}
+
+/// Where Bourke's corner `c` of a single cube sits in its 2×2×2 samples (x fastest).
+fn corner_sample(c: usize) -> usize {
+    // corners 0..3 go round the z = 0 face (x, then y), 4..7 above them
+    let (x, y, z) = ([0, 1, 1, 0][c % 4], [0, 0, 1, 1][c % 4], c / 4);
+    x + 2 * (y + 2 * z)
+}
+
+/// `values` (Bourke's corner order), the `case` (bit i = corner i inside) or `class` (Lorensen's
+/// 0–14) shorthand (inside corners `iso − 1`, outside `iso + 1`), or a small `grid` with its
+/// `samples` (x fastest); none of them: one cube with every corner outside.
+fn read_cube(c: &TableReader, iso: f64) -> CubeSpec {
+    let given = ["values", "case", "class", "samples"].iter().filter(|k| c.has(k)).count();
+    if given > 1 {
+        c.error_here("[terrain.cube] takes one of `values` (eight corner values), `case` (0–255), `class` (0–14) or `grid` with `samples`");
+    }
+    let from_case = |case: u8| std::array::from_fn(|i| if case >> i & 1 == 1 { iso - 1.0 } else { iso + 1.0 });
+    let corners: [f64; 8] = if c.has("values") {
+        c.numbers("values", [1.0; 8])
+    } else if c.has("case") {
+        from_case(c.int_in("case", 0, 0..=255) as u8)
+    } else if c.has("class") {
+        let class = c.int_in("class", 0, 0..=14) as u8;
+        from_case(crate::sim::terrain::mc::classes::representative(class).unwrap_or(0))
+    } else {
+        [iso + 1.0; 8]
+    };
+    let mut samples = vec![0.0; 8];
+    for (k, v) in corners.iter().enumerate() {
+        samples[corner_sample(k)] = *v;
+    }
+    let mut dims = [2, 2, 2];
+    if c.has("grid") || c.has("samples") {
+        let g = c.numbers("grid", [2.0; 3]);
+        if g.iter().any(|&n| n.fract() != 0.0 || !(2.0..=MAX_CUBE_GRID as f64).contains(&n)) {
+            c.error_at("grid", format!("a cube grid has 2 to {MAX_CUBE_GRID} samples along each axis"));
+        } else {
+            dims = g.map(|n| n as usize);
+            let n = dims.iter().product::<usize>();
+            match c.raw("samples").and_then(|v| super::reader::number_list(v.get_ref())) {
+                Some(v) if v.len() == n => samples = v,
+                Some(v) => c.error_at(
+                    "samples",
+                    format!("{} samples for a {}×{}×{} grid (x fastest): {n} needed", v.len(), dims[0], dims[1], dims[2]),
+                ),
+                None => c.error_at("samples", format!("`grid` needs `samples`: {n} numbers, x fastest")),
+            }
+        }
+    }
+    CubeSpec {
+        dims,
+        samples,
+        dot: c.f64_in("dot", 0.06, 0.0..0.5),
+        crossings: c.bool("crossings", true),
+        color: c.color("color", Srgb([0.84, 0.15, 0.16])),
+    }
 }
 
 fn read_bands(c: &TableReader) -> Vec<(f64, Srgb)> {

@@ -188,3 +188,97 @@ fn wireframes_are_thin_even_lines_with_hidden_lines_removed() {
     assert_eq!(left, 0, "wire behind an opaque mesh is hidden");
     assert!(right > 50, "the visible half keeps its wire ({right} px)");
 }
+
+#[test]
+fn the_case_figure_shows_each_of_the_15_classes_once_labelled_from_its_cube() {
+    let scene = simreel::scene::load(&root().join("scenes/figures/mc_cases.toml")).unwrap();
+    let mut sim = simreel::sim::build(&scene);
+    let frame = sim.frame(0);
+    assert_eq!(frame.views.len(), 15);
+    let canvas = frame.canvas.as_ref().unwrap();
+    let digest = sim.digest();
+    for class in 0..15 {
+        // the caption is the class the panel's own cube reports, not a number typed in the figure
+        let fact = digest.facts.iter().find(|(k, _)| *k == format!("panel{}.class", class + 1)).map(|(_, v)| v.clone());
+        assert_eq!(fact.as_deref(), Some(class.to_string().as_str()), "panel {}", class + 1);
+        assert_eq!(canvas.texts.iter().filter(|t| t.text == class.to_string()).count(), 1, "caption {class}");
+        // the surface: none for class 0, some for every other
+        let triangles = frame.views[class].frame.meshes[0].mesh.data.indices.len() / 3;
+        assert_eq!(triangles == 0, class == 0, "class {class}: {triangles} triangles");
+    }
+}
+
+#[test]
+fn a_panel_changes_its_scene_through_with_and_reports_bad_overrides() {
+    use simreel::scene::KindSpec;
+    use simreel::scene::terrain::Algorithm;
+    let scene = simreel::scene::load(&root().join("scenes/figures/mc_vs_sn_vs_dc.toml")).unwrap();
+    let KindSpec::Figure(fig) = &scene.kind else { panic!() };
+    let algorithms: Vec<Algorithm> = fig
+        .panels
+        .iter()
+        .map(|p| match &p.content {
+            simreel::scene::figure::PanelContent::Scene(s) => match &s.kind {
+                KindSpec::Terrain(t) => t.algorithm,
+                _ => panic!(),
+            },
+            _ => panic!(),
+        })
+        .collect();
+    assert_eq!(algorithms, [Algorithm::MarchingCubes, Algorithm::SurfaceNets, Algorithm::DualContouring]);
+    // the captions count each panel's own triangles
+    let mut sim = simreel::sim::build(&scene);
+    let frame = sim.frame(0);
+    for (k, name) in ["marching cubes", "surface nets", "dual contouring"].iter().enumerate() {
+        let triangles = frame.views[k].frame.meshes[0].mesh.data.indices.len() / 3;
+        let caption = format!("{name}: {triangles} triangles");
+        assert!(frame.canvas.as_ref().unwrap().texts.iter().any(|t| t.text == caption), "{caption}");
+    }
+
+    let problems = |body: &str| match simreel::scene::parse(&format!("kind = \"figure\"\n{body}"), &root().join("scenes/figures/x.toml")) {
+        Err(simreel::scene::SceneError::Invalid { diagnostics, .. }) => diagnostics,
+        other => panic!("{other:?}"),
+    };
+    let d = problems("[[figure.panel]]\nscene = \"parts/mc_cube.toml\"\nwith = { terrain = { algorithm = \"marching_squares\" } }\n");
+    assert!(
+        d.iter().any(|d| d.key == "figure.panel[0].with" && d.message.contains("marching_squares") && (d.line, d.col) == (4, 8)),
+        "{d:?}"
+    );
+    let d = problems("[[figure.panel]]\nscene = \"parts/mc_cube.toml\"\n[figure.panel.with]\nterrain = { iso = 1 }\n");
+    assert!(d.iter().any(|d| d.key == "figure.panel[0].with" && d.message.contains("inline table")), "{d:?}");
+    let d = problems("[[figure.panel]]\nwith = { terrain = { iso = 1 } }\n[figure.panel.chart]\nvalues = [1]\n");
+    assert!(d.iter().any(|d| d.message.contains("this panel has none")), "{d:?}");
+    // a whole scene inline
+    let inline = "[[figure.panel]]\nscene = { kind = \"terrain\", terrain = { cube = { class = 3 } } }\n";
+    let s = simreel::scene::parse(&format!("kind = \"figure\"\n{inline}"), &root().join("scenes/figures/x.toml")).unwrap();
+    let mut sim = simreel::sim::build(&s);
+    sim.frame(0);
+    assert!(sim.digest().facts.contains(&("panel1.class".to_string(), "3".to_string())));
+}
+
+#[test]
+fn cube_tables_take_one_way_of_giving_their_values() {
+    let problems = |cube: &str| match simreel::scene::parse(
+        &format!("kind = \"terrain\"\n[terrain.cube]\n{cube}\n"),
+        std::path::Path::new("c.toml"),
+    ) {
+        Err(simreel::scene::SceneError::Invalid { diagnostics, .. }) => {
+            diagnostics.into_iter().map(|d| d.message).collect::<Vec<_>>().join("\n")
+        }
+        Ok(_) => String::new(),
+        Err(e) => panic!("{e}"),
+    };
+    assert!(problems("class = 3\ncase = 5").contains("takes one of"));
+    assert!(problems("class = 15").contains("out of range"));
+    assert!(problems("grid = [3, 2, 2]\nsamples = [1, 2]").contains("2 samples for a 3×2×2 grid"));
+    assert!(problems("grid = [9, 2, 2]\nsamples = [1]").contains("2 to 8 samples"));
+    assert_eq!(problems("values = [-1, 1, 1, 1, 1, 1, 1, 1]"), "");
+    let d = match simreel::scene::parse(
+        "kind = \"terrain\"\n[terrain]\nresolution = 40\n[terrain.cube]\nclass = 1\n",
+        std::path::Path::new("c.toml"),
+    ) {
+        Err(simreel::scene::SceneError::Invalid { diagnostics, .. }) => diagnostics,
+        other => panic!("{other:?}"),
+    };
+    assert!(d[0].key == "terrain.resolution" && d[0].message.contains("remove `resolution`"), "{d:?}");
+}

@@ -8,7 +8,7 @@ pub mod chart;
 use crate::frame::{Align, Canvas2d, Fnv, FrameData, Text2d, View};
 use crate::kinds::KindSimulation;
 use crate::scene::Scene;
-use crate::scene::figure::{FigureSpec, PanelContent, PanelFrame, lookup, placeholders};
+use crate::scene::figure::{FigureSpec, LabelSpec, PanelContent, PanelFrame, lookup, placeholders};
 use crate::sim::{SimFault, Simulation, StateDigest};
 
 /// One panel's scene: its simulation and the last frame it gave.
@@ -86,6 +86,11 @@ pub fn fill(text: &str, facts: &[(String, String)], data: Option<&serde_json::Va
     out
 }
 
+/// `labels` with their placeholders filled.
+fn filled(labels: &[LabelSpec], facts: &[(String, String)], data: Option<&serde_json::Value>) -> Vec<LabelSpec> {
+    labels.iter().map(|l| LabelSpec { text: fill(&l.text, facts, data), ..l.clone() }).collect()
+}
+
 impl FigureSim {
     /// A line of text at em size `size`, smaller where it would be wider than `room`.
     fn text(&self, at: [f32; 2], size: f64, room: f32, align: Align, text: String) -> Text2d {
@@ -130,7 +135,8 @@ impl Simulation for FigureSim {
                     ];
                     facts.extend(panel.sim.digest().facts);
                     let aspect = rect[2] / rect[3];
-                    annotate::panel(&mut canvas, &spec.labels, &spec.arrows, rect, Some((&shown.camera, aspect)), &style);
+                    let labels = filled(&spec.labels, &facts, data);
+                    annotate::panel(&mut canvas, &labels, &spec.arrows, rect, Some((&shown.camera, aspect)), &style);
                     let mut view = shown.clone();
                     if !spec.overlay {
                         view.canvas = None;
@@ -150,7 +156,7 @@ impl Simulation for FigureSim {
                     let plot = chart::draw(c, rect, &chart::Style { text: style.text, size: self.spec.caption_size as f32 * 0.8 });
                     canvas.shapes.extend(plot.shapes);
                     canvas.texts.extend(plot.texts);
-                    annotate::panel(&mut canvas, &spec.labels, &spec.arrows, rect, None, &style);
+                    annotate::panel(&mut canvas, &filled(&spec.labels, &[], data), &spec.arrows, rect, None, &style);
                 }
                 _ => {}
             }
@@ -162,7 +168,7 @@ impl Simulation for FigureSim {
             }
         }
         let whole = [0.0, 0.0, size[0], size[1]];
-        annotate::panel(&mut canvas, &self.spec.labels, &self.spec.arrows, whole, None, &style);
+        annotate::panel(&mut canvas, &filled(&self.spec.labels, &[], data), &self.spec.arrows, whole, None, &style);
         FrameData { views, ..crate::sim::scene_frame(&self.scene, frame, Vec::new(), Some(canvas)) }
     }
 

@@ -3,6 +3,7 @@
 //! change is meshed once; an animated one (two cliffs growing together, a panning landscape) is
 //! resampled and re-meshed every frame.
 
+pub mod cube;
 pub mod dual;
 pub mod field;
 pub mod mc;
@@ -66,20 +67,25 @@ impl TerrainSim {
         }
         let time = self.scene.render.time_of(frame);
         let at = FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.scene.render.duration());
-        if let Some(i) = at.sample(&self.grid, &mut self.field) {
+        if let Some(cube) = &self.spec.cube {
+            self.field = cube::samples(cube);
+        } else if let Some(i) = at.sample(&self.grid, &mut self.field) {
             let [nx, ny, _] = self.grid.dims;
             let (x, y, z) = (i % nx, (i / nx) % ny, i / (nx * ny));
             self.fault.get_or_insert(SimFault { frame, what: format!("the terrain field is not finite at grid sample ({x}, {y}, {z})") });
         }
         let grid = mc::ScalarGrid::new(&self.field, self.grid.dims);
-        let iso = self.spec.iso.scalar_at(time, self.scene.render.duration()) as f32;
+        let iso = self.iso_at(frame);
         match self.spec.algorithm {
             Algorithm::MarchingCubes => mc::extract_into(&grid, iso, mc::auto_layers_per_chunk(self.grid.dims[2]), &mut self.iso),
             Algorithm::MarchingCubesClassic => self.iso = mc::extract_classic(&grid, iso),
             Algorithm::SurfaceNets => self.iso = dual::surface_nets(&grid, iso),
             Algorithm::DualContouring => {
                 let frame = self.grid;
-                self.iso = dual::dual_contouring(&grid, iso, &|g| at.at_grid(&frame, g));
+                self.iso = match &self.spec.cube {
+                    Some(c) => dual::dual_contouring(&grid, iso, &|g| cube::trilinear(c, g)),
+                    None => dual::dual_contouring(&grid, iso, &|g| at.at_grid(&frame, g)),
+                };
             }
         }
         let mesh = MeshRef::new(self.world_mesh());
@@ -91,6 +97,10 @@ impl TerrainSim {
     }
 
     /// The extracted mesh in world space, coloured.
+    fn iso_at(&self, frame: u32) -> f32 {
+        self.spec.iso.scalar_at(self.scene.render.time_of(frame), self.scene.render.duration()) as f32
+    }
+
     fn world_mesh(&self) -> MeshData {
         let g = &self.grid;
         let positions: Vec<[f32; 3]> = self.iso.positions.iter().map(|&p| g.world(p)).collect();
@@ -105,7 +115,10 @@ impl TerrainSim {
                 if len > 0.0 { w.map(|c| (c / len) as f32) } else { [0.0, 1.0, 0.0] }
             })
             .collect();
-        let colors = positions.iter().zip(&normals).map(|(p, n)| self.color(*p, *n)).collect();
+        let colors = match &self.spec.cube {
+            Some(c) => vec![srgb8(c.color.to_linear(), 255); positions.len()],
+            None => positions.iter().zip(&normals).map(|(p, n)| self.color(*p, *n)).collect(),
+        };
         MeshData { positions, normals, colors, indices: self.iso.indices.clone() }
     }
 
@@ -163,7 +176,13 @@ impl Simulation for TerrainSim {
             material: Material { roughness: 0.85, specular: 0.06, casts_shadow: fill == Fill::Shaded, fill, wire, ..Material::default() },
             deform: None,
         };
-        crate::sim::scene_frame(&self.scene, frame, vec![instance], None)
+        let mut meshes = vec![instance];
+        if let Some(cube) = &self.spec.cube {
+            // the cube's frame in the wire colour, never thinner than 1.5 px
+            let frame_wire = Wire { color: [c[0], c[1], c[2], 1.0], width: (self.spec.wire_width as f32).max(1.5) };
+            meshes.extend(cube::decorations(cube, &self.grid, self.iso_at(frame), frame_wire));
+        }
+        crate::sim::scene_frame(&self.scene, frame, meshes, None)
     }
 
     fn fault(&self) -> Option<SimFault> {
@@ -175,14 +194,31 @@ impl Simulation for TerrainSim {
             return StateDigest { hash: 0, facts: vec![("frame".into(), "none".into())] };
         };
         // The state is the geometry; colours are appearance, left to the image comparison.
-        StateDigest {
-            hash: *geometry,
-            facts: vec![
-                ("frame".into(), self.frame.to_string()),
-                ("vertices".into(), mesh.data.positions.len().to_string()),
-                ("triangles".into(), (mesh.data.indices.len() / 3).to_string()),
-                ("tunnels".into(), stats.tunnels.to_string()),
-            ],
+        let mut facts: Vec<(String, String)> = vec![
+            ("frame".into(), self.frame.to_string()),
+            ("vertices".into(), mesh.data.positions.len().to_string()),
+            ("triangles".into(), (mesh.data.indices.len() / 3).to_string()),
+            ("tunnels".into(), stats.tunnels.to_string()),
+        ];
+        if let Some(corners) = self.spec.cube.as_ref().and_then(|c| c.corners()) {
+            // the cube's case and class, its values and crossings, for captions
+            let values = corners.map(|v| v as f32);
+            let case = mc::cube::case_index(&values, self.iso_at(self.frame));
+            facts.push(("case".into(), case.to_string()));
+            facts.push(("class".into(), mc::classes::class_of(case).to_string()));
+            let iso = self.iso_at(self.frame);
+            facts.push(("iso".into(), iso.to_string()));
+            for (k, v) in values.iter().enumerate() {
+                facts.push((format!("v{k}"), v.to_string()));
+            }
+            // where the surface crosses each crossed edge, 0..1 from its lower corner
+            for (e, [a, b]) in mc::cube::EDGE_CORNERS.iter().enumerate() {
+                let (va, vb) = (values[*a as usize], values[*b as usize]);
+                if (va < iso) != (vb < iso) {
+                    facts.push((format!("t{e}"), mc::cube::crossing_t(va, vb, iso).to_string()));
+                }
+            }
         }
+        StateDigest { hash: *geometry, facts }
     }
 }

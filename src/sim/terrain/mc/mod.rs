@@ -4,6 +4,7 @@
 //! gives the same mesh as a single pass. Everything here works in grid units: sample (x, y, z) sits
 //! at position (x, y, z); callers map to world space.
 
+pub mod classes;
 mod classic;
 pub mod cube;
 mod extract;

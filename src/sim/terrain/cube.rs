@@ -1,0 +1,125 @@
+//! `[terrain.cube]`: one marching cube (or a few, a small grid) drawn as the seed's case figures
+//! draw it — the grid's edges as lines, its samples as dots (inside dark, outside light), the
+//! points where the surface crosses an edge, and the surface in one colour.
+
+use super::field::GridFrame;
+use super::mc::cube::crossing_t;
+use crate::frame::{IDENTITY, Material, MeshData, MeshInstance, MeshRef, Wire, srgb8};
+use crate::scene::terrain::CubeSpec;
+
+/// The grid's samples (x fastest).
+pub fn samples(cube: &CubeSpec) -> Vec<f32> {
+    cube.samples.iter().map(|&v| v as f32).collect()
+}
+
+/// The trilinear interpolant of the samples at grid point `g`: the field the cubes stand for,
+/// which dual contouring fits its planes to.
+pub fn trilinear(cube: &CubeSpec, g: [f64; 3]) -> f64 {
+    let [nx, ny, nz] = cube.dims;
+    let cell: [usize; 3] = std::array::from_fn(|a| (g[a].floor().max(0.0) as usize).min(cube.dims[a] - 2));
+    let f: [f64; 3] = std::array::from_fn(|a| g[a] - cell[a] as f64);
+    let at = |x: usize, y: usize, z: usize| cube.samples[x.min(nx - 1) + nx * (y.min(ny - 1) + ny * z.min(nz - 1))];
+    let mut sum = 0.0;
+    for k in 0..8usize {
+        let o = [k & 1, k >> 1 & 1, k >> 2];
+        let w: f64 = (0..3).map(|a| if o[a] == 1 { f[a] } else { 1.0 - f[a] }).product();
+        sum += w * at(cell[0] + o[0], cell[1] + o[1], cell[2] + o[2]);
+    }
+    sum
+}
+
+/// The grid's edges, sample dots and crossing points, in world space.
+pub fn decorations(cube: &CubeSpec, grid: &GridFrame, iso: f32, wire: Wire) -> Vec<MeshInstance> {
+    let [nx, ny, nz] = cube.dims;
+    let world = |p: [usize; 3]| grid.world(p.map(|v| v as f32));
+    let value = |p: [usize; 3]| cube.samples[p[0] + nx * (p[1] + ny * p[2])] as f32;
+    let side = (0..3).map(|a| grid.spacing[a]).fold(f64::INFINITY, f64::min) as f32;
+    let plain = |mesh: MeshData, wire: Option<Wire>| MeshInstance {
+        mesh: MeshRef::new(mesh),
+        transform: IDENTITY,
+        material: Material { roughness: 0.6, specular: 0.15, casts_shadow: false, wire, ..Material::default() },
+        deform: None,
+    };
+    let mut points = Vec::new();
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                points.push([x, y, z]);
+            }
+        }
+    }
+    // every grid edge: from each sample one step along each axis
+    let edges: Vec<([usize; 3], [usize; 3])> = points
+        .iter()
+        .flat_map(|&p| {
+            (0..3).filter_map(move |a| {
+                let mut q = p;
+                q[a] += 1;
+                (q[a] < [nx, ny, nz][a]).then_some((p, q))
+            })
+        })
+        .collect();
+    let mut out = vec![plain(MeshData::lines(&edges.iter().map(|&(a, b)| (world(a), world(b))).collect::<Vec<_>>()), Some(wire))];
+    let r = cube.dot as f32 * side;
+    if r <= 0.0 {
+        return out;
+    }
+    let mut dots = MeshData::default();
+    for &p in &points {
+        // inside: near black; outside: white
+        let color = if value(p) < iso { srgb8([0.02, 0.02, 0.02], 255) } else { srgb8([0.95, 0.95, 0.95], 255) };
+        append(&mut dots, MeshData::sphere(world(p), r, 10, color));
+    }
+    out.push(plain(dots, None));
+    if cube.crossings {
+        let mut marks = MeshData::default();
+        let color = srgb8(cube.color.to_linear().map(|x| x * 0.6), 255);
+        for &(a, b) in &edges {
+            let (va, vb) = (value(a), value(b));
+            if (va < iso) != (vb < iso) {
+                let t = crossing_t(va, vb, iso);
+                let (wa, wb) = (world(a), world(b));
+                let p = std::array::from_fn(|k| wa[k] + (wb[k] - wa[k]) * t);
+                append(&mut marks, MeshData::sphere(p, r * 0.6, 8, color));
+            }
+        }
+        if !marks.indices.is_empty() {
+            out.push(plain(marks, None));
+        }
+    }
+    out
+}
+
+fn append(into: &mut MeshData, m: MeshData) {
+    let base = into.positions.len() as u32;
+    into.positions.extend(m.positions);
+    into.normals.extend(m.normals);
+    into.colors.extend(m.colors);
+    into.indices.extend(m.indices.iter().map(|i| i + base));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_interpolant_meets_the_samples() {
+        let cube = CubeSpec {
+            dims: [3, 2, 2],
+            samples: (0..12).map(|i| i as f64 * 0.5 - 2.0).collect(),
+            dot: 0.0,
+            crossings: false,
+            color: crate::scene::Srgb([1.0; 3]),
+        };
+        for z in 0..2 {
+            for y in 0..2 {
+                for x in 0..3 {
+                    let want = cube.samples[x + 3 * (y + 2 * z)];
+                    assert_eq!(trilinear(&cube, [x as f64, y as f64, z as f64]), want, "({x}, {y}, {z})");
+                }
+            }
+        }
+        // halfway along x between the first two samples
+        assert_eq!(trilinear(&cube, [0.5, 0.0, 0.0]), -1.75);
+    }
+}
