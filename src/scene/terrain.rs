@@ -30,6 +30,10 @@ pub struct TerrainSpec {
     pub colors: ColorSpec,
     /// `[terrain.cube]`: one cube with given corner values instead of the field.
     pub cube: Option<CubeSpec>,
+    /// Mesh in blocks of this many cells a side, each on its own, as a streaming terrain does.
+    pub chunks: Option<[usize; 3]>,
+    /// Tint each block's vertices (shows where blocks meet).
+    pub chunk_tint: bool,
 }
 
 /// `[terrain.cube]`: a single marching cube (a 2×2×2 grid spanning `size`) with its corner values
@@ -274,11 +278,38 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
         }
         spec
     });
+    let chunks = t.has("chunks").then(|| {
+        let c = t.numbers("chunks", [16.0; 3]);
+        if c.iter().any(|&n| n.fract() != 0.0 || !(1.0..=1024.0).contains(&n)) {
+            t.error_at("chunks", "blocks of 1 to 1024 cells along each axis");
+        }
+        if !matches!(algorithm, Algorithm::MarchingCubes | Algorithm::MarchingCubesClassic) {
+            t.error_at("chunks", "blocks are meshed by marching cubes; the dual meshers' quads would need the cells beyond a block");
+        }
+        c.map(|n| n.max(1.0) as usize)
+    });
+    let chunk_tint = t.bool("chunk_tint", chunks.is_some());
     let (resolution, closed) = match &cube {
         Some(c) => (c.dims, false),
         None => (resolution, closed),
     };
-    TerrainSpec { resolution, size, iso, algorithm, style, wire_color, wire_width, closed, height, overhang, shapes, colors, cube }
+    TerrainSpec {
+        resolution,
+        size,
+        iso,
+        algorithm,
+        style,
+        wire_color,
+        wire_width,
+        closed,
+        height,
+        overhang,
+        shapes,
+        colors,
+        cube,
+        chunks,
+        chunk_tint,
+    }
 }
 
 /// Largest side of a `[terrain.cube]` grid, in samples.

@@ -562,3 +562,47 @@ fn classic_marching_cubes_cracks_an_ambiguous_face_that_the_decider_closes() {
     assert_eq!(mc::classic_face_joins(case), 0);
     assert_eq!(mc::classic_face_joins(!case), cube::ambiguous_faces(!case));
 }
+
+#[test]
+fn blocks_meshed_on_their_own_meet_without_a_seam() {
+    use simreel::sim::terrain::chunks;
+    for (n, data) in [(48usize, sphere(48)), (41, terrain(41))] {
+        let grid = ScalarGrid::new(&data, [n, n, n]);
+        let whole = mc::extract(&grid, 0.0);
+        for cells in [[16, 16, 16], [7, 11, 5]] {
+            let b = chunks::extract(&grid, 0.0, cells, false);
+            let blocks: usize = (0..3).map(|a| (n - 1).div_ceil(cells[a])).product();
+            assert_eq!(b.count as usize, blocks);
+            assert_eq!(b.block_of.len(), b.mesh.positions.len());
+            // the same triangles, cube for cube
+            assert_eq!(b.mesh.triangle_count(), whole.triangle_count(), "n = {n}, blocks of {cells:?}");
+            // weld the seam vertices (made twice, from the same two samples): the result is as
+            // closed as the single-block mesh
+            let mut ids: HashMap<[i64; 3], u32> = HashMap::new();
+            let mut remap = Vec::with_capacity(b.mesh.positions.len());
+            let mut welded = IsoMesh::default();
+            for p in &b.mesh.positions {
+                let key = p.map(|c| (c as f64 * 1e4).round() as i64);
+                let id = *ids.entry(key).or_insert_with(|| {
+                    welded.positions.push(*p);
+                    welded.normals.push([0.0, 1.0, 0.0]);
+                    welded.positions.len() as u32 - 1
+                });
+                remap.push(id);
+            }
+            welded.indices = b.mesh.indices.iter().map(|&i| remap[i as usize]).collect();
+            assert_eq!(welded.positions.len(), whole.positions.len(), "every seam vertex found its twin");
+            if n == 48 {
+                check_closed_oriented(&welded).unwrap_or_else(|e| panic!("blocks of {cells:?}: {e}"));
+            } else {
+                // the terrain is open where it meets the grid's sides: exactly as open in blocks
+                let open = |m: &IsoMesh| {
+                    let directed: std::collections::HashSet<(u32, u32)> =
+                        m.indices.chunks_exact(3).flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])]).collect();
+                    directed.iter().filter(|(a, b)| !directed.contains(&(*b, *a))).count()
+                };
+                assert_eq!(open(&welded), open(&whole), "blocks of {cells:?}: boundary edges");
+            }
+        }
+    }
+}

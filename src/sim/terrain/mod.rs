@@ -3,6 +3,7 @@
 //! change is meshed once; an animated one (two cliffs growing together, a panning landscape) is
 //! resampled and re-meshed every frame.
 
+pub mod chunks;
 pub mod cube;
 pub mod dual;
 pub mod field;
@@ -31,6 +32,9 @@ pub struct TerrainSim {
     /// The mesh of the last frame asked for (reused as is when the field does not change), with
     /// the frame it was built for and a hash of its geometry alone.
     current: Option<(u32, MeshRef, mc::McStats, u64)>,
+    /// The block each vertex was meshed in, and how many blocks there are, when meshing in blocks.
+    block_of: Vec<u32>,
+    blocks: u32,
     /// The last frame asked for.
     frame: u32,
     fault: Option<SimFault>,
@@ -50,6 +54,8 @@ impl KindSimulation for TerrainSim {
             field: Vec::new(),
             iso: mc::IsoMesh::default(),
             current: None,
+            block_of: Vec::new(),
+            blocks: 0,
             frame: 0,
             fault: None,
         }
@@ -76,7 +82,14 @@ impl TerrainSim {
         }
         let grid = mc::ScalarGrid::new(&self.field, self.grid.dims);
         let iso = self.iso_at(frame);
+        self.block_of.clear();
         match self.spec.algorithm {
+            Algorithm::MarchingCubes | Algorithm::MarchingCubesClassic if self.spec.chunks.is_some() => {
+                let cells = self.spec.chunks.unwrap_or([16; 3]);
+                let classic = self.spec.algorithm == Algorithm::MarchingCubesClassic;
+                let blocks = chunks::extract(&grid, iso, cells, classic);
+                (self.iso, self.block_of, self.blocks) = (blocks.mesh, blocks.block_of, blocks.count);
+            }
             Algorithm::MarchingCubes => mc::extract_into(&grid, iso, mc::auto_layers_per_chunk(self.grid.dims[2]), &mut self.iso),
             Algorithm::MarchingCubesClassic => self.iso = mc::extract_classic(&grid, iso),
             Algorithm::SurfaceNets => self.iso = dual::surface_nets(&grid, iso),
@@ -115,10 +128,15 @@ impl TerrainSim {
                 if len > 0.0 { w.map(|c| (c / len) as f32) } else { [0.0, 1.0, 0.0] }
             })
             .collect();
-        let colors = match &self.spec.cube {
+        let mut colors: Vec<[u8; 4]> = match &self.spec.cube {
             Some(c) => vec![srgb8(c.color.to_linear(), 255); positions.len()],
             None => positions.iter().zip(&normals).map(|(p, n)| self.color(*p, *n)).collect(),
         };
+        if self.spec.chunk_tint && self.block_of.len() == colors.len() {
+            for (c, &b) in colors.iter_mut().zip(&self.block_of) {
+                *c = tinted(*c, b);
+            }
+        }
         MeshData { positions, normals, colors, indices: self.iso.indices.clone() }
     }
 
@@ -153,6 +171,17 @@ impl TerrainSim {
         let lin: [f32; 3] = std::array::from_fn(|k| (base[k] + (cliff[k] - base[k]) * rock) * jitter);
         srgb8(lin, 255)
     }
+}
+
+/// Tints of neighbouring blocks (blocks numbered x fastest; the pattern repeats every 5, so no two
+/// blocks next to each other along any axis of a grid share one unless it is 5 blocks wide).
+const BLOCK_TINTS: [[f32; 3]; 5] = [[1.0, 0.42, 0.42], [0.42, 0.7, 1.0], [0.5, 1.0, 0.45], [1.0, 0.85, 0.3], [0.78, 0.48, 1.0]];
+
+/// `c` (sRGB) multiplied by the tint of block `b`.
+fn tinted(c: [u8; 4], b: u32) -> [u8; 4] {
+    let t = BLOCK_TINTS[b as usize % BLOCK_TINTS.len()];
+    let lin = [0, 1, 2].map(|k| crate::frame::srgb_to_linear(c[k] as f32 / 255.0) * t[k]);
+    srgb8(lin, c[3])
 }
 
 fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
@@ -200,6 +229,9 @@ impl Simulation for TerrainSim {
             ("triangles".into(), (mesh.data.indices.len() / 3).to_string()),
             ("tunnels".into(), stats.tunnels.to_string()),
         ];
+        if self.spec.chunks.is_some() {
+            facts.push(("blocks".into(), self.blocks.to_string()));
+        }
         if let Some(corners) = self.spec.cube.as_ref().and_then(|c| c.corners()) {
             // the cube's case and class, its values and crossings, for captions
             let values = corners.map(|v| v as f32);
