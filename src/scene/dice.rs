@@ -38,6 +38,25 @@ pub struct GrabSpec {
     pub release: f64,
 }
 
+/// `[[dice.place]]`: a die put somewhere by hand before the scene starts (instead of its resting
+/// place), so an author can stage a case: a die leaning on the fence, two dice pressed together.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlaceSpec {
+    /// 0-based die (written 1-based in the file).
+    pub die: usize,
+    /// Centre, metres.
+    pub at: [f64; 3],
+    /// The face (1–6) that points up before `turn` and `tilt`.
+    pub up: u8,
+    /// Degrees turned about the vertical (counter-clockwise seen from above).
+    pub turn: f64,
+    /// Degrees the die leans over, toward azimuth `toward` (degrees from +x toward +z).
+    pub tilt: f64,
+    pub toward: f64,
+    /// Held still where it is put until it is thrown, nudged, grabbed or touched.
+    pub asleep: bool,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiceSpec {
     pub count: usize,
@@ -55,6 +74,7 @@ pub struct DiceSpec {
     /// Draw the results strip.
     pub results: bool,
     pub grabs: Vec<GrabSpec>,
+    pub places: Vec<PlaceSpec>,
 }
 
 /// Default body colours, one per die in turn.
@@ -120,6 +140,31 @@ fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
     Some(GrabSpec { die: die - 1, hold, at, path, release })
 }
 
+fn read_place(p: &TableReader, count: usize) -> Option<PlaceSpec> {
+    let die = p.int_in("die", 1, 1..=MAX_DICE as i64) as usize;
+    if die > count {
+        p.error_at("die", format!("die {die} does not exist: the scene has {count} (numbered from 1)"));
+    }
+    if !p.has("at") {
+        p.error_here("a placed die needs `at = [x, y, z]` (its centre, metres)");
+    }
+    let at = p.numbers("at", [0.0, 0.5, 0.0]);
+    if at[1] < 0.0 || at.iter().any(|c| c.abs() > 10.0) {
+        p.error_at("at", "the centre is on or above the table (y ≥ 0) and within 10 m of its middle");
+    }
+    let spec = PlaceSpec {
+        die: die - 1,
+        at,
+        up: p.int_in("up", 1, 1..=6) as u8,
+        turn: p.f64_in("turn", 0.0, -3600.0..3600.0),
+        tilt: p.f64_in("tilt", 0.0, -180.0..180.0),
+        toward: p.f64_in("toward", 0.0, -3600.0..3600.0),
+        asleep: p.bool("asleep", false),
+    };
+    p.finish();
+    Some(spec)
+}
+
 impl KindTable for DiceSpec {
     const NAME: &'static str = "dice";
 
@@ -181,6 +226,12 @@ fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
     if by_time.windows(2).any(|w| w[1].at < w[0].release) {
         t.error_at("grab", "one hand at a time: a grab must start after the previous one is released");
     }
+    let places: Vec<PlaceSpec> = t.tables("place").iter().filter_map(|p| read_place(p, count)).collect();
+    for (i, a) in places.iter().enumerate() {
+        if places[..i].iter().any(|b| b.die == a.die) {
+            t.error_at("place", format!("die {} is placed twice", a.die + 1));
+        }
+    }
     DiceSpec {
         count,
         firmness,
@@ -191,5 +242,6 @@ fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
         drop: t.f64_in("drop", 0.0, 0.0..10.0),
         results: t.bool("results", true),
         grabs,
+        places,
     }
 }

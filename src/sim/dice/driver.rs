@@ -18,6 +18,30 @@ use super::roller::Phase;
 use super::table::{STEP, Table};
 use super::throw::throw_stream;
 
+/// The turn of a placed die: face `up` to +y, then `turn` about the vertical, then `tilt` toward
+/// azimuth `toward`.
+pub fn placed_rotation(p: &crate::scene::dice::PlaceSpec) -> super::math::Quat {
+    use super::math::{quat_axis_angle, quat_mul, quat_normalize};
+    let face = super::orientation::FACE_VALUE.iter().position(|&v| v == p.up).unwrap_or(2);
+    let mut local = [0.0; 3];
+    local[face / 2] = if face % 2 == 0 { 1.0 } else { -1.0 };
+    // the shortest turn taking that local axis to +y (half a turn about x for −y)
+    let up = if local[1] > 0.5 {
+        [0.0, 0.0, 0.0, 1.0]
+    } else if local[1] < -0.5 {
+        quat_axis_angle([1.0, 0.0, 0.0], std::f64::consts::PI)
+    } else {
+        // axis = local × y, angle 90°
+        let axis = [-local[2], 0.0, local[0]];
+        quat_axis_angle(axis, std::f64::consts::FRAC_PI_2)
+    };
+    let turn = quat_axis_angle([0.0, 1.0, 0.0], p.turn.to_radians());
+    // leaning toward azimuth a: the top moves along (cos a, 0, sin a), a turn about (sin a, 0, −cos a)·(−1)
+    let a = p.toward.to_radians();
+    let tilt = quat_axis_angle([-a.sin(), 0.0, a.cos()], -p.tilt.to_radians());
+    quat_normalize(quat_mul(tilt, quat_mul(turn, up)))
+}
+
 /// Spacing of the dice before the first throw.
 const ROW_SPACING: f64 = 1.25;
 
@@ -66,7 +90,18 @@ impl KindSimulation for DiceSim {
         for i in 0..n {
             table.place(0, i, resting_place(i, n, spec.drop), [0.0, 0.0, 0.0, 1.0]);
         }
-        table.settle_in_place(0, spec.drop == 0.0);
+        for p in &spec.places {
+            table.place(0, p.die, p.at, placed_rotation(p));
+            if p.asleep {
+                table.sleep(0, p.die);
+            }
+        }
+        if spec.places.is_empty() {
+            table.settle_in_place(0, spec.drop == 0.0);
+        } else {
+            // staged dice are read, and nudged if cocked, once they have come to rest
+            table.roll_from_here(0);
+        }
         let pip = spec.pip_color.to_linear();
         let floor_color = scene.render.background_bottom.to_linear().map(|c| c * 0.82);
         DiceSim {
@@ -89,6 +124,13 @@ impl DiceSim {
     /// The table (for tests and tools).
     pub fn table(&self) -> &Table {
         &self.table
+    }
+
+    /// How far the most tipped die's up face leans from the vertical, degrees.
+    pub fn lean_deg(&self) -> f64 {
+        (0..self.spec.count)
+            .map(|d| super::orientation::top_face(&self.table.pose(0, d).0).1.clamp(-1.0, 1.0).acos().to_degrees())
+            .fold(0.0, f64::max)
     }
 
     /// Throws, grabs, drags and releases due at the table's current time.
@@ -273,8 +315,8 @@ impl Simulation for DiceSim {
                 transform: IDENTITY,
                 material: Material {
                     tint: [c[0], c[1], c[2], opacity],
-                    roughness: 0.5,
-                    specular: 0.6,
+                    roughness: 0.7,
+                    specular: 0.3,
                     casts_shadow: true,
                     translucent: opacity < 1.0,
                     rim: 0.6,
@@ -303,16 +345,19 @@ impl Simulation for DiceSim {
         let roller = self.table.roller(0);
         let (values, stale) = self.results(self.frame);
         let shown: Vec<String> = values.iter().map(|v| v.1.to_string()).collect();
-        StateDigest {
-            hash: h.finish(),
-            facts: vec![
-                ("time".into(), format!("{:.4}", self.table.time())),
-                ("phase".into(), format!("{:?}", roller.phase()).to_lowercase()),
-                ("faces".into(), shown.join(" ")),
-                ("stale".into(), stale.to_string()),
-                ("nudges".into(), roller.total_nudges().to_string()),
-            ],
+        let mut facts: Vec<(String, String)> = vec![
+            ("time".into(), format!("{:.4}", self.table.time())),
+            ("phase".into(), format!("{:?}", roller.phase()).to_lowercase()),
+            ("faces".into(), shown.join(" ")),
+            ("stale".into(), stale.to_string()),
+            ("nudges".into(), roller.total_nudges().to_string()),
+        ];
+        if !self.spec.places.is_empty() {
+            // how far the most tipped die leans from lying flat, degrees: what a staged scene is
+            // about (thrown scenes keep the digest they always had)
+            facts.push(("lean".into(), format!("{:.0}", self.lean_deg())));
         }
+        StateDigest { hash: h.finish(), facts }
     }
 }
 
@@ -488,5 +533,61 @@ mod tests {
                 assert!((p[0].abs() + 0.5).hypot(p[2].abs() + 0.5) < crate::sim::dice::table::ARENA_R, "{n} dice: die {i} at {p:?}");
             }
         }
+    }
+
+    #[test]
+    fn placed_dice_show_the_face_asked_for_and_lean_as_told() {
+        for up in 1..=6u8 {
+            for turn in [0.0, 37.0] {
+                let p = crate::scene::dice::PlaceSpec { die: 0, at: [0.0; 3], up, turn, tilt: 0.0, toward: 0.0, asleep: false };
+                let (value, confidence) = top_face(&crate::sim::dice::math::quat_to_matrix(placed_rotation(&p)));
+                assert_eq!(value, up, "turn {turn}");
+                assert!((confidence - 1.0).abs() < 1e-12);
+            }
+        }
+        // 40° toward +x: the up face tips by 40°, its top toward +x
+        let p = crate::scene::dice::PlaceSpec { die: 0, at: [0.0; 3], up: 1, turn: 0.0, tilt: 40.0, toward: 0.0, asleep: false };
+        let r = crate::sim::dice::math::quat_to_matrix(placed_rotation(&p));
+        let (_, confidence) = top_face(&r);
+        assert!((confidence - 40f64.to_radians().cos()).abs() < 1e-12);
+        // the die's +y axis (face 1) now points up and toward +x
+        assert!(r[0][1] > 0.6 && r[1][1] > 0.7 && r[2][1].abs() < 1e-12, "{r:?}");
+    }
+
+    #[test]
+    fn a_sleeping_die_stays_put_until_it_is_read_cocked_and_nudged() {
+        let (scene, mut d) = shipped_figure_part("dice_fence.toml");
+        let start = d.table.particles(0, 0);
+        d.frame(6);
+        assert_eq!(d.table.particles(0, 0), start, "asleep: not a particle moved in 0.2 s");
+        assert_eq!(d.lean_deg().round(), 40.0);
+        let end = scene.render.frames - 1;
+        d.frame(end);
+        let roller = d.table.roller(0);
+        assert_eq!(roller.total_nudges(), 1, "read as cocked and nudged once");
+        assert!(d.lean_deg() < 5.0, "flat after the nudge: {}", d.lean_deg());
+        assert_eq!(roller.phase(), Phase::Settled);
+    }
+
+    fn shipped_figure_part(name: &str) -> (Scene, DiceSim) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/figures/parts").join(name);
+        sim(&std::fs::read_to_string(path).unwrap())
+    }
+
+    #[test]
+    fn places_are_checked() {
+        let problems = |body: &str| match scene::parse(&format!("kind = \"dice\"\n[dice]\ncount = 2\n{body}"), Path::new("p.toml")) {
+            Err(crate::scene::SceneError::Invalid { diagnostics, .. }) => {
+                diagnostics.into_iter().map(|d| d.message).collect::<Vec<_>>().join("\n")
+            }
+            Ok(_) => String::new(),
+            Err(e) => panic!("{e}"),
+        };
+        assert!(problems("[[dice.place]]\ndie = 3\nat = [0, 1, 0]").contains("die 3 does not exist"));
+        assert!(problems("[[dice.place]]\ndie = 1").contains("needs `at"));
+        assert!(problems("[[dice.place]]\ndie = 1\nat = [0, -1, 0]").contains("on or above the table"));
+        assert!(problems("[[dice.place]]\ndie = 1\nat = [0, 1, 0]\n[[dice.place]]\ndie = 1\nat = [1, 1, 0]").contains("placed twice"));
+        assert!(problems("[[dice.place]]\ndie = 1\nat = [0, 1, 0]\nup = 7").contains("out of range"));
+        assert_eq!(problems("[[dice.place]]\ndie = 2\nat = [0, 1, 0]\nup = 6\nasleep = true"), "");
     }
 }

@@ -16,7 +16,7 @@
 //! the die itself does not move.
 
 use super::math::{M3, V3, add, cross, norm, scale, sub};
-use super::model::{SIZE, W_INV};
+use super::model::{PARTICLES, SIZE, W_INV};
 use super::orientation::{CUBE_ROTATIONS, LATTICE_MAPS, mat_mul, top_face};
 use super::pack::Pack;
 use super::rigid::{add_rigid_velocity, set_rigid_velocity};
@@ -126,6 +126,8 @@ pub struct Roller {
     rng: Rng,
     /// Done for good: its dice rest inert and the table no longer steps them.
     retired: bool,
+    /// Dice held still where they were put (each particle where it was), until woken.
+    asleep: Vec<Option<Box<[V3; PARTICLES]>>>,
 }
 
 /// What anyone may read of a roller.
@@ -211,12 +213,38 @@ impl Roller {
             outcome: None,
             rng,
             retired: false,
+            asleep: vec![None; n],
         }
+    }
+
+    /// Holds die `i` still where it lies until it is thrown, nudged, grabbed or touched by
+    /// another die.
+    pub(super) fn put_to_sleep(&mut self, packs: &[Pack], i: usize) {
+        let s = self.slots[i];
+        self.asleep[i] = Some(Box::new(std::array::from_fn(|p| packs[s.pack].x_of(s.lane, p))));
+    }
+
+    /// Lets die `i` move again.
+    fn wake(&mut self, packs: &mut [Pack], i: usize) {
+        if self.asleep[i].take().is_some() {
+            let s = self.slots[i];
+            for w in packs[s.pack].w.iter_mut() {
+                w[s.lane] = W_INV;
+            }
+        }
+    }
+
+    /// The sleeping dice and where their particles are held.
+    pub(super) fn sleepers(&self) -> impl Iterator<Item = (usize, &[V3; PARTICLES])> {
+        self.asleep.iter().enumerate().filter_map(|(i, a)| a.as_deref().map(|x| (i, x)))
     }
 
     /// Throws every die (see [`throw::draw`]) and starts a roll.
     pub(super) fn throw(&mut self, packs: &mut [Pack]) {
         let n = self.slots.len();
+        for i in 0..n {
+            self.wake(packs, i);
+        }
         for i in 0..n {
             let t = throw::draw(&mut self.rng, i, n, GRAVITY);
             self.frames[i] = t.frame;
@@ -271,6 +299,7 @@ impl Roller {
     /// A hand takes particle `particle` of die `die` where it is.
     pub(super) fn take_hold(&mut self, packs: &mut [Pack], die: usize, particle: usize) {
         self.release_grab(packs);
+        self.wake(packs, die);
         let s = self.slots[die];
         let target = packs[s.pack].x_of(s.lane, particle);
         self.grab = Some(Grab { die, particle, target });
@@ -364,6 +393,7 @@ impl Roller {
     /// that this did not free is wedged, and later nudges re-roll it: a hop, spinning, onto the
     /// freest spot of the table.
     pub(super) fn nudge(&mut self, packs: &mut [Pack], i: usize) {
+        self.wake(packs, i);
         if self.nudges > 0 {
             return self.hop(packs, i);
         }
@@ -416,6 +446,12 @@ impl Roller {
     /// Die–die contact between this roller's dice (see [`super::contact`]).
     pub(super) fn collide_dice(&mut self, packs: &mut [Pack]) {
         super::contact::collide(packs, &self.slots, &mut self.die_touched);
+        // a sleeping die wakes when another die touches it
+        for i in 0..self.slots.len() {
+            if self.die_touched[i] && self.asleep[i].is_some() {
+                self.wake(packs, i);
+            }
+        }
     }
 }
 

@@ -160,6 +160,12 @@ impl Table {
         self.rollers[r].settle_in_place(&self.packs, read_now);
     }
 
+    /// Holds die `die` of roller `r` still where it lies until it is thrown, nudged, grabbed or
+    /// touched by another die (a staged die).
+    pub fn sleep(&mut self, r: usize, die: usize) {
+        self.rollers[r].put_to_sleep(&self.packs, die);
+    }
+
     /// Grabs particle `particle` of die `die` of roller `r`; it then follows `target` (updated
     /// with [`Table::drag`]) until [`Table::release`].
     pub fn grab(&mut self, r: usize, die: usize, particle: usize) {
@@ -212,6 +218,10 @@ impl Table {
             if let Some(g) = roller.grab() {
                 let s = roller.slots()[g.die];
                 jobs[s.pack].pins.push((s.lane, g.particle, g.target));
+            }
+            for (die, held) in roller.sleepers() {
+                let s = roller.slots()[die];
+                jobs[s.pack].pins.extend(held.iter().enumerate().map(|(p, &x)| (s.lane, p, x)));
             }
         }
         let parallel = self.two_threads && n > 1 && rayon::current_num_threads() > 1;
