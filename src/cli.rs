@@ -208,7 +208,8 @@ pub struct RenderArgs {
     /// Override the scene's size, e.g. 320x240.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
-    /// Override the scene's formats: png, gif or png,gif.
+    /// Override the scene's formats: png, gif, apng, mp4, webm, comma-separated (apng, mp4 and webm
+    /// are made from the PNG frames, which are kept; mp4 and webm need ffmpeg).
     #[arg(long, value_name = "LIST", value_parser = parse_formats)]
     pub format: Option<Formats>,
     #[command(flatten)]
@@ -271,17 +272,14 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 pub fn parse_formats(s: &str) -> Result<Formats, String> {
     let mut v = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let f = match part {
-            "png" => Format::Png,
-            "gif" => Format::Gif,
-            other => return Err(format!("unknown format \"{other}\": use png, gif or png,gif")),
-        };
+        let f = Format::from_name(part)
+            .ok_or_else(|| format!("unknown format \"{part}\": use png, gif, apng, mp4 or webm, comma-separated (png,gif)"))?;
         if !v.contains(&f) {
             v.push(f);
         }
     }
     if v.is_empty() {
-        return Err("no format given: use png, gif or png,gif".into());
+        return Err("no format given: use png, gif, apng, mp4 or webm, comma-separated (png,gif)".into());
     }
     Ok(Formats(v))
 }

@@ -320,6 +320,7 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
             if let Some(g) = &outcome.gif {
                 what.push(g.display().to_string());
             }
+            what.extend(outcome.animations.iter().map(|a| a.display().to_string()));
             eprintln!(
                 "{}: wrote {} ({:.1} frames/s on {}; slowest stage: {}{})",
                 job.scene.name,

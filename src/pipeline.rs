@@ -65,6 +65,8 @@ pub struct Outcome {
     pub adapter: AdapterSummary,
     pub frames_dir: PathBuf,
     pub gif: Option<PathBuf>,
+    /// APNG, MP4 and WebM files made from the frames.
+    pub animations: Vec<PathBuf>,
     /// Frames kept from an earlier run (`--resume`).
     pub reused: usize,
 }
@@ -163,7 +165,7 @@ impl Outputs {
             manifest: frames_dir.join("manifest.json"),
             frames_dir,
             gif: job.formats.contains(&Format::Gif).then(|| job.out_dir.join(format!("{name}.gif"))),
-            png: job.formats.contains(&Format::Png),
+            png: job.formats.iter().any(|f| f.needs_png()),
             frames_in_scene: job.scene.render.frames,
         }
     }
@@ -190,7 +192,7 @@ struct Shared<'a> {
     /// Frames an earlier run finished, kept by `--resume`.
     kept: HashSet<u32>,
     /// State digest of each frame: simulated now, or carried over from the earlier run.
-    states: Mutex<BTreeMap<u32, String>>,
+    states: Mutex<BTreeMap<u32, FrameState>>,
     /// Frames whose outputs are complete, in the order they finished.
     written: Mutex<Vec<u32>>,
     /// Digest of the last state simulated.
@@ -230,12 +232,15 @@ fn settings_hash(job: &Job, adapter: &str) -> String {
     format!("{:016x}", h.finish())
 }
 
+/// A frame's state digest and its facts as JSON.
+type FrameState = (String, serde_json::Map<String, serde_json::Value>);
+
 /// Frames an earlier run of the same scene and settings finished, with their state digests:
 /// with `--resume`, those whose files are still there.
-fn kept_frames(job: &Job, out: &Outputs, scene_hash: &str, settings: &str) -> BTreeMap<u32, String> {
+fn kept_frames(job: &Job, out: &Outputs, scene_hash: &str, settings: &str) -> BTreeMap<u32, FrameState> {
     match (job.resume && out.png, Manifest::read(&out.manifest)) {
         (true, Some(m)) if m.scene_hash == scene_hash && m.settings_hash == settings => {
-            m.frames.into_iter().filter(|e| out.frames_dir.join(&e.file).is_file()).map(|e| (e.index, e.state)).collect()
+            m.frames.into_iter().filter(|e| out.frames_dir.join(&e.file).is_file()).map(|e| (e.index, (e.state, e.facts))).collect()
         }
         _ => BTreeMap::new(),
     }
@@ -248,6 +253,9 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     let r = &scene.render;
     // one writer per scene output; what killed runs left behind goes first
     let out = Outputs::of(job);
+    // MP4 and WebM need ffmpeg: found out before anything is rendered
+    let ffmpeg =
+        if job.formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm)) { Some(output::animation::ffmpeg()?) } else { None };
     let claim = output::claim::Claim::take(&out.frames_dir)?;
     claim.sweep(&out.frames_dir, out.gif.as_deref());
     let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
@@ -297,13 +305,39 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         let done = shared.written.into_inner().expect("written").len();
         return Err(PipelineError::Interrupted { scene: scene.name.clone(), done, total: job.frames.len() });
     }
+    let animations = write_animations(job, &shared.out, ffmpeg.as_deref())?;
     Ok(Outcome {
         manifest,
         adapter,
         frames_dir: shared.out.frames_dir,
         gif: shared.out.gif.filter(|_| gif_written),
+        animations,
         reused: shared.kept.len(),
     })
+}
+
+/// The APNG, MP4 and WebM files the job asks for, made from its PNG frames in order, at the
+/// scene's frame rate; next to the GIF (`out_dir/<name>.apng`, …).
+fn write_animations(job: &Job, out: &Outputs, ffmpeg: Option<&Path>) -> Result<Vec<PathBuf>, PipelineError> {
+    let frames: Vec<PathBuf> = job.frames.iter().map(|&f| out.frame_path(f)).collect();
+    let fps = job.scene.render.fps as f64;
+    let mut written = Vec::new();
+    for f in &job.formats {
+        let (ext, video) = match f {
+            Format::Apng => ("apng", None),
+            Format::Mp4 => ("mp4", Some(output::animation::Video::Mp4)),
+            Format::Webm => ("webm", Some(output::animation::Video::Webm)),
+            Format::Png | Format::Gif => continue,
+        };
+        let path = job.out_dir.join(format!("{}.{ext}", job.scene.name));
+        match (video, ffmpeg) {
+            (None, _) => output::animation::write_apng(&frames, &path, fps)?,
+            (Some(kind), Some(ffmpeg)) => output::animation::write_video(ffmpeg, &frames, &path, fps, kind)?,
+            (Some(_), None) => return Err(OutputError::NoFfmpeg.into()),
+        }
+        written.push(path);
+    }
+    Ok(written)
 }
 
 /// The simulation stage: every frame of the job in order, on its own thread. A kept frame is
@@ -324,7 +358,9 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
             continue;
         }
         let data = shared.timed(Stage::Simulate, || sim.frame(f));
-        shared.states.lock().expect("states").insert(f, sim.digest().to_string());
+        let digest = sim.digest();
+        let facts = crate::output::manifest::facts_json(&digest.facts);
+        shared.states.lock().expect("states").insert(f, (digest.to_string(), facts));
         shared.progress.simulate.inc(1);
         if let Some(fault) = sim.fault() {
             let _ =
@@ -466,7 +502,10 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
         let states = shared.states.lock().expect("states");
         written
             .iter()
-            .map(|&f| FrameEntry { index: f, file: shared.out.file(f), state: states.get(&f).cloned().unwrap_or_default() })
+            .map(|&f| {
+                let (state, facts) = states.get(&f).cloned().unwrap_or_default();
+                FrameEntry { index: f, file: shared.out.file(f), state, facts }
+            })
             .collect()
     } else {
         Vec::new()

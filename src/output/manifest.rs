@@ -39,6 +39,28 @@ pub struct FrameEntry {
     /// State digest of the simulation at this frame (empty when a resumed run kept the file).
     #[serde(default)]
     pub state: String,
+    /// The digest's facts by name, numbers as numbers: a per-frame trace that charts can plot
+    /// (`values = "frames.*.facts.seek"` in a figure).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub facts: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A state digest's facts as JSON: numbers where they read as numbers, else strings.
+pub fn facts_json(facts: &[(String, String)]) -> serde_json::Map<String, serde_json::Value> {
+    facts
+        .iter()
+        .map(|(k, v)| {
+            let value = if let Ok(i) = v.parse::<i64>() {
+                serde_json::Value::from(i)
+            } else {
+                match v.parse::<f64>() {
+                    Ok(n) if n.is_finite() => serde_json::Number::from_f64(n).map_or_else(|| v.clone().into(), serde_json::Value::Number),
+                    _ => serde_json::Value::String(v.clone()),
+                }
+            };
+            (k.clone(), value)
+        })
+        .collect()
 }
 
 /// Seconds spent per stage (stages overlap, so they add up to more than the wall time).

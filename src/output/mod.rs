@@ -2,6 +2,7 @@
 //! its folder and renamed into place, so an interrupted run never leaves a truncated file and a
 //! rerun can trust whatever it finds.
 
+pub mod animation;
 pub mod claim;
 pub mod compare;
 pub mod gif;
@@ -36,6 +37,12 @@ pub enum OutputError {
     BadPicture { path: PathBuf, reason: String },
     #[error("{}: {reason}", path.display())]
     Gif { path: PathBuf, reason: String },
+    #[error("{}: {reason}", path.display())]
+    Animation { path: PathBuf, reason: String },
+    #[error(
+        "MP4 and WebM are encoded by ffmpeg, which is not installed (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; or set SIMREEL_FFMPEG to its path); PNG, GIF and APNG need nothing"
+    )]
+    NoFfmpeg,
 }
 
 fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {

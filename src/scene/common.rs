@@ -173,6 +173,32 @@ pub fn read_light(t: &TableReader) -> LightSpec {
 pub enum Format {
     Png,
     Gif,
+    /// Animated PNG, made from the PNG frames (which are kept).
+    Apng,
+    /// H.264 in MP4 through the system's ffmpeg, made from the PNG frames.
+    Mp4,
+    /// VP9 in WebM through the system's ffmpeg, made from the PNG frames.
+    Webm,
+}
+
+impl Format {
+    pub const NAMES: [&'static str; 5] = ["png", "gif", "apng", "mp4", "webm"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "png" => Format::Png,
+            "gif" => Format::Gif,
+            "apng" => Format::Apng,
+            "mp4" => Format::Mp4,
+            "webm" => Format::Webm,
+            _ => return None,
+        })
+    }
+
+    /// Made from the PNG frames: asking for it writes them too.
+    pub fn needs_png(self) -> bool {
+        matches!(self, Format::Png | Format::Apng | Format::Mp4 | Format::Webm)
+    }
 }
 
 /// `[output]`: formats and GIF settings.
@@ -191,10 +217,9 @@ pub fn read_output(t: &TableReader) -> OutputSpec {
         match v.get_ref() {
             toml::de::DeValue::Array(items) => {
                 for item in items.iter() {
-                    match item.get_ref().as_str() {
-                        Some("png") => formats.push(Format::Png),
-                        Some("gif") => formats.push(Format::Gif),
-                        _ => t.error_at("formats", "formats are \"png\" and \"gif\""),
+                    match item.get_ref().as_str().and_then(Format::from_name) {
+                        Some(f) => formats.push(f),
+                        _ => t.error_at("formats", "formats are \"png\", \"gif\", \"apng\", \"mp4\" and \"webm\""),
                     }
                 }
             }

@@ -351,6 +351,27 @@ pub fn lookup<'j>(json: &'j serde_json::Value, path: &str) -> Result<&'j serde_j
     Ok(v)
 }
 
+/// Every value at dotted `path`, where a `*` part stands for each item of an array:
+/// `frames.*.facts.seek` is the `seek` fact of every frame of a manifest.
+pub fn lookup_all<'j>(json: &'j serde_json::Value, path: &str) -> Result<Vec<&'j serde_json::Value>, String> {
+    let mut current = vec![json];
+    for part in path.split('.') {
+        let mut next = Vec::new();
+        for v in current {
+            if part == "*" {
+                match v {
+                    serde_json::Value::Array(a) => next.extend(a.iter()),
+                    _ => return Err("\"*\" stands for the items of an array, and this is not one".into()),
+                }
+            } else {
+                next.push(lookup(v, part)?);
+            }
+        }
+        current = next;
+    }
+    Ok(current)
+}
+
 /// `{name}` and `{name:.N}` in `text`: (name, decimals).
 pub fn placeholders(text: &str) -> Result<Vec<(String, Option<usize>)>, String> {
     let mut out = Vec::new();
@@ -646,11 +667,23 @@ fn read_values(t: &TableReader, key: &'static str, data: Option<&Data>) -> Optio
                 t.error_at(key, format!("\"{path}\" names a value of the data, but there is none: add `data = \"file.json\"`"));
                 return None;
             };
-            let found = lookup(&d.json, path).and_then(|j| {
-                j.as_array()
-                    .and_then(|a| a.iter().map(serde_json::Value::as_f64).collect::<Option<Vec<f64>>>())
-                    .ok_or_else(|| format!("\"{path}\" in {} is not an array of numbers", d.path.display()))
-            });
+            let found = if path.split('.').any(|p| p == "*") {
+                lookup_all(&d.json, path).and_then(|items| {
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(k, v)| {
+                            v.as_f64().ok_or_else(|| format!("\"{path}\" in {}: item {k} is {v}, not a number", d.path.display()))
+                        })
+                        .collect::<Result<Vec<f64>, String>>()
+                })
+            } else {
+                lookup(&d.json, path).and_then(|j| {
+                    j.as_array()
+                        .and_then(|a| a.iter().map(serde_json::Value::as_f64).collect::<Option<Vec<f64>>>())
+                        .ok_or_else(|| format!("\"{path}\" in {} is not an array of numbers", d.path.display()))
+                })
+            };
             match found {
                 Ok(v) => v,
                 Err(e) => {

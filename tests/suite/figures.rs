@@ -9,6 +9,25 @@ use crate::common::{require_gpu, root};
 /// the plot) define.
 fn bars_read_back(canvas: &Canvas2d, rect: [f32; 4], color: [f32; 4]) -> Vec<f64> {
     let inside = |p: [f32; 2]| p[0] >= rect[0] && p[0] <= rect[0] + rect[2] && p[1] >= rect[1] && p[1] <= rect[1] + rect[3];
+    let value = y_axis(canvas, rect);
+    let mut bars: Vec<(f32, f64, f64)> = canvas
+        .shapes
+        .iter()
+        .filter_map(|s| match *s {
+            Shape2d::Rect { min, max, color: c, .. } if c == color && inside(min) && inside(max) => {
+                Some((min[0], value(min[1]), value(max[1])))
+            }
+            _ => None,
+        })
+        .collect();
+    bars.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(bars.iter().all(|b| b.2.abs() < 1e-3), "bars stand on zero: {bars:?}");
+    bars.into_iter().map(|(_, v, _)| v).collect()
+}
+
+/// The chart's y axis in `rect`, read from its grid lines and their tick labels: canvas y → value.
+fn y_axis(canvas: &Canvas2d, rect: [f32; 4]) -> impl Fn(f32) -> f64 + use<> {
+    let inside = |p: [f32; 2]| p[0] >= rect[0] && p[0] <= rect[0] + rect[2] && p[1] >= rect[1] && p[1] <= rect[1] + rect[3];
     let mut labels: Vec<(f32, f64)> = canvas
         .texts
         .iter()
@@ -28,24 +47,44 @@ fn bars_read_back(canvas: &Canvas2d, rect: [f32; 4], color: [f32; 4]) -> Vec<f64
     assert!(labels.len() >= 3 && labels.len() == grid.len(), "tick labels {labels:?}, grid lines {grid:?}");
     let ticks: Vec<(f32, f64)> = grid.iter().zip(&labels).map(|(&y, &(_, v))| (y, v)).collect();
     let ((y0, v0), (y1, v1)) = (ticks[0], ticks[ticks.len() - 1]);
-    let value = |y: f32| v0 + (v1 - v0) * ((y - y0) / (y1 - y0)) as f64;
+    let value = move |y: f32| v0 + (v1 - v0) * ((y - y0) / (y1 - y0)) as f64;
     // every tick sits on the same straight axis
     for &(y, v) in &ticks {
         assert!((value(y) - v).abs() < 1e-3 * v1.abs().max(1.0), "tick {v} at {y} is off the axis");
     }
-    let mut bars: Vec<(f32, f64, f64)> = canvas
-        .shapes
-        .iter()
-        .filter_map(|s| match *s {
-            Shape2d::Rect { min, max, color: c, .. } if c == color && inside(min) && inside(max) => {
-                Some((min[0], value(min[1]), value(max[1])))
-            }
-            _ => None,
-        })
-        .collect();
-    bars.sort_by(|a, b| a.0.total_cmp(&b.0));
-    assert!(bars.iter().all(|b| b.2.abs() < 1e-3), "bars stand on zero: {bars:?}");
-    bars.into_iter().map(|(_, v, _)| v).collect()
+    value
+}
+
+#[test]
+fn a_line_chart_plots_every_frame_of_the_manifest_it_reads() {
+    let scene = simreel::scene::load(&root().join("scenes/figures/flock_trace.toml")).unwrap();
+    let simreel::scene::KindSpec::Figure(spec) = &scene.kind else { panic!("a figure") };
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root().join("scenes/figures/data/flock_manifest.json")).unwrap()).unwrap();
+    let frame = simreel::sim::build(&scene).frame(0);
+    let canvas = frame.canvas.as_ref().unwrap();
+    let rect = spec.panel_rects()[1].map(|v| v as f32);
+    let value = y_axis(canvas, rect);
+    for (k, fact) in ["seek", "work", "curious"].iter().enumerate() {
+        let c = simreel::scene::Srgb::from_hex(simreel::sim::figure::chart::PALETTE[k]).unwrap().to_linear();
+        let color = [c[0], c[1], c[2], 1.0];
+        // the series' segments in drawing order: each one's start, and the last one's end
+        let segments: Vec<([f32; 2], [f32; 2])> = canvas
+            .shapes
+            .iter()
+            .filter_map(|s| match *s {
+                Shape2d::Line { a, b, color_a, width, .. } if color_a == color && width == 2.5 => Some((a, b)),
+                _ => None,
+            })
+            .collect();
+        let mut plotted: Vec<f64> = segments.iter().map(|(a, _)| value(a[1])).collect();
+        plotted.push(value(segments.last().unwrap().1[1]));
+        let want: Vec<f64> = manifest["frames"].as_array().unwrap().iter().map(|f| f["facts"][fact].as_f64().unwrap()).collect();
+        assert_eq!(plotted.len(), want.len(), "{fact}: one point per frame");
+        for (i, (p, w)) in plotted.iter().zip(&want).enumerate() {
+            assert!((p - w).abs() < 1e-3, "{fact} at frame {i}: plotted {p}, the manifest says {w}");
+        }
+    }
 }
 
 #[test]

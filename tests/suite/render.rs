@@ -567,3 +567,61 @@ fn unwritable_and_full_outputs_fail_clearly_and_leave_no_partial_file() {
     assert!(files.iter().all(|f| !f.to_string_lossy().ends_with(".tmp") && !f.ends_with(".simreel.lock")), "{files:?}");
     assert!(!widths.is_empty() && widths.iter().all(|&w| w == 128), "{widths:?}");
 }
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn apng_mp4_and_webm_hold_every_frame_of_the_png_sequence() {
+    require_gpu();
+    let ffmpeg_there = std::process::Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
+    assert!(ffmpeg_there, "ffmpeg is missing: scripts/test installs it (apt-get install ffmpeg)");
+    let out = scratch("animations");
+    let o = simreel()
+        .args(["render", "scenes/flock.toml", "--format", "apng,mp4,webm", "--size", "96x64", "--frames", "3..9", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // the APNG: seven frames, each the PNG frame it was made from, 1/30 s apiece, looping
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(out.join("flock.apng")).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let actl = reader.info().animation_control.expect("an animated PNG");
+    assert_eq!((actl.num_frames, actl.num_plays), (7, 0));
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    for f in 3..=9 {
+        let info = reader.next_frame(&mut buf).unwrap();
+        let fctl = reader.info().frame_control.expect("frame control");
+        assert_eq!((fctl.delay_num, fctl.delay_den), (1, 30));
+        let png = read_png(&out.join(format!("flock/frame_{f:04}.png")));
+        assert_eq!(&buf[..info.buffer_size()], &png.rgba[..], "frame {f}");
+    }
+    // the videos: seven frames at 30 fps
+    for ext in ["mp4", "webm"] {
+        let probe = std::process::Command::new("ffprobe")
+            .args([
+                "-v",
+                "error",
+                "-count_frames",
+                "-select_streams",
+                "v:0",
+                "-show_entries",
+                "stream=nb_read_frames,r_frame_rate",
+                "-of",
+                "csv=p=0",
+            ])
+            .arg(out.join(format!("flock.{ext}")))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "30/1,7", "{ext}");
+    }
+    // without ffmpeg: said before anything is rendered, naming the package
+    let none = scratch("animations-no-ffmpeg");
+    let o = simreel()
+        .env("SIMREEL_FFMPEG", "/nonexistent/ffmpeg")
+        .args(["render", "scenes/flock.toml", "--format", "mp4", "--frames", "0", "--quiet", "--out"])
+        .arg(&none)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("apt-get install ffmpeg"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!none.join("flock").exists(), "nothing rendered");
+}

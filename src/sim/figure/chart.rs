@@ -226,6 +226,18 @@ pub fn draw(chart: &ChartSpec, rect: [f32; 4], style: &Style) -> Plot {
             .extend(chart.series.iter().enumerate().filter(|(_, x)| !x.label.is_empty()).map(|(i, x)| (x.label.clone(), colour(i), false)));
     }
     let widest = legend.iter().map(|(t, ..)| text_width(t, s)).fold(0.0, f32::max);
+    if !legend.is_empty() {
+        // a light box keeps the legend readable over the lines
+        let (x0, y0) = (right - widest - s * 2.3, top + s * 0.2);
+        let y1 = top + s * 0.2 + (legend.len() as f32 + 0.45) * s * 1.35;
+        p.shapes.push(Shape2d::Rect {
+            min: [x0, y0],
+            max: [right - s * 0.1, y1],
+            radius: s * 0.3,
+            border: 0.0,
+            color: [1.0, 1.0, 1.0, 0.85],
+        });
+    }
     for (k, (label, c, line)) in legend.into_iter().enumerate() {
         let x0 = right - widest - s * 1.8;
         let yb = top + s * 0.2 + (k as f32 + 1.0) * s * 1.35;

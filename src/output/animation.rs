@@ -1,0 +1,111 @@
+//! Animations besides GIF, made from the frames a render wrote as PNG: APNG (lossless, full
+//! colour, written here with the `png` crate) and MP4 (H.264) / WebM (VP9) through the system's
+//! `ffmpeg`, which is looked for before anything is rendered.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{AtomicFile, OutputError, temp_path};
+
+/// An animated PNG of `frames` (PNG files of one size, in order) at `fps`, looping forever.
+pub fn write_apng(frames: &[PathBuf], out: &Path, fps: f64) -> Result<(), OutputError> {
+    let err = |reason: String| OutputError::Animation { path: out.to_path_buf(), reason };
+    let first = super::png::read(frames.first().ok_or_else(|| err("no frames".into()))?)?;
+    let (w, h) = (first.width, first.height);
+    let mut file = AtomicFile::create(out)?;
+    {
+        let mut enc = png::Encoder::new(&mut file, w, h);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_animated(frames.len() as u32, 0).map_err(|e| err(e.to_string()))?;
+        // delays are fractions: 1/30 s exactly, or the nearest thousandth for other rates
+        let (num, den) = if fps.fract() == 0.0 && fps >= 1.0 { (1, fps as u16) } else { ((1000.0 / fps).round() as u16, 1000) };
+        enc.set_frame_delay(num, den).map_err(|e| err(e.to_string()))?;
+        let mut writer = enc.write_header().map_err(|e| err(e.to_string()))?;
+        for (i, f) in frames.iter().enumerate() {
+            let d = if i == 0 { first.clone() } else { super::png::read(f)? };
+            if (d.width, d.height) != (w, h) {
+                return Err(err(format!("{} is {}×{}, the first frame {w}×{h}", f.display(), d.width, d.height)));
+            }
+            writer.write_image_data(&d.rgba).map_err(|e| err(e.to_string()))?;
+        }
+        writer.finish().map_err(|e| err(e.to_string()))?;
+    }
+    file.commit()
+}
+
+/// A video container ffmpeg writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Video {
+    Mp4,
+    Webm,
+}
+
+impl Video {
+    pub fn extension(self) -> &'static str {
+        match self {
+            Video::Mp4 => "mp4",
+            Video::Webm => "webm",
+        }
+    }
+
+    /// Encoder arguments: H.264 for MP4 (played everywhere, `faststart` for the web), VP9 at
+    /// constant quality for WebM; both 4:2:0, padded to even sizes as 4:2:0 needs.
+    fn codec(self) -> &'static [&'static str] {
+        match self {
+            Video::Mp4 => &["-c:v", "libx264", "-preset", "medium", "-crf", "18", "-pix_fmt", "yuv420p", "-movflags", "+faststart"],
+            Video::Webm => &["-c:v", "libvpx-vp9", "-b:v", "0", "-crf", "30", "-pix_fmt", "yuv420p", "-row-mt", "1"],
+        }
+    }
+}
+
+/// The `ffmpeg` to run: `$SIMREEL_FFMPEG`, else `ffmpeg` on the PATH; an error naming the
+/// package when there is none.
+pub fn ffmpeg() -> Result<PathBuf, OutputError> {
+    let program = std::env::var_os("SIMREEL_FFMPEG").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("ffmpeg"));
+    match Command::new(&program).arg("-version").output() {
+        Ok(o) if o.status.success() => Ok(program),
+        _ => Err(OutputError::NoFfmpeg),
+    }
+}
+
+/// Encodes `frames` (PNG files, in order) at `fps` into `out` with `ffmpeg`.
+pub fn write_video(ffmpeg: &Path, frames: &[PathBuf], out: &Path, fps: f64, kind: Video) -> Result<(), OutputError> {
+    let err = |reason: String| OutputError::Animation { path: out.to_path_buf(), reason };
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
+    }
+    // the concat demuxer takes any list of frames (a --frames subset too), each shown 1/fps s
+    let list = temp_path(&out.with_extension("ffconcat"));
+    let mut text = String::from("ffconcat version 1.0\n");
+    for f in frames {
+        let abs = std::fs::canonicalize(f).map_err(|source| OutputError::Read { path: f.clone(), source })?;
+        text.push_str(&format!("file '{}'\nduration {}\n", abs.display().to_string().replace('\'', "'\\''"), 1.0 / fps));
+    }
+    // the last frame is listed twice so that its duration counts
+    if let Some(last) = frames.last().and_then(|f| std::fs::canonicalize(f).ok()) {
+        text.push_str(&format!("file '{}'\n", last.display().to_string().replace('\'', "'\\''")));
+    }
+    std::fs::write(&list, text).map_err(|source| OutputError::Write { path: list.clone(), source })?;
+    let tmp = temp_path(out);
+    let result = Command::new(ffmpeg)
+        .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i"])
+        .arg(&list)
+        .args(["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-r"])
+        .arg(format!("{fps}"))
+        // the repeated last entry only gives the last frame its duration
+        .arg("-frames:v")
+        .arg(frames.len().to_string())
+        .args(kind.codec())
+        .args(["-f", kind.extension()])
+        .arg(&tmp)
+        .output();
+    let _ = std::fs::remove_file(&list);
+    let output = result.map_err(|e| err(format!("cannot run {}: {e}", ffmpeg.display())))?;
+    if !output.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        let said = String::from_utf8_lossy(&output.stderr);
+        return Err(err(format!("ffmpeg failed: {}", said.trim().lines().last().unwrap_or("no message"))));
+    }
+    std::fs::rename(&tmp, out).map_err(|source| OutputError::Write { path: out.to_path_buf(), source })
+}
