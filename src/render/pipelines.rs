@@ -182,29 +182,7 @@ impl Pipelines {
             write_mask: wgpu::ColorWrites::ALL,
         })];
 
-        let bg = module(device, "background");
-        let background = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("background"),
-            layout: Some(&frame_only),
-            vertex: wgpu::VertexState { module: &bg, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::Always),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: ms,
-            fragment: Some(wgpu::FragmentState {
-                module: &bg,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &color,
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let background = background_pipeline(device, &frame_only, ms, &color);
 
         // depth only, into the shadow map
         let depth_pipeline = |label: &str, layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str, buffers| {
@@ -261,69 +239,8 @@ impl Pipelines {
         let back_faces = lit_pipeline("translucent back faces", &lit, &me, &layouts, Some(wgpu::Face::Front));
         let front_faces = lit_pipeline("translucent front faces", &lit, &me, &layouts, Some(wgpu::Face::Back));
 
-        let hidden = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("hidden fill"),
-            layout: Some(&lit),
-            vertex: wgpu::VertexState {
-                module: &me,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &layouts,
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: ms,
-            fragment: Some(wgpu::FragmentState {
-                module: &me,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState { format: COLOR_FORMAT, blend: None, write_mask: wgpu::ColorWrites::empty() })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-        let ed = module(device, "edges");
-        let edge_buffers = [
-            Some(wgpu::VertexBufferLayout {
-                array_stride: size_of::<super::edges::EdgeVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &super::edges::EDGE_ATTRS,
-            }),
-            layouts[1].clone(),
-        ];
-        let edges = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("edges"),
-            layout: Some(&frame_only),
-            vertex: wgpu::VertexState {
-                module: &ed,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &edge_buffers,
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: ms,
-            fragment: Some(wgpu::FragmentState {
-                module: &ed,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &color,
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let hidden = hidden_pipeline(device, &lit, &me, &layouts, ms);
+        let edges = edges_pipeline(device, &frame_only, &layouts[1], ms, &color);
 
         let batch_lit = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("batch lit"),
@@ -354,6 +271,112 @@ impl Pipelines {
             edges,
         }
     }
+}
+
+/// The background gradient: one full-screen triangle, no depth test.
+fn background_pipeline(
+    device: &wgpu::Device,
+    frame_only: &wgpu::PipelineLayout,
+    ms: wgpu::MultisampleState,
+    color: &[Option<wgpu::ColorTargetState>],
+) -> wgpu::RenderPipeline {
+    let bg = module(device, "background");
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("background"),
+        layout: Some(frame_only),
+        vertex: wgpu::VertexState { module: &bg, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(wgpu::CompareFunction::Always),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: ms,
+        fragment: Some(wgpu::FragmentState {
+            module: &bg,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: color,
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// Meshes whose fill is hidden: lit.wgsl's vertex stage, depth written, no colour.
+fn hidden_pipeline(
+    device: &wgpu::Device,
+    lit: &wgpu::PipelineLayout,
+    me: &wgpu::ShaderModule,
+    layouts: &[Option<wgpu::VertexBufferLayout<'static>>],
+    ms: wgpu::MultisampleState,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("hidden fill"),
+        layout: Some(lit),
+        vertex: wgpu::VertexState { module: me, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: layouts },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: ms,
+        fragment: Some(wgpu::FragmentState {
+            module: me,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState { format: COLOR_FORMAT, blend: None, write_mask: wgpu::ColorWrites::empty() })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// Wireframe edges (edges.wgsl): edge corners in slot 0, the mesh instance records in slot 1;
+/// blended, depth-tested, not written.
+fn edges_pipeline(
+    device: &wgpu::Device,
+    frame_only: &wgpu::PipelineLayout,
+    instances: &Option<wgpu::VertexBufferLayout<'static>>,
+    ms: wgpu::MultisampleState,
+    color: &[Option<wgpu::ColorTargetState>],
+) -> wgpu::RenderPipeline {
+    let ed = module(device, "edges");
+    let buffers = [
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<super::edges::EdgeVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &super::edges::EDGE_ATTRS,
+        }),
+        instances.clone(),
+    ];
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("edges"),
+        layout: Some(frame_only),
+        vertex: wgpu::VertexState { module: &ed, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &buffers },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(wgpu::CompareFunction::LessEqual),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: ms,
+        fragment: Some(wgpu::FragmentState {
+            module: &ed,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: color,
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }
 
 #[cfg(test)]

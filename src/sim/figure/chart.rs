@@ -93,163 +93,238 @@ pub fn histogram(values: &[f64], bins: usize) -> ((f64, f64), Vec<f64>) {
     ((lo, hi), counts)
 }
 
-/// Draws `chart` into the canvas rectangle `rect`.
-pub fn draw(chart: &ChartSpec, rect: [f32; 4], style: &Style) -> Plot {
-    let mut p = Plot { shapes: Vec::new(), texts: Vec::new() };
-    let s = style.size;
-    let ink = [style.text[0], style.text[1], style.text[2], 1.0];
-    let grid = [style.text[0], style.text[1], style.text[2], 0.15];
-    let (ascent, _) = ascent_descent(s);
-    let text = |at: [f32; 2], align: Align, t: String| Text2d { at, size: s, align, color: ink, text: t };
-
-    // the y range: zero up for counts, the data's span for lines; the reference line included
-    let hist =
-        (chart.kind == ChartKind::Histogram).then(|| chart.series.iter().map(|x| histogram(&x.values, chart.bins)).collect::<Vec<_>>());
-    let heights: Vec<&[f64]> = match &hist {
-        Some(h) => h.iter().map(|(_, c)| c.as_slice()).collect(),
-        None => chart.series.iter().map(|x| x.values.as_slice()).collect(),
-    };
+/// The y range a chart needs: zero up for counts (and for lines that stay positive), the data's
+/// span otherwise, the reference line included.
+fn y_range(chart: &ChartSpec, heights: &[&[f64]]) -> (f64, f64) {
     let all = || heights.iter().flat_map(|v| v.iter().copied()).chain(chart.reference.as_ref().map(|r| r.value));
-    let (mut ylo, yhi) = (all().fold(f64::INFINITY, f64::min), all().fold(f64::NEG_INFINITY, f64::max));
-    if chart.kind != ChartKind::Line || ylo > 0.0 {
-        ylo = ylo.min(0.0);
+    let (mut lo, hi) = (all().fold(f64::INFINITY, f64::min), all().fold(f64::NEG_INFINITY, f64::max));
+    if chart.kind != ChartKind::Line || lo > 0.0 {
+        lo = lo.min(0.0);
     }
-    let (ylo, yhi) = if ylo.is_finite() { (ylo, yhi) } else { (0.0, 1.0) };
-    let probe = Axis::new(ylo, yhi, 0.0, 1.0, 5.0);
-    let tick_w = probe.ticks().map(|v| text_width(&tick_text(v, probe.step), s)).fold(0.0, f32::max);
+    if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) }
+}
 
-    let pad = s * 0.8;
-    let left = rect[0] + pad + tick_w + s * 0.5;
-    let right = rect[0] + rect[2] - pad;
-    let top = rect[1] + pad + if chart.y_label.is_empty() { ascent * 0.5 } else { s * 1.6 };
-    let bottom = rect[1] + rect[3] - pad - s * 1.5 - if chart.x_label.is_empty() { 0.0 } else { s * 1.5 };
-    let y = Axis::new(ylo, yhi, bottom, top, 5.0);
-    for v in y.ticks() {
-        let at = y.at(v);
-        p.shapes.push(Shape2d::Line { a: [left, at], b: [right, at], width: 1.0, color_a: grid, color_b: grid, dash: None });
-        p.texts.push(text([left - s * 0.4, at + ascent * 0.4], Align::Right, tick_text(v, y.step)));
+/// A chart being drawn: where its plot area is, its y axis, and what it has drawn so far.
+struct Painter<'c> {
+    chart: &'c ChartSpec,
+    plot: Plot,
+    /// Text size, ink colour, and the text's ascent.
+    size: f32,
+    ink: [f32; 4],
+    ascent: f32,
+    left: f32,
+    right: f32,
+    top: f32,
+    bottom: f32,
+    y: Axis,
+}
+
+impl Painter<'_> {
+    fn text(&mut self, at: [f32; 2], align: Align, text: String) {
+        self.plot.texts.push(Text2d { at, size: self.size, align, color: self.ink, text });
     }
-    if !chart.y_label.is_empty() {
-        p.texts.push(text([left - tick_w - s * 0.4, rect[1] + pad + ascent], Align::Left, chart.y_label.clone()));
+
+    /// Baseline of the labels under the x axis.
+    fn below(&self) -> f32 {
+        self.bottom + self.size * 0.4 + self.ascent
     }
-    if !chart.x_label.is_empty() {
-        p.texts.push(text([(left + right) / 2.0, rect[1] + rect[3] - pad], Align::Center, chart.x_label.clone()));
-    }
-    let below = bottom + s * 0.4 + ascent;
-    let colour = |i: usize| {
-        chart.series[i].color.map_or_else(
+
+    fn colour(&self, i: usize) -> [f32; 4] {
+        self.chart.series[i].color.map_or_else(
             || hex(PALETTE[i % PALETTE.len()]),
             |c| {
                 let l = c.to_linear();
                 [l[0], l[1], l[2], 1.0]
             },
         )
-    };
-    let n = chart.series.len();
-    match (&hist, chart.kind) {
-        (Some(h), _) => {
-            // bins side by side over the data's range; x ticks at round values
-            let (lo, hi) = h.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), ((l, u), _)| (a.min(*l), b.max(*u)));
-            let x = Axis { lo, hi, step: nice_step(hi - lo, 6.0), a: left, b: right };
-            for (i, ((l, u), counts)) in h.iter().enumerate() {
-                let w = (u - l) / counts.len() as f64;
-                for (b, c) in counts.iter().enumerate() {
-                    let (x0, x1) = (x.at(l + b as f64 * w), x.at(l + (b + 1) as f64 * w));
-                    let inset = (x1 - x0) * 0.06;
-                    let (x0, x1) = (
-                        x0 + inset + (x1 - x0 - 2.0 * inset) * i as f32 / n as f32,
-                        x0 + inset + (x1 - x0 - 2.0 * inset) * (i + 1) as f32 / n as f32,
-                    );
-                    p.shapes.push(Shape2d::Rect { min: [x0, y.at(*c)], max: [x1, y.at(0.0)], radius: 0.0, border: 0.0, color: colour(i) });
-                }
-            }
-            let first = (lo / x.step).ceil() as i64;
-            let last = (hi / x.step + 1e-9).floor() as i64;
-            for k in first..=last {
-                let v = k as f64 * x.step;
-                p.texts.push(text([x.at(v), below], Align::Center, tick_text(v, x.step)));
+    }
+
+    /// Grid lines and labels of the y axis, and the axis labels.
+    fn y_axis(&mut self, tick_w: f32, rect: [f32; 4], pad: f32) {
+        let grid = [self.ink[0], self.ink[1], self.ink[2], 0.15];
+        let ticks: Vec<f64> = self.y.ticks().collect();
+        for v in ticks {
+            let at = self.y.at(v);
+            self.plot.shapes.push(Shape2d::Line {
+                a: [self.left, at],
+                b: [self.right, at],
+                width: 1.0,
+                color_a: grid,
+                color_b: grid,
+                dash: None,
+            });
+            self.text([self.left - self.size * 0.4, at + self.ascent * 0.4], Align::Right, tick_text(v, self.y.step));
+        }
+        if !self.chart.y_label.is_empty() {
+            self.text([self.left - tick_w - self.size * 0.4, rect[1] + pad + self.ascent], Align::Left, self.chart.y_label.clone());
+        }
+        if !self.chart.x_label.is_empty() {
+            self.text([(self.left + self.right) / 2.0, rect[1] + rect[3] - pad], Align::Center, self.chart.x_label.clone());
+        }
+    }
+
+    /// Histogram bins side by side over the data's range (series next to each other within a
+    /// bin); x ticks at round values.
+    fn histogram(&mut self, h: &[((f64, f64), Vec<f64>)]) {
+        let n = h.len();
+        let (lo, hi) = h.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), ((l, u), _)| (a.min(*l), b.max(*u)));
+        let x = Axis { lo, hi, step: nice_step(hi - lo, 6.0), a: self.left, b: self.right };
+        for (i, ((l, u), counts)) in h.iter().enumerate() {
+            let w = (u - l) / counts.len() as f64;
+            for (b, c) in counts.iter().enumerate() {
+                let (x0, x1) = (x.at(l + b as f64 * w), x.at(l + (b + 1) as f64 * w));
+                let inset = (x1 - x0) * 0.06;
+                let span = x1 - x0 - 2.0 * inset;
+                let (xa, xb) = (x0 + inset + span * i as f32 / n as f32, x0 + inset + span * (i + 1) as f32 / n as f32);
+                let color = self.colour(i);
+                self.plot.shapes.push(Shape2d::Rect {
+                    min: [xa, self.y.at(*c)],
+                    max: [xb, self.y.at(0.0)],
+                    radius: 0.0,
+                    border: 0.0,
+                    color,
+                });
             }
         }
-        (None, ChartKind::Bar) => {
-            let count = chart.series.iter().map(|x| x.values.len()).max().unwrap_or(0).max(1);
-            let slot = (right - left) / count as f32;
-            for c in 0..count {
-                let x0 = left + slot * (c as f32 + 0.15);
-                let bw = slot * 0.7 / n.max(1) as f32;
-                for (i, ser) in chart.series.iter().enumerate() {
-                    if let Some(&v) = ser.values.get(c) {
-                        let (ya, yb) = (y.at(v).min(y.at(0.0)), y.at(v).max(y.at(0.0)));
-                        let xa = x0 + bw * i as f32;
-                        p.shapes.push(Shape2d::Rect { min: [xa, ya], max: [xa + bw, yb], radius: 0.0, border: 0.0, color: colour(i) });
-                    }
-                }
-                let name = chart.categories.get(c).cloned().unwrap_or_else(|| (c + 1).to_string());
-                p.texts.push(text([left + slot * (c as f32 + 0.5), below], Align::Center, name));
-            }
+        let (first, last) = ((lo / x.step).ceil() as i64, (hi / x.step + 1e-9).floor() as i64);
+        for k in first..=last {
+            let v = k as f64 * x.step;
+            self.text([x.at(v), self.below()], Align::Center, tick_text(v, x.step));
         }
-        (None, _) => {
-            let xs = |ser: &crate::scene::figure::Series| -> Vec<f64> {
-                ser.x.clone().unwrap_or_else(|| (0..ser.values.len()).map(|i| i as f64).collect())
-            };
-            let all_x: Vec<f64> = chart.series.iter().flat_map(xs).collect();
-            let (xlo, xhi) = (all_x.iter().copied().fold(f64::INFINITY, f64::min), all_x.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-            let (xlo, xhi) = if xlo.is_finite() { (xlo, xhi) } else { (0.0, 1.0) };
-            let x = Axis::new(xlo, xhi, left, right, 6.0);
-            for v in x.ticks() {
-                p.texts.push(text([x.at(v), below], Align::Center, tick_text(v, x.step)));
-            }
+    }
+
+    /// One group of bars per category, a bar per series in it, named underneath.
+    fn bars(&mut self) {
+        let chart = self.chart;
+        let n = chart.series.len().max(1);
+        let count = chart.series.iter().map(|x| x.values.len()).max().unwrap_or(0).max(1);
+        let slot = (self.right - self.left) / count as f32;
+        for c in 0..count {
+            let x0 = self.left + slot * (c as f32 + 0.15);
+            let bw = slot * 0.7 / n as f32;
             for (i, ser) in chart.series.iter().enumerate() {
-                let pts: Vec<[f32; 2]> = xs(ser).iter().zip(&ser.values).map(|(a, b)| [x.at(*a), y.at(*b)]).collect();
-                let c = colour(i);
-                for w in pts.windows(2) {
-                    p.shapes.push(Shape2d::Line { a: w[0], b: w[1], width: 2.5, color_a: c, color_b: c, dash: None });
+                if let Some(&v) = ser.values.get(c) {
+                    let (ya, yb) = (self.y.at(v).min(self.y.at(0.0)), self.y.at(v).max(self.y.at(0.0)));
+                    let xa = x0 + bw * i as f32;
+                    let color = self.colour(i);
+                    self.plot.shapes.push(Shape2d::Rect { min: [xa, ya], max: [xa + bw, yb], radius: 0.0, border: 0.0, color });
                 }
+            }
+            let name = chart.categories.get(c).cloned().unwrap_or_else(|| (c + 1).to_string());
+            self.text([self.left + slot * (c as f32 + 0.5), self.below()], Align::Center, name);
+        }
+    }
+
+    /// Each series a polyline over its `x` (or its index).
+    fn lines(&mut self) {
+        let chart = self.chart;
+        let xs = |ser: &crate::scene::figure::Series| -> Vec<f64> {
+            ser.x.clone().unwrap_or_else(|| (0..ser.values.len()).map(|i| i as f64).collect())
+        };
+        let all_x: Vec<f64> = chart.series.iter().flat_map(xs).collect();
+        let (xlo, xhi) = (all_x.iter().copied().fold(f64::INFINITY, f64::min), all_x.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        let (xlo, xhi) = if xlo.is_finite() { (xlo, xhi) } else { (0.0, 1.0) };
+        let x = Axis::new(xlo, xhi, self.left, self.right, 6.0);
+        for v in x.ticks() {
+            self.text([x.at(v), self.below()], Align::Center, tick_text(v, x.step));
+        }
+        for (i, ser) in chart.series.iter().enumerate() {
+            let pts: Vec<[f32; 2]> = xs(ser).iter().zip(&ser.values).map(|(a, b)| [x.at(*a), self.y.at(*b)]).collect();
+            let c = self.colour(i);
+            for w in pts.windows(2) {
+                self.plot.shapes.push(Shape2d::Line { a: w[0], b: w[1], width: 2.5, color_a: c, color_b: c, dash: None });
             }
         }
     }
-    // the axes over the bars
-    let axis = |a, b| Shape2d::Line { a, b, width: 1.5, color_a: ink, color_b: ink, dash: None };
-    p.shapes.push(axis([left, y.at(0.0f64.clamp(y.lo, y.hi))], [right, y.at(0.0f64.clamp(y.lo, y.hi))]));
-    p.shapes.push(axis([left, bottom], [left, top]));
-    let mut legend: Vec<(String, [f32; 4], bool)> = Vec::new();
-    if let Some(r) = &chart.reference {
-        let c = hex(REFERENCE);
-        let at = y.at(r.value);
-        let dash = Some(Dash { on: s * 0.6, off: s * 0.4, phase: 0.0 });
-        p.shapes.push(Shape2d::Line { a: [left, at], b: [right, at], width: 2.0, color_a: c, color_b: c, dash });
-        if !r.label.is_empty() {
-            legend.push((format!("{} {}", r.label, tick_text(r.value, nice_step(r.value.abs().max(1e-9), 100.0))), c, true));
+
+    /// The dashed reference line, and the legend (on a light box) naming it and the series.
+    fn reference_and_legend(&mut self) {
+        let (s, chart) = (self.size, self.chart);
+        let mut legend: Vec<(String, [f32; 4], bool)> = Vec::new();
+        if let Some(r) = &chart.reference {
+            let c = hex(REFERENCE);
+            let at = self.y.at(r.value);
+            let dash = Some(Dash { on: s * 0.6, off: s * 0.4, phase: 0.0 });
+            self.plot.shapes.push(Shape2d::Line { a: [self.left, at], b: [self.right, at], width: 2.0, color_a: c, color_b: c, dash });
+            if !r.label.is_empty() {
+                legend.push((format!("{} {}", r.label, tick_text(r.value, nice_step(r.value.abs().max(1e-9), 100.0))), c, true));
+            }
         }
-    }
-    if n > 1 || chart.series.iter().any(|x| !x.label.is_empty()) {
-        legend
-            .extend(chart.series.iter().enumerate().filter(|(_, x)| !x.label.is_empty()).map(|(i, x)| (x.label.clone(), colour(i), false)));
-    }
-    let widest = legend.iter().map(|(t, ..)| text_width(t, s)).fold(0.0, f32::max);
-    if !legend.is_empty() {
-        // a light box keeps the legend readable over the lines
-        let (x0, y0) = (right - widest - s * 2.3, top + s * 0.2);
-        let y1 = top + s * 0.2 + (legend.len() as f32 + 0.45) * s * 1.35;
-        p.shapes.push(Shape2d::Rect {
-            min: [x0, y0],
-            max: [right - s * 0.1, y1],
+        if chart.series.len() > 1 || chart.series.iter().any(|x| !x.label.is_empty()) {
+            let named = chart.series.iter().enumerate().filter(|(_, x)| !x.label.is_empty());
+            legend.extend(named.map(|(i, x)| (x.label.clone(), self.colour(i), false)));
+        }
+        if legend.is_empty() {
+            return;
+        }
+        let widest = legend.iter().map(|(t, ..)| text_width(t, s)).fold(0.0, f32::max);
+        let (x0, top) = (self.right - widest - s * 1.8, self.top + s * 0.2);
+        let box_bottom = top + (legend.len() as f32 + 0.45) * s * 1.35;
+        let white = [1.0, 1.0, 1.0, 0.85];
+        self.plot.shapes.push(Shape2d::Rect {
+            min: [x0 - s * 0.5, top],
+            max: [self.right - s * 0.1, box_bottom],
             radius: s * 0.3,
             border: 0.0,
-            color: [1.0, 1.0, 1.0, 0.85],
+            color: white,
         });
+        for (k, (label, c, line)) in legend.into_iter().enumerate() {
+            let yb = top + (k as f32 + 1.0) * s * 1.35;
+            let mid = yb - self.ascent * 0.35;
+            self.plot.shapes.push(if line {
+                Shape2d::Line { a: [x0, mid], b: [x0 + s * 1.2, mid], width: 2.0, color_a: c, color_b: c, dash: None }
+            } else {
+                Shape2d::Rect { min: [x0, mid - s * 0.4], max: [x0 + s * 1.2, mid + s * 0.4], radius: 2.0, border: 0.0, color: c }
+            });
+            self.text([x0 + s * 1.6, yb], Align::Left, label);
+        }
     }
-    for (k, (label, c, line)) in legend.into_iter().enumerate() {
-        let x0 = right - widest - s * 1.8;
-        let yb = top + s * 0.2 + (k as f32 + 1.0) * s * 1.35;
-        let mid = yb - ascent * 0.35;
-        p.shapes.push(if line {
-            Shape2d::Line { a: [x0, mid], b: [x0 + s * 1.2, mid], width: 2.0, color_a: c, color_b: c, dash: None }
-        } else {
-            Shape2d::Rect { min: [x0, mid - s * 0.4], max: [x0 + s * 1.2, mid + s * 0.4], radius: 2.0, border: 0.0, color: c }
-        });
-        p.texts.push(text([x0 + s * 1.6, yb], Align::Left, label));
+}
+
+/// Draws `chart` into the canvas rectangle `rect`.
+pub fn draw(chart: &ChartSpec, rect: [f32; 4], style: &Style) -> Plot {
+    let s = style.size;
+    let (ascent, _) = ascent_descent(s);
+    let hist =
+        (chart.kind == ChartKind::Histogram).then(|| chart.series.iter().map(|x| histogram(&x.values, chart.bins)).collect::<Vec<_>>());
+    let heights: Vec<&[f64]> = match &hist {
+        Some(h) => h.iter().map(|(_, c)| c.as_slice()).collect(),
+        None => chart.series.iter().map(|x| x.values.as_slice()).collect(),
+    };
+    let (ylo, yhi) = y_range(chart, &heights);
+    // room left of the plot for the widest tick label
+    let probe = Axis::new(ylo, yhi, 0.0, 1.0, 5.0);
+    let tick_w = probe.ticks().map(|v| text_width(&tick_text(v, probe.step), s)).fold(0.0, f32::max);
+    let pad = s * 0.8;
+    let (left, right) = (rect[0] + pad + tick_w + s * 0.5, rect[0] + rect[2] - pad);
+    let top = rect[1] + pad + if chart.y_label.is_empty() { ascent * 0.5 } else { s * 1.6 };
+    let bottom = rect[1] + rect[3] - pad - s * 1.5 - if chart.x_label.is_empty() { 0.0 } else { s * 1.5 };
+    let mut p = Painter {
+        chart,
+        plot: Plot { shapes: Vec::new(), texts: Vec::new() },
+        size: s,
+        ink: [style.text[0], style.text[1], style.text[2], 1.0],
+        ascent,
+        left,
+        right,
+        top,
+        bottom,
+        y: Axis::new(ylo, yhi, bottom, top, 5.0),
+    };
+    p.y_axis(tick_w, rect, pad);
+    match (&hist, chart.kind) {
+        (Some(h), _) => p.histogram(h),
+        (None, ChartKind::Bar) => p.bars(),
+        (None, _) => p.lines(),
     }
-    p
+    // the axes over the bars
+    let ink = p.ink;
+    let axis = |a, b| Shape2d::Line { a, b, width: 1.5, color_a: ink, color_b: ink, dash: None };
+    let zero = p.y.at(0.0f64.clamp(p.y.lo, p.y.hi));
+    p.plot.shapes.push(axis([left, zero], [right, zero]));
+    p.plot.shapes.push(axis([left, bottom], [left, top]));
+    p.reference_and_legend();
+    p.plot
 }
 
 #[cfg(test)]

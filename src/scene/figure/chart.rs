@@ -1,0 +1,154 @@
+//! A chart panel's table: its type, series (inline numbers or names in the figure's data), categories,
+//! bins, reference line and axis labels.
+
+use toml::de::DeValue;
+
+use super::super::reader::TableReader;
+use super::super::values::Srgb;
+use super::{ChartKind, ChartSpec, Data, MAX_VALUES, Reference, Series, lookup, lookup_all};
+
+/// Numbers at `key`: an inline array, or a dotted path into `data` naming one.
+fn read_values(t: &TableReader, key: &'static str, data: Option<&Data>) -> Option<Vec<f64>> {
+    let v = t.raw(key)?;
+    let values = match v.get_ref() {
+        DeValue::String(path) => {
+            let Some(d) = data else {
+                t.error_at(key, format!("\"{path}\" names a value of the data, but there is none: add `data = \"file.json\"`"));
+                return None;
+            };
+            let found = if path.split('.').any(|p| p == "*") {
+                lookup_all(&d.json, path).and_then(|items| {
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(k, v)| {
+                            v.as_f64().ok_or_else(|| format!("\"{path}\" in {}: item {k} is {v}, not a number", d.path.display()))
+                        })
+                        .collect::<Result<Vec<f64>, String>>()
+                })
+            } else {
+                lookup(&d.json, path).and_then(|j| {
+                    j.as_array()
+                        .and_then(|a| a.iter().map(serde_json::Value::as_f64).collect::<Option<Vec<f64>>>())
+                        .ok_or_else(|| format!("\"{path}\" in {} is not an array of numbers", d.path.display()))
+                })
+            };
+            match found {
+                Ok(v) => v,
+                Err(e) => {
+                    t.error_at(key, e);
+                    return None;
+                }
+            }
+        }
+        other => match super::super::reader::number_list(other) {
+            Some(v) => v,
+            None => {
+                t.error_at(key, "expected an array of numbers, or the dotted name of one in the data");
+                return None;
+            }
+        },
+    };
+    if values.len() > MAX_VALUES || values.iter().any(|x| !x.is_finite()) {
+        t.error_at(key, format!("{} values; a series has at most {MAX_VALUES} finite numbers", values.len()));
+        return None;
+    }
+    Some(values)
+}
+
+/// One series: its values, its x (line charts), label and colour.
+fn read_series(s: &TableReader, data: Option<&Data>, kind: ChartKind) -> Series {
+    let values = read_values(s, "values", data);
+    if values.is_none() && !s.has("values") {
+        s.error_here("a series needs `values`");
+    }
+    let values = values.unwrap_or_default();
+    let x = s.has("x").then(|| read_values(s, "x", data)).flatten();
+    if let Some(x) = &x {
+        if kind != ChartKind::Line {
+            s.error_at("x", "`x` is for line charts; bars take `categories`, histograms count `values`");
+        } else if x.len() != values.len() {
+            s.error_at("x", format!("{} x values for {} values", x.len(), values.len()));
+        }
+    }
+    Series { label: s.string("label").unwrap_or_default(), x, values, color: s.has("color").then(|| s.color("color", Srgb([0.0; 3]))) }
+}
+
+/// A chart panel's `[…chart]` table.
+pub(super) fn read_chart(c: &TableReader, data: Option<&Data>) -> ChartSpec {
+    let kind = match c.choice("type", &["bar", "histogram", "line"]) {
+        "histogram" => ChartKind::Histogram,
+        "line" => ChartKind::Line,
+        _ => ChartKind::Bar,
+    };
+    let mut series: Vec<Series> = c
+        .tables("series")
+        .iter()
+        .map(|s| {
+            let out = read_series(s, data, kind);
+            s.finish();
+            out
+        })
+        .collect();
+    if c.has("values") {
+        if !series.is_empty() {
+            c.error_at("values", "give `values` or `[[…series]]`, not both");
+        }
+        series.insert(0, read_series(c, data, kind));
+    } else if series.is_empty() {
+        c.error_here("a chart needs `values` or `[[…series]]`");
+    }
+    let categories: Vec<String> = match c.raw("categories").map(|v| v.get_ref()) {
+        None => Vec::new(),
+        Some(DeValue::Array(a)) => a
+            .iter()
+            .map(|v| match v.get_ref() {
+                DeValue::String(s) => s.to_string(),
+                other => super::super::reader::number(other).map(|n| n.to_string()).unwrap_or_default(),
+            })
+            .collect(),
+        Some(_) => {
+            c.error_at("categories", "expected an array of names");
+            Vec::new()
+        }
+    };
+    let longest = series.iter().map(|s| s.values.len()).max().unwrap_or(0);
+    if !categories.is_empty() && categories.len() != longest {
+        c.error_at("categories", format!("{} categories for {longest} values", categories.len()));
+    }
+    let reference = c.has("reference").then(|| read_reference(c, data, &series)).flatten();
+    ChartSpec {
+        kind,
+        series,
+        categories,
+        bins: c.int_in("bins", 20, 1..=1000) as usize,
+        reference,
+        x_label: c.string("x_label").unwrap_or_default(),
+        y_label: c.string("y_label").unwrap_or_default(),
+    }
+}
+
+/// `reference`: a number, `"mean"` (of the first series), or a dotted name in the data.
+fn read_reference(c: &TableReader, data: Option<&Data>, series: &[Series]) -> Option<Reference> {
+    let v = c.raw("reference")?;
+    let value = match v.get_ref() {
+        DeValue::String(s) if s.as_ref() == "mean" => {
+            let first = series.first().map(|s| s.values.as_slice()).unwrap_or_default();
+            (!first.is_empty()).then(|| first.iter().sum::<f64>() / first.len() as f64)
+        }
+        DeValue::String(s) => match data.map(|d| lookup(&d.json, s)) {
+            Some(Ok(j)) => j.as_f64(),
+            Some(Err(e)) => {
+                c.error_at("reference", e);
+                return None;
+            }
+            None => None,
+        },
+        other => super::super::reader::number(other),
+    };
+    let Some(value) = value.filter(|v| v.is_finite()) else {
+        c.error_at("reference", "expected a number, \"mean\", or the dotted name of a number in the data");
+        return None;
+    };
+    Some(Reference { value, label: c.string("reference_label").unwrap_or_default() })
+}

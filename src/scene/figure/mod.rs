@@ -1,0 +1,457 @@
+//! `[figure]`: panels laid out in one image, for blog figures. A panel shows another scene file
+//! (at a fixed frame or time, or following the figure's clock, optionally through its own camera)
+//! or a chart drawn from data; captions, a title, labels anchored to 3-D points or to the canvas,
+//! and arrows go over them. Canvas units are the figure's pixels at its own `[render]` size (y
+//! down); the whole canvas scales with `--size`.
+//!
+//! Numbers in text come from data, never typed twice: `{key}` or `{key:.2}` in a title or caption
+//! is replaced by a value of the figure's JSON `data` (dotted paths: `{settle_s.median}`), and in a
+//! scene panel's caption also by `{time}`, `{frame}` or a fact of the panel's state digest
+//! (`{triangles}`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::Scene;
+use super::common::RenderSpec;
+use super::reader::TableReader;
+use super::values::Srgb;
+use crate::kinds::KindTable;
+
+mod chart;
+mod panel;
+#[cfg(test)]
+mod tests;
+
+/// Most panels in one figure.
+pub const MAX_PANELS: usize = 64;
+/// Most values in one chart series.
+pub const MAX_VALUES: usize = 1_000_000;
+/// Largest data file a figure reads.
+pub const MAX_DATA_BYTES: u64 = 64 << 20;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FigureSpec {
+    /// The canvas: the scene's own `[render]` size, kept when `--size` renders it larger or
+    /// smaller, so the layout scales as a whole.
+    pub size: [f64; 2],
+    pub title: Option<String>,
+    /// Panels per row of the grid (default: as square as the count allows, at most 4).
+    pub columns: usize,
+    /// Space between panels and around the grid, canvas units.
+    pub gap: f64,
+    pub margin: f64,
+    pub title_size: f64,
+    pub caption_size: f64,
+    pub text_color: Srgb,
+    /// Fill behind chart panels.
+    pub chart_background: Srgb,
+    pub data: Option<Data>,
+    pub panels: Vec<PanelSpec>,
+    /// Labels and arrows over the whole figure (canvas positions only).
+    pub labels: Vec<LabelSpec>,
+    pub arrows: Vec<ArrowSpec>,
+}
+
+/// A JSON document a figure draws numbers from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Data {
+    pub path: PathBuf,
+    pub json: Arc<serde_json::Value>,
+}
+
+/// Which frame of its scene a panel shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PanelFrame {
+    /// The frame at the figure's own time (clamped to the scene's last frame).
+    Follow,
+    Frame(u32),
+    /// Seconds into the scene.
+    Time(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PanelContent {
+    Scene(Box<Scene>),
+    Chart(ChartSpec),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PanelSpec {
+    pub content: PanelContent,
+    pub frame: PanelFrame,
+    pub caption: Option<String>,
+    /// `[x, y, width, height]` in canvas units; else the panel's grid cell.
+    pub rect: Option<[f64; 4]>,
+    /// Whether a scene panel shows its scene's own 2-D overlay (result strips, legends).
+    pub overlay: bool,
+    /// Labels and arrows over this panel: 3-D points (projected through its camera) or positions
+    /// in the panel (canvas units from its top left).
+    pub labels: Vec<LabelSpec>,
+    pub arrows: Vec<ArrowSpec>,
+}
+
+/// Where an annotation is pinned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Anchor {
+    World([f64; 3]),
+    Canvas([f64; 2]),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    None,
+    Filled,
+    Hollow,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabelSpec {
+    pub at: Anchor,
+    pub text: String,
+    /// From the anchor to the text's left baseline, canvas units; a leader line joins them when
+    /// it is longer than the text is tall.
+    pub offset: [f64; 2],
+    pub marker: Marker,
+    pub color: Srgb,
+    pub size: f64,
+    /// A rounded box behind the text (equations, callouts).
+    pub boxed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrowSpec {
+    pub from: Anchor,
+    pub to: Anchor,
+    pub color: Srgb,
+    pub width: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartKind {
+    /// One bar per value (per category).
+    Bar,
+    /// Values counted into equal bins.
+    Histogram,
+    /// Values joined by lines, over `x` (or their index).
+    Line,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub label: String,
+    pub x: Option<Vec<f64>>,
+    pub values: Vec<f64>,
+    pub color: Option<Srgb>,
+}
+
+/// A horizontal reference line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    pub value: f64,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartSpec {
+    pub kind: ChartKind,
+    pub series: Vec<Series>,
+    /// Names under the bars of a bar chart (default 1, 2, 3, …).
+    pub categories: Vec<String>,
+    pub bins: usize,
+    pub reference: Option<Reference>,
+    pub x_label: String,
+    pub y_label: String,
+}
+
+impl KindTable for FigureSpec {
+    const NAME: &'static str = "figure";
+
+    fn read(t: &TableReader, render: &RenderSpec) -> Self {
+        read_figure(t, [render.width as f64, render.height as f64])
+    }
+
+    fn memory(&self) -> (u64, String) {
+        let scenes: u64 = self
+            .panels
+            .iter()
+            .map(|p| match &p.content {
+                PanelContent::Scene(s) => s.kind.memory().0,
+                PanelContent::Chart(c) => c.series.iter().map(|s| s.values.len() as u64 * 16).sum(),
+            })
+            .sum();
+        (scenes + (1 << 20), format!("a figure of {} panels", self.panels.len()))
+    }
+}
+
+/// The folder paths in the figure file are relative to.
+fn base_dir(t: &TableReader) -> PathBuf {
+    t.diagnostics().file().and_then(Path::parent).map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+thread_local! {
+    /// Set while a panel's scene file is being read: a figure met then is a figure in a figure
+    /// (perhaps itself), refused before it reads any panels of its own.
+    static IN_PANEL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn read_figure(t: &TableReader, size: [f64; 2]) -> FigureSpec {
+    if IN_PANEL.with(|p| p.get()) {
+        t.error_here("this figure is the scene of a panel of another figure; a panel shows a scene of another kind");
+        let _ = (t.raw("title"), t.raw("panel"), t.raw("data"), t.raw("columns"), t.raw("label"), t.raw("arrow"));
+        return FigureSpec {
+            size,
+            title: None,
+            columns: 1,
+            gap: 0.0,
+            margin: 0.0,
+            title_size: 1.0,
+            caption_size: 1.0,
+            text_color: Srgb([0.0; 3]),
+            chart_background: Srgb([1.0; 3]),
+            data: None,
+            panels: Vec::new(),
+            labels: Vec::new(),
+            arrows: Vec::new(),
+        };
+    }
+    let dir = base_dir(t);
+    let data = t.has("data").then(|| read_data(t, "data", &dir)).flatten();
+    let title = t.string("title");
+    if let Some(title) = &title {
+        check_placeholders(t, "title", title, data.as_ref(), false);
+    }
+    let readers = t.tables("panel");
+    let panels: Vec<PanelSpec> = readers.iter().map(|p| panel::read_panel(p, &dir, data.as_ref())).collect();
+    if panels.len() > MAX_PANELS {
+        t.error_at("panel", format!("{} panels; a figure has at most {MAX_PANELS}", panels.len()));
+    }
+    let default_columns = (panels.len() as f64).sqrt().ceil().clamp(1.0, 4.0) as i64;
+    let columns = t.int_in("columns", default_columns, 1..=MAX_PANELS as i64) as usize;
+    let labels = t.tables("label").iter().map(|l| panel::read_label(l, false, data.as_ref())).collect();
+    let arrows = t.tables("arrow").iter().map(|a| panel::read_arrow(a, false)).collect();
+    let spec = FigureSpec {
+        size,
+        title,
+        columns,
+        gap: t.f64_in("gap", 16.0, 0.0..1e4),
+        margin: t.f64_in("margin", 16.0, 0.0..1e4),
+        title_size: t.f64_in("title_size", 22.0, 4.0..400.0),
+        caption_size: t.f64_in("caption_size", 15.0, 4.0..400.0),
+        text_color: t.color("text_color", Srgb([0.12, 0.12, 0.14])),
+        chart_background: t.color("chart_background", Srgb([1.0, 1.0, 1.0])),
+        data,
+        panels,
+        labels,
+        arrows,
+    };
+    check_panels(&spec, &readers);
+    spec
+}
+
+/// Fixed frames must exist in their scene, and annotations pinned to 3-D points must land in
+/// their panel at the frame it shows (at its first frame for a panel on the figure's clock).
+fn check_panels(spec: &FigureSpec, readers: &[TableReader]) {
+    let rects = spec.panel_rects();
+    for (k, (p, r)) in spec.panels.iter().zip(readers).enumerate() {
+        let PanelContent::Scene(scene) = &p.content else { continue };
+        let last = scene.render.frames - 1;
+        let t = match p.frame {
+            PanelFrame::Follow => 0.0,
+            PanelFrame::Time(s) => s.min(scene.render.time_of(last)),
+            PanelFrame::Frame(f) => {
+                if f > last {
+                    r.error_at("frame", format!("frame {f} is past the last frame ({last}) of {}", scene.path.display()));
+                }
+                scene.render.time_of(f.min(last))
+            }
+        };
+        let (eye, target) = scene.camera.eye_target(t, scene.render.duration());
+        let camera = crate::frame::Camera {
+            eye: eye.map(|v| v as f32),
+            target: target.map(|v| v as f32),
+            up: [0.0, 1.0, 0.0],
+            fov_y_deg: scene.camera.fov_deg as f32,
+            near: scene.camera.near as f32,
+            far: scene.camera.far as f32,
+        };
+        let aspect = (rects[k][2] / rects[k][3]) as f32;
+        let outside = |anchor: Anchor| match anchor {
+            Anchor::World(w) => {
+                let (uv, front) = camera.project(w.map(|v| v as f32), aspect);
+                (!front || uv.iter().any(|c| !(0.0..=1.0).contains(c))).then(|| {
+                    let at = if front {
+                        format!("lands at {:.0} %, {:.0} % of the panel", uv[0] * 100.0, uv[1] * 100.0)
+                    } else {
+                        "is behind the camera".into()
+                    };
+                    format!(
+                        "[{}, {}, {}] is off-screen in panel {} at t = {t:.2} s: it {at} (move the point, or give the panel a [camera])",
+                        w[0],
+                        w[1],
+                        w[2],
+                        k + 1
+                    )
+                })
+            }
+            Anchor::Canvas(_) => None,
+        };
+        for (l, lr) in p.labels.iter().zip(r.tables("label")) {
+            if let Some(message) = outside(l.at) {
+                lr.error_at("at", message);
+            }
+        }
+        for (a, ar) in p.arrows.iter().zip(r.tables("arrow")) {
+            for (key, anchor) in [("from", a.from), ("to", a.to)] {
+                if let Some(message) = outside(anchor) {
+                    ar.error_at(key, message);
+                }
+            }
+        }
+    }
+}
+
+/// Reads the JSON file named at `key` (relative to `dir`).
+fn read_data(t: &TableReader, key: &'static str, dir: &Path) -> Option<Data> {
+    let name = t.string(key)?;
+    let path = dir.join(&name);
+    let text = match std::fs::metadata(&path) {
+        Ok(m) if !m.is_file() => Err(format!("{} is not a file", path.display())),
+        Ok(m) if m.len() > MAX_DATA_BYTES => Err(format!("{} is {} bytes; data files are at most 64 MiB", path.display(), m.len())),
+        _ => std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display())),
+    };
+    let parsed = text.and_then(|s| serde_json::from_str(&s).map_err(|e| format!("{} is not JSON: {e}", path.display())));
+    match parsed {
+        Ok(json) => Some(Data { path, json: Arc::new(json) }),
+        Err(message) => {
+            t.error_at(key, message);
+            None
+        }
+    }
+}
+
+/// The value at dotted `path` in `json`.
+pub fn lookup<'j>(json: &'j serde_json::Value, path: &str) -> Result<&'j serde_json::Value, String> {
+    let mut v = json;
+    for part in path.split('.') {
+        v = match v {
+            serde_json::Value::Object(m) => m.get(part).ok_or_else(|| {
+                let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
+                keys.sort();
+                let close = super::reader::did_you_mean(part, keys.iter().copied());
+                match close {
+                    Some(c) => format!("no key \"{part}\" in the data (did you mean \"{c}\"?)"),
+                    None => format!("no key \"{part}\" in the data; it has {}", keys.join(", ")),
+                }
+            })?,
+            serde_json::Value::Array(a) => match part.parse::<usize>() {
+                Ok(i) if i < a.len() => &a[i],
+                _ => return Err(format!("\"{part}\": the array has items 0 to {}", a.len().saturating_sub(1))),
+            },
+            _ => return Err(format!("\"{part}\" is looked up in something that is neither an object nor an array")),
+        };
+    }
+    Ok(v)
+}
+
+/// Every value at dotted `path`, where a `*` part stands for each item of an array:
+/// `frames.*.facts.seek` is the `seek` fact of every frame of a manifest.
+pub fn lookup_all<'j>(json: &'j serde_json::Value, path: &str) -> Result<Vec<&'j serde_json::Value>, String> {
+    let mut current = vec![json];
+    for part in path.split('.') {
+        let mut next = Vec::new();
+        for v in current {
+            if part == "*" {
+                match v {
+                    serde_json::Value::Array(a) => next.extend(a.iter()),
+                    _ => return Err("\"*\" stands for the items of an array, and this is not one".into()),
+                }
+            } else {
+                next.push(lookup(v, part)?);
+            }
+        }
+        current = next;
+    }
+    Ok(current)
+}
+
+/// `{name}` and `{name:.N}` in `text`: (name, decimals).
+pub fn placeholders(text: &str) -> Result<Vec<(String, Option<usize>)>, String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..].find('}').ok_or_else(|| format!("a `{{` without its `}}` in \"{text}\""))? + open;
+        let inner = &rest[open + 1..close];
+        let (name, decimals) = match inner.split_once(":.") {
+            Some((n, d)) => {
+                (n, Some(d.parse::<usize>().ok().filter(|&d| d <= 12).ok_or_else(|| format!("`{{{inner}}}`: decimals are 0 to 12"))?))
+            }
+            None => (inner, None),
+        };
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            return Err(format!("`{{{inner}}}` is not a placeholder: write {{name}} or {{name:.2}}"));
+        }
+        out.push((name.to_string(), decimals));
+        rest = &rest[close + 1..];
+    }
+    Ok(out)
+}
+
+/// Checks the placeholders of `text`: well formed, and (unless the panel may supply its own
+/// facts) present in `data`.
+fn check_placeholders(t: &TableReader, key: &'static str, text: &str, data: Option<&Data>, panel_facts: bool) {
+    let names = match placeholders(text) {
+        Ok(n) => n,
+        Err(e) => return t.error_at(key, e),
+    };
+    for (name, _) in names {
+        if panel_facts {
+            continue;
+        }
+        match data {
+            Some(d) => {
+                if let Err(e) = lookup(&d.json, &name) {
+                    t.error_at(key, format!("{{{name}}}: {e}"));
+                }
+            }
+            None => t.error_at(key, format!("{{{name}}} needs `data = \"file.json\"` in [figure]")),
+        }
+    }
+}
+
+impl FigureSpec {
+    /// Height of the band above the grid that holds the title (0 without one).
+    pub fn title_band(&self) -> f64 {
+        if self.title.is_some() { self.title_size * 1.6 } else { 0.0 }
+    }
+
+    /// Height of the band under every grid cell that holds its caption (0 when no panel has one).
+    pub fn caption_band(&self) -> f64 {
+        if self.panels.iter().any(|p| p.caption.is_some()) { self.caption_size * 1.8 } else { 0.0 }
+    }
+
+    /// Every panel's rectangle `[x, y, width, height]` on a canvas of `size`: its own `rect`, else
+    /// its cell of the grid (row by row, `columns` wide) under the title, less its caption band.
+    pub fn panel_rects(&self) -> Vec<[f64; 4]> {
+        let size = self.size;
+        let n = self.panels.len().max(1);
+        let cols = self.columns.clamp(1, n);
+        let rows = n.div_ceil(cols);
+        let top = self.margin + self.title_band();
+        let cell_w = (size[0] - 2.0 * self.margin - (cols - 1) as f64 * self.gap) / cols as f64;
+        let cell_h = (size[1] - top - self.margin - (rows - 1) as f64 * self.gap) / rows as f64;
+        let caption = self.caption_band();
+        self.panels
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.rect.unwrap_or_else(|| {
+                    let (r, c) = (i / cols, i % cols);
+                    let x = self.margin + c as f64 * (cell_w + self.gap);
+                    let y = top + r as f64 * (cell_h + self.gap);
+                    [x, y, cell_w.max(1.0), (cell_h - caption).max(1.0)]
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,103 @@
+//! Reading figure files: layout, panels, data, errors with their positions.
+
+use std::path::PathBuf;
+
+use super::*;
+use crate::scene::{Diagnostic, KindSpec, SceneError};
+
+/// A figure file as if it sat in `scenes/figures/`.
+fn parse(body: &str) -> Result<FigureSpec, Vec<Diagnostic>> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/figures/test.toml");
+    match crate::scene::parse(&format!("kind = \"figure\"\n[render]\nwidth = 900\nheight = 400\n{body}"), &path) {
+        Ok(s) => match s.kind {
+            KindSpec::Figure(f) => Ok(f),
+            other => panic!("{other:?}"),
+        },
+        Err(SceneError::Invalid { diagnostics, .. }) => Err(diagnostics),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn problem(body: &str, key: &str, words: &str) -> (usize, usize) {
+    let d = parse(body).expect_err("refused");
+    let hit = d.iter().find(|d| d.key == key && d.message.contains(words)).unwrap_or_else(|| panic!("no `{words}` at {key}: {d:?}"));
+    (hit.line, hit.col)
+}
+
+#[test]
+fn panels_fill_a_grid_under_the_title_with_room_for_captions() {
+    let f = parse(
+        "[figure]\ntitle = \"t\"\ncolumns = 2\n[[figure.panel]]\nscene = \"../terrain.toml\"\ncaption = \"{triangles}\"\n\
+         [[figure.panel]]\nscene = \"../flock.toml\"\n[[figure.panel]]\nscene = \"../dice.toml\"\nrect = [10, 20, 30, 40]\n",
+    )
+    .unwrap();
+    let r = f.panel_rects();
+    let (title, caption) = (f.title_band(), f.caption_band());
+    assert!(title > 0.0 && caption > 0.0);
+    let cell_w = (900.0 - 2.0 * 16.0 - 16.0) / 2.0;
+    let cell_h = (400.0 - 16.0 - title - 16.0 - 16.0) / 2.0;
+    assert_eq!(r[0], [16.0, 16.0 + title, cell_w, cell_h - caption]);
+    assert_eq!(r[1], [16.0 + cell_w + 16.0, 16.0 + title, cell_w, cell_h - caption]);
+    assert_eq!(r[2], [10.0, 20.0, 30.0, 40.0], "its own rectangle");
+    assert!(matches!(&f.panels[0].content, PanelContent::Scene(s) if s.kind.name() == "terrain"));
+}
+
+#[test]
+fn bad_panels_are_named_at_their_line_and_column() {
+    assert_eq!(problem("[[figure.panel]]\nscene = \"nowhere.toml\"\n", "figure.panel[0].scene", "relative to the figure's file"), (6, 9));
+    problem("[[figure.panel]]\nscene = \"../dice.toml\"\nframe = 9999\n", "figure.panel[0].frame", "past the last frame (179)");
+    problem("[[figure.panel]]\n", "figure.panel[0]", "needs `scene");
+    problem("[[figure.panel]]\nscene = \"../dice.toml\"\n[figure.panel.chart]\nvalues = [1]\n", "figure.panel[0].chart", "not both");
+    // a point above and behind the camera of the settled dice scene
+    let at = problem(
+        "[[figure.panel]]\nscene = \"../dice.toml\"\nframe = 179\n[[figure.panel.label]]\nat = [0, 40, 0]\ntext = \"x\"\n",
+        "figure.panel[0].label[0].at",
+        "off-screen in panel 1",
+    );
+    assert_eq!(at, (9, 6));
+    problem(
+        "[[figure.panel]]\nscene = \"../dice.toml\"\nframe = 179\n[[figure.panel.arrow]]\nfrom = [0, 0, 0]\nto = [90, 0, 0]\n",
+        "figure.panel[0].arrow[0].to",
+        "lands at",
+    );
+    problem("[[figure.panel]]\nscene = \"../dice.toml\"\ncaption = \"{oops\"\n", "figure.panel[0].caption", "without its");
+}
+
+#[test]
+fn chart_data_comes_from_the_json_with_hints_for_missing_keys() {
+    let f = parse(
+        "[figure]\ndata = \"data/dice_study.json\"\ntitle = \"χ² {chi_square:.2}\"\n[[figure.panel]]\n[figure.panel.chart]\n\
+         values = \"face_counts\"\nreference = \"mean\"\n",
+    )
+    .unwrap();
+    let PanelContent::Chart(c) = &f.panels[0].content else { panic!() };
+    let json = &f.data.as_ref().unwrap().json;
+    let counts: Vec<f64> = json["face_counts"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(c.series[0].values, counts);
+    let mean = counts.iter().sum::<f64>() / 6.0;
+    assert_eq!(c.reference.as_ref().unwrap().value, mean);
+    problem(
+        "[figure]\ndata = \"data/dice_study.json\"\n[[figure.panel]]\n[figure.panel.chart]\nvalues = \"face_count\"\n",
+        "figure.panel[0].chart.values",
+        "did you mean \"face_counts\"",
+    );
+    problem("[figure]\ntitle = \"{chi_square}\"\n", "figure.title", "needs `data");
+    problem("[figure]\ndata = \"data/missing.json\"\n", "figure.data", "cannot read");
+    problem("[figure]\ndata = \"../dice.toml\"\n", "figure.data", "is not JSON");
+    problem(
+        "[[figure.panel]]\n[figure.panel.chart]\ntype = \"line\"\nvalues = [1, 2]\nx = [1]\n",
+        "figure.panel[0].chart.x",
+        "1 x values for 2 values",
+    );
+}
+
+#[test]
+fn a_figure_cannot_be_its_own_panel() {
+    let dir = std::env::temp_dir().join(format!("simreel-figure-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("self.toml");
+    std::fs::write(&path, "kind = \"figure\"\n[[figure.panel]]\nscene = \"self.toml\"\n").unwrap();
+    let e = crate::scene::load(&path).expect_err("refused");
+    assert!(e.to_string().contains("is the scene of a panel of another figure"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
