@@ -212,13 +212,7 @@ impl Pipelines {
                 layout: Some(layout),
                 vertex: wgpu::VertexState { module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers },
                 primitive: wgpu::PrimitiveState { cull_mode, ..Default::default() },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
+                depth_stencil: depth(true, wgpu::CompareFunction::Less),
                 multisample: ms,
                 fragment: Some(wgpu::FragmentState {
                     module,
@@ -273,6 +267,17 @@ impl Pipelines {
     }
 }
 
+/// Depth testing with `compare`, writing depth when `write`, no bias.
+fn depth(write: bool, compare: wgpu::CompareFunction) -> Option<wgpu::DepthStencilState> {
+    Some(wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(write),
+        depth_compare: Some(compare),
+        stencil: Default::default(),
+        bias: Default::default(),
+    })
+}
+
 /// The background gradient: one full-screen triangle, no depth test.
 fn background_pipeline(
     device: &wgpu::Device,
@@ -286,13 +291,7 @@ fn background_pipeline(
         layout: Some(frame_only),
         vertex: wgpu::VertexState { module: &bg, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
         primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(false),
-            depth_compare: Some(wgpu::CompareFunction::Always),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
+        depth_stencil: depth(false, wgpu::CompareFunction::Always),
         multisample: ms,
         fragment: Some(wgpu::FragmentState {
             module: &bg,
@@ -318,13 +317,7 @@ fn hidden_pipeline(
         layout: Some(lit),
         vertex: wgpu::VertexState { module: me, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: layouts },
         primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(true),
-            depth_compare: Some(wgpu::CompareFunction::Less),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
+        depth_stencil: depth(true, wgpu::CompareFunction::Less),
         multisample: ms,
         fragment: Some(wgpu::FragmentState {
             module: me,
@@ -360,13 +353,7 @@ fn edges_pipeline(
         layout: Some(frame_only),
         vertex: wgpu::VertexState { module: &ed, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &buffers },
         primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(false),
-            depth_compare: Some(wgpu::CompareFunction::LessEqual),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
+        depth_stencil: depth(false, wgpu::CompareFunction::LessEqual),
         multisample: ms,
         fragment: Some(wgpu::FragmentState {
             module: &ed,

@@ -85,6 +85,19 @@ pub struct OrbitSpec {
 }
 
 impl CameraSpec {
+    /// The camera at `time` of a scene lasting `duration` (seconds), as frames carry it.
+    pub fn camera_at(&self, time: f64, duration: f64) -> crate::frame::Camera {
+        let (eye, target) = self.eye_target(time, duration);
+        crate::frame::Camera {
+            eye: eye.map(|c| c as f32),
+            target: target.map(|c| c as f32),
+            up: [0.0, 1.0, 0.0],
+            fov_y_deg: self.fov_deg as f32,
+            near: self.near as f32,
+            far: self.far as f32,
+        }
+    }
+
     /// Eye and target at `time` of a scene lasting `duration` (seconds).
     pub fn eye_target(&self, time: f64, duration: f64) -> ([f64; 3], [f64; 3]) {
         match &self.orbit {

@@ -102,14 +102,5 @@ pub fn scene_frame(
 
 /// The camera of `scene` at frame `frame`.
 pub fn scene_camera(scene: &Scene, frame: u32) -> crate::frame::Camera {
-    let t = scene.render.time_of(frame);
-    let (eye, target) = scene.camera.eye_target(t, scene.render.duration());
-    crate::frame::Camera {
-        eye: eye.map(|c| c as f32),
-        target: target.map(|c| c as f32),
-        up: [0.0, 1.0, 0.0],
-        fov_y_deg: scene.camera.fov_deg as f32,
-        near: scene.camera.near as f32,
-        far: scene.camera.far as f32,
-    }
+    scene.camera.camera_at(scene.render.time_of(frame), scene.render.duration())
 }

@@ -266,15 +266,7 @@ fn check_panels(spec: &FigureSpec, readers: &[TableReader]) {
                 scene.render.time_of(f.min(last))
             }
         };
-        let (eye, target) = scene.camera.eye_target(t, scene.render.duration());
-        let camera = crate::frame::Camera {
-            eye: eye.map(|v| v as f32),
-            target: target.map(|v| v as f32),
-            up: [0.0, 1.0, 0.0],
-            fov_y_deg: scene.camera.fov_deg as f32,
-            near: scene.camera.near as f32,
-            far: scene.camera.far as f32,
-        };
+        let camera = scene.camera.camera_at(t, scene.render.duration());
         let aspect = (rects[k][2] / rects[k][3]) as f32;
         let outside = |anchor: Anchor| match anchor {
             Anchor::World(w) => {
