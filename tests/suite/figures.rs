@@ -321,3 +321,22 @@ fn cube_tables_take_one_way_of_giving_their_values() {
     };
     assert!(d[0].key == "terrain.resolution" && d[0].message.contains("remove `resolution`"), "{d:?}");
 }
+
+#[test]
+fn an_animated_iso_sweeps_the_threshold_through_the_field() {
+    // a cube whose corners run from -1 to 1: raising iso from -0.9 to 0.9 takes the surface
+    // from around corner 0 alone to around every corner but the last
+    let text = "kind = \"terrain\"\n[render]\nframes = 3\nfps = 1\n[terrain]\nsize = [1, 1, 1]\n\
+                iso = [[0.0, -0.9], [2.0, 0.9]]\n[terrain.cube]\nvalues = [-1, -0.5, 0, -0.25, 0.25, 0.5, 1, 0.75]\n";
+    let scene = simreel::scene::parse(text, std::path::Path::new("sweep.toml")).unwrap();
+    let mut sim = simreel::sim::build(&scene);
+    let inside: Vec<u32> = (0..3)
+        .map(|f| {
+            sim.frame(f);
+            let case: u8 = sim.digest().facts.iter().find(|(k, _)| k == "case").unwrap().1.parse().unwrap();
+            case.count_ones()
+        })
+        .collect();
+    // at iso 0 the corner holding exactly 0 is outside, as every sample at iso is
+    assert_eq!(inside, [1, 3, 7], "corners inside at iso -0.9, 0, 0.9");
+}
