@@ -257,7 +257,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     let ffmpeg =
         if job.formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm)) { Some(output::animation::ffmpeg()?) } else { None };
     let claim = output::claim::Claim::take(&out.frames_dir)?;
-    claim.sweep(&out.frames_dir, out.gif.as_deref());
+    claim.sweep(&out.frames_dir, &beside_outputs(job));
     let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
     let adapter = renderer.adapter().clone();
     let scene_hash = format!("{:016x}", scene.source_hash);
@@ -314,6 +314,25 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         animations,
         reused: shared.kept.len(),
     })
+}
+
+/// The files a job writes beside its frames folder (GIF, APNG, MP4, WebM, and the frame list
+/// ffmpeg reads): whatever a killed run left of them as temporaries is this scene's to sweep.
+fn beside_outputs(job: &Job) -> Vec<PathBuf> {
+    let at = |ext: &str| job.out_dir.join(format!("{}.{ext}", job.scene.name));
+    let mut out = Vec::new();
+    for f in &job.formats {
+        match f {
+            Format::Png => {}
+            Format::Gif => out.push(at("gif")),
+            Format::Apng => out.push(at("apng")),
+            Format::Mp4 | Format::Webm => {
+                out.push(at(if *f == Format::Mp4 { "mp4" } else { "webm" }));
+                out.push(at(if *f == Format::Mp4 { "mp4" } else { "webm" }).with_extension("ffconcat"));
+            }
+        }
+    }
+    out
 }
 
 /// The APNG, MP4 and WebM files the job asks for, made from its PNG frames in order, at the

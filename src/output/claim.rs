@@ -67,8 +67,9 @@ impl Claim {
     }
 
     /// Removes the temporaries dead runs left: `<file>.<pid>.tmp` in the frames folder, and
-    /// `<gif file>.<pid>.tmp` beside the GIF, whose process is gone. Returns how many.
-    pub fn sweep(&self, frames_dir: &Path, gif: Option<&Path>) -> usize {
+    /// `<file>.<pid>.tmp` for each of the outputs `beside` it (the GIF, APNG, videos), whose
+    /// process is gone. Returns how many.
+    pub fn sweep(&self, frames_dir: &Path, beside: &[PathBuf]) -> usize {
         let mut removed = 0;
         let mut sweep_dir = |dir: &Path, belongs: &dyn Fn(&str) -> bool| {
             let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -82,8 +83,8 @@ impl Claim {
             }
         };
         sweep_dir(frames_dir, &|_| true);
-        if let Some(gif) = gif {
-            let (Some(dir), Some(file)) = (gif.parent(), gif.file_name().and_then(|f| f.to_str())) else { return removed };
+        for out in beside {
+            let (Some(dir), Some(file)) = (out.parent(), out.file_name().and_then(|f| f.to_str())) else { continue };
             let prefix = format!("{file}.");
             sweep_dir(dir, &|name| name.starts_with(&prefix));
         }

@@ -471,7 +471,11 @@ fn killed_runs_leave_no_litter_and_one_render_holds_a_scene_at_a_time() {
     assert!(frames.join(".simreel.lock").exists());
     let dead = 4_194_999; // beyond Linux's largest process id
     let own = std::process::id();
-    for f in [format!("small_terrain/frame_0040.png.{dead}.tmp"), format!("small_terrain.gif.{dead}.tmp")] {
+    for f in [
+        format!("small_terrain/frame_0040.png.{dead}.tmp"),
+        format!("small_terrain.gif.{dead}.tmp"),
+        format!("small_terrain.apng.{dead}.tmp"),
+    ] {
         std::fs::write(dir.join(f), b"partial").unwrap();
     }
     // not the dead run's: a live process's temporary, another scene's
@@ -479,7 +483,7 @@ fn killed_runs_leave_no_litter_and_one_render_holds_a_scene_at_a_time() {
         std::fs::write(dir.join(f), b"keep").unwrap();
     }
     let out = simreel()
-        .args(["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--resume", "--out"])
+        .args(["render", "tests/scenes/small_terrain.toml", "--format", "png,gif,apng", "--resume", "--out"])
         .arg(&dir)
         .output()
         .unwrap();
@@ -491,6 +495,10 @@ fn killed_runs_leave_no_litter_and_one_render_holds_a_scene_at_a_time() {
     assert!(!inside.iter().any(|f| f.contains(&format!(".{dead}.tmp")) || f == ".simreel.lock"), "{inside:?}");
     assert!(inside.contains(&format!("frame_0041.png.{own}.tmp")), "a live process's temporary is not ours to remove: {inside:?}");
     assert!(!beside.contains(&format!("small_terrain.gif.{dead}.tmp")) && beside.contains(&format!("other.gif.{dead}.tmp")), "{beside:?}");
+    assert!(
+        !beside.contains(&format!("small_terrain.apng.{dead}.tmp")) && beside.contains(&"small_terrain.apng".to_string()),
+        "{beside:?}"
+    );
     assert_eq!(inside.iter().filter(|f| f.ends_with(".png")).count(), 48);
 }
 
