@@ -21,8 +21,8 @@ impl Rng {
     }
 }
 
-/// Every undirected edge is used by exactly two triangles, once in each direction.
-fn check_closed_oriented(m: &IsoMesh) -> Result<(), String> {
+/// How many triangles use each directed edge; an error on a degenerate triangle.
+fn directed_edges(m: &IsoMesh) -> Result<HashMap<(u32, u32), u32>, String> {
     let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
     for t in m.indices.chunks_exact(3) {
         for k in 0..3 {
@@ -33,6 +33,12 @@ fn check_closed_oriented(m: &IsoMesh) -> Result<(), String> {
             *directed.entry((a, b)).or_default() += 1;
         }
     }
+    Ok(directed)
+}
+
+/// Every undirected edge is used by exactly two triangles, once in each direction.
+fn check_closed_oriented(m: &IsoMesh) -> Result<(), String> {
+    let directed = directed_edges(m)?;
     for (&(a, b), &n) in &directed {
         if n != 1 {
             return Err(format!("directed edge {a}->{b} used {n} times (inconsistent winding or non-manifold)"));
@@ -48,16 +54,7 @@ fn check_closed_oriented(m: &IsoMesh) -> Result<(), String> {
 /// in the other direction. Returns the edges with more than two triangles (dual meshers make one
 /// where two sheets of the surface pass through the cells on either side of one face).
 fn check_watertight(m: &IsoMesh) -> Result<usize, String> {
-    let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
-    for t in m.indices.chunks_exact(3) {
-        for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            if a == b {
-                return Err(format!("degenerate triangle {t:?}"));
-            }
-            *directed.entry((a, b)).or_default() += 1;
-        }
-    }
+    let directed = directed_edges(m)?;
     let mut non_manifold = 0;
     for (&(a, b), &n) in &directed {
         let back = directed.get(&(b, a)).copied().unwrap_or(0);
@@ -597,9 +594,8 @@ fn blocks_meshed_on_their_own_meet_without_a_seam() {
             } else {
                 // the terrain is open where it meets the grid's sides: exactly as open in blocks
                 let open = |m: &IsoMesh| {
-                    let directed: std::collections::HashSet<(u32, u32)> =
-                        m.indices.chunks_exact(3).flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])]).collect();
-                    directed.iter().filter(|(a, b)| !directed.contains(&(*b, *a))).count()
+                    let directed = directed_edges(m).expect("no degenerate triangles");
+                    directed.keys().filter(|(a, b)| !directed.contains_key(&(*b, *a))).count()
                 };
                 assert_eq!(open(&welded), open(&whole), "blocks of {cells:?}: boundary edges");
             }
