@@ -340,3 +340,35 @@ fn an_animated_iso_sweeps_the_threshold_through_the_field() {
     // at iso 0 the corner holding exactly 0 is outside, as every sample at iso is
     assert_eq!(inside, [1, 3, 7], "corners inside at iso -0.9, 0, 0.9");
 }
+
+#[test]
+fn a_panel_draws_any_scenes_meshes_in_the_style_it_names() {
+    use simreel::frame::Fill;
+    let figure = "kind = \"figure\"\n[[figure.panel]]\nscene = \"../dice.toml\"\nframe = 0\nstyle = \"wireframe\"\nwire_width = 2\n\
+                  [[figure.panel]]\nscene = \"../terrain.toml\"\nwith = { terrain = { resolution = [24, 16, 24] } }\nstyle = \"shaded+wire\"\nwire_color = \"#ff0000\"\n";
+    let scene = simreel::scene::parse(figure, &root().join("scenes/figures/style.toml")).unwrap();
+    let frame = simreel::sim::build(&scene).frame(0);
+    // dice: the table turns into a wireframe, the bent jelly bodies keep their fill and take no wire
+    let dice = &frame.views[0].frame.meshes;
+    assert!(
+        dice.iter()
+            .filter(|m| m.deform.is_none())
+            .all(|m| m.material.fill == Fill::Hidden && m.material.wire.is_some_and(|w| w.width == 2.0))
+    );
+    assert!(dice.iter().filter(|m| m.deform.is_some()).all(|m| m.material.fill == Fill::Shaded && m.material.wire.is_none()));
+    assert!(dice.iter().any(|m| m.deform.is_some()), "the dice are there");
+    // terrain: shaded, with red wires
+    let terrain = &frame.views[1].frame.meshes[0].material;
+    assert_eq!(terrain.fill, Fill::Shaded);
+    assert_eq!(terrain.wire.map(|w| w.color), Some([1.0, 0.0, 0.0, 1.0]));
+
+    let problems = |body: &str| match simreel::scene::parse(&format!("kind = \"figure\"\n{body}"), &root().join("scenes/figures/x.toml")) {
+        Err(simreel::scene::SceneError::Invalid { diagnostics, .. }) => {
+            diagnostics.into_iter().map(|d| d.message).collect::<Vec<_>>().join("\n")
+        }
+        other => panic!("{other:?}"),
+    };
+    assert!(problems("[[figure.panel]]\nstyle = \"wireframe\"\n[figure.panel.chart]\nvalues = [1]\n").contains("a chart panel has none"));
+    assert!(problems("[[figure.panel]]\nscene = \"../dice.toml\"\nwire_width = 3\n").contains("wires come with"));
+    assert!(problems("[[figure.panel]]\nscene = \"../dice.toml\"\nstyle = \"wires\"\n").contains("is not one of"));
+}

@@ -85,10 +85,23 @@ pub struct PanelSpec {
     pub rect: Option<[f64; 4]>,
     /// Whether a scene panel shows its scene's own 2-D overlay (result strips, legends).
     pub overlay: bool,
+    /// How the panel draws its scene's meshes, in place of the scene's own way.
+    pub style: Option<PanelStyle>,
     /// Labels and arrows over this panel: 3-D points (projected through its camera) or positions
     /// in the panel (canvas units from its top left).
     pub labels: Vec<LabelSpec>,
     pub arrows: Vec<ArrowSpec>,
+}
+
+/// A panel's mesh style, for a scene of any kind: fills hidden (a wireframe with hidden lines
+/// removed) or shaded, with or without wires. Bent meshes (jelly dice) take no wires.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PanelStyle {
+    pub fill: bool,
+    pub wire: bool,
+    pub wire_color: Srgb,
+    /// Output pixels.
+    pub wire_width: f64,
 }
 
 /// Where an annotation is pinned.

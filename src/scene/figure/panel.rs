@@ -10,7 +10,8 @@ use super::super::reader::TableReader;
 use super::super::values::Srgb;
 use super::super::{Scene, SceneError};
 use super::{
-    Anchor, ArrowSpec, ChartKind, ChartSpec, Data, IN_PANEL, LabelSpec, Marker, PanelContent, PanelFrame, PanelSpec, check_placeholders,
+    Anchor, ArrowSpec, ChartKind, ChartSpec, Data, IN_PANEL, LabelSpec, Marker, PanelContent, PanelFrame, PanelSpec, PanelStyle,
+    check_placeholders,
 };
 
 /// One `[[figure.panel]]`.
@@ -77,9 +78,36 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> Pa
         caption,
         rect,
         overlay: p.bool("overlay", true),
+        style: read_style(p, is_scene),
         labels,
         arrows,
     }
+}
+
+/// `style = "shaded" | "wireframe" | "shaded+wire"` with `wire_color` and `wire_width`.
+fn read_style(p: &TableReader, is_scene: bool) -> Option<PanelStyle> {
+    if !p.has("style") {
+        for key in ["wire_color", "wire_width"] {
+            if p.has(key) {
+                p.error_at(key, "wires come with `style = \"wireframe\"` or `\"shaded+wire\"`");
+            }
+        }
+        return None;
+    }
+    if !is_scene {
+        p.error_at("style", "`style` draws a scene's meshes; a chart panel has none");
+    }
+    let (fill, wire) = match p.choice("style", &["shaded", "wireframe", "shaded+wire"]) {
+        "wireframe" => (false, true),
+        "shaded+wire" => (true, true),
+        _ => (true, false),
+    };
+    Some(PanelStyle {
+        fill,
+        wire,
+        wire_color: p.color("wire_color", Srgb([0.1, 0.1, 0.11])),
+        wire_width: p.f64_in("wire_width", 1.0, 0.25..32.0),
+    })
 }
 
 /// Loads the scene file of a panel (relative to the figure), with `camera` in place of its own.

@@ -5,10 +5,10 @@
 pub mod annotate;
 pub mod chart;
 
-use crate::frame::{Align, Canvas2d, Fnv, FrameData, Text2d, View};
+use crate::frame::{Align, Canvas2d, Fill, Fnv, FrameData, Text2d, View, Wire};
 use crate::kinds::KindSimulation;
 use crate::scene::Scene;
-use crate::scene::figure::{FigureSpec, LabelSpec, PanelContent, PanelFrame, lookup, placeholders};
+use crate::scene::figure::{FigureSpec, LabelSpec, PanelContent, PanelFrame, PanelStyle, lookup, placeholders};
 use crate::sim::{SimFault, Simulation, StateDigest};
 
 /// One panel's scene: its simulation and the last frame it gave.
@@ -86,6 +86,19 @@ pub fn fill(text: &str, facts: &[(String, String)], data: Option<&serde_json::Va
     out
 }
 
+/// Draws the meshes of `frame` as `style` says (bent meshes keep their fill: they take no wires).
+fn restyle(frame: &mut FrameData, style: &PanelStyle) {
+    let c = style.wire_color.to_linear();
+    let wire = style.wire.then_some(Wire { color: [c[0], c[1], c[2], 1.0], width: style.wire_width as f32 });
+    for m in frame.meshes.iter_mut().filter(|m| m.deform.is_none()) {
+        m.material.wire = wire;
+        if !style.fill {
+            m.material.fill = Fill::Hidden;
+            m.material.casts_shadow = false;
+        }
+    }
+}
+
 /// `labels` with their placeholders filled.
 fn filled(labels: &[LabelSpec], facts: &[(String, String)], data: Option<&serde_json::Value>) -> Vec<LabelSpec> {
     labels.iter().map(|l| LabelSpec { text: fill(&l.text, facts, data), ..l.clone() }).collect()
@@ -140,6 +153,9 @@ impl Simulation for FigureSim {
                     let mut view = shown.clone();
                     if !spec.overlay {
                         view.canvas = None;
+                    }
+                    if let Some(style) = &spec.style {
+                        restyle(&mut view, style);
                     }
                     views.push(View { rect, frame: Box::new(view) });
                     panel.last = Some(shown);
