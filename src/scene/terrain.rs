@@ -44,13 +44,22 @@ pub struct TerrainSpec {
 pub struct CubeSpec {
     /// Samples along x, y, z: [2, 2, 2] for one cube, at most [`MAX_CUBE_GRID`] each.
     pub dims: [usize; 3],
-    /// The samples, x fastest.
-    pub samples: Vec<f64>,
+    pub values: CubeValues,
     /// Corner dot radius, as a fraction of the cube's smallest side.
     pub dot: f64,
     pub crossings: bool,
     /// Colour of the surface (sRGB).
     pub color: Srgb,
+}
+
+/// What a `[terrain.cube]` holds at its samples.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CubeValues {
+    /// The samples, x fastest (`values`, `case` and `grid` come to this).
+    Samples(Vec<f64>),
+    /// Lorensen's class 0–14: the simulation puts in the class's smallest case with no more than
+    /// four inside corners, inside corners at `iso − 1`, outside at `iso + 1`.
+    Class { class: u8, iso: f64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,19 +324,27 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
 /// Largest side of a `[terrain.cube]` grid, in samples.
 pub const MAX_CUBE_GRID: usize = 8;
 
-impl CubeSpec {
-    /// The single cube's values at Bourke's corners 0..7 (corner 0 at the low x, y, z; 1 along x;
-    /// 3 along y; 4 along z); `None` for a grid of several cubes.
-    pub fn corners(&self) -> Option<[f64; 8]> {
-        (self.dims == [2, 2, 2]).then(|| std::array::from_fn(|c| self.samples[corner_sample(c)]))
-    }
-}
-
-/// Where Bourke's corner `c` of a single cube sits in its 2×2×2 samples (x fastest).
-fn corner_sample(c: usize) -> usize {
+/// Where Bourke's corner `c` of a single cube sits in its 2×2×2 samples (x fastest): corner 0 at
+/// the low x, y, z; 1 along x; 3 along y; 4 along z.
+pub fn corner_sample(c: usize) -> usize {
     // corners 0..3 go round the z = 0 face (x, then y), 4..7 above them
     let (x, y, z) = ([0, 1, 1, 0][c % 4], [0, 0, 1, 1][c % 4], c / 4);
     x + 2 * (y + 2 * z)
+}
+
+/// One cube's samples (x fastest) from its values at Bourke's corners 0..7.
+pub fn cube_samples(corners: [f64; 8]) -> Vec<f64> {
+    let mut samples = vec![0.0; 8];
+    for (k, v) in corners.iter().enumerate() {
+        samples[corner_sample(k)] = *v;
+    }
+    samples
+}
+
+/// One cube's values at Bourke's corners for `case` (bit i = corner i inside): inside corners
+/// `iso − 1`, outside `iso + 1`.
+pub fn case_corners(case: u8, iso: f64) -> [f64; 8] {
+    std::array::from_fn(|i| if case >> i & 1 == 1 { iso - 1.0 } else { iso + 1.0 })
 }
 
 /// `values` (Bourke's corner order), the `case` (bit i = corner i inside) or `class` (Lorensen's
@@ -338,21 +355,15 @@ fn read_cube(c: &TableReader, iso: f64) -> CubeSpec {
     if given > 1 {
         c.error_here("[terrain.cube] takes one of `values` (eight corner values), `case` (0–255), `class` (0–14) or `grid` with `samples`");
     }
-    let from_case = |case: u8| std::array::from_fn(|i| if case >> i & 1 == 1 { iso - 1.0 } else { iso + 1.0 });
-    let corners: [f64; 8] = if c.has("values") {
-        c.numbers("values", [1.0; 8])
+    let mut values = if c.has("values") {
+        CubeValues::Samples(cube_samples(c.numbers("values", [1.0; 8])))
     } else if c.has("case") {
-        from_case(c.int_in("case", 0, 0..=255) as u8)
+        CubeValues::Samples(cube_samples(case_corners(c.int_in("case", 0, 0..=255) as u8, iso)))
     } else if c.has("class") {
-        let class = c.int_in("class", 0, 0..=14) as u8;
-        from_case(crate::sim::terrain::mc::classes::representative(class).unwrap_or(0))
+        CubeValues::Class { class: c.int_in("class", 0, 0..=14) as u8, iso }
     } else {
-        [iso + 1.0; 8]
+        CubeValues::Samples(cube_samples(case_corners(0, iso)))
     };
-    let mut samples = vec![0.0; 8];
-    for (k, v) in corners.iter().enumerate() {
-        samples[corner_sample(k)] = *v;
-    }
     let mut dims = [2, 2, 2];
     if c.has("grid") || c.has("samples") {
         let g = c.numbers("grid", [2.0; 3]);
@@ -362,7 +373,7 @@ fn read_cube(c: &TableReader, iso: f64) -> CubeSpec {
             dims = g.map(|n| n as usize);
             let n = dims.iter().product::<usize>();
             match c.raw("samples").and_then(|v| super::reader::number_list(v.get_ref())) {
-                Some(v) if v.len() == n => samples = v,
+                Some(v) if v.len() == n => values = CubeValues::Samples(v),
                 Some(v) => c.error_at(
                     "samples",
                     format!("{} samples for a {}×{}×{} grid (x fastest): {n} needed", v.len(), dims[0], dims[1], dims[2]),
@@ -373,7 +384,7 @@ fn read_cube(c: &TableReader, iso: f64) -> CubeSpec {
     }
     CubeSpec {
         dims,
-        samples,
+        values,
         dot: c.f64_in("dot", 0.06, 0.0..0.5),
         crossings: c.bool("crossings", true),
         color: c.color("color", Srgb([0.84, 0.15, 0.16])),

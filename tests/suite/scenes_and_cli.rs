@@ -214,6 +214,12 @@ fn layering_sim_and_scene_never_touch_wgpu_and_render_never_names_a_kind() {
         assert!(!text.contains("wgpu"), "{} mentions wgpu", f.display());
         assert!(!text.contains("crate::render"), "{} imports the renderer", f.display());
     }
+    // data flows one way: scene files are read without the simulations
+    let mut scene_files = Vec::new();
+    rust_files(&root().join("src/scene"), &mut scene_files);
+    for f in &scene_files {
+        assert!(!std::fs::read_to_string(f).unwrap().contains("crate::sim"), "{} imports a simulation", f.display());
+    }
     let mut render = Vec::new();
     rust_files(&root().join("src/render"), &mut render);
     for f in &render {

@@ -5,20 +5,29 @@
 use super::field::GridFrame;
 use super::mc::cube::crossing_t;
 use crate::frame::{IDENTITY, Material, MeshData, MeshInstance, MeshRef, Wire, srgb8};
-use crate::scene::terrain::CubeSpec;
+use crate::scene::terrain::{CubeSpec, CubeValues, case_corners, corner_sample, cube_samples};
 
-/// The grid's samples (x fastest).
-pub fn samples(cube: &CubeSpec) -> Vec<f32> {
-    cube.samples.iter().map(|&v| v as f32).collect()
+/// The grid's samples (x fastest), a class resolved to its cube (see
+/// [`super::mc::classes::representative`]).
+pub fn samples(cube: &CubeSpec) -> Vec<f64> {
+    match &cube.values {
+        CubeValues::Samples(s) => s.clone(),
+        CubeValues::Class { class, iso } => cube_samples(case_corners(super::mc::classes::representative(*class).unwrap_or(0), *iso)),
+    }
 }
 
-/// The trilinear interpolant of the samples at grid point `g`: the field the cubes stand for,
-/// which dual contouring fits its planes to.
-pub fn trilinear(cube: &CubeSpec, g: [f64; 3]) -> f64 {
-    let [nx, ny, nz] = cube.dims;
-    let cell: [usize; 3] = std::array::from_fn(|a| (g[a].floor().max(0.0) as usize).min(cube.dims[a] - 2));
+/// A single cube's values at Bourke's corners 0..7; `None` for a grid of several cubes.
+pub fn corners(dims: [usize; 3], samples: &[f64]) -> Option<[f64; 8]> {
+    (dims == [2, 2, 2]).then(|| std::array::from_fn(|c| samples[corner_sample(c)]))
+}
+
+/// The trilinear interpolant of `samples` (a `dims` grid, x fastest) at grid point `g`: the field
+/// the cubes stand for, which dual contouring fits its planes to.
+pub fn trilinear(dims: [usize; 3], samples: &[f64], g: [f64; 3]) -> f64 {
+    let [nx, ny, nz] = dims;
+    let cell: [usize; 3] = std::array::from_fn(|a| (g[a].floor().max(0.0) as usize).min(dims[a] - 2));
     let f: [f64; 3] = std::array::from_fn(|a| g[a] - cell[a] as f64);
-    let at = |x: usize, y: usize, z: usize| cube.samples[x.min(nx - 1) + nx * (y.min(ny - 1) + ny * z.min(nz - 1))];
+    let at = |x: usize, y: usize, z: usize| samples[x.min(nx - 1) + nx * (y.min(ny - 1) + ny * z.min(nz - 1))];
     let mut sum = 0.0;
     for k in 0..8usize {
         let o = [k & 1, k >> 1 & 1, k >> 2];
@@ -28,11 +37,11 @@ pub fn trilinear(cube: &CubeSpec, g: [f64; 3]) -> f64 {
     sum
 }
 
-/// The grid's edges, sample dots and crossing points, in world space.
-pub fn decorations(cube: &CubeSpec, grid: &GridFrame, iso: f32, wire: Wire) -> Vec<MeshInstance> {
+/// The grid's edges, sample dots and crossing points (of `samples`), in world space.
+pub fn decorations(cube: &CubeSpec, samples: &[f64], grid: &GridFrame, iso: f32, wire: Wire) -> Vec<MeshInstance> {
     let [nx, ny, nz] = cube.dims;
     let world = |p: [usize; 3]| grid.world(p.map(|v| v as f32));
-    let value = |p: [usize; 3]| cube.samples[p[0] + nx * (p[1] + ny * p[2])] as f32;
+    let value = |p: [usize; 3]| samples[p[0] + nx * (p[1] + ny * p[2])] as f32;
     let side = (0..3).map(|a| grid.spacing[a]).fold(f64::INFINITY, f64::min) as f32;
     let plain = |mesh: MeshData, wire: Option<Wire>| MeshInstance {
         mesh: MeshRef::new(mesh),
@@ -103,23 +112,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_class_becomes_its_smallest_case() {
+        let cube = |values| CubeSpec { dims: [2, 2, 2], values, dot: 0.0, crossings: false, color: crate::scene::Srgb([1.0; 3]) };
+        // class 2 (two corners sharing an edge): corners 0 and 1, one unit below iso
+        let c = corners([2, 2, 2], &samples(&cube(CubeValues::Class { class: 2, iso: 0.5 }))).unwrap();
+        assert_eq!(c, [-0.5, -0.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5]);
+        assert_eq!(corners([3, 2, 2], &[0.0; 12]), None);
+    }
+
+    #[test]
     fn the_interpolant_meets_the_samples() {
-        let cube = CubeSpec {
-            dims: [3, 2, 2],
-            samples: (0..12).map(|i| i as f64 * 0.5 - 2.0).collect(),
-            dot: 0.0,
-            crossings: false,
-            color: crate::scene::Srgb([1.0; 3]),
-        };
+        let samples: Vec<f64> = (0..12).map(|i| i as f64 * 0.5 - 2.0).collect();
         for z in 0..2 {
             for y in 0..2 {
                 for x in 0..3 {
-                    let want = cube.samples[x + 3 * (y + 2 * z)];
-                    assert_eq!(trilinear(&cube, [x as f64, y as f64, z as f64]), want, "({x}, {y}, {z})");
+                    let want = samples[x + 3 * (y + 2 * z)];
+                    assert_eq!(trilinear([3, 2, 2], &samples, [x as f64, y as f64, z as f64]), want, "({x}, {y}, {z})");
                 }
             }
         }
         // halfway along x between the first two samples
-        assert_eq!(trilinear(&cube, [0.5, 0.0, 0.0]), -1.75);
+        assert_eq!(trilinear([3, 2, 2], &samples, [0.5, 0.0, 0.0]), -1.75);
     }
 }

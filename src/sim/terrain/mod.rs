@@ -35,6 +35,8 @@ pub struct TerrainSim {
     /// The block each vertex was meshed in, and how many blocks there are, when meshing in blocks.
     block_of: Vec<u32>,
     blocks: u32,
+    /// The samples of `[terrain.cube]` (x fastest), a class resolved to its cube; empty without one.
+    cube_values: Vec<f64>,
     /// The last frame asked for.
     frame: u32,
     fault: Option<SimFault>,
@@ -55,6 +57,7 @@ impl KindSimulation for TerrainSim {
             iso: mc::IsoMesh::default(),
             current: None,
             block_of: Vec::new(),
+            cube_values: spec.cube.as_ref().map(cube::samples).unwrap_or_default(),
             blocks: 0,
             frame: 0,
             fault: None,
@@ -73,8 +76,8 @@ impl TerrainSim {
         }
         let time = self.scene.render.time_of(frame);
         let at = FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.scene.render.duration());
-        if let Some(cube) = &self.spec.cube {
-            self.field = cube::samples(cube);
+        if self.spec.cube.is_some() {
+            self.field = self.cube_values.iter().map(|&v| v as f32).collect();
         } else if let Some(i) = at.sample(&self.grid, &mut self.field) {
             let [nx, ny, _] = self.grid.dims;
             let (x, y, z) = (i % nx, (i / nx) % ny, i / (nx * ny));
@@ -96,7 +99,7 @@ impl TerrainSim {
             Algorithm::DualContouring => {
                 let frame = self.grid;
                 self.iso = match &self.spec.cube {
-                    Some(c) => dual::dual_contouring(&grid, iso, &|g| cube::trilinear(c, g)),
+                    Some(c) => dual::dual_contouring(&grid, iso, &|g| cube::trilinear(c.dims, &self.cube_values, g)),
                     None => dual::dual_contouring(&grid, iso, &|g| at.at_grid(&frame, g)),
                 };
             }
@@ -209,7 +212,7 @@ impl Simulation for TerrainSim {
         if let Some(cube) = &self.spec.cube {
             // the cube's frame in the wire colour, never thinner than 1.5 px
             let frame_wire = Wire { color: [c[0], c[1], c[2], 1.0], width: (self.spec.wire_width as f32).max(1.5) };
-            meshes.extend(cube::decorations(cube, &self.grid, self.iso_at(frame), frame_wire));
+            meshes.extend(cube::decorations(cube, &self.cube_values, &self.grid, self.iso_at(frame), frame_wire));
         }
         crate::sim::scene_frame(&self.scene, frame, meshes, None)
     }
@@ -232,7 +235,7 @@ impl Simulation for TerrainSim {
         if self.spec.chunks.is_some() {
             facts.push(("blocks".into(), self.blocks.to_string()));
         }
-        if let Some(corners) = self.spec.cube.as_ref().and_then(|c| c.corners()) {
+        if let Some(corners) = self.spec.cube.as_ref().and_then(|c| cube::corners(c.dims, &self.cube_values)) {
             // the cube's case and class, its values and crossings, for captions
             let values = corners.map(|v| v as f32);
             let case = mc::cube::case_index(&values, self.iso_at(self.frame));
