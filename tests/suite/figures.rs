@@ -247,6 +247,14 @@ fn the_case_figure_shows_each_of_the_15_classes_once_labelled_from_its_cube() {
     }
 }
 
+/// The problems of a figure file (given after its `kind` line) that sits in `scenes/figures/`.
+fn figure_problems(body: &str) -> Vec<simreel::scene::Diagnostic> {
+    match simreel::scene::parse(&format!("kind = \"figure\"\n{body}"), &root().join("scenes/figures/x.toml")) {
+        Err(simreel::scene::SceneError::Invalid { diagnostics, .. }) => diagnostics,
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn a_panel_changes_its_scene_through_with_and_reports_bad_overrides() {
     use simreel::scene::KindSpec;
@@ -274,10 +282,7 @@ fn a_panel_changes_its_scene_through_with_and_reports_bad_overrides() {
         assert!(frame.canvas.as_ref().unwrap().texts.iter().any(|t| t.text == caption), "{caption}");
     }
 
-    let problems = |body: &str| match simreel::scene::parse(&format!("kind = \"figure\"\n{body}"), &root().join("scenes/figures/x.toml")) {
-        Err(simreel::scene::SceneError::Invalid { diagnostics, .. }) => diagnostics,
-        other => panic!("{other:?}"),
-    };
+    let problems = figure_problems;
     let d = problems("[[figure.panel]]\nscene = \"parts/mc_cube.toml\"\nwith = { terrain = { algorithm = \"marching_squares\" } }\n");
     assert!(
         d.iter().any(|d| d.key == "figure.panel[0].with" && d.message.contains("marching_squares") && (d.line, d.col) == (4, 8)),
@@ -362,12 +367,7 @@ fn a_panel_draws_any_scenes_meshes_in_the_style_it_names() {
     assert_eq!(terrain.fill, Fill::Shaded);
     assert_eq!(terrain.wire.map(|w| w.color), Some([1.0, 0.0, 0.0, 1.0]));
 
-    let problems = |body: &str| match simreel::scene::parse(&format!("kind = \"figure\"\n{body}"), &root().join("scenes/figures/x.toml")) {
-        Err(simreel::scene::SceneError::Invalid { diagnostics, .. }) => {
-            diagnostics.into_iter().map(|d| d.message).collect::<Vec<_>>().join("\n")
-        }
-        other => panic!("{other:?}"),
-    };
+    let problems = |body: &str| figure_problems(body).into_iter().map(|d| d.message).collect::<Vec<_>>().join("\n");
     assert!(problems("[[figure.panel]]\nstyle = \"wireframe\"\n[figure.panel.chart]\nvalues = [1]\n").contains("a chart panel has none"));
     assert!(problems("[[figure.panel]]\nscene = \"../dice.toml\"\nwire_width = 3\n").contains("wires come with"));
     assert!(problems("[[figure.panel]]\nscene = \"../dice.toml\"\nstyle = \"wires\"\n").contains("is not one of"));
