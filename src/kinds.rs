@@ -111,6 +111,8 @@ kinds! {
     Dice => crate::sim::dice::DiceSim,
     /// `wind`: grass and trees in a gusting wind field, drawn as instanced batches (seed 003).
     Wind => crate::sim::wind::WindSim,
+    /// `cargo`: a carrier's jige with three stacked loads that lag, sway and settle (seed 001).
+    Cargo => crate::sim::cargo::CargoSim,
     /// `figure`: other scenes and charts laid out as panels of one image, with captions and labels.
     Figure => crate::sim::figure::FigureSim,
 }

@@ -217,6 +217,30 @@ impl MeshData {
         m
     }
 
+    /// Appends an axis-aligned box from `lo` to `hi` in one colour, each face flat-shaded.
+    pub fn push_box(&mut self, lo: [f32; 3], hi: [f32; 3], color: [u8; 4]) {
+        let faces: [([f32; 3], [usize; 4]); 6] = [
+            ([1.0, 0.0, 0.0], [1, 5, 7, 3]),
+            ([-1.0, 0.0, 0.0], [4, 0, 2, 6]),
+            ([0.0, 1.0, 0.0], [2, 3, 7, 6]),
+            ([0.0, -1.0, 0.0], [4, 5, 1, 0]),
+            ([0.0, 0.0, 1.0], [0, 1, 3, 2]),
+            ([0.0, 0.0, -1.0], [5, 4, 6, 7]),
+        ];
+        let corner = |k: usize| {
+            [if k & 1 == 1 { hi[0] } else { lo[0] }, if k & 2 == 2 { hi[1] } else { lo[1] }, if k & 4 == 4 { lo[2] } else { hi[2] }]
+        };
+        for (n, idx) in faces {
+            let first = self.positions.len() as u32;
+            for k in idx {
+                self.positions.push(corner(k));
+                self.normals.push(n);
+                self.colors.push(color);
+            }
+            self.indices.extend_from_slice(&[first, first + 1, first + 2, first, first + 2, first + 3]);
+        }
+    }
+
     /// Line segments only: each a triangle with no area (nothing to fill), whose edge a `Wire`
     /// material draws.
     pub fn lines(segments: &[([f32; 3], [f32; 3])]) -> Self {

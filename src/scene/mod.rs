@@ -3,6 +3,7 @@
 //! here touches the GPU. Sizes are checked against an estimate of memory before anything is
 //! allocated.
 
+pub mod cargo;
 pub mod common;
 pub mod dice;
 pub mod error;

@@ -3,6 +3,7 @@
 //! noise). Nothing here knows about the GPU: a simulation hands out [`FrameData`] and never fails;
 //! broken state is reported as data.
 
+pub mod cargo;
 pub mod dice;
 pub mod duo;
 pub mod figure;

@@ -76,6 +76,9 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
         ("blast_a_little_later", "wind_forest", "at = 2.5\n", "at = 2.55\n", true),
         ("seed_tree_on_the_default_model", "wind_seed", "model = \"seed\"\nat = [-6.0, 2.0]", "at = [-6.0, 2.0]", true),
         ("ground_a_shade_lighter", "wind_field", "ground = \"#3a3f47\"", "ground = \"#3f3f47\"", false),
+        ("jige_a_little_fuller", "cargo_walk", "fill = 0.5", "fill = 0.52", true),
+        ("follow_camera_nearer", "cargo_walk", "offset = [0.3, 1.3, 6.2]", "offset = [0.3, 1.3, 6.1]", false),
+        ("middle_load_a_moment_later", "cargo_load", "at = 2.4", "at = 2.45", true),
     ];
     for (label, base, from, to, sim_changes) in cases {
         let scene = perturbed(&dir, base, label, from, to);

@@ -49,36 +49,14 @@ fn blade_mesh(rows: u32, spec: &GrassSpec) -> MeshData {
 }
 
 /// A box from (lo) to (hi), flat-shaded.
-fn push_box(m: &mut MeshData, lo: [f32; 3], hi: [f32; 3], color: [u8; 4]) {
-    let faces: [([f32; 3], [usize; 4]); 6] = [
-        ([1.0, 0.0, 0.0], [1, 5, 7, 3]),
-        ([-1.0, 0.0, 0.0], [4, 0, 2, 6]),
-        ([0.0, 1.0, 0.0], [2, 3, 7, 6]),
-        ([0.0, -1.0, 0.0], [4, 5, 1, 0]),
-        ([0.0, 0.0, 1.0], [0, 1, 3, 2]),
-        ([0.0, 0.0, -1.0], [5, 4, 6, 7]),
-    ];
-    let corner =
-        |k: usize| [if k & 1 == 1 { hi[0] } else { lo[0] }, if k & 2 == 2 { hi[1] } else { lo[1] }, if k & 4 == 4 { lo[2] } else { hi[2] }];
-    for (n, idx) in faces {
-        let first = m.positions.len() as u32;
-        for k in idx {
-            m.positions.push(corner(k));
-            m.normals.push(n);
-            m.colors.push(color);
-        }
-        m.indices.extend_from_slice(&[first, first + 1, first + 2, first, first + 2, first + 3]);
-    }
-}
-
 /// A walker: legs, body and head as boxes, 1.7 m tall, facing +x.
 fn walker_mesh() -> MeshData {
     let mut m = MeshData::default();
     let (cloth, skin, dark) = ([214, 96, 44, 255], [236, 196, 160, 255], [60, 60, 72, 255]);
-    push_box(&mut m, [-0.08, 0.0, 0.04], [0.08, 0.85, 0.18], dark);
-    push_box(&mut m, [-0.08, 0.0, -0.18], [0.08, 0.85, -0.04], dark);
-    push_box(&mut m, [-0.12, 0.85, -0.22], [0.12, 1.45, 0.22], cloth);
-    push_box(&mut m, [-0.1, 1.48, -0.1], [0.1, 1.7, 0.1], skin);
+    m.push_box([-0.08, 0.0, 0.04], [0.08, 0.85, 0.18], dark);
+    m.push_box([-0.08, 0.0, -0.18], [0.08, 0.85, -0.04], dark);
+    m.push_box([-0.12, 0.85, -0.22], [0.12, 1.45, 0.22], cloth);
+    m.push_box([-0.1, 1.48, -0.1], [0.1, 1.7, 0.1], skin);
     m
 }
 
@@ -86,9 +64,9 @@ fn walker_mesh() -> MeshData {
 fn vehicle_mesh() -> MeshData {
     let mut m = MeshData::default();
     let (body, wheel) = ([58, 108, 180, 255], [30, 30, 34, 255]);
-    push_box(&mut m, [-1.3, 0.35, -0.75], [1.3, 1.15, 0.75], body);
+    m.push_box([-1.3, 0.35, -0.75], [1.3, 1.15, 0.75], body);
     for (x, z) in [(-0.8, -0.85), (0.8, -0.85), (-0.8, 0.65), (0.8, 0.65)] {
-        push_box(&mut m, [x - 0.3, 0.0, z], [x + 0.3, 0.6, z + 0.2], wheel);
+        m.push_box([x - 0.3, 0.0, z], [x + 0.3, 0.6, z + 0.2], wheel);
     }
     m
 }

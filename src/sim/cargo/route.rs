@@ -1,0 +1,407 @@
+//! The carrier's scripted motion as a pure function of time: legs of a route with smooth starts
+//! and stops (speed follows a smoothstep, so acceleration is continuous and peaks at `accel`),
+//! turns on the spot, teleports, a ground with a smoothed ramp, and a procedural gait (a bob once
+//! a step, a sway once a stride, a lean with acceleration and slope). From it come the pose of the
+//! back and of the jige, whether worn, standing on the ground, or being picked up or put down.
+
+use glam::{DMat3, DQuat, DVec3};
+
+use crate::scene::cargo::{CargoSpec, EventKind, GroundSpec, Leg, Mode, RouteSpec};
+
+/// Height of the hips above the feet, and of the back's contact point above the hips (metres).
+pub const HIP: f64 = 0.95;
+const BACK_UP: f64 = 0.36;
+/// How far the jige's contact point sits behind the torso's centre line.
+const BACK_BEHIND: f64 = 0.17;
+/// The jige's feet below its contact point with the back, and its backward tilt when propped.
+pub const FEET: f64 = 0.85;
+const PROP_TILT: f64 = 12.0;
+
+#[derive(Clone, Copy, Debug)]
+enum SegKind {
+    /// Along `dir` from `from`: peak speed `v`, ramps of `ramp` seconds, length `len`.
+    Move {
+        from: [f64; 2],
+        dir: [f64; 2],
+        len: f64,
+        v: f64,
+        ramp: f64,
+        heading: f64,
+    },
+    Turn {
+        at: [f64; 2],
+        from: f64,
+        to: f64,
+    },
+    Stand {
+        at: [f64; 2],
+        heading: f64,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    t0: f64,
+    t1: f64,
+    /// Distance walked before the segment.
+    s0: f64,
+    kind: SegKind,
+}
+
+/// Where the carrier is at one moment.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Place {
+    pub pos: [f64; 2],
+    pub heading: f64,
+    pub speed: f64,
+    /// Along the heading, m/s².
+    pub accel: f64,
+    /// Distance walked so far (drives the gait's phase).
+    pub walked: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Route {
+    segs: Vec<Seg>,
+    /// Times of the teleports (the motion is not differentiable there).
+    pub teleports: Vec<f64>,
+    cruise: f64,
+}
+
+/// ∫₀ᵘ smoothstep = u³ − u⁴/2.
+fn smooth_integral(u: f64) -> f64 {
+    u * u * u - 0.5 * u * u * u * u
+}
+
+/// Smootherstep 6u⁵ − 15u⁴ + 10u³: the speed ramp of a start or stop, so that acceleration and
+/// its rate both start and end at zero (the body's lean follows acceleration; a kink there
+/// would be an impulse in the back's acceleration).
+fn smoother(u: f64) -> f64 {
+    u * u * u * (10.0 + u * (-15.0 + 6.0 * u))
+}
+
+/// ∫₀ᵘ smootherstep = u⁶ − 3u⁵ + 2.5u⁴.
+fn smoother_integral(u: f64) -> f64 {
+    u * u * u * u * (2.5 + u * (-3.0 + u))
+}
+
+/// Peak of smootherstep's slope (at u = ½).
+const SMOOTHER_PEAK: f64 = 1.875;
+
+fn smoothstep(u: f64) -> f64 {
+    let u = u.clamp(0.0, 1.0);
+    u * u * (3.0 - 2.0 * u)
+}
+
+impl Route {
+    pub fn new(spec: &RouteSpec) -> Self {
+        let mut segs = Vec::new();
+        let mut teleports = Vec::new();
+        let (mut t, mut s, mut at, mut heading) = (0.0, 0.0, spec.start, spec.heading.to_radians());
+        for leg in &spec.legs {
+            match *leg {
+                Leg::Wait(d) => {
+                    segs.push(Seg { t0: t, t1: t + d, s0: s, kind: SegKind::Stand { at, heading } });
+                    t += d;
+                }
+                Leg::Teleport(to) => {
+                    teleports.push(t);
+                    at = to;
+                }
+                Leg::To { to, cruise } => {
+                    let d = [to[0] - at[0], to[1] - at[1]];
+                    let len = d[0].hypot(d[1]);
+                    let dir = [d[0] / len, d[1] / len];
+                    let want = dir[1].atan2(dir[0]);
+                    // turn the short way round, on the spot, before walking
+                    let mut turn = (want - heading).rem_euclid(std::f64::consts::TAU);
+                    if turn > std::f64::consts::PI {
+                        turn -= std::f64::consts::TAU;
+                    }
+                    if turn.abs() > 1e-6 {
+                        let dur = 0.4 + 0.8 * turn.abs() / std::f64::consts::PI;
+                        segs.push(Seg { t0: t, t1: t + dur, s0: s, kind: SegKind::Turn { at, from: heading, to: heading + turn } });
+                        t += dur;
+                    }
+                    heading += turn;
+                    let mut v = cruise;
+                    let mut ramp = SMOOTHER_PEAK * v / spec.accel;
+                    if v * ramp > len {
+                        v = (len * spec.accel / SMOOTHER_PEAK).sqrt();
+                        ramp = SMOOTHER_PEAK * v / spec.accel;
+                    }
+                    let dur = 2.0 * ramp + (len - v * ramp) / v;
+                    segs.push(Seg { t0: t, t1: t + dur, s0: s, kind: SegKind::Move { from: at, dir, len, v, ramp, heading } });
+                    t += dur;
+                    s += len;
+                    at = to;
+                }
+            }
+        }
+        segs.push(Seg { t0: t, t1: f64::INFINITY, s0: s, kind: SegKind::Stand { at, heading } });
+        Route { segs, teleports, cruise: spec.cruise }
+    }
+
+    /// The carrier at time `t` (before the first leg it stands at the start).
+    pub fn at(&self, t: f64) -> Place {
+        let i = self.segs.partition_point(|s| s.t1 <= t).min(self.segs.len() - 1);
+        let seg = self.segs[i];
+        let tau = (t - seg.t0).max(0.0);
+        match seg.kind {
+            SegKind::Stand { at, heading } => Place { pos: at, heading, speed: 0.0, accel: 0.0, walked: seg.s0 },
+            SegKind::Turn { at, from, to } => {
+                let u = tau / (seg.t1 - seg.t0);
+                Place { pos: at, heading: from + (to - from) * smoothstep(u), speed: 0.0, accel: 0.0, walked: seg.s0 }
+            }
+            SegKind::Move { from, dir, len, v, ramp, heading } => {
+                let dur = seg.t1 - seg.t0;
+                let slope = |u: f64| 30.0 * u * u * (1.0 - u) * (1.0 - u);
+                let (dist, speed, accel) = if tau < ramp {
+                    let u = tau / ramp;
+                    (v * ramp * smoother_integral(u), v * smoother(u), v / ramp * slope(u))
+                } else if tau > dur - ramp {
+                    let u = ((dur - tau) / ramp).max(0.0);
+                    (len - v * ramp * smoother_integral(u), v * smoother(u), -v / ramp * slope(u))
+                } else {
+                    (v * ramp * 0.5 + v * (tau - ramp), v, 0.0)
+                };
+                let dist = dist.min(len);
+                Place { pos: [from[0] + dir[0] * dist, from[1] + dir[1] * dist], heading, speed, accel, walked: seg.s0 + dist }
+            }
+        }
+    }
+
+    /// When the last leg ends.
+    pub fn end(&self) -> f64 {
+        self.segs.last().map_or(0.0, |s| s.t0)
+    }
+
+    pub fn cruise(&self) -> f64 {
+        self.cruise
+    }
+}
+
+/// Ground height at (x, z): flat, or a ramp along +x whose slope eases in and out along a
+/// smoothstep over 2b at each end, so height has a continuous curvature (a walker's vertical
+/// acceleration and its lean into the slope have no jumps).
+pub fn ground_height(ground: &GroundSpec, x: f64) -> f64 {
+    let Some(r) = ground.ramp else { return 0.0 };
+    let m = r.rise / (r.to - r.from);
+    let b = (0.25 * (r.to - r.from)).min(0.6);
+    if x <= r.from - b {
+        0.0
+    } else if x < r.from + b {
+        m * 2.0 * b * smooth_integral((x - r.from + b) / (2.0 * b))
+    } else if x <= r.to - b {
+        m * (x - r.from)
+    } else if x < r.to + b {
+        r.rise - m * 2.0 * b * smooth_integral((r.to + b - x) / (2.0 * b))
+    } else {
+        r.rise
+    }
+}
+
+/// The ground's slope along +x at `x`.
+fn ground_slope(ground: &GroundSpec, x: f64) -> f64 {
+    let e = 1e-4;
+    (ground_height(ground, x + e) - ground_height(ground, x - e)) / (2.0 * e)
+}
+
+/// A rigid placement: origin and axes (columns: forward, up, right).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame {
+    pub origin: DVec3,
+    pub rot: DMat3,
+}
+
+impl Frame {
+    pub fn point(&self, local: DVec3) -> DVec3 {
+        self.origin + self.rot * local
+    }
+
+    pub fn then(&self, local: &Frame) -> Frame {
+        Frame { origin: self.point(local.origin), rot: self.rot * local.rot }
+    }
+
+    pub fn matrix(&self) -> [[f32; 4]; 4] {
+        let c = |v: DVec3| [v.x as f32, v.y as f32, v.z as f32, 0.0];
+        let o = self.origin;
+        [c(self.rot.x_axis), c(self.rot.y_axis), c(self.rot.z_axis), [o.x as f32, o.y as f32, o.z as f32, 1.0]]
+    }
+}
+
+/// Axes for a heading (radians from +x toward +z) leaned forward by `lean` radians: the up axis
+/// tips toward forward.
+pub fn axes(heading: f64, lean: f64) -> DMat3 {
+    let f = DVec3::new(heading.cos(), 0.0, heading.sin());
+    let up = DVec3::Y;
+    let right = f.cross(up);
+    let (s, c) = lean.sin_cos();
+    DMat3::from_cols(f * c - up * s, up * c + f * s, right)
+}
+
+/// The carrier's body at one moment, for the physics (its back) and for drawing (legs, torso).
+#[derive(Clone, Copy, Debug)]
+pub struct Body {
+    pub feet: DVec3,
+    pub heading: f64,
+    /// Forward lean, radians.
+    pub lean: f64,
+    /// Gait phase in steps, and how much of the gait shows (0 standing … 1 at cruise).
+    pub phase: f64,
+    pub stride: f64,
+    pub hips: DVec3,
+}
+
+impl Body {
+    pub fn axes(&self) -> DMat3 {
+        axes(self.heading, self.lean)
+    }
+
+    /// The point where the jige rests on the back, with the torso's axes.
+    pub fn back(&self) -> Frame {
+        let rot = self.axes();
+        Frame { origin: self.hips + rot.y_axis * BACK_UP - rot.x_axis * BACK_BEHIND, rot }
+    }
+}
+
+/// The whole scripted world: route, ground, gait and the jige's mode over time.
+#[derive(Clone, Debug)]
+pub struct Script {
+    pub route: Route,
+    pub ground: GroundSpec,
+    gait: crate::scene::cargo::GaitSpec,
+    /// (time, becomes ground?) of every put-down and pick-up, in order.
+    swaps: Vec<(f64, bool)>,
+    start_ground: bool,
+    transition: f64,
+    /// (start, end) of every reduced-input window (actions).
+    actions: Vec<(f64, f64)>,
+    /// A scripted support replacing the worn jige's pose (the seed's unit tests move the support
+    /// directly: steps, alternating jumps).
+    pub support: Option<fn(f64) -> Frame>,
+}
+
+/// How the jige is held at one moment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Hold {
+    Back,
+    Ground,
+    /// Between the two: `to_ground` and how far along (0..1).
+    Moving {
+        to_ground: bool,
+        u: f64,
+    },
+}
+
+impl Script {
+    pub fn new(spec: &CargoSpec) -> Self {
+        let mut swaps = Vec::new();
+        let mut actions = Vec::new();
+        for e in &spec.events {
+            match e.kind {
+                EventKind::PutDown => swaps.push((e.at, true)),
+                EventKind::PickUp => swaps.push((e.at, false)),
+                EventKind::Action { duration } => actions.push((e.at, e.at + duration)),
+                _ => {}
+            }
+        }
+        Script {
+            route: Route::new(&spec.route),
+            ground: spec.ground.clone(),
+            gait: spec.route.gait.clone(),
+            swaps,
+            start_ground: spec.mode == Mode::Ground,
+            transition: spec.transition,
+            actions,
+            support: None,
+        }
+    }
+
+    /// The carrier's body at `t`.
+    pub fn body(&self, t: f64) -> Body {
+        let p = self.route.at(t);
+        let g = &self.gait;
+        let stride = (p.speed / self.route.cruise()).min(1.0);
+        let step_len = self.route.cruise() / g.step_hz;
+        let phase = p.walked / step_len;
+        let h = ground_height(&self.ground, p.pos[0]);
+        let slope = ground_slope(&self.ground, p.pos[0]) * p.heading.cos();
+        let lean = (g.lean * p.accel).to_radians() + 0.5 * slope.atan();
+        let bob = g.bob * stride * (std::f64::consts::TAU * phase).cos() + 0.004 * (std::f64::consts::TAU * 0.25 * t).sin();
+        let sway = g.sway * stride * (std::f64::consts::PI * phase).sin();
+        let feet = DVec3::new(p.pos[0], h, p.pos[1]);
+        let right = DVec3::new(-p.heading.sin(), 0.0, p.heading.cos());
+        let hips = feet + DVec3::Y * (HIP + bob) + right * sway;
+        Body { feet, heading: p.heading, lean, phase, stride, hips }
+    }
+
+    /// How the jige is held at `t`.
+    pub fn hold(&self, t: f64) -> Hold {
+        let mut ground = self.start_ground;
+        for &(at, to_ground) in &self.swaps {
+            if t < at {
+                break;
+            }
+            if t < at + self.transition {
+                return Hold::Moving { to_ground, u: (t - at) / self.transition };
+            }
+            ground = to_ground;
+        }
+        if ground { Hold::Ground } else { Hold::Back }
+    }
+
+    /// The time the jige was last set down or picked up (its ground spot is the carrier's then).
+    fn last_swap(&self, t: f64) -> f64 {
+        self.swaps.iter().rev().find(|s| s.0 <= t && s.1).map_or(0.0, |s| s.0)
+    }
+
+    /// Where the jige stands when on the ground: behind where the carrier was when it set it
+    /// down, feet on the ground, tilted back onto its prop.
+    fn ground_frame(&self, t: f64) -> Frame {
+        let b = self.body(self.last_swap(t));
+        let back = Frame { origin: b.feet, rot: axes(b.heading, 0.0) };
+        let rot = axes(b.heading, -PROP_TILT.to_radians());
+        let spot = back.point(DVec3::new(-0.45, 0.0, 0.0));
+        let spot = DVec3::new(spot.x, ground_height(&self.ground, spot.x), spot.z);
+        Frame { origin: spot + rot.y_axis * FEET, rot }
+    }
+
+    /// The jige's contact point and axes at `t` (before its own sway), and its authored axes
+    /// there: the pose the springs take as rest, so that gravity relative to it is not an input.
+    pub fn jige(&self, t: f64) -> (Frame, DMat3) {
+        if let Some(f) = self.support {
+            return (f(t), DMat3::IDENTITY);
+        }
+        let worn = || {
+            let b = self.body(t);
+            (b.back(), axes(b.heading, 0.0))
+        };
+        match self.hold(t) {
+            Hold::Back => worn(),
+            Hold::Ground => {
+                let g = self.ground_frame(t);
+                (g, g.rot)
+            }
+            Hold::Moving { to_ground, u } => {
+                let (back, upright) = worn();
+                let ground = self.ground_frame(t);
+                let w = smoothstep(if to_ground { u } else { 1.0 - u });
+                let q = DQuat::from_mat3(&back.rot).slerp(DQuat::from_mat3(&ground.rot), w);
+                let authored = DQuat::from_mat3(&upright).slerp(DQuat::from_mat3(&ground.rot), w);
+                (Frame { origin: back.origin.lerp(ground.origin, w), rot: DMat3::from_quat(q) }, DMat3::from_quat(authored))
+            }
+        }
+    }
+
+    /// The input scale at `t`: reduced during actions and while the jige is being moved.
+    pub fn input_scale(&self, t: f64, reduced: f64) -> f64 {
+        let acting = self.actions.iter().any(|&(a, b)| t >= a && t < b);
+        if acting || matches!(self.hold(t), Hold::Moving { .. }) { reduced } else { 1.0 }
+    }
+
+    /// Whether a teleport happens in (a, b].
+    pub fn teleport_between(&self, a: f64, b: f64) -> bool {
+        self.route.teleports.iter().any(|&t| t > a && t <= b)
+    }
+}
