@@ -57,6 +57,11 @@ pub enum Command {
         #[command(subcommand)]
         action: DiceCommand,
     },
+    /// Jige-cargo tools that need no GPU.
+    Cargo {
+        #[command(subcommand)]
+        action: CargoCommand,
+    },
     /// Assemble a GIF from a folder of frames (PNG of any depth, JPEG, WebP; in name order) with
     /// the encoder `render` uses.
     Gif {
@@ -91,6 +96,34 @@ pub enum DiceCommand {
     /// Roll many seeds, read every result from the physics, and report fairness (χ² over the
     /// faces), settle times, cocked results, nudges and fence contacts.
     Stats(DiceStatsArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CargoCommand {
+    /// Measure a cargo scene's springs against the theory: each load's step response with the
+    /// exact integrator and the seed's, the seed's long-frame test through every integrator, and
+    /// the time a hitch drops.
+    Probe(CargoProbeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CargoProbeArgs {
+    /// A `kind = "cargo"` scene (default: the seed's constants).
+    #[arg(value_name = "SCENE")]
+    pub scene: Option<PathBuf>,
+    /// Fill ratio to probe at, 0..1 (default: the scene's at its start).
+    #[arg(long, value_parser = parse_fill)]
+    pub fill: Option<f64>,
+    /// Print one JSON object instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_fill(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("\"{s}\" is not a fill ratio: a number from 0 to 1")),
+    }
 }
 
 #[derive(Args, Debug)]

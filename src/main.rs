@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use clap::{CommandFactory, Parser};
 
-use simreel::cli::{self, Cli, Command, DiceCommand, DiceStatsArgs, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs};
+use simreel::cli::{
+    self, CargoCommand, CargoProbeArgs, Cli, Command, DiceCommand, DiceStatsArgs, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs,
+};
 use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
 use simreel::render::RenderError;
 use simreel::scene::{self, SceneError};
@@ -119,6 +121,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mesh { scene, output, frame, algorithm } => mesh(&scene, &output, frame, algorithm.as_deref()),
         Command::Golden { action } => golden(action),
         Command::Dice { action: DiceCommand::Stats(args) } => dice_stats(&args),
+        Command::Cargo { action: CargoCommand::Probe(args) } => cargo_probe(&args),
         Command::Gif { frames_dir, output, fps, width, no_dither } => {
             if !(fps > 0.0 && fps <= 100.0) {
                 return Err(BadInput(format!("--fps {fps} is outside 0..100 (GIF delays are whole centiseconds)")).into());
@@ -159,6 +162,24 @@ fn man_pages(out: Option<&std::path::Path>) -> anyhow::Result<()> {
         written += 1;
     }
     eprintln!("wrote {written} man pages into {}", dir.display());
+    Ok(())
+}
+
+fn cargo_probe(args: &CargoProbeArgs) -> anyhow::Result<()> {
+    let scene = match &args.scene {
+        Some(path) => simreel::scene::load(path)?,
+        None => simreel::scene::parse("kind = \"cargo\"\n", std::path::Path::new("defaults.toml"))?,
+    };
+    let simreel::kinds::KindSpec::Cargo(spec) = &scene.kind else {
+        let path = args.scene.as_deref().unwrap_or(std::path::Path::new("?")).display();
+        return Err(BadInput(format!("{path} is a {} scene; `cargo probe` takes a cargo scene", scene.kind.name())).into());
+    };
+    let probe = simreel::sim::cargo::probe::probe(&scene, spec, args.fill);
+    if args.json {
+        println!("{}", probe.to_json());
+    } else {
+        print!("{}", probe.table());
+    }
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! per file). `cargo test --release --test suite -- render::` runs one area.
 
 mod batches;
+mod cargo_cli;
 mod common;
 mod dice_cli;
 mod figures;

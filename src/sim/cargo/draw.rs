@@ -341,8 +341,88 @@ fn rest_pose(poses: &Poses, rig: &Rig, i: usize) -> Frame {
     root.then(&Frame { origin: DVec3::Y * rig.rest_height[i], rot: DMat3::IDENTITY })
 }
 
+/// A straight line segment of one colour.
+fn line(a: [f32; 2], b: [f32; 2], width: f32, color: [f32; 4], dash: Option<Dash>) -> Shape2d {
+    Shape2d::Line { a, b, width, color_a: color, color_b: color, dash }
+}
+
+const INK: [f32; 4] = [0.15, 0.15, 0.17, 1.0];
+
+/// The strip chart's frame: where time and each lane go.
+struct Strip {
+    left: f32,
+    right: f32,
+    top: f32,
+    bottom: f32,
+    pad: f32,
+    text: f32,
+    t0: f64,
+    seconds: f64,
+    shapes: Vec<Shape2d>,
+    texts: Vec<Text2d>,
+}
+
+impl Strip {
+    fn x_of(&self, t: f64) -> f32 {
+        self.left + (self.right - self.left) * ((t - self.t0) / self.seconds) as f32
+    }
+
+    fn label(&mut self, at: [f32; 2], size: f32, align: Align, color: [f32; 4], text: String) {
+        self.texts.push(Text2d { at, size, align, color, text });
+    }
+
+    /// One lane from `y0` to `y1`: component `k` (pitch, roll, lift) of every load, its target and
+    /// its limits, on a scale that holds every load's range.
+    fn lane(&mut self, sim: &CargoSim, laws: &[[super::spring::Law; 3]], k: usize, name: &str, y: (f32, f32)) {
+        let (y0, y1) = y;
+        let lo = laws.iter().map(|l| l[k].lo).fold(0.0, f64::min);
+        let hi = laws.iter().map(|l| l[k].hi).fold(0.0, f64::max);
+        let span = (hi - lo).max(1e-6) * 1.25;
+        let mid = 0.5 * (hi + lo);
+        let y_of = |v: f64| y1 - (y1 - y0) * (((v - mid) / span + 0.5).clamp(-0.05, 1.05)) as f32;
+        let (left, right, pad, text) = (self.left, self.right, self.pad, self.text);
+        self.shapes.push(line([left, y_of(0.0)], [right, y_of(0.0)], 1.0, [0.6, 0.6, 0.6, 1.0], None));
+        self.label([left + pad, y0 + text], text, Align::Left, INK, name.to_string());
+        for v in [hi, lo] {
+            self.label([left - pad, y_of(v) + 0.35 * text], text * 0.85, Align::Right, INK, format!("{v:.1}"));
+        }
+        for (i, link) in sim.spec().links.iter().enumerate() {
+            let c = link.color.to_linear();
+            let (solid, faint) = ([c[0], c[1], c[2], 1.0], [c[0], c[1], c[2], 0.45]);
+            for limit in [laws[i][k].lo, laws[i][k].hi].into_iter().filter(|l| *l != 0.0) {
+                let dash = Some(Dash { on: 2.0, off: 4.0, phase: 0.0 });
+                self.shapes.push(line([left, y_of(limit)], [right, y_of(limit)], 1.0, faint, dash));
+            }
+            for pair in sim.samples.windows(2).filter(|p| p[0].t >= self.t0) {
+                let (a, b) = (&pair[0], &pair[1]);
+                let (xa, xb) = (self.x_of(a.t), self.x_of(b.t));
+                self.shapes.push(line([xa, y_of(a.links[i].1[k])], [xb, y_of(b.links[i].1[k])], 1.0, faint, None));
+                self.shapes.push(line([xa, y_of(a.links[i].0[k])], [xb, y_of(b.links[i].0[k])], 2.0, solid, None));
+            }
+        }
+    }
+
+    /// A dashed line and a word at each event shown.
+    fn events(&mut self, spec: &CargoSpec, now: f64) {
+        let t0 = self.t0;
+        for e in spec.events.iter().filter(|e| e.at >= t0 && e.at <= now) {
+            let label = match e.kind {
+                EventKind::Load { .. } => "load",
+                EventKind::Action { .. } => "action ×0.3",
+                EventKind::Hitch { .. } => "hitch",
+                EventKind::PutDown => "put down",
+                EventKind::PickUp => "pick up",
+            };
+            let x = self.x_of(e.at);
+            let dash = Some(Dash { on: 3.0, off: 3.0, phase: 0.0 });
+            self.shapes.push(line([x, self.top + self.pad], [x, self.bottom - self.pad], 1.0, [0.35, 0.35, 0.4, 0.8], dash));
+            self.label([x + 3.0, self.bottom - self.pad - 2.0], self.text * 0.85, Align::Left, INK, label.to_string());
+        }
+    }
+}
+
 /// The strip chart along the bottom of the image: one lane per trace, each load's value (solid),
-/// its target (dashed) and its limits (faint), events marked, labels with the constants in force.
+/// its target (thin), its limits (dashed), events marked, labels with the constants in force.
 fn chart(sim: &CargoSim, scene: &Scene) -> Canvas2d {
     let spec = sim.spec();
     let plot = spec.plot.as_ref().expect("a plot");
@@ -350,138 +430,42 @@ fn chart(sim: &CargoSim, scene: &Scene) -> Canvas2d {
     let top = h * (1.0 - plot.height as f32);
     let pad = (h * 0.012).max(3.0);
     let text = (h * 0.028).max(9.0);
-    let mut shapes = vec![Shape2d::Rect { min: [0.0, top], max: [w, h], radius: 0.0, border: 0.0, color: [0.97, 0.96, 0.94, 0.92] }];
-    let mut texts = Vec::new();
-    let t_now = sim.shown_time();
-    let t0 = (t_now - plot.seconds).max(0.0);
-    let left = pad + text_width("-88.8", text) + pad;
-    let right = w - pad;
-    let lanes = plot.traces.len();
+    let now = sim.shown_time();
+    let mut strip = Strip {
+        left: pad + text_width("-88.8", text) + pad,
+        right: w - pad,
+        top,
+        bottom: h,
+        pad,
+        text,
+        t0: (now - plot.seconds).max(0.0),
+        seconds: plot.seconds,
+        shapes: vec![Shape2d::Rect { min: [0.0, top], max: [w, h], radius: 0.0, border: 0.0, color: [0.97, 0.96, 0.94, 0.92] }],
+        texts: Vec::new(),
+    };
     let header = if plot.labels { text + pad } else { 0.0 };
-    let lane_h = (h - top - pad - header) / lanes as f32;
-    let ink = [0.15, 0.15, 0.17, 1.0];
-    let x_of = |t: f64| left + (right - left) * ((t - t0) / plot.seconds) as f32;
-    let (_, _, gains) = super::rig::laws(spec, t_now, scene.render.duration());
-    let (_, link_laws, _) = super::rig::laws(spec, t_now, scene.render.duration());
+    let lane_h = (h - top - pad - header) / plot.traces.len() as f32;
+    let (_, laws, gains) = super::rig::laws(spec, now, scene.render.duration());
     for (lane, trace) in plot.traces.iter().enumerate() {
-        let (k, name, unit) = match trace {
-            Trace::Pitch => (0, "pitch", "°"),
-            Trace::Roll => (1, "roll", "°"),
-            Trace::Lift => (2, "lift", " cm"),
+        let (k, name) = match trace {
+            Trace::Pitch => (0, "pitch°"),
+            Trace::Roll => (1, "roll°"),
+            Trace::Lift => (2, "lift cm"),
         };
         let y0 = top + header + pad + lane as f32 * lane_h;
-        let y1 = y0 + lane_h - pad;
-        let (mut lo, mut hi) = (0.0f64, 0.0f64);
-        for l in &link_laws {
-            lo = lo.min(l[k].lo);
-            hi = hi.max(l[k].hi);
-        }
-        let span = (hi - lo).max(1e-6) * 1.25;
-        let mid = 0.5 * (hi + lo);
-        let y_of = |v: f64| y1 - (y1 - y0) * (((v - mid) / span + 0.5).clamp(-0.05, 1.05)) as f32;
-        shapes.push(Shape2d::Line {
-            a: [left, y_of(0.0)],
-            b: [right, y_of(0.0)],
-            width: 1.0,
-            color_a: [0.6, 0.6, 0.6, 1.0],
-            color_b: [0.6, 0.6, 0.6, 1.0],
-            dash: None,
-        });
-        texts.push(Text2d { at: [left + pad, y0 + text], size: text, align: Align::Left, color: ink, text: format!("{name}{unit}") });
-        texts.push(Text2d {
-            at: [left - pad, y_of(hi) + 0.35 * text],
-            size: text * 0.85,
-            align: Align::Right,
-            color: ink,
-            text: format!("{hi:.1}"),
-        });
-        texts.push(Text2d {
-            at: [left - pad, y_of(lo) + 0.35 * text],
-            size: text * 0.85,
-            align: Align::Right,
-            color: ink,
-            text: format!("{lo:.1}"),
-        });
-        for (i, link) in spec.links.iter().enumerate() {
-            let c = link.color.to_linear();
-            let solid = [c[0], c[1], c[2], 1.0];
-            let faint = [c[0], c[1], c[2], 0.45];
-            for limit in [link_laws[i][k].lo, link_laws[i][k].hi] {
-                if limit != 0.0 {
-                    let dash = Some(Dash { on: 2.0, off: 4.0, phase: 0.0 });
-                    shapes.push(Shape2d::Line {
-                        a: [left, y_of(limit)],
-                        b: [right, y_of(limit)],
-                        width: 1.0,
-                        color_a: faint,
-                        color_b: faint,
-                        dash,
-                    });
-                }
-            }
-            for pair in sim.samples.windows(2) {
-                let (a, b) = (&pair[0], &pair[1]);
-                if a.t < t0 {
-                    continue;
-                }
-                let (xa, xb) = (x_of(a.t), x_of(b.t));
-                shapes.push(Shape2d::Line {
-                    a: [xa, y_of(a.links[i].1[k])],
-                    b: [xb, y_of(b.links[i].1[k])],
-                    width: 1.0,
-                    color_a: faint,
-                    color_b: faint,
-                    dash: None,
-                });
-                shapes.push(Shape2d::Line {
-                    a: [xa, y_of(a.links[i].0[k])],
-                    b: [xb, y_of(b.links[i].0[k])],
-                    width: 2.0,
-                    color_a: solid,
-                    color_b: solid,
-                    dash: None,
-                });
-            }
-        }
+        strip.lane(sim, &laws, k, name, (y0, y0 + lane_h - pad));
     }
-    for e in &spec.events {
-        if e.at < t0 || e.at > t_now {
-            continue;
-        }
-        let label = match e.kind {
-            EventKind::Load { .. } => "load",
-            EventKind::Action { .. } => "action ×0.3",
-            EventKind::Hitch { .. } => "hitch",
-            EventKind::PutDown => "put down",
-            EventKind::PickUp => "pick up",
-        };
-        let x = x_of(e.at);
-        let grey = [0.35, 0.35, 0.4, 0.8];
-        shapes.push(Shape2d::Line {
-            a: [x, top + pad],
-            b: [x, h - pad],
-            width: 1.0,
-            color_a: grey,
-            color_b: grey,
-            dash: Some(Dash { on: 3.0, off: 3.0, phase: 0.0 }),
-        });
-        texts.push(Text2d { at: [x + 3.0, h - pad - 2.0], size: text * 0.85, align: Align::Left, color: ink, text: label.to_string() });
-    }
+    strip.events(spec, now);
     if plot.labels {
-        let mut x = left;
+        let mut x = strip.left;
         for (i, link) in spec.links.iter().enumerate() {
-            let c = link.color.to_linear();
-            let hz = link_laws[i][0].omega / std::f64::consts::TAU;
-            let label = format!("{} {:.2} Hz ζ {:.2} gain {:.2}", link.name, hz, link_laws[i][0].zeta, gains[i][0]);
-            texts.push(Text2d {
-                at: [x, top + pad + text],
-                size: text,
-                align: Align::Left,
-                color: [c[0] * 0.8, c[1] * 0.8, c[2] * 0.8, 1.0],
-                text: label.clone(),
-            });
-            x += text_width(&label, text) + 3.0 * pad;
+            let c = link.color.to_linear().map(|v| v * 0.8);
+            let hz = laws[i][0].omega / std::f64::consts::TAU;
+            let label = format!("{} {:.2} Hz ζ {:.2} gain {:.2}", link.name, hz, laws[i][0].zeta, gains[i][0]);
+            let width = text_width(&label, text);
+            strip.label([x, top + pad + text], text, Align::Left, [c[0], c[1], c[2], 1.0], label);
+            x += width + 3.0 * pad;
         }
     }
-    Canvas2d { size: [w, h], static_layer: None, shapes, texts }
+    Canvas2d { size: [w, h], static_layer: None, shapes: strip.shapes, texts: strip.texts }
 }

@@ -10,6 +10,7 @@
 //! positions across game frames ([`rig`]).
 
 pub mod draw;
+pub mod probe;
 pub mod rig;
 pub mod route;
 pub mod spring;
