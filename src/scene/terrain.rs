@@ -490,6 +490,13 @@ impl TerrainSpec {
             })
     }
 
+    /// Whether the ground's height and its 3-D term are the same at every moment (only shapes or
+    /// the iso level may move).
+    pub fn ground_is_static(&self) -> bool {
+        let h = &self.height;
+        h.base.is_constant() && h.amplitude.is_constant() && h.offset.is_constant() && self.overhang.amplitude.is_constant()
+    }
+
     /// Samples in the grid.
     pub fn samples(&self) -> u64 {
         self.resolution.iter().map(|&n| n as u64).product()

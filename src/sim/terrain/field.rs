@@ -30,7 +30,7 @@ impl GridFrame {
 
 /// One primitive with its animated values resolved.
 #[derive(Clone, Copy, Debug)]
-enum Sdf {
+pub(super) enum Sdf {
     Sphere { c: DVec3, r: f64 },
     Box { c: DVec3, half: DVec3, round: f64 },
     Capsule { a: DVec3, b: DVec3, r: f64 },
@@ -58,6 +58,68 @@ impl Sdf {
     }
 }
 
+/// glam's component `max` (`if a > b { a } else { b }`), so a value computed here has the bits
+/// [`Sdf::distance`] gives.
+fn gmax(a: f64, b: f64) -> f64 {
+    if a > b { a } else { b }
+}
+
+/// One shape's distance along a row of samples (y and z fixed): what does not change along x is
+/// worked out once. Every operation is [`Sdf::distance`]'s, in its order, so the bits are its.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum RowSdf {
+    /// `c.x`, `half − round` along x (clamped at 0), the y and z parts of `q`, and the rounding.
+    Box {
+        cx: f64,
+        hx: f64,
+        qy: f64,
+        qz: f64,
+        round: f64,
+    },
+    /// `c.x`, `dy²`, `dz²`, radius.
+    Sphere {
+        cx: f64,
+        dy2: f64,
+        dz2: f64,
+        r: f64,
+    },
+    Other {
+        sdf: Sdf,
+        y: f64,
+        z: f64,
+    },
+}
+
+impl RowSdf {
+    fn of(sdf: &Sdf, y: f64, z: f64) -> Self {
+        match *sdf {
+            Sdf::Box { c, half, round } => {
+                let h = (half - round).max(DVec3::ZERO);
+                RowSdf::Box { cx: c.x, hx: h.x, qy: (y - c.y).abs() - h.y, qz: (z - c.z).abs() - h.z, round }
+            }
+            Sdf::Sphere { c, r } => RowSdf::Sphere { cx: c.x, dy2: (y - c.y) * (y - c.y), dz2: (z - c.z) * (z - c.z), r },
+            other => RowSdf::Other { sdf: other, y, z },
+        }
+    }
+
+    pub(super) fn distance(&self, x: f64) -> f64 {
+        match *self {
+            RowSdf::Box { cx, hx, qy, qz, round } => {
+                let qx = (x - cx).abs() - hx;
+                let (mx, my, mz) = (gmax(qx, 0.0), gmax(qy, 0.0), gmax(qz, 0.0));
+                let outside = ((mx * mx) + (my * my) + (mz * mz)).sqrt();
+                let inside = gmax(qx, gmax(qy, qz)).min(0.0);
+                outside + inside - round
+            }
+            RowSdf::Sphere { cx, dy2, dz2, r } => {
+                let dx = x - cx;
+                ((dx * dx) + dy2 + dz2).sqrt() - r
+            }
+            RowSdf::Other { sdf, y, z } => sdf.distance(DVec3::new(x, y, z)),
+        }
+    }
+}
+
 /// Polynomial smooth minimum (blend radius `k`, exact `min` for k = 0).
 pub fn smooth_min(a: f64, b: f64, k: f64) -> f64 {
     if k <= 0.0 {
@@ -69,6 +131,18 @@ pub fn smooth_min(a: f64, b: f64, k: f64) -> f64 {
 
 pub fn smooth_max(a: f64, b: f64, k: f64) -> f64 {
     -smooth_min(-a, -b, k)
+}
+
+/// The field from its ground term with the shapes in, the 3-D term and the walls: the last steps
+/// of [`FieldAt::value`], in its order (so a cached ground term gives the same bits).
+pub(super) fn finish(mut f: f64, over: Option<f64>, wall: Option<f64>) -> f64 {
+    if let Some(o) = over {
+        f += o;
+    }
+    if let Some(w) = wall {
+        f = f.max(w);
+    }
+    f
 }
 
 /// The field of `spec` frozen at one time.
@@ -146,7 +220,13 @@ impl<'a> FieldAt<'a> {
 
     /// The field at world point `p`, given the ground height of its column.
     fn value(&self, p: [f64; 3], ground: f64) -> f64 {
-        let mut f = p[1] - ground;
+        let f = self.shaped(p[1] - ground, p);
+        let (over, wall) = (self.overhang_at(p), self.wall_at(p));
+        finish(f, over, wall)
+    }
+
+    /// The ground term `f` with every shape combined into it, in order.
+    pub(super) fn shaped(&self, mut f: f64, p: [f64; 3]) -> f64 {
         for (sdf, op, k) in &self.shapes {
             let d = sdf.distance(p.into());
             f = match op {
@@ -155,16 +235,64 @@ impl<'a> FieldAt<'a> {
                 CsgOp::Intersect => smooth_max(f, d, *k),
             };
         }
-        // The 3-D term roughens everything, shapes included, so carved and added rock looks like rock.
-        if self.overhang != 0.0 {
-            let o = &self.spec.overhang;
-            let q = p.map(|c| c * o.frequency);
-            f += self.overhang * self.overhang_noise.fbm3(q[0], q[1], q[2], o.octaves, 2.0, 0.5);
-        }
-        if let Some(w) = &self.walls {
-            f = f.max(w.distance(p.into()));
+        f
+    }
+
+    /// Each shape's row evaluator for the row at (`y`, `z`), with its operation and blend radius.
+    pub(super) fn row(&self, y: f64, z: f64) -> Vec<(RowSdf, CsgOp, f64)> {
+        self.shapes.iter().map(|(sdf, op, k)| (RowSdf::of(sdf, y, z), *op, *k)).collect()
+    }
+
+    /// [`FieldAt::shaped`] along a row prepared by [`FieldAt::row`].
+    pub(super) fn shaped_row(row: &[(RowSdf, CsgOp, f64)], mut f: f64, x: f64) -> f64 {
+        for (sdf, op, k) in row {
+            let d = sdf.distance(x);
+            f = match op {
+                CsgOp::Union => smooth_min(f, d, *k),
+                CsgOp::Subtract => smooth_max(f, -d, *k),
+                CsgOp::Intersect => smooth_max(f, d, *k),
+            };
         }
         f
+    }
+
+    /// The 3-D term at `p` (it roughens everything, shapes included, so carved and added rock
+    /// looks like rock); `None` when its amplitude is 0.
+    pub(super) fn overhang_at(&self, p: [f64; 3]) -> Option<f64> {
+        (self.overhang != 0.0).then(|| {
+            let o = &self.spec.overhang;
+            let q = p.map(|c| c * o.frequency);
+            self.overhang * self.overhang_noise.fbm3(q[0], q[1], q[2], o.octaves, 2.0, 0.5)
+        })
+    }
+
+    /// The distance to the closed terrain's walls at `p`; `None` when it is open.
+    pub(super) fn wall_at(&self, p: [f64; 3]) -> Option<f64> {
+        self.walls.as_ref().map(|w| w.distance(p.into()))
+    }
+
+    /// For each shape, its operation and blend radius, and a lower bound of its signed distance
+    /// over the box `lo..hi` (`None` where none is known: the box reaches into the shape's
+    /// bounds, or the shape is a plane).
+    pub(super) fn shape_bounds(&self, lo: DVec3, hi: DVec3) -> impl Iterator<Item = (CsgOp, f64, Option<f64>)> + '_ {
+        self.shapes.iter().map(move |(sdf, op, k)| {
+            let gap = |blo: DVec3, bhi: DVec3| {
+                let g = (blo - hi).max(lo - bhi).max(DVec3::ZERO);
+                (g != DVec3::ZERO).then(|| g.length())
+            };
+            let bound = match *sdf {
+                Sdf::Sphere { c, r } => {
+                    let d = (c - c.clamp(lo, hi)).length() - r;
+                    (d > 0.0).then_some(d)
+                }
+                // a rounded box lies inside its unrounded bounds, and outside them its distance
+                // is the true Euclidean distance
+                Sdf::Box { c, half, .. } => gap(c - half, c + half),
+                Sdf::Capsule { a, b, r } => gap(a.min(b) - DVec3::splat(r), a.max(b) + DVec3::splat(r)),
+                Sdf::Plane { .. } => None,
+            };
+            (*op, *k, bound)
+        })
     }
 
     /// Samples the field onto `grid` (x fastest) into `out`, in parallel over z-slices; each sample

@@ -9,6 +9,9 @@ pub mod dual;
 pub mod field;
 pub mod mc;
 pub mod reference_fields;
+pub mod resample;
+
+use rayon::prelude::*;
 
 use crate::frame::srgb8;
 use crate::frame::{Fill, FrameData, IDENTITY, Material, MeshData, MeshInstance, MeshRef, Wire};
@@ -40,6 +43,11 @@ pub struct TerrainSim {
     /// The last frame asked for.
     frame: u32,
     fault: Option<SimFault>,
+    /// The field's constant parts, when only its shapes move (built on the first frame).
+    parts: Option<resample::StaticParts>,
+    /// Re-sample everything every frame even when only the shapes move (the reference the
+    /// partial re-sampling is tested against).
+    pub full_resample: bool,
 }
 
 impl KindSimulation for TerrainSim {
@@ -61,6 +69,8 @@ impl KindSimulation for TerrainSim {
             blocks: 0,
             frame: 0,
             fault: None,
+            parts: None,
+            full_resample: false,
         }
     }
 }
@@ -78,7 +88,10 @@ impl TerrainSim {
         let at = FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.scene.render.duration());
         if self.spec.cube.is_some() {
             self.field = self.cube_values.iter().map(|&v| v as f32).collect();
-        } else if let Some(i) = at.sample(&self.grid, &mut self.field) {
+        } else if let Some(i) = {
+            let partial = self.spec.is_animated() && self.spec.ground_is_static() && !self.full_resample;
+            sample_field(&at, &self.grid, partial, &mut self.parts, &mut self.field)
+        } {
             let [nx, ny, _] = self.grid.dims;
             let (x, y, z) = (i % nx, (i / nx) % ny, i / (nx * ny));
             self.fault.get_or_insert(SimFault { frame, what: format!("the terrain field is not finite at grid sample ({x}, {y}, {z})") });
@@ -112,7 +125,7 @@ impl TerrainSim {
         mesh
     }
 
-    /// The extracted mesh in world space, coloured.
+    /// The iso level at `frame`.
     fn iso_at(&self, frame: u32) -> f32 {
         self.spec.iso.scalar_at(self.scene.render.time_of(frame), self.scene.render.duration()) as f32
     }
@@ -133,7 +146,8 @@ impl TerrainSim {
             .collect();
         let mut colors: Vec<[u8; 4]> = match &self.spec.cube {
             Some(c) => vec![srgb8(c.color.to_linear(), 255); positions.len()],
-            None => positions.iter().zip(&normals).map(|(p, n)| self.color(*p, *n)).collect(),
+            // each vertex's colour is its own: in parallel, in order
+            None => positions.par_iter().zip(&normals).map(|(p, n)| self.color(*p, *n)).collect(),
         };
         if self.spec.chunk_tint && self.block_of.len() == colors.len() {
             for (c, &b) in colors.iter_mut().zip(&self.block_of) {
@@ -256,4 +270,23 @@ impl Simulation for TerrainSim {
         }
         StateDigest { hash: *geometry, facts }
     }
+}
+
+/// Samples the field at one moment into `field`: with `partial`, only where shapes reach (the rest
+/// of the field stands still, its constant parts kept in `parts`). Returns the first non-finite
+/// sample's index, if any.
+fn sample_field(
+    at: &FieldAt,
+    grid: &GridFrame,
+    partial: bool,
+    parts: &mut Option<resample::StaticParts>,
+    field: &mut Vec<f32>,
+) -> Option<usize> {
+    if !partial {
+        return at.sample(grid, field);
+    }
+    if !parts.as_ref().is_some_and(|p| p.fits(grid)) {
+        *parts = Some(resample::StaticParts::new(at, grid));
+    }
+    parts.as_ref().expect("built above").sample(at, grid, field).0
 }
