@@ -305,6 +305,9 @@ fn read_cargo(t: &TableReader, duration: f64) -> CargoSpec {
         None => input_default,
         Some(_) => t.choice("input", &["exact", "difference"]),
     };
+    if input == "exact" && integrator != Integrator::Exact {
+        t.error_at("input", "the seed's integrators take the seed's input: `input = \"difference\"` (or leave it out)");
+    }
     let light_heavy = t.numbers("fill_light_heavy", [0.3, 0.8]);
     if !(light_heavy[0] >= 0.0 && light_heavy[1] <= 1.0 && light_heavy[0] < light_heavy[1]) {
         t.error_at("fill_light_heavy", "expected [light, heavy] fill ratios with 0 ≤ light < heavy ≤ 1");
@@ -316,7 +319,8 @@ fn read_cargo(t: &TableReader, duration: f64) -> CargoSpec {
     let links = read_links(t);
     let names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
     let route = read_route(&t.table("route"));
-    let events = read_events(t, &names, duration);
+    let transition = t.f64_in("transition", 1.0, 0.05..10.0);
+    let events = read_events(t, &names, duration, transition);
     let wall_t = t.table("wall");
     let wall = [wall_t.f64_in("stiffness", 2.0, 0.0..20.0), wall_t.f64_in("damping", 1.0, 0.0..20.0)];
     wall_t.finish();
@@ -335,7 +339,7 @@ fn read_cargo(t: &TableReader, duration: f64) -> CargoSpec {
         reduced_input: t.f64_in("reduced_input", 0.3, 0.0..1.0),
         ground_reset: t.f64_in("ground_reset", 1.6, 0.0..60.0),
         reset_fade: t.f64_in("reset_fade", 0.4, 0.0..10.0),
-        transition: t.f64_in("transition", 1.0, 0.05..10.0),
+        transition,
         wall,
         frame: read_frame(&t.table("frame")),
         links,
@@ -513,9 +517,12 @@ fn read_ground(g: &TableReader) -> GroundSpec {
     spec
 }
 
-fn read_events(t: &TableReader, names: &[String], duration: f64) -> Vec<EventSpec> {
+fn read_events(t: &TableReader, names: &[String], duration: f64, transition: f64) -> Vec<EventSpec> {
     let mut out = Vec::new();
     let mut last = f64::NEG_INFINITY;
+    // where the jige is (from `mode`) and when it was last moved, to check put-downs and pick-ups
+    let mut grounded = t.raw("mode").and_then(|v| v.get_ref().as_str().map(|m| m == "ground")).unwrap_or(false);
+    let mut moved = f64::NEG_INFINITY;
     for e in t.tables("event") {
         let at = e.f64_in("at", 0.0, 0.0..1e5);
         if !e.has("at") {
@@ -528,7 +535,11 @@ fn read_events(t: &TableReader, names: &[String], duration: f64) -> Vec<EventSpe
             e.error_at("at", format!("{at} s is after the scene's end ({duration} s)"));
         }
         last = at;
+        if !e.has("kind") {
+            e.error_here("an event needs `kind`: load, action, hitch, put_down or pick_up");
+        }
         let kind = match e.choice("kind", &["load", "action", "hitch", "put_down", "pick_up"]) {
+            _ if !e.has("kind") => EventKind::Action { duration: 0.0 },
             "load" => {
                 let name = e.string("link").unwrap_or_default();
                 let link = names.iter().position(|n| *n == name).unwrap_or_else(|| {
@@ -544,12 +555,19 @@ fn read_events(t: &TableReader, names: &[String], duration: f64) -> Vec<EventSpe
             }
             "action" => EventKind::Action { duration: e.f64_in("duration", 0.7, 0.0..1e4) },
             "hitch" => EventKind::Hitch { dt: e.f64_in("dt", 1.0 / 3.0, 1e-3..10.0), count: e.int_in("count", 1, 1..=1000) as u32 },
-            "put_down" => EventKind::PutDown,
-            _ if !e.has("kind") => {
-                e.error_here("an event needs `kind`: load, action, hitch, put_down or pick_up");
-                EventKind::Action { duration: 0.0 }
+            swap => {
+                let down = swap == "put_down";
+                if down == grounded {
+                    let (now, then) = if grounded { ("on the ground", "pick_up") } else { ("on the back", "put_down") };
+                    e.error_at("kind", format!("the jige is {now} at {at} s: the next swap is a `{then}`"));
+                } else if at < moved + transition {
+                    let until = moved + transition;
+                    e.error_at("at", format!("the previous put-down or pick-up takes until {until:.2} s (`transition` = {transition} s)"));
+                }
+                grounded = down;
+                moved = at;
+                if down { EventKind::PutDown } else { EventKind::PickUp }
             }
-            _ => EventKind::PickUp,
         };
         e.finish();
         out.push(EventSpec { at, kind });

@@ -227,7 +227,7 @@ fn instance(mesh: &MeshRef, transform: [[f32; 4]; 4], material: Material) -> Mes
 }
 
 /// When a load first arrives (its first load event), if it is put on during the scene.
-fn arrival(spec: &CargoSpec, link: usize) -> Option<f64> {
+pub fn arrival(spec: &CargoSpec, link: usize) -> Option<f64> {
     spec.events.iter().find_map(|e| match e.kind {
         EventKind::Load { link: l, .. } if l == link => Some(e.at),
         _ => None,

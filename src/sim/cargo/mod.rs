@@ -22,6 +22,7 @@ use crate::frame::{Fnv, FrameData};
 use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::cargo::{CargoSpec, EventKind, Integrator};
+use crate::sim::rng::Rng;
 use crate::sim::{SimFault, Simulation, StateDigest};
 use rig::{Rig, Targets};
 use route::{Hold, Script};
@@ -57,6 +58,10 @@ pub struct Counters {
     pub resets: u64,
     /// Largest |pitch| each load reached, degrees.
     pub peak_pitch: Vec<f64>,
+    /// The furthest any load went past one of its limits after any step, as a fraction of that
+    /// limit's range, and the frame's largest angle (degrees).
+    pub beyond: f64,
+    pub frame_peak: f64,
 }
 
 /// One game frame's values, for the strip chart.
@@ -126,6 +131,9 @@ pub struct CargoSim {
     now: f64,
     /// Exact integrator: the grid interval being integrated and the equations frozen at its start.
     frozen: Option<(u64, Targets, State)>,
+    /// Whether each spring (the frame's two, then each load's three) was outside a limit at its
+    /// last step, to count wall entries.
+    outside: Vec<bool>,
     /// Difference input: previous positions and velocities of the frame's and the loads'
     /// contact points.
     history: Vec<Option<(glam::DVec3, glam::DVec3)>>,
@@ -160,7 +168,6 @@ impl KindSimulation for CargoSim {
             .collect();
         let n = spec.links.len();
         let art = draw::Art::new(spec, &rig, &script, scene);
-        let ground = script.hold(0.0) == Hold::Ground;
         CargoSim {
             scene: scene.clone(),
             spec: spec.clone(),
@@ -171,9 +178,10 @@ impl KindSimulation for CargoSim {
             now: 0.0,
             frozen: None,
             history: vec![None; n + 1],
+            outside: vec![false; 2 + 3 * n],
             applied: 0,
             awake_until: f64::NEG_INFINITY,
-            asleep: ground,
+            asleep: false,
             targets: Targets::zero(n),
             counters: Counters { peak_pitch: vec![0.0; n], ..Default::default() },
             samples: Vec::new(),
@@ -206,60 +214,92 @@ impl CargoSim {
         self.shown
     }
 
-    /// How much of the springs' sway shows at `t`: a ground jige's fades out after its timer.
-    pub fn sway_weight(&self, t: f64) -> f64 {
-        if self.script.hold(t) != Hold::Ground || t < self.awake_until {
+    /// Until when a ground jige's springs run at full weight: `ground_reset` after the last load
+    /// or after it came to stand on the ground, whichever is later.
+    fn awake_until(&self, t: f64) -> f64 {
+        let landed = self.script.grounded_since(t).map_or(f64::NEG_INFINITY, |s| s + self.spec.ground_reset);
+        self.awake_until.max(landed)
+    }
+
+    /// The fade of a ground jige's sway at `t` as if it stood on the ground: 1 until its timer
+    /// ends, then down to 0 over `reset_fade` (at once with the seed's 0).
+    fn fade(&self, t: f64) -> f64 {
+        let until = self.awake_until(t);
+        if t < until {
             return 1.0;
         }
         let fade = self.spec.reset_fade;
         if fade <= 0.0 {
             return 0.0;
         }
-        let u = ((t - self.awake_until) / fade).clamp(0.0, 1.0);
+        let u = ((t - until) / fade).clamp(0.0, 1.0);
         1.0 - u * u * (3.0 - 2.0 * u)
+    }
+
+    /// How much of the springs' sway shows at `t`: a ground jige's fades out after its timer.
+    pub fn sway_weight(&self, t: f64) -> f64 {
+        if self.script.hold(t) != Hold::Ground { 1.0 } else { self.fade(t) }
     }
 
     /// Whether the springs run at `t` (a ground jige's only after a load, until its reset).
     fn awake(&self, t: f64) -> bool {
-        self.script.hold(t) != Hold::Ground || t < self.awake_until + self.spec.reset_fade
+        self.script.hold(t) != Hold::Ground || t < self.awake_until(t) + self.spec.reset_fade
     }
 
-    /// Applies the events due at or before `t`: loads (impulses, the ground jige's timer).
+    /// Makes the sway shown now the state itself, before something would show it at full weight
+    /// again (a load or a pick-up during the fade): no jump back up.
+    fn bake_fade(&mut self, t: f64) {
+        let w = self.sway_weight(t);
+        if w < 1.0 {
+            for d in self.state.frame.iter_mut().chain(self.state.links.iter_mut().flatten()) {
+                d.x *= w;
+                d.v *= w;
+            }
+        }
+    }
+
+    /// Applies the events due at or before `t`: loads (impulses, the ground jige's timer) and
+    /// pick-ups (the fade made part of the state).
     fn apply_events(&mut self, t: f64) {
         while let Some(e) = self.spec.events.get(self.applied).filter(|e| e.at <= t + 1e-9) {
-            if let EventKind::Load { link, impulse, .. } = e.kind {
-                let n = self.state.links.len();
-                let sign = if crate::sim::rng::Rng::stream(self.scene.seed ^ self.applied as u64, "cargo-impulse").unit() < 0.5 {
-                    -1.0
-                } else {
-                    1.0
-                };
-                self.state.frame[0].v += self.spec.frame.impulse;
-                for (i, l) in self.state.links.iter_mut().enumerate() {
-                    let share = if n > 1 { 0.5 + 0.5 * i as f64 / (n - 1) as f64 } else { 1.0 };
-                    l[0].v += impulse[0] * share;
-                    l[1].v += impulse[1] * share * sign;
-                    l[2].v += impulse[2] * 100.0;
+            let at = e.at;
+            match e.kind {
+                EventKind::Load { impulse, .. } => {
+                    self.bake_fade(at);
+                    let n = self.state.links.len();
+                    let sign = if Rng::stream(self.scene.seed ^ self.applied as u64, "cargo-impulse").unit() < 0.5 { -1.0 } else { 1.0 };
+                    self.state.frame[0].v += self.spec.frame.impulse;
+                    for (i, l) in self.state.links.iter_mut().enumerate() {
+                        // a load not put on yet does not jolt
+                        if draw::arrival(&self.spec, i).is_some_and(|first| first > at) {
+                            continue;
+                        }
+                        let share = if n > 1 { 0.5 + 0.5 * i as f64 / (n - 1) as f64 } else { 1.0 };
+                        l[0].v += impulse[0] * share;
+                        l[1].v += impulse[1] * share * sign;
+                        l[2].v += impulse[2] * 100.0;
+                    }
+                    if self.script.hold(at) == Hold::Ground {
+                        self.awake_until = at + self.spec.ground_reset;
+                    }
                 }
-                let _ = link;
-                if self.script.hold(e.at) == Hold::Ground {
-                    self.awake_until = e.at + self.spec.ground_reset;
-                    self.asleep = false;
-                }
+                EventKind::PickUp => self.bake_fade(at - 1e-9),
+                _ => {}
             }
             self.applied += 1;
         }
     }
 
     /// The ground jige's reset: once its timer and fade are over, the springs return to rest and
-    /// forget their history.
+    /// forget their history; they wake with the next load or when the jige is picked up.
     fn maybe_sleep(&mut self, t: f64) {
-        if !self.asleep && !self.awake(t) {
+        let awake = self.awake(t);
+        if !self.asleep && !awake {
             self.state.zero();
             self.history.iter_mut().for_each(|h| *h = None);
-            self.asleep = true;
             self.counters.resets += 1;
         }
+        self.asleep = !awake;
     }
 
     /// Takes one game frame.
@@ -270,7 +310,6 @@ impl CargoSim {
             Integrator::Exact if self.spec.input == crate::scene::cargo::Input::Exact => self.integrate_exact(end),
             _ => {
                 let start = self.now;
-                self.apply_events(end);
                 self.maybe_sleep(end);
                 if self.awake(end) {
                     rig::difference_tick(self, start, end);
@@ -278,6 +317,8 @@ impl CargoSim {
                     // a sleeping ground jige does not move: its history starts afresh on waking
                     self.history.iter_mut().for_each(|h| *h = None);
                 }
+                // the game sees what happened during a frame at its end
+                self.apply_events(end);
                 self.now = end;
             }
         }
@@ -297,6 +338,9 @@ impl CargoSim {
             if self.frozen.as_ref().map(|f| f.0) != Some(k) {
                 self.apply_events(g);
                 self.maybe_sleep(g);
+                if k > 0 && self.script.teleport_between(g - h, g) {
+                    self.counters.teleports_ignored += 1;
+                }
                 let targets = if self.awake(g) { rig::exact_targets(self, g) } else { Targets::zero(self.state.links.len()) };
                 self.count_walls(&targets);
                 self.frozen = Some((k, targets, self.state.clone()));
@@ -312,12 +356,19 @@ impl CargoSim {
             }
             self.state = state;
             self.now = stop;
+            if stop == next {
+                let targets = &self.frozen.as_ref().expect("frozen").1;
+                rig::track_excursion(&self.state, targets, &mut self.counters);
+            }
         }
     }
 
+    /// Counts the springs that enter a wall region now.
     fn count_walls(&mut self, t: &Targets) {
-        let entered = t.regions().filter(|r| r.walled).count() as u64;
-        self.counters.wall_entries += entered;
+        for (outside, r) in self.outside.iter_mut().zip(t.regions()) {
+            self.counters.wall_entries += (r.walled && !*outside) as u64;
+            *outside = r.walled;
+        }
     }
 
     fn record(&mut self, t: f64) {

@@ -148,7 +148,7 @@ pub fn laws(spec: &CargoSpec, t: f64, duration: f64) -> ([Law; 2], Vec<[Law; 3]>
 
 /// The input felt at a contact point with axes `axes`: acceleration against them, sign flipped,
 /// plus gravity's change of direction against the authored axes.
-fn felt(axes: DMat3, authored: DMat3, accel: DVec3) -> DVec3 {
+pub(super) fn felt(axes: DMat3, authored: DMat3, accel: DVec3) -> DVec3 {
     axes.transpose() * (GRAVITY - accel) - authored.transpose() * GRAVITY
 }
 
@@ -256,7 +256,8 @@ fn differenced(sim: &mut CargoSim, slot: usize, p: DVec3, dt: f64) -> DVec3 {
         Some((p0, v0)) => {
             let v = (p - p0) / dt;
             if v.length() > spec.teleport_speed {
-                sim.counters.teleports_ignored += 1;
+                // every contact point jumps with the carrier: one teleport, counted once
+                sim.counters.teleports_ignored += (slot == 0) as u64;
                 (DVec3::ZERO, (p, v0))
             } else {
                 ((v - v0) / dt, (p, v))
@@ -283,13 +284,44 @@ fn substeps(integrator: Integrator, dt: f64, hz: f64, cap: u32) -> (u32, f64) {
     }
 }
 
-/// Steps one spring `n` times by `h` toward `target`, counting steps begun outside its limits.
-fn run(d: &mut Dof, law: &Law, target: f64, n: u32, h: f64, exact: bool, walls: &mut u64) -> Region {
+/// How far past its limits `d` is, as a fraction of the range between them.
+fn past(d: &Dof, law: &Law) -> f64 {
+    (d.x - law.hi).max(law.lo - d.x).max(0.0) / (law.hi - law.lo).max(1e-12)
+}
+
+/// Records the furthest excursion past a limit and the frame's largest angle after a step.
+pub fn track_excursion(state: &State, targets: &Targets, counters: &mut super::Counters) {
+    for (l, laws) in state.links.iter().zip(&targets.link_laws) {
+        for (d, law) in l.iter().zip(laws) {
+            counters.beyond = counters.beyond.max(past(d, law));
+        }
+    }
+    counters.frame_peak = state.frame.iter().fold(counters.frame_peak, |m, d| m.max(d.x.abs()));
+}
+
+/// One spring's bookkeeping while it is stepped: wall entries, and whether it is a load's.
+struct Watch<'a> {
+    walls: &'a mut u64,
+    outside: &'a mut bool,
+    beyond: Option<&'a mut f64>,
+}
+
+/// Steps one spring `n` times by `h` toward `target`, counting its entries into a wall region.
+fn run(d: &mut Dof, law: &Law, target: f64, n: u32, h: f64, exact: bool, watch: Watch) -> Region {
     let mut region = law.region(d.x, d.v, target);
+    let mut beyond = watch.beyond;
     for _ in 0..n {
         region = law.region(d.x, d.v, target);
-        *walls += region.walled as u64;
-        if exact { d.exact(&region, h, law) } else { d.semi_implicit(&region, h, law) }
+        *watch.walls += (region.walled && !*watch.outside) as u64;
+        *watch.outside = region.walled;
+        if exact {
+            d.exact(&region, h, law)
+        } else {
+            d.semi_implicit(&region, h, law)
+        }
+        if let Some(b) = beyond.as_deref_mut() {
+            *b = b.max(past(d, law));
+        }
     }
     region
 }
@@ -318,12 +350,13 @@ pub fn difference_tick(sim: &mut CargoSim, start: f64, end: f64) {
     for (k, law) in frame_laws.iter().enumerate() {
         let target = law.clamp(spec.frame.gain[k] * if k == 0 { u.x } else { u.z });
         let d = &mut sim.state.frame[k];
+        let watch = Watch { walls: &mut sim.counters.wall_entries, outside: &mut sim.outside[k], beyond: None };
         let region = if exact {
             let (fn_, fh) = substeps(Integrator::Exact, dt, spec.substep_hz, 0);
-            run(d, law, target, fn_, fh, true, &mut sim.counters.wall_entries)
+            run(d, law, target, fn_, fh, true, watch)
         } else {
             // one step of the whole frame, held at 1.1 × the largest angle
-            let r = run(d, law, target, 1, dt, false, &mut sim.counters.wall_entries);
+            let r = run(d, law, target, 1, dt, false, watch);
             let hard = 1.1 * law.hi;
             if d.x.abs() > hard {
                 d.x = d.x.clamp(-hard, hard);
@@ -331,6 +364,7 @@ pub fn difference_tick(sim: &mut CargoSim, start: f64, end: f64) {
             }
             r
         };
+        sim.counters.frame_peak = sim.counters.frame_peak.max(d.x.abs());
         targets.frame[k] = (target, region);
     }
     for i in 0..spec.links.len() {
@@ -341,7 +375,9 @@ pub fn difference_tick(sim: &mut CargoSim, start: f64, end: f64) {
         for k in 0..3 {
             let law = &link_laws[i][k];
             let target = law.clamp(gains[i][k] * raw[k]);
-            let region = run(&mut sim.state.links[i][k], law, target, n, h, exact, &mut sim.counters.wall_entries);
+            let c = &mut sim.counters;
+            let watch = Watch { walls: &mut c.wall_entries, outside: &mut sim.outside[2 + 3 * i + k], beyond: Some(&mut c.beyond) };
+            let region = run(&mut sim.state.links[i][k], law, target, n, h, exact, watch);
             targets.links[i][k] = (target, region);
         }
     }

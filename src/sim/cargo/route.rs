@@ -351,6 +351,15 @@ impl Script {
         if ground { Hold::Ground } else { Hold::Back }
     }
 
+    /// When the jige came to stand on the ground for its current stay (the end of the put-down,
+    /// or 0 when the scene starts with it there); `None` unless it is on the ground at `t`.
+    pub fn grounded_since(&self, t: f64) -> Option<f64> {
+        if self.hold(t) != Hold::Ground {
+            return None;
+        }
+        Some(self.swaps.iter().rev().find(|s| s.0 <= t && s.1).map_or(0.0, |s| s.0 + self.transition))
+    }
+
     /// The time the jige was last set down or picked up (its ground spot is the carrier's then).
     fn last_swap(&self, t: f64) -> f64 {
         self.swaps.iter().rev().find(|s| s.0 <= t && s.1).map_or(0.0, |s| s.0)
