@@ -453,3 +453,43 @@ fn a_short_fuzz_round_of_the_scene_reader_finds_no_panic_and_no_slow_input() {
     );
     assert!(report.slowest.0 < std::time::Duration::from_secs(1), "{:?} for:\n{}", report.slowest.0, report.slowest.1);
 }
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn bench_gpu_script_reports_every_stage_as_json() {
+    crate::common::require_gpu();
+    let bin = env!("CARGO_BIN_EXE_simreel");
+    let o = std::process::Command::new(root().join("scripts/bench-gpu"))
+        .current_dir(root())
+        .args(["--bin", bin, "--frames", "3", "--sizes", "96x64", "--scenes", "terrain flock_crowd"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // a tiny run on a software adapter may or may not keep up; the report is what is checked
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
+    assert!(!v["adapter"].as_str().unwrap().is_empty());
+    assert!(v["cores"].as_u64().unwrap() >= 1);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        assert_eq!(r["frames"], 3, "{r}");
+        assert_eq!(r["size"], "96x64");
+        for k in ["end_to_end_fps", "simulate_fps", "render_fps", "encode_fps", "end_to_end_over_slowest"] {
+            assert!(r[k].as_f64().unwrap() > 0.0, "{k}: {r}");
+        }
+        let slowest = r["slowest_stage"].as_str().unwrap();
+        let least = ["simulate_fps", "render_fps", "encode_fps"].iter().map(|k| r[*k].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
+        assert_eq!(r[format!("{slowest}_fps").as_str()].as_f64().unwrap(), least, "{r}");
+        assert_eq!(r["keeps_up"].as_bool().unwrap(), r["end_to_end_over_slowest"].as_f64().unwrap() >= 0.9);
+    }
+    assert_eq!(o.status.code() == Some(1), runs.iter().any(|r| r["keeps_up"] == false));
+}
+
+#[test]
+fn bench_gpu_script_refuses_bad_arguments() {
+    for args in [vec!["--frames", "0"], vec!["--frames", "x"], vec!["--bin", "/nonexistent/simreel"], vec!["--what"]] {
+        let o = std::process::Command::new(root().join("scripts/bench-gpu")).current_dir(root()).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
