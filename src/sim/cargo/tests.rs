@@ -347,6 +347,16 @@ fn bad_cargo_tables_are_reported_with_their_positions() {
         ("[[cargo.event]]\nat = 2.0\nkind = \"load\"\nlink = \"toop\"", "cargo.event[0].link", "not a load"),
         ("[[cargo.event]]\nat = 2.0\nkind = \"load\"\nlink = \"top\"\nfill = 1.5", "cargo.event[0].fill", "out of range"),
         ("integrator = \"seeed\"", "cargo.integrator", "not one of"),
+        // put-downs and pick-ups alternate from `mode` and do not overlap
+        ("[[cargo.event]]\nat = 1.0\nkind = \"pick_up\"", "cargo.event[0].kind", "the next swap is a `put_down`"),
+        ("mode = \"ground\"\n[[cargo.event]]\nat = 1.0\nkind = \"put_down\"", "cargo.event[0].kind", "the next swap is a `pick_up`"),
+        (
+            "[[cargo.event]]\nat = 1.0\nkind = \"put_down\"\n[[cargo.event]]\nat = 1.5\nkind = \"pick_up\"",
+            "cargo.event[1].at",
+            "takes until 2.00 s",
+        ),
+        ("integrator = \"seed\"\ninput = \"exact\"", "cargo.input", "the seed's input"),
+        ("[[cargo.event]]\nat = 1.0", "cargo.event[0]", "needs `kind`"),
     ];
     for (body, key, words) in cases {
         let text = scene_text(5.0, body);
@@ -381,24 +391,4 @@ fn a_put_down_fades_the_sway_and_every_stay_on_the_ground_ends_in_a_reset() {
     // two stays on the ground, two resets, and at rest at the end
     assert_eq!(s.counters.resets, 2);
     assert!(s.state.dofs().all(|d| d.x == 0.0 && d.v == 0.0));
-}
-
-#[test]
-fn swaps_must_alternate_and_not_overlap_and_the_seeds_integrators_take_its_input() {
-    let cases = [
-        ("[[cargo.event]]\nat = 1.0\nkind = \"pick_up\"", "cargo.event[0].kind", "the next swap is a `put_down`"),
-        ("mode = \"ground\"\n[[cargo.event]]\nat = 1.0\nkind = \"put_down\"", "cargo.event[0].kind", "the next swap is a `pick_up`"),
-        (
-            "[[cargo.event]]\nat = 1.0\nkind = \"put_down\"\n[[cargo.event]]\nat = 1.5\nkind = \"pick_up\"",
-            "cargo.event[1].at",
-            "takes until 2.00 s",
-        ),
-        ("integrator = \"seed\"\ninput = \"exact\"", "cargo.input", "the seed's input"),
-        ("[[cargo.event]]\nat = 1.0", "cargo.event[0]", "needs `kind`"),
-    ];
-    for (body, key, words) in cases {
-        let err = scene::parse(&scene_text(5.0, body), Path::new("bad.toml")).err().unwrap_or_else(|| panic!("{body} was accepted"));
-        let shown = err.to_string();
-        assert!(shown.contains(key) && shown.contains(words), "{body}:\n{shown}");
-    }
 }
