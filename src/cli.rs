@@ -57,6 +57,23 @@ pub enum Command {
         #[command(subcommand)]
         action: DiceCommand,
     },
+    /// Put the shards of split renders (`render --shard I/N`) together: check that every shard is
+    /// there and agrees with the others and that every frame is written once, then write the GIF,
+    /// animations and manifest. Needs no GPU.
+    Merge {
+        /// The output folder the shards wrote into (their `--out`).
+        #[arg(value_name = "OUT")]
+        out: PathBuf,
+        /// The scenes to merge (default: every scene with shards in OUT, from their manifests).
+        #[arg(value_name = "SCENE.toml")]
+        scenes: Vec<PathBuf>,
+        /// Override the scene's formats, as `render --format` (the shards wrote PNG frames).
+        #[arg(long, value_name = "LIST", value_parser = parse_formats)]
+        format: Option<Formats>,
+        /// No summary.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Jige-cargo tools that need no GPU.
     Cargo {
         #[command(subcommand)]
@@ -256,6 +273,69 @@ pub struct RenderArgs {
     /// Keep frames a previous run of the same scene and settings finished; render the rest.
     #[arg(long)]
     pub resume: bool,
+    /// Render one share of the frames: `I/N` (1-based, like Playwright's `--shard`), or `auto`
+    /// (from Slurm's SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT or MIN/MAX, or Kubernetes'
+    /// JOB_COMPLETION_INDEX with SIMREEL_SHARDS). Shards write frames and a shard manifest;
+    /// `simreel merge` then writes the GIF, animations and manifest.
+    #[arg(long, value_name = "I/N|auto", value_parser = parse_shard)]
+    pub shard: Option<ShardArg>,
+}
+
+/// `--shard`: a given share, or one read from the scheduler's environment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShardArg {
+    Given(u32, u32),
+    Auto,
+}
+
+/// `3/8` (1 ≤ I ≤ N) or `auto`.
+pub fn parse_shard(s: &str) -> Result<ShardArg, String> {
+    if s == "auto" {
+        return Ok(ShardArg::Auto);
+    }
+    let bad = || format!("\"{s}\" is not a shard: write I/N with 1 ≤ I ≤ N (e.g. 3/8), or auto");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (i.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
+    if n == 0 {
+        return Err(format!("\"{s}\": a render splits into at least 1 shard"));
+    }
+    if i == 0 || i > n {
+        return Err(format!("\"{s}\": shard {i} is out of range: shards are numbered 1 to {n}"));
+    }
+    Ok(ShardArg::Given(i, n))
+}
+
+/// The shard a scheduler's environment names (`--shard auto`), and where it read it. `var`
+/// looks a variable up (the process environment, or a test's).
+pub fn shard_from_env(var: impl Fn(&str) -> Option<String>) -> Result<(u32, u32, String), String> {
+    let num = |name: &str| -> Result<Option<i64>, String> {
+        match var(name) {
+            None => Ok(None),
+            Some(v) => v.trim().parse::<i64>().map(Some).map_err(|_| format!("{name}={v} is not a whole number")),
+        }
+    };
+    let checked = |i: i64, n: i64, from: String| -> Result<(u32, u32, String), String> {
+        if n < 1 || i < 1 || i > n {
+            return Err(format!("{from} gives shard {i} of {n}, which is out of range"));
+        }
+        Ok((i as u32, n as u32, from))
+    };
+    if let Some(id) = num("SLURM_ARRAY_TASK_ID")? {
+        let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0).min(id);
+        let count = match (num("SLURM_ARRAY_TASK_COUNT")?, num("SLURM_ARRAY_TASK_MAX")?) {
+            (Some(c), _) => c,
+            (None, Some(max)) => max - min + 1,
+            (None, None) => return Err("SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX".into()),
+        };
+        return checked(id - min + 1, count, format!("SLURM_ARRAY_TASK_ID={id} (first task {min}) of {count} tasks"));
+    }
+    if let Some(index) = num("JOB_COMPLETION_INDEX")? {
+        let Some(count) = num("SIMREEL_SHARDS")? else {
+            return Err("JOB_COMPLETION_INDEX is set but SIMREEL_SHARDS (the Job's completions) is not".into());
+        };
+        return checked(index + 1, count, format!("JOB_COMPLETION_INDEX={index} of SIMREEL_SHARDS={count}"));
+    }
+    Err("--shard auto found no scheduler: set SLURM_ARRAY_TASK_ID (a Slurm job array) or JOB_COMPLETION_INDEX and SIMREEL_SHARDS (a Kubernetes Indexed Job), or give --shard I/N".into())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

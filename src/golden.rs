@@ -142,6 +142,7 @@ fn render_golden(
         formats: vec![Format::Png],
         adapter: adapter.clone(),
         resume: false,
+        shard: None,
     };
     pipeline::run(&job, mode, &AtomicBool::new(false))
 }

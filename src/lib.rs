@@ -10,6 +10,7 @@ pub mod frame;
 pub mod fuzz;
 pub mod golden;
 pub mod kinds;
+pub mod merge;
 pub mod output;
 pub mod pipeline;
 pub mod render;

@@ -1,6 +1,7 @@
 //! The `simreel` command: parse arguments, run, print any error with its chain, exit with a code
 //! that says what went wrong (see the README's table).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -122,6 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Golden { action } => golden(action),
         Command::Dice { action: DiceCommand::Stats(args) } => dice_stats(&args),
         Command::Cargo { action: CargoCommand::Probe(args) } => cargo_probe(&args),
+        Command::Merge { out, scenes, format, quiet } => merge(&out, &scenes, format.as_ref(), quiet),
         Command::Gif { frames_dir, output, fps, width, no_dither } => {
             if !(fps > 0.0 && fps <= 100.0) {
                 return Err(BadInput(format!("--fps {fps} is outside 0..100 (GIF delays are whole centiseconds)")).into());
@@ -162,6 +164,42 @@ fn man_pages(out: Option<&std::path::Path>) -> anyhow::Result<()> {
         written += 1;
     }
     eprintln!("wrote {written} man pages into {}", dir.display());
+    Ok(())
+}
+
+/// `simreel merge`: the scenes named, or every scene whose shards are in `out`.
+fn merge(out: &std::path::Path, scenes: &[PathBuf], format: Option<&cli::Formats>, quiet: bool) -> anyhow::Result<()> {
+    let mut paths = scenes.to_vec();
+    if paths.is_empty() {
+        let entries = std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))?;
+        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        dirs.sort();
+        for dir in dirs {
+            let shard = std::fs::read_dir(&dir).ok().and_then(|it| {
+                it.flatten().map(|e| e.path()).find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("shard-")))
+            });
+            if let Some(m) = shard.and_then(|p| simreel::output::manifest::Manifest::read(&p)) {
+                paths.push(PathBuf::from(m.scene_file));
+            }
+        }
+        if paths.is_empty() {
+            return Err(BadInput(format!(
+                "{} holds no shards (shard-I-of-N.json in a scene's folder): name the scenes, or render with --shard first",
+                out.display()
+            ))
+            .into());
+        }
+    }
+    for path in &paths {
+        let scene = scene::load(path)?;
+        let formats = format.map_or_else(|| scene.output.formats.clone(), |f| f.0.clone());
+        let merged = simreel::merge::merge(out, &scene, &formats).with_context(|| format!("merging {}", scene.name))?;
+        if !quiet {
+            let mut what = vec![format!("{} frames from {} shards", merged.frames, merged.shards)];
+            what.extend(merged.gif.iter().chain(&merged.animations).map(|p| p.display().to_string()));
+            eprintln!("{}: merged {} ({})", scene.name, what.join(", "), merged.manifest.display());
+        }
+    }
     Ok(())
 }
 
@@ -300,6 +338,17 @@ fn load_checked(path: &std::path::Path) -> anyhow::Result<scene::Scene> {
 }
 
 fn render(args: RenderArgs) -> anyhow::Result<()> {
+    let shard = match args.shard {
+        None => None,
+        Some(cli::ShardArg::Given(i, n)) => Some((i, n)),
+        Some(cli::ShardArg::Auto) => {
+            let (i, n, from) = cli::shard_from_env(|k| std::env::var(k).ok()).map_err(BadInput)?;
+            if !args.quiet {
+                eprintln!("shard {i}/{n} (from {from})");
+            }
+            Some((i, n))
+        }
+    };
     // Every scene is validated before the first one renders.
     let mut jobs = Vec::new();
     for path in &args.scenes {
@@ -314,7 +363,21 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
             None => (0..s.render.frames).collect(),
         };
         let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
-        jobs.push(Job { scene: s, frames, out_dir: args.out.clone(), formats, adapter: args.adapter.request(), resume: args.resume });
+        // a shard renders its block of the frames; every shard of a split render gets the same
+        // arguments, so they agree on the whole
+        let (frames, shard) = match shard {
+            Some((i, n)) => (simreel::output::manifest::ShardInfo::block(&frames, i, n).to_vec(), Some((i, n, frames))),
+            None => (frames, None),
+        };
+        jobs.push(Job {
+            scene: s,
+            frames,
+            out_dir: args.out.clone(),
+            formats,
+            adapter: args.adapter.request(),
+            resume: args.resume,
+            shard,
+        });
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();

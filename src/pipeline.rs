@@ -31,6 +31,10 @@ pub struct Job {
     pub formats: Vec<Format>,
     pub adapter: AdapterRequest,
     pub resume: bool,
+    /// Shard `.0` (1-based) of `.1` of a split render, and every frame of the whole render: this
+    /// job renders its block of those (in `frames`) and writes its frames and a shard manifest;
+    /// `simreel merge` writes the GIF, the animations and the manifest.
+    pub shard: Option<(u32, u32, Vec<u32>)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,11 +165,16 @@ impl Outputs {
     fn of(job: &Job) -> Self {
         let name = &job.scene.name;
         let frames_dir = job.out_dir.join(name);
+        let manifest = match &job.shard {
+            Some((i, n, _)) => output::manifest::ShardInfo::file_name(*i, *n),
+            None => "manifest.json".to_string(),
+        };
         Outputs {
-            manifest: frames_dir.join("manifest.json"),
+            manifest: frames_dir.join(manifest),
             frames_dir,
-            gif: job.formats.contains(&Format::Gif).then(|| job.out_dir.join(format!("{name}.gif"))),
-            png: job.formats.iter().any(|f| f.needs_png()),
+            gif: (job.formats.contains(&Format::Gif) && job.shard.is_none()).then(|| job.out_dir.join(format!("{name}.gif"))),
+            // a shard's frames are what the merge assembles: always PNG
+            png: job.formats.iter().any(|f| f.needs_png()) || job.shard.is_some(),
             frames_in_scene: job.scene.render.frames,
         }
     }
@@ -254,10 +263,18 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     // one writer per scene output; what killed runs left behind goes first
     let out = Outputs::of(job);
     // MP4 and WebM need ffmpeg: found out before anything is rendered
-    let ffmpeg =
-        if job.formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm)) { Some(output::animation::ffmpeg()?) } else { None };
-    let claim = output::claim::Claim::take(&out.frames_dir)?;
-    claim.sweep(&out.frames_dir, &beside_outputs(job));
+    let videos = job.formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm)) && job.shard.is_none();
+    let ffmpeg = if videos { Some(output::animation::ffmpeg()?) } else { None };
+    // shards share the folder, each with its own lock; they leave the sweep to runs that own it
+    // whole (a temporary from another machine's live shard looks like a dead process's here)
+    let _claim = match &job.shard {
+        Some((i, n, _)) => output::claim::Claim::take_as(&out.frames_dir, &format!(".simreel-shard-{i}-of-{n}.lock"))?,
+        None => {
+            let claim = output::claim::Claim::take(&out.frames_dir)?;
+            claim.sweep(&out.frames_dir, &beside_outputs(job));
+            claim
+        }
+    };
     let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
     let adapter = renderer.adapter().clone();
     let scene_hash = format!("{:016x}", scene.source_hash);
@@ -305,7 +322,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         let done = shared.written.into_inner().expect("written").len();
         return Err(PipelineError::Interrupted { scene: scene.name.clone(), done, total: job.frames.len() });
     }
-    let animations = write_animations(job, &shared.out, ffmpeg.as_deref())?;
+    let animations = if job.shard.is_some() { Vec::new() } else { write_animations(job, &shared.out, ffmpeg.as_deref())? };
     Ok(Outcome {
         manifest,
         adapter,
@@ -555,6 +572,11 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
             peak_memory_bytes: crate::output::manifest::peak_memory(),
         },
         final_state: shared.final_state.lock().expect("state").clone(),
+        shard: shared.job.shard.as_ref().map(|(index, count, selection)| output::manifest::ShardInfo {
+            index: *index,
+            count: *count,
+            selection: selection.clone(),
+        }),
     }
 }
 
@@ -586,10 +608,58 @@ fn write_gif(
     Ok(true)
 }
 
+/// The GIF of `files` into `out` at `width`×`height`: each file loaded by `load` (its RGBA, at
+/// that size) and quantized on all cores, then written in order.
+fn gif_of_files(
+    files: &[PathBuf],
+    out: &Path,
+    (width, height): (u32, u32),
+    (fps, dither): (f64, bool),
+    load: impl Fn(&PathBuf) -> Result<Vec<u8>, PipelineError> + Sync,
+) -> Result<(), PipelineError> {
+    use rayon::prelude::*;
+    let (tx, rx) = sync_channel::<(usize, Quantized)>(rayon::current_num_threads() * 2);
+    let total = files.len();
+    let complete = std::thread::scope(|s| {
+        let writer = s.spawn(move || write_gif(out, rx, total, width, height, fps));
+        let produced: Result<(), PipelineError> =
+            files.par_iter().enumerate().try_for_each_with(tx, |tx: &mut SyncSender<(usize, Quantized)>, (i, f)| {
+                let rgba = load(f)?;
+                let _ = tx.send((i, output::gif::quantize(&rgba, width, height, dither)));
+                Ok(())
+            });
+        let wrote = writer.join().unwrap_or(Ok(false));
+        produced.and(wrote)
+    })?;
+    if !complete {
+        return Err(OutputError::Gif { path: out.to_path_buf(), reason: "not every frame could be encoded".into() }.into());
+    }
+    Ok(())
+}
+
+/// The GIF of the PNG `frames` (in this order, all `width`×`height`) into `out`, quantized as a
+/// render quantizes its frames: the same pixels give the same bytes.
+pub fn gif_from_frames(frames: &[PathBuf], out: &Path, width: u32, height: u32, fps: f64, dither: bool) -> Result<(), PipelineError> {
+    gif_of_files(frames, out, (width, height), (fps, dither), |f| {
+        let d = output::png::read(f)?;
+        if (d.width, d.height) != (width, height) {
+            let reason = format!("{}×{} differs from the render's {width}×{height}", d.width, d.height);
+            return Err(OutputError::BadPicture { path: f.clone(), reason }.into());
+        }
+        Ok(d.rgba)
+    })
+}
+
+/// The APNG, MP4 and WebM files `job` asks for, from its PNG frames (for `simreel merge`).
+pub fn animations_of(job: &Job) -> Result<Vec<PathBuf>, PipelineError> {
+    let ffmpeg =
+        if job.formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm)) { Some(output::animation::ffmpeg()?) } else { None };
+    write_animations(job, &Outputs::of(job), ffmpeg.as_deref())
+}
+
 /// `simreel gif`: every picture in `dir` (PNG, JPEG, WebP; sorted by name) into `out`, quantized on
 /// all cores, scaled to `width` (keeping the aspect) when given.
 pub fn gif_from_folder(dir: &Path, out: &Path, settings: GifSettings, width: Option<u32>) -> Result<usize, PipelineError> {
-    use rayon::prelude::*;
     let read_err = |source| OutputError::Read { path: dir.to_path_buf(), source };
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(read_err)?
@@ -611,29 +681,13 @@ pub fn gif_from_folder(dir: &Path, out: &Path, settings: GifSettings, width: Opt
         Some(w) => (w, ((fh as f64 * w as f64 / fw as f64).round() as u32).max(1)),
         None => (fw, fh),
     };
-    let (tx, rx) = sync_channel::<(usize, Quantized)>(rayon::current_num_threads() * 2);
-    let total = files.len();
-    let result = std::thread::scope(|s| {
-        let writer = s.spawn(move || write_gif(out, rx, total, w, h, settings.fps));
-        let produced: Result<(), PipelineError> =
-            files.par_iter().enumerate().try_for_each_with(tx, |tx: &mut SyncSender<(usize, Quantized)>, (i, f)| {
-                let d = output::picture::read(f)?;
-                if (d.width, d.height) != (fw, fh) {
-                    return Err(OutputError::BadPicture {
-                        path: f.clone(),
-                        reason: format!("{}×{} differs from the first frame's {fw}×{fh}", d.width, d.height),
-                    }
-                    .into());
-                }
-                let d = if width.is_some() { output::picture::resize(&d, w, h) } else { d };
-                let _ = tx.send((i, output::gif::quantize(&d.rgba, w, h, settings.dither)));
-                Ok(())
-            });
-        let wrote = writer.join().unwrap_or(Ok(false));
-        produced.and(wrote)
+    gif_of_files(&files, out, (w, h), (settings.fps, settings.dither), |f| {
+        let d = output::picture::read(f)?;
+        if (d.width, d.height) != (fw, fh) {
+            let reason = format!("{}×{} differs from the first frame's {fw}×{fh}", d.width, d.height);
+            return Err(OutputError::BadPicture { path: f.clone(), reason }.into());
+        }
+        Ok(if width.is_some() { output::picture::resize(&d, w, h).rgba } else { d.rgba })
     })?;
-    if !result {
-        return Err(OutputError::Gif { path: out.to_path_buf(), reason: "not every frame could be encoded".into() }.into());
-    }
-    Ok(total)
+    Ok(files.len())
 }

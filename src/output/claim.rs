@@ -38,9 +38,15 @@ impl Claim {
     /// Takes the scene's output (`frames_dir`, created if missing): fails with
     /// [`OutputError::Busy`] while a live process holds it; a lock left by a dead one is taken over.
     pub fn take(frames_dir: &Path) -> Result<Claim, OutputError> {
+        Claim::take_as(frames_dir, LOCK)
+    }
+
+    /// [`Claim::take`] with a lock file of another name: each shard of a split render holds its
+    /// own, so shards write into one folder side by side.
+    pub fn take_as(frames_dir: &Path, name: &str) -> Result<Claim, OutputError> {
         let write_err = |source| OutputError::Write { path: frames_dir.to_path_buf(), source };
         std::fs::create_dir_all(frames_dir).map_err(write_err)?;
-        let lock = frames_dir.join(LOCK);
+        let lock = frames_dir.join(name);
         for _ in 0..3 {
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&lock) {
                 Ok(mut f) => {

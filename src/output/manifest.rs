@@ -30,6 +30,32 @@ pub struct Manifest {
     pub timings: Timings,
     /// State digest of the last frame simulated.
     pub final_state: String,
+    /// For one shard of a split render: which, and every frame of the whole render.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
+}
+
+/// Shard `index` (1-based) of `count`, and the frames all the shards render together.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct ShardInfo {
+    pub index: u32,
+    pub count: u32,
+    pub selection: Vec<u32>,
+}
+
+impl ShardInfo {
+    /// The file a shard's manifest goes to, in the scene's frames folder.
+    pub fn file_name(index: u32, count: u32) -> String {
+        format!("shard-{index}-of-{count}.json")
+    }
+
+    /// The frames of `selection` shard `index` of `count` renders: a contiguous block, the blocks
+    /// as even as whole frames allow.
+    pub fn block(selection: &[u32], index: u32, count: u32) -> &[u32] {
+        let n = selection.len();
+        let at = |i: u32| n * i as usize / count as usize;
+        &selection[at(index - 1)..at(index)]
+    }
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]

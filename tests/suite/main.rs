@@ -10,3 +10,4 @@ mod golden;
 mod marching_cubes;
 mod render;
 mod scenes_and_cli;
+mod shards;

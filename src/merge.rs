@@ -1,0 +1,199 @@
+//! `simreel merge`: the shards of a split render (`render --shard I/N`, one per machine) put
+//! together. Every shard must be there and agree with the others — scene, settings (size, MSAA,
+//! adapter, version), the frames of the whole — and every frame must be written exactly once;
+//! then the GIF, the animations and the manifest are written as one machine's render writes them
+//! (the same PNG pixels give the same GIF bytes).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::output::manifest::{Manifest, ShardInfo, Timings};
+use crate::output::{OutputError, claim::Claim};
+use crate::pipeline::{self, Job, PipelineError};
+use crate::render::AdapterRequest;
+use crate::scene::{Format, Scene};
+
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("{dir}: no shard manifests (shard-I-of-N.json): render the scene with --shard I/N into {out} first")]
+    NoShards { dir: PathBuf, out: PathBuf },
+    #[error("{dir} holds shards of different splits ({counts}): remove the stale ones")]
+    MixedSplits { dir: PathBuf, counts: String },
+    #[error("shard {index}/{count} of {scene} is missing (frames {first}..{last}): run `simreel render … --shard {index}/{count}`")]
+    MissingShard { scene: String, index: u32, count: u32, first: u32, last: u32 },
+    #[error("shard {index}/{count} of {scene} does not agree with shard 1/{count}: {what}")]
+    Disagree { scene: String, index: u32, count: u32, what: String },
+    #[error(
+        "shard {index}/{count} of {scene} has not written frames {frames} (killed half-way?): rerun it with --resume, the frames it has are kept"
+    )]
+    Unfinished { scene: String, index: u32, count: u32, frames: String },
+    #[error("{scene}: frame {frame} is listed by shards {a} and {b}")]
+    Twice { scene: String, frame: u32, a: u32, b: u32 },
+    #[error("{scene}: the scene file changed since the shards rendered it (its hash is {now}, theirs {then})")]
+    SceneChanged { scene: String, now: String, then: String },
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+/// What a merge wrote.
+#[derive(Debug)]
+pub struct Merged {
+    pub shards: u32,
+    pub frames: usize,
+    pub gif: Option<PathBuf>,
+    pub animations: Vec<PathBuf>,
+    pub manifest: PathBuf,
+}
+
+/// The shard manifests in `dir`, by index, all of one split.
+fn read_shards(dir: &Path, out: &Path) -> Result<(u32, BTreeMap<u32, Manifest>), MergeError> {
+    let mut found: Vec<(u32, u32, Manifest)> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|source| OutputError::Read { path: dir.to_path_buf(), source })?.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(rest) = name.strip_prefix("shard-").and_then(|r| r.strip_suffix(".json")) else { continue };
+        let Some((i, n)) = rest.split_once("-of-") else { continue };
+        let (Ok(i), Ok(n)) = (i.parse::<u32>(), n.parse::<u32>()) else { continue };
+        let Some(m) = Manifest::read(&entry.path()) else {
+            return Err(OutputError::BadPicture { path: entry.path(), reason: "not a shard manifest simreel can read".into() }.into());
+        };
+        found.push((i, n, m));
+    }
+    let mut counts: Vec<u32> = found.iter().map(|f| f.1).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    match counts.as_slice() {
+        [] => Err(MergeError::NoShards { dir: dir.to_path_buf(), out: out.to_path_buf() }),
+        [n] => Ok((*n, found.into_iter().map(|(i, _, m)| (i, m)).collect())),
+        _ => Err(MergeError::MixedSplits {
+            dir: dir.to_path_buf(),
+            counts: counts.iter().map(|n| format!("of {n}")).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+/// Checks the shards of `scene` and returns every frame's entry in frame order.
+fn check(scene: &Scene, count: u32, shards: &BTreeMap<u32, Manifest>) -> Result<Vec<crate::output::manifest::FrameEntry>, MergeError> {
+    let name = scene.name.clone();
+    let first = shards.values().next().expect("at least one shard");
+    let info = |m: &Manifest| m.shard.clone().unwrap_or(ShardInfo { index: 0, count: 0, selection: Vec::new() });
+    let selection = info(first).selection;
+    for index in 1..=count {
+        if !shards.contains_key(&index) {
+            let block = ShardInfo::block(&selection, index, count);
+            let (a, b) = (block.first().copied().unwrap_or(0), block.last().copied().unwrap_or(0));
+            return Err(MergeError::MissingShard { scene: name, index, count, first: a, last: b });
+        }
+    }
+    let now = format!("{:016x}", scene.source_hash);
+    if first.scene_hash != now {
+        return Err(MergeError::SceneChanged { scene: name, now, then: first.scene_hash.clone() });
+    }
+    let mut owner: BTreeMap<u32, (u32, crate::output::manifest::FrameEntry)> = BTreeMap::new();
+    for (&index, m) in shards {
+        let disagree = |what: String| MergeError::Disagree { scene: name.clone(), index, count, what };
+        if m.simreel != first.simreel {
+            return Err(disagree(format!("simreel {} against {}", m.simreel, first.simreel)));
+        }
+        if m.scene_hash != first.scene_hash {
+            return Err(disagree(format!("scene hash {} against {}", m.scene_hash, first.scene_hash)));
+        }
+        if m.settings_hash != first.settings_hash {
+            let (a, b) = (&m.adapter_info, &first.adapter_info);
+            let what = if (a.device_type.as_str(), a.driver.as_str()) != (b.device_type.as_str(), b.driver.as_str()) {
+                format!("rendered on {} against {}", m.adapter, first.adapter)
+            } else {
+                format!("settings (size {}×{}, adapter, MSAA) hash {} against {}", m.width, m.height, m.settings_hash, first.settings_hash)
+            };
+            return Err(disagree(what));
+        }
+        if info(m).selection != selection {
+            return Err(disagree("a different frame selection (--frames)".into()));
+        }
+        let block = ShardInfo::block(&selection, index, count);
+        let written: std::collections::HashSet<u32> = m.frames.iter().map(|e| e.index).collect();
+        let missing: Vec<String> = block.iter().filter(|f| !written.contains(f)).map(|f| f.to_string()).collect();
+        if !missing.is_empty() {
+            let frames = if missing.len() > 8 {
+                format!("{} … {} ({} frames)", missing[0], missing[missing.len() - 1], missing.len())
+            } else {
+                missing.join(", ")
+            };
+            return Err(MergeError::Unfinished { scene: name.clone(), index, count, frames });
+        }
+        for e in &m.frames {
+            if let Some((other, _)) = owner.get(&e.index) {
+                return Err(MergeError::Twice { scene: name.clone(), frame: e.index, a: *other, b: index });
+            }
+            owner.insert(e.index, (index, e.clone()));
+        }
+    }
+    Ok(owner.into_values().map(|(_, e)| e).collect())
+}
+
+/// Merges the shards of `scene` in `out/<scene>/`: checks them, then writes the GIF (when
+/// `formats` asks for one), the APNG and videos, and `manifest.json`. Holds the scene's lock
+/// while it works, so a second merge (or a whole render) of the same scene is refused meanwhile.
+pub fn merge(out: &Path, scene: &Scene, formats: &[Format]) -> Result<Merged, MergeError> {
+    let dir = out.join(&scene.name);
+    if !dir.is_dir() {
+        return Err(MergeError::NoShards { dir, out: out.to_path_buf() });
+    }
+    let _claim = Claim::take(&dir)?;
+    let (count, shards) = read_shards(&dir, out)?;
+    let frames = check(scene, count, &shards)?;
+    let first = shards.values().next().expect("a shard");
+    let paths: Vec<PathBuf> = frames.iter().map(|e| dir.join(&e.file)).collect();
+    if let Some(p) = paths.iter().find(|p| !p.is_file()) {
+        return Err(OutputError::Read {
+            path: p.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "a shard listed this frame, but its file is gone"),
+        }
+        .into());
+    }
+    let gif = formats.contains(&Format::Gif).then(|| out.join(format!("{}.gif", scene.name)));
+    if let Some(path) = &gif {
+        let fps = scene.output.gif_fps.map_or(first.fps as f64, f64::from);
+        pipeline::gif_from_frames(&paths, path, first.width, first.height, fps, scene.output.gif_dither)?;
+    }
+    let mut sized = scene.clone();
+    (sized.render.width, sized.render.height) = (first.width, first.height);
+    let selection: Vec<u32> = frames.iter().map(|e| e.index).collect();
+    let job = Job {
+        scene: sized,
+        frames: selection,
+        out_dir: out.to_path_buf(),
+        formats: formats.to_vec(),
+        adapter: AdapterRequest::default(),
+        resume: false,
+        shard: None,
+    };
+    let animations = pipeline::animations_of(&job)?;
+    // the last frame's shard simulated the state the whole render ends in
+    let last = shards.values().max_by_key(|m| m.frames.iter().map(|e| e.index).max()).expect("a shard");
+    let sum = |f: fn(&Timings) -> f64| shards.values().map(|m| f(&m.timings)).sum::<f64>();
+    let wall = sum(|t| t.wall_s);
+    let (simulate, render, encode) = (sum(|t| t.simulate_s), sum(|t| t.render_s), sum(|t| t.encode_s));
+    let stages = [("simulate", simulate), ("render", render), ("encode", encode)];
+    let slowest = stages.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map_or("", |s| s.0).to_string();
+    let manifest = Manifest {
+        frames,
+        gif: gif.as_ref().map(|p| p.display().to_string()),
+        timings: Timings {
+            wall_s: wall,
+            simulate_s: simulate,
+            render_s: render,
+            encode_s: encode,
+            frames_per_second: paths.len() as f64 / wall.max(1e-9),
+            slowest_stage: slowest,
+            peak_memory_bytes: shards.values().filter_map(|m| m.timings.peak_memory_bytes).max(),
+        },
+        final_state: last.final_state.clone(),
+        shard: None,
+        ..first.clone()
+    };
+    let path = dir.join("manifest.json");
+    manifest.write(&path)?;
+    Ok(Merged { shards: count, frames: paths.len(), gif, animations, manifest: path })
+}
