@@ -70,10 +70,17 @@ pub enum Command {
         /// Override the scene's formats, as `render --format` (the shards wrote PNG frames).
         #[arg(long, value_name = "LIST", value_parser = parse_formats)]
         format: Option<Formats>,
+        /// Wait up to this many seconds for shards still missing or unfinished (checked every 5 s):
+        /// a merge job can start with the shards.
+        #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+        wait: u64,
         /// No summary.
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Print what a scheduler needs to render scenes in N shards and merge them: a Slurm script
+    /// (a job array and a merge job after it) or Kubernetes Jobs (an Indexed Job and a merge Job).
+    Plan(PlanArgs),
     /// Jige-cargo tools that need no GPU.
     Cargo {
         #[command(subcommand)]
@@ -113,6 +120,69 @@ pub enum DiceCommand {
     /// Roll many seeds, read every result from the physics, and report fairness (χ² over the
     /// faces), settle times, cocked results, nudges and fence contacts.
     Stats(DiceStatsArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("engine").required(true).args(["slurm", "k8s"])))]
+pub struct PlanArgs {
+    #[arg(required = true, value_name = "SCENE.toml")]
+    pub scenes: Vec<PathBuf>,
+    /// How many shards (machines).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub shards: u32,
+    /// A Slurm plan: bash that submits a job array and a merge job (`--dependency=afterok`).
+    #[arg(long)]
+    pub slurm: bool,
+    /// A Kubernetes plan: an Indexed Job and a merge Job, as YAML for `kubectl apply -f`.
+    #[arg(long)]
+    pub k8s: bool,
+    /// The simreel command on the nodes.
+    #[arg(long, value_name = "PATH", default_value = "simreel")]
+    pub binary: String,
+    /// Render options passed on to every shard, as `render` takes them (for Kubernetes `--out` is
+    /// the volume's mount, `--mount`).
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    pub out: PathBuf,
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub size: Option<(u32, u32)>,
+    #[arg(long, value_name = "SPEC")]
+    pub frames: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = parse_formats)]
+    pub format: Option<Formats>,
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendArg>,
+    #[arg(long, value_name = "SUBSTRING")]
+    pub adapter: Option<String>,
+    /// Slurm partition.
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// Slurm wall-clock limit per task (`2:00:00`).
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+    /// CPUs per shard.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub cpus: Option<u32>,
+    /// GPUs per shard.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub gpus: Option<u32>,
+    /// Memory per shard (`8G` for Slurm, `8Gi` for Kubernetes).
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<String>,
+    /// Kubernetes: the container image (holding simreel and the scenes).
+    #[arg(long, value_name = "IMAGE", default_value = "simreel:latest")]
+    pub image: String,
+    /// Kubernetes: the PersistentVolumeClaim the shards write into and the merge reads.
+    #[arg(long, value_name = "NAME", default_value = "simreel-out")]
+    pub claim: String,
+    /// Kubernetes: where the claim is mounted in the containers.
+    #[arg(long, value_name = "PATH", default_value = "/out")]
+    pub mount: String,
+    /// Kubernetes: the folder the scene paths are relative to in the image.
+    #[arg(long, value_name = "PATH")]
+    pub workdir: Option<String>,
+    /// Kubernetes: shards running at once (default: all).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub parallelism: Option<u32>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -13,6 +13,7 @@ pub mod kinds;
 pub mod merge;
 pub mod output;
 pub mod pipeline;
+pub mod plan;
 pub mod render;
 pub mod scene;
 pub mod sim;

@@ -123,7 +123,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Golden { action } => golden(action),
         Command::Dice { action: DiceCommand::Stats(args) } => dice_stats(&args),
         Command::Cargo { action: CargoCommand::Probe(args) } => cargo_probe(&args),
-        Command::Merge { out, scenes, format, quiet } => merge(&out, &scenes, format.as_ref(), quiet),
+        Command::Merge { out, scenes, format, wait, quiet } => merge(&out, &scenes, format.as_ref(), wait, quiet),
+        Command::Plan(args) => plan(&args),
         Command::Gif { frames_dir, output, fps, width, no_dither } => {
             if !(fps > 0.0 && fps <= 100.0) {
                 return Err(BadInput(format!("--fps {fps} is outside 0..100 (GIF delays are whole centiseconds)")).into());
@@ -168,7 +169,7 @@ fn man_pages(out: Option<&std::path::Path>) -> anyhow::Result<()> {
 }
 
 /// `simreel merge`: the scenes named, or every scene whose shards are in `out`.
-fn merge(out: &std::path::Path, scenes: &[PathBuf], format: Option<&cli::Formats>, quiet: bool) -> anyhow::Result<()> {
+fn merge(out: &std::path::Path, scenes: &[PathBuf], format: Option<&cli::Formats>, wait: u64, quiet: bool) -> anyhow::Result<()> {
     let mut paths = scenes.to_vec();
     if paths.is_empty() {
         let entries = std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))?;
@@ -193,13 +194,69 @@ fn merge(out: &std::path::Path, scenes: &[PathBuf], format: Option<&cli::Formats
     for path in &paths {
         let scene = scene::load(path)?;
         let formats = format.map_or_else(|| scene.output.formats.clone(), |f| f.0.clone());
-        let merged = simreel::merge::merge(out, &scene, &formats).with_context(|| format!("merging {}", scene.name))?;
+        let started = std::time::Instant::now();
+        let merged = loop {
+            use simreel::merge::MergeError as E;
+            match simreel::merge::merge(out, &scene, &formats) {
+                // shards still to come: wait for them, if asked to
+                Err(e @ (E::NoShards { .. } | E::MissingShard { .. } | E::Unfinished { .. })) if started.elapsed().as_secs() < wait => {
+                    if !quiet && started.elapsed().as_secs() < 5 {
+                        eprintln!("{}: waiting up to {wait} s for the shards ({e})", scene.name);
+                    }
+                    std::thread::sleep(std::time::Duration::from_secs(5));
+                }
+                other => break other.with_context(|| format!("merging {}", scene.name))?,
+            }
+        };
         if !quiet {
             let mut what = vec![format!("{} frames from {} shards", merged.frames, merged.shards)];
             what.extend(merged.gif.iter().chain(&merged.animations).map(|p| p.display().to_string()));
             eprintln!("{}: merged {} ({})", scene.name, what.join(", "), merged.manifest.display());
         }
     }
+    Ok(())
+}
+
+/// `simreel plan`: the scenes and frames are checked as `render` checks them, then the plan for
+/// the scheduler is printed.
+fn plan(args: &cli::PlanArgs) -> anyhow::Result<()> {
+    for path in &args.scenes {
+        let s = scene::load(path)?;
+        if let Some(spec) = &args.frames {
+            cli::parse_frames(spec, s.render.frames).map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?;
+        }
+    }
+    let render = simreel::plan::RenderOptions {
+        out: args.out.clone(),
+        size: args.size,
+        frames: args.frames.clone(),
+        format: args.format.as_ref().map(|f| f.0.iter().map(|f| f.name()).collect::<Vec<_>>().join(",")),
+        backend: args.backend.and_then(|b| clap::ValueEnum::to_possible_value(&b)).map(|v| v.get_name().to_string()),
+        adapter: args.adapter.clone(),
+    };
+    let text = if args.slurm {
+        let slurm = simreel::plan::Slurm {
+            partition: args.partition.clone(),
+            time: args.time.clone(),
+            cpus: args.cpus,
+            gpus: args.gpus,
+            memory: args.memory.clone(),
+        };
+        simreel::plan::slurm(&args.binary, &args.scenes, args.shards, &render, &slurm, &std::env::current_dir()?)
+    } else {
+        let k8s = simreel::plan::Kubernetes {
+            image: args.image.clone(),
+            claim: args.claim.clone(),
+            mount: args.mount.clone(),
+            workdir: args.workdir.clone(),
+            parallelism: args.parallelism,
+            cpu: args.cpus.map(|c| c.to_string()),
+            memory: args.memory.clone(),
+            gpus: args.gpus,
+        };
+        simreel::plan::kubernetes(&args.binary, &args.scenes, args.shards, &render, &k8s)
+    };
+    print!("{text}");
     Ok(())
 }
 

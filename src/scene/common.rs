@@ -208,6 +208,17 @@ impl Format {
         })
     }
 
+    /// As written in `formats` and `--format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Png => "png",
+            Format::Gif => "gif",
+            Format::Apng => "apng",
+            Format::Mp4 => "mp4",
+            Format::Webm => "webm",
+        }
+    }
+
     /// Made from the PNG frames: asking for it writes them too.
     pub fn needs_png(self) -> bool {
         matches!(self, Format::Png | Format::Apng | Format::Mp4 | Format::Webm)

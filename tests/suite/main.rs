@@ -11,3 +11,4 @@ mod marching_cubes;
 mod render;
 mod scenes_and_cli;
 mod shards;
+mod slurm;

@@ -33,7 +33,7 @@ fn ok(o: &std::process::Output) {
 }
 
 /// Every file of a render: frames, GIF, and the manifest's frames and final state.
-fn same_render(a: &Path, b: &Path) {
+pub fn same_render(a: &Path, b: &Path) {
     let frames = |d: &Path| {
         let mut v: Vec<_> = std::fs::read_dir(d.join("flock"))
             .unwrap()
@@ -166,4 +166,118 @@ fn bad_shards_are_refused_before_anything_renders() {
     let o = simreel().arg("merge").arg(&out).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = root();
+}
+
+/// kubernetes-validate (PyPI; scripts/ensure-test-tools puts it in target/test-tools/venv).
+fn kubernetes_validate() -> std::process::Command {
+    let venv = root().join("target/test-tools/venv/bin/kubernetes-validate");
+    let path = if venv.is_file() { venv } else { std::path::PathBuf::from("kubernetes-validate") };
+    std::process::Command::new(path)
+}
+
+#[test]
+fn the_kubernetes_plan_is_a_valid_indexed_job_and_merge_job() {
+    let dir = scratch("plan-k8s");
+    let o = simreel()
+        .args(["plan", "scenes/dice.toml", "scenes/flock.toml", "--shards", "8", "--k8s", "--parallelism", "4", "--gpus", "1"])
+        .args(["--cpus", "4", "--memory", "8Gi", "--image", "registry.example/simreel:1.2", "--claim", "renders", "--mount", "/data/out"])
+        .args(["--workdir", "/srv/simreel", "--size", "1024x1024", "--format", "png,gif"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let yaml = String::from_utf8(o.stdout).unwrap();
+    let file = dir.join("plan.yaml");
+    std::fs::write(&file, &yaml).unwrap();
+    // against the Job schema, strictly (unknown fields are errors), for an old and the newest API
+    for version in ["1.27.0", "1.37.0"] {
+        let v = kubernetes_validate()
+            .args(["--strict", "-k", version])
+            .arg(&file)
+            .output()
+            .expect("kubernetes-validate: run scripts/ensure-test-tools");
+        let said = format!("{}{}", String::from_utf8_lossy(&v.stdout), String::from_utf8_lossy(&v.stderr));
+        assert!(v.status.success() && said.matches("passed").count() == 2, "{version}:\n{said}\n{yaml}");
+    }
+    // the validator does catch a broken Job
+    let broken = dir.join("broken.yaml");
+    std::fs::write(&broken, yaml.replace("completions: 8", "completions: eight")).unwrap();
+    assert!(!kubernetes_validate().arg("--strict").arg(&broken).output().unwrap().status.success());
+    // what the Jobs do
+    for words in [
+        "completionMode: Indexed",
+        "completions: 8",
+        "parallelism: 4",
+        "name: SIMREEL_SHARDS\n          value: \"8\"",
+        "\"render\", \"scenes/dice.toml\", \"scenes/flock.toml\", \"--out\", \"/data/out\", \"--shard\", \"auto\"",
+        "\"--size\", \"1024x1024\", \"--format\", \"png,gif\"",
+        "\"merge\", \"/data/out\", \"scenes/dice.toml\", \"scenes/flock.toml\", \"--format\", \"png,gif\", \"--wait\"",
+        "nvidia.com/gpu: 1",
+        "claimName: \"renders\"",
+        "workingDir: \"/srv/simreel\"",
+        "image: \"registry.example/simreel:1.2\"",
+    ] {
+        assert!(yaml.contains(words), "missing {words:?} in:\n{yaml}");
+    }
+    assert_eq!(yaml.matches("kind: Job").count(), 2);
+}
+
+#[test]
+fn the_slurm_plan_submits_an_array_and_a_merge_after_it_and_bad_plans_are_refused() {
+    let o = simreel()
+        .args(["plan", "scenes/flock.toml", "--shards", "5", "--slurm", "--partition", "gpu", "--time", "2:00:00", "--gpus", "1"])
+        .args(["--cpus", "8", "--memory", "16G", "--out", "/shared/it's here", "--frames", "0..99", "--backend", "vulkan"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let script = String::from_utf8(o.stdout).unwrap();
+    for words in [
+        "--array=1-5 --partition=gpu --time=2:00:00 --cpus-per-task=8 --gpus-per-task=1 --mem=16G",
+        "--dependency=afterok:\"$render\"",
+        "render scenes/flock.toml --out '/shared/it'\\\\''s here' --shard auto --quiet --frames 0..99 --backend vulkan",
+        "merge '/shared/it'\\\\''s here' scenes/flock.toml",
+    ] {
+        assert!(script.contains(words), "missing {words:?} in:\n{script}");
+    }
+    // bash reads it
+    let syntax = std::process::Command::new("bash").arg("-n").arg("-c").arg(&script).output().unwrap();
+    assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
+    for (args, words) in [
+        (vec!["plan", "scenes/flock.toml", "--shards", "4"], "--slurm"),
+        (vec!["plan", "scenes/flock.toml", "--shards", "0", "--slurm"], "0"),
+        (vec!["plan", "scenes/flock.toml", "--shards", "2", "--slurm", "--k8s"], "cannot be used with"),
+        (vec!["plan", "scenes/flock.toml", "--shards", "2", "--slurm", "--frames", "0..5000"], "--frames"),
+        (vec!["plan", "scenes/nope.toml", "--shards", "2", "--slurm"], "nope.toml"),
+    ] {
+        let o = simreel().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(words), "{args:?}: {err}");
+    }
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_merge_started_first_waits_for_the_shards() {
+    require_gpu();
+    let dir = scratch("shards-wait");
+    let (one, split) = (dir.join("one"), dir.join("split"));
+    ok(&render(&one, &[], &[]));
+    std::fs::create_dir_all(&split).unwrap();
+    // as the Kubernetes plan's merge Job does: it starts with the shards and waits for them
+    let waiting = simreel()
+        .arg("merge")
+        .arg(&split)
+        .args(["scenes/flock.toml", "--wait", "120"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    for i in [2, 3, 1] {
+        ok(&render(&split, &["--shard", &format!("{i}/3")], &[]));
+    }
+    let o = waiting.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("waiting up to 120 s for the shards"), "{err}");
+    same_render(&one, &split);
 }
