@@ -70,10 +70,14 @@ pub enum Command {
         /// Override the scene's formats, as `render --format` (the shards wrote PNG frames).
         #[arg(long, value_name = "LIST", value_parser = parse_formats)]
         format: Option<Formats>,
-        /// Wait up to this many seconds for shards still missing or unfinished (checked every 5 s):
-        /// a merge job can start with the shards.
+        /// Wait up to this many seconds for shards still missing, unfinished or stale (checked
+        /// every 5 s): a merge job can start with the shards.
         #[arg(long, value_name = "SECONDS", default_value_t = 0)]
         wait: u64,
+        /// The number of shards: open shard-i-of-N.json by name instead of listing the folder
+        /// (a shared filesystem may list it late), and ignore other splits' manifests.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        shards: Option<u32>,
         /// No summary.
         #[arg(long, short)]
         quiet: bool,
@@ -391,6 +395,11 @@ pub fn shard_from_env(var: impl Fn(&str) -> Option<String>) -> Result<(u32, u32,
         Ok((i as u32, n as u32, from))
     };
     if let Some(id) = num("SLURM_ARRAY_TASK_ID")? {
+        // from `simreel plan`: the array is 1..N and N is given, so a rerun of some tasks
+        // (`sbatch --array=3,7`) keeps their numbers
+        if let Some(count) = num("SIMREEL_SHARDS")? {
+            return checked(id, count, format!("SLURM_ARRAY_TASK_ID={id} of SIMREEL_SHARDS={count}"));
+        }
         let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0).min(id);
         let count = match (num("SLURM_ARRAY_TASK_COUNT")?, num("SLURM_ARRAY_TASK_MAX")?) {
             (Some(c), _) => c,

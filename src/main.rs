@@ -123,7 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Golden { action } => golden(action),
         Command::Dice { action: DiceCommand::Stats(args) } => dice_stats(&args),
         Command::Cargo { action: CargoCommand::Probe(args) } => cargo_probe(&args),
-        Command::Merge { out, scenes, format, wait, quiet } => merge(&out, &scenes, format.as_ref(), wait, quiet),
+        Command::Merge { out, scenes, format, wait, shards, quiet } => merge(&out, &scenes, format.as_ref(), wait, shards, quiet),
         Command::Plan(args) => plan(&args),
         Command::Gif { frames_dir, output, fps, width, no_dither } => {
             if !(fps > 0.0 && fps <= 100.0) {
@@ -169,7 +169,14 @@ fn man_pages(out: Option<&std::path::Path>) -> anyhow::Result<()> {
 }
 
 /// `simreel merge`: the scenes named, or every scene whose shards are in `out`.
-fn merge(out: &std::path::Path, scenes: &[PathBuf], format: Option<&cli::Formats>, wait: u64, quiet: bool) -> anyhow::Result<()> {
+fn merge(
+    out: &std::path::Path,
+    scenes: &[PathBuf],
+    format: Option<&cli::Formats>,
+    wait: u64,
+    shards: Option<u32>,
+    quiet: bool,
+) -> anyhow::Result<()> {
     let mut paths = scenes.to_vec();
     if paths.is_empty() {
         let entries = std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))?;
@@ -197,9 +204,17 @@ fn merge(out: &std::path::Path, scenes: &[PathBuf], format: Option<&cli::Formats
         let started = std::time::Instant::now();
         let merged = loop {
             use simreel::merge::MergeError as E;
-            match simreel::merge::merge(out, &scene, &formats) {
-                // shards still to come: wait for them, if asked to
-                Err(e @ (E::NoShards { .. } | E::MissingShard { .. } | E::Unfinished { .. })) if started.elapsed().as_secs() < wait => {
+            match simreel::merge::merge(out, &scene, &formats, shards) {
+                // shards still to come, or an older run's still in the way: wait, if asked to
+                Err(
+                    e @ (E::NoShards { .. }
+                    | E::MissingShard { .. }
+                    | E::Unfinished { .. }
+                    | E::MixedSplits { .. }
+                    | E::Disagree { .. }
+                    | E::SceneChanged { .. }
+                    | E::Twice { .. }),
+                ) if started.elapsed().as_secs() < wait => {
                     if !quiet && started.elapsed().as_secs() < 5 {
                         eprintln!("{}: waiting up to {wait} s for the shards ({e})", scene.name);
                     }

@@ -31,6 +31,8 @@ pub enum MergeError {
     Twice { scene: String, frame: u32, a: u32, b: u32 },
     #[error("{scene}: the scene file changed since the shards rendered it (its hash is {now}, theirs {then})")]
     SceneChanged { scene: String, now: String, then: String },
+    #[error("{}: {reason}", path.display())]
+    BadShard { path: PathBuf, reason: String },
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
     #[error(transparent)]
@@ -47,18 +49,43 @@ pub struct Merged {
     pub manifest: PathBuf,
 }
 
-/// The shard manifests in `dir`, by index, all of one split.
-fn read_shards(dir: &Path, out: &Path) -> Result<(u32, BTreeMap<u32, Manifest>), MergeError> {
+/// Reads one shard manifest, which must name itself as its file does.
+fn read_shard(path: &Path, i: u32, n: u32) -> Result<Manifest, MergeError> {
+    let bad = |reason: String| MergeError::BadShard { path: path.to_path_buf(), reason };
+    if i == 0 || i > n {
+        return Err(bad(format!("shard {i} of {n} does not exist: shards are numbered 1 to {n}")));
+    }
+    let m = Manifest::read(path).ok_or_else(|| bad("not a shard manifest simreel can read".into()))?;
+    match &m.shard {
+        Some(s) if (s.index, s.count) == (i, n) => Ok(m),
+        Some(s) => Err(bad(format!("it says it is shard {}/{}", s.index, s.count))),
+        None => Err(bad("it is a whole render's manifest, not a shard's".into())),
+    }
+}
+
+/// The shard manifests in `dir`, by index, all of one split: the `count` given (opened by name),
+/// or whatever the folder lists.
+fn read_shards(dir: &Path, out: &Path, count: Option<u32>) -> Result<(u32, BTreeMap<u32, Manifest>), MergeError> {
+    if let Some(n) = count {
+        let mut found = BTreeMap::new();
+        for i in 1..=n {
+            let path = dir.join(ShardInfo::file_name(i, n));
+            if path.is_file() {
+                found.insert(i, read_shard(&path, i, n)?);
+            }
+        }
+        if found.is_empty() {
+            return Err(MergeError::NoShards { dir: dir.to_path_buf(), out: out.to_path_buf() });
+        }
+        return Ok((n, found));
+    }
     let mut found: Vec<(u32, u32, Manifest)> = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|source| OutputError::Read { path: dir.to_path_buf(), source })?.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
         let Some(rest) = name.strip_prefix("shard-").and_then(|r| r.strip_suffix(".json")) else { continue };
         let Some((i, n)) = rest.split_once("-of-") else { continue };
         let (Ok(i), Ok(n)) = (i.parse::<u32>(), n.parse::<u32>()) else { continue };
-        let Some(m) = Manifest::read(&entry.path()) else {
-            return Err(OutputError::BadPicture { path: entry.path(), reason: "not a shard manifest simreel can read".into() }.into());
-        };
-        found.push((i, n, m));
+        found.push((i, n, read_shard(&entry.path(), i, n)?));
     }
     let mut counts: Vec<u32> = found.iter().map(|f| f.1).collect();
     counts.sort_unstable();
@@ -101,10 +128,17 @@ fn check(scene: &Scene, count: u32, shards: &BTreeMap<u32, Manifest>) -> Result<
         }
         if m.settings_hash != first.settings_hash {
             let (a, b) = (&m.adapter_info, &first.adapter_info);
-            let what = if (a.device_type.as_str(), a.driver.as_str()) != (b.device_type.as_str(), b.driver.as_str()) {
-                format!("rendered on {} against {}", m.adapter, first.adapter)
+            let what = if (m.width, m.height) != (first.width, first.height) {
+                format!("rendered at {}×{} against {}×{}", m.width, m.height, first.width, first.height)
+            } else if m.adapter != first.adapter {
+                let class = if (a.device_type.as_str(), a.driver.as_str()) == (b.device_type.as_str(), b.driver.as_str()) {
+                    " (the same kind of adapter, but not the same: its pixels may differ)"
+                } else {
+                    ""
+                };
+                format!("rendered on {} against {}{class}", m.adapter, first.adapter)
             } else {
-                format!("settings (size {}×{}, adapter, MSAA) hash {} against {}", m.width, m.height, m.settings_hash, first.settings_hash)
+                format!("settings (MSAA) hash {} against {}", m.settings_hash, first.settings_hash)
             };
             return Err(disagree(what));
         }
@@ -135,13 +169,13 @@ fn check(scene: &Scene, count: u32, shards: &BTreeMap<u32, Manifest>) -> Result<
 /// Merges the shards of `scene` in `out/<scene>/`: checks them, then writes the GIF (when
 /// `formats` asks for one), the APNG and videos, and `manifest.json`. Holds the scene's lock
 /// while it works, so a second merge (or a whole render) of the same scene is refused meanwhile.
-pub fn merge(out: &Path, scene: &Scene, formats: &[Format]) -> Result<Merged, MergeError> {
+pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>) -> Result<Merged, MergeError> {
     let dir = out.join(&scene.name);
     if !dir.is_dir() {
         return Err(MergeError::NoShards { dir, out: out.to_path_buf() });
     }
     let _claim = Claim::take(&dir)?;
-    let (count, shards) = read_shards(&dir, out)?;
+    let (count, shards) = read_shards(&dir, out, shards)?;
     let frames = check(scene, count, &shards)?;
     let first = shards.values().next().expect("a shard");
     let paths: Vec<PathBuf> = frames.iter().map(|e| dir.join(&e.file)).collect();

@@ -81,23 +81,26 @@ fn scene_args(scenes: &[PathBuf]) -> Vec<String> {
 }
 
 /// A shard's command (`render … --shard auto`) and the merge's, with `out` as the output folder.
-fn commands(binary: &str, scenes: &[PathBuf], out: &str, render: &RenderOptions) -> (Vec<String>, Vec<String>) {
+fn commands(binary: &str, scenes: &[PathBuf], out: &str, shards: u32, render: &RenderOptions) -> (Vec<String>, Vec<String>) {
     let mut task = vec![binary.to_string(), "render".into()];
     task.extend(scene_args(scenes));
-    task.extend(["--out".into(), out.to_string(), "--shard".into(), "auto".into(), "--quiet".into()]);
+    // --resume: a shard the scheduler retries keeps the frames its killed run finished
+    task.extend(["--out".into(), out.to_string(), "--shard".into(), "auto".into(), "--resume".into()]);
     task.extend(render.args());
     let mut merge = vec![binary.to_string(), "merge".into(), out.to_string()];
     merge.extend(scene_args(scenes));
     if let Some(f) = &render.format {
         merge.extend(["--format".into(), f.clone()]);
     }
+    // the merge opens shard-i-of-N.json by name (a shared filesystem may list a folder late)
+    merge.extend(["--shards".into(), shards.to_string()]);
     (task, merge)
 }
 
 /// The Slurm plan: a bash script to run on the login node, from `cwd`.
 pub fn slurm(binary: &str, scenes: &[PathBuf], shards: u32, render: &RenderOptions, s: &Slurm, cwd: &Path) -> String {
     let out = render.out.display().to_string();
-    let (task, merge) = commands(binary, scenes, &out, render);
+    let (task, merge) = commands(binary, scenes, &out, shards, render);
     let mut common = String::new();
     if let Some(p) = &s.partition {
         let _ = write!(common, " --partition={}", sh(p));
@@ -110,7 +113,8 @@ pub fn slurm(binary: &str, scenes: &[PathBuf], shards: u32, render: &RenderOptio
         let _ = write!(per_task, " --cpus-per-task={c}");
     }
     if let Some(g) = s.gpus {
-        let _ = write!(per_task, " --gpus-per-task={g}");
+        // each array task is a job of one task: its GPUs are the job's
+        let _ = write!(per_task, " --gpus={g}");
     }
     if let Some(m) = &s.memory {
         let _ = write!(per_task, " --mem={}", sh(m));
@@ -125,7 +129,7 @@ pub fn slurm(binary: &str, scenes: &[PathBuf], shards: u32, render: &RenderOptio
     let _ = writeln!(o, "mkdir -p {}", sh(&out));
     let _ = writeln!(
         o,
-        "render=$(sbatch --parsable --job-name=simreel-render --array=1-{shards}{per_task} --output={} --wrap=\"exec {}\")",
+        "render=$(sbatch --parsable --job-name=simreel-render --array=1-{shards}{per_task} --export=ALL,SIMREEL_SHARDS={shards} --output={} --wrap=\"exec {}\")",
         sh(&format!("{out}/slurm-render-%A_%a.log")),
         wrapped(&task)
     );
@@ -207,7 +211,7 @@ fn container(k: &Kubernetes, name: &str, command: &[String], env: &[(&str, Strin
 /// The Kubernetes plan: an Indexed Job of `shards` completions and a merge Job, as YAML for
 /// `kubectl apply -f`.
 pub fn kubernetes(binary: &str, scenes: &[PathBuf], shards: u32, render: &RenderOptions, k: &Kubernetes) -> String {
-    let (task, mut merge) = commands(binary, scenes, &k.mount, render);
+    let (task, mut merge) = commands(binary, scenes, &k.mount, shards, render);
     // the merge Job starts at once and waits (up to a day) for every shard to finish
     merge.extend(["--wait".into(), "86400".into()]);
     let volume = format!("      volumes:\n      - name: out\n        persistentVolumeClaim:\n          claimName: {}\n", q(&k.claim));

@@ -18,6 +18,16 @@ pub struct Claim {
     lock: PathBuf,
 }
 
+/// This machine's name, as the lock records it (a container's is its pod's): a lock written on
+/// another machine names a process this one cannot see.
+pub fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
+}
+
 /// Whether process `pid` exists: `Some` where the system can tell (Linux's /proc), `None` elsewhere.
 pub fn alive(pid: u32) -> Option<bool> {
     let proc = Path::new("/proc");
@@ -50,17 +60,22 @@ impl Claim {
         for _ in 0..3 {
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&lock) {
                 Ok(mut f) => {
-                    writeln!(f, "{}", std::process::id()).map_err(|source| OutputError::Write { path: lock.clone(), source })?;
+                    writeln!(f, "{} {}", std::process::id(), host()).map_err(|source| OutputError::Write { path: lock.clone(), source })?;
                     return Ok(Claim { lock });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&lock).ok().and_then(|s| s.trim().parse::<u32>().ok());
+                    let text = std::fs::read_to_string(&lock).unwrap_or_default();
+                    let mut words = text.split_whitespace();
+                    let holder = words.next().and_then(|p| p.parse::<u32>().ok());
+                    // a lock from another machine (another node, a pod that was replaced) or naming
+                    // this very process (a container's PID 1 after a restart) is a dead run's
+                    let here = words.next().is_none_or(|h| h == host());
                     match holder {
-                        // a live holder (or one this system cannot check) keeps it
-                        Some(pid) if alive(pid) != Some(false) => {
+                        // a live holder on this machine (or one this system cannot check) keeps it
+                        Some(pid) if here && pid != std::process::id() && alive(pid) != Some(false) => {
                             return Err(OutputError::Busy { dir: frames_dir.to_path_buf(), pid });
                         }
-                        // left by a process that is gone, or unreadable: take it over
+                        // left by a process that is gone, elsewhere, or unreadable: take it over
                         _ => {
                             let _ = std::fs::remove_file(&lock);
                         }
@@ -107,6 +122,28 @@ impl Drop for Claim {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lock_from_another_machine_or_naming_this_process_is_taken_over_a_live_one_is_not() {
+        let dir = std::env::temp_dir().join(format!("simreel-claim-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let lock = dir.join(LOCK);
+        // process 1 is alive here, but this lock was written on another machine (a replaced pod)
+        std::fs::write(&lock, "1 some-other-pod\n").unwrap();
+        drop(Claim::take(&dir).expect("another machine's lock is stale"));
+        // a container restarted as PID 1 finds its own number in the lock: a dead run's
+        std::fs::write(&lock, format!("{} {}\n", std::process::id(), host())).unwrap();
+        drop(Claim::take(&dir).expect("this process's own number is stale"));
+        // a live process on this machine keeps it (the old format, a bare number, too)
+        if Path::new("/proc/1").exists() {
+            for text in [format!("1 {}\n", host()), "1\n".to_string()] {
+                std::fs::write(&lock, text).unwrap();
+                assert!(matches!(Claim::take(&dir), Err(OutputError::Busy { pid: 1, .. })));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn temporaries_are_recognised_by_their_owner() {

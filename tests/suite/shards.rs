@@ -127,15 +127,18 @@ fn merge_names_what_is_missing_or_disagrees_and_a_rerun_shard_finishes_the_job()
     let good3 = std::fs::read(&shard3).unwrap();
     std::fs::copy(other.join("flock/shard-3-of-3.json"), &shard3).unwrap();
     std::fs::write(&shard2, &kept).unwrap();
-    fail("shard 3/3 of flock does not agree with shard 1/3: settings (size 64×48");
+    fail("shard 3/3 of flock does not agree with shard 1/3: rendered at 64×48 against 96×72");
     std::fs::write(&shard3, good3).unwrap();
-    // shard 2 rerun (its manifest as the killed run left it): the rest of its frames are written
+    // shard 2 rerun (its manifest as the killed run left it) as a Slurm rerun of that task alone
+    // (`sbatch --array=2`: the array's first and only task, of the plan's SIMREEL_SHARDS): the rest
+    // of its frames are written
     std::fs::write(&shard2, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
-    ok(&render(&split, &["--shard", "2/3", "--resume"], &[]));
+    let rerun = [("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_MIN", "2"), ("SLURM_ARRAY_TASK_COUNT", "1"), ("SIMREEL_SHARDS", "3")];
+    ok(&render(&split, &["--shard", "auto", "--resume"], &rerun));
     // a merge while another holds the scene (this test's own process stands in for it)
     let lock = split.join("flock/.simreel.lock");
     std::fs::write(&lock, std::process::id().to_string()).unwrap();
-    fail("");
+    fail("is being written by process");
     std::fs::remove_file(&lock).unwrap();
     ok(&merge(&split));
     same_render(&one, &split);
@@ -155,6 +158,7 @@ fn bad_shards_are_refused_before_anything_renders() {
         (vec![("SLURM_ARRAY_TASK_ID", "3")], "neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX"),
         (vec![("SLURM_ARRAY_TASK_ID", "9"), ("SLURM_ARRAY_TASK_COUNT", "4")], "out of range"),
         (vec![("JOB_COMPLETION_INDEX", "1")], "SIMREEL_SHARDS"),
+        (vec![("SLURM_ARRAY_TASK_ID", "9"), ("SIMREEL_SHARDS", "8")], "out of range"),
     ] {
         let o = render(&out, &["--shard", "auto"], &env);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -170,7 +174,8 @@ fn bad_shards_are_refused_before_anything_renders() {
 
 /// kubernetes-validate (PyPI; scripts/ensure-test-tools puts it in target/test-tools/venv).
 fn kubernetes_validate() -> std::process::Command {
-    let venv = root().join("target/test-tools/venv/bin/kubernetes-validate");
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), std::path::PathBuf::from);
+    let venv = target.join("test-tools/venv/bin/kubernetes-validate");
     let path = if venv.is_file() { venv } else { std::path::PathBuf::from("kubernetes-validate") };
     std::process::Command::new(path)
 }
@@ -208,9 +213,9 @@ fn the_kubernetes_plan_is_a_valid_indexed_job_and_merge_job() {
         "completions: 8",
         "parallelism: 4",
         "name: SIMREEL_SHARDS\n          value: \"8\"",
-        "\"render\", \"scenes/dice.toml\", \"scenes/flock.toml\", \"--out\", \"/data/out\", \"--shard\", \"auto\"",
+        "\"render\", \"scenes/dice.toml\", \"scenes/flock.toml\", \"--out\", \"/data/out\", \"--shard\", \"auto\", \"--resume\"",
         "\"--size\", \"1024x1024\", \"--format\", \"png,gif\"",
-        "\"merge\", \"/data/out\", \"scenes/dice.toml\", \"scenes/flock.toml\", \"--format\", \"png,gif\", \"--wait\"",
+        "\"merge\", \"/data/out\", \"scenes/dice.toml\", \"scenes/flock.toml\", \"--format\", \"png,gif\", \"--shards\", \"8\", \"--wait\"",
         "nvidia.com/gpu: 1",
         "claimName: \"renders\"",
         "workingDir: \"/srv/simreel\"",
@@ -231,10 +236,10 @@ fn the_slurm_plan_submits_an_array_and_a_merge_after_it_and_bad_plans_are_refuse
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let script = String::from_utf8(o.stdout).unwrap();
     for words in [
-        "--array=1-5 --partition=gpu --time=2:00:00 --cpus-per-task=8 --gpus-per-task=1 --mem=16G",
+        "--array=1-5 --partition=gpu --time=2:00:00 --cpus-per-task=8 --gpus=1 --mem=16G --export=ALL,SIMREEL_SHARDS=5",
         "--dependency=afterok:\"$render\"",
-        "render scenes/flock.toml --out '/shared/it'\\\\''s here' --shard auto --quiet --frames 0..99 --backend vulkan",
-        "merge '/shared/it'\\\\''s here' scenes/flock.toml",
+        "render scenes/flock.toml --out '/shared/it'\\\\''s here' --shard auto --resume --frames 0..99 --backend vulkan",
+        "merge '/shared/it'\\\\''s here' scenes/flock.toml --shards 5",
     ] {
         assert!(script.contains(words), "missing {words:?} in:\n{script}");
     }
@@ -280,4 +285,50 @@ fn a_merge_started_first_waits_for_the_shards() {
     assert!(o.status.success(), "{err}");
     assert!(err.contains("waiting up to 120 s for the shards"), "{err}");
     same_render(&one, &split);
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_shard_killed_without_warning_keeps_its_finished_frames_for_the_rerun() {
+    require_gpu();
+    let dir = scratch("shards-killed");
+    let (one, split) = (dir.join("one"), dir.join("split"));
+    let long = ["--size", "96x72", "--frames", "0..299", "--quiet", "--out"];
+    let run =
+        |out: &Path, extra: &[&str]| simreel().args(["render", "scenes/flock.toml"]).args(long).arg(out).args(extra).output().unwrap();
+    ok(&run(&one, &[]));
+    // the shard's manifest is rewritten while it runs (here every 20 ms): kill -9 once one is there
+    let mut shard = simreel()
+        .args(["render", "scenes/flock.toml"])
+        .args(long)
+        .arg(&split)
+        .args(["--shard", "1/1"])
+        .env("SIMREEL_CHECKPOINT_MS", "20")
+        .spawn()
+        .unwrap();
+    let manifest = split.join("flock/shard-1-of-1.json");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !manifest.is_file() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    shard.kill().unwrap();
+    shard.wait().unwrap();
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    let kept = m["frames"].as_array().unwrap().len();
+    assert!(kept > 0 && kept < 300, "{kept} frames in the killed shard's manifest");
+    // its lock names a dead process: the rerun takes it over and keeps the frames
+    assert!(split.join("flock/.simreel-shard-1-of-1.lock").is_file());
+    let o = simreel()
+        .args(["render", "scenes/flock.toml"])
+        .args(&long[..4])
+        .args(["--out"])
+        .arg(&split)
+        .args(["--shard", "1/1", "--resume"])
+        .output()
+        .unwrap();
+    ok(&o);
+    ok(&simreel().arg("merge").arg(&split).arg("scenes/flock.toml").output().unwrap());
+    for f in ["flock.gif", "flock/frame_0000.png", "flock/frame_0299.png"] {
+        assert!(std::fs::read(one.join(f)).unwrap() == std::fs::read(split.join(f)).unwrap(), "{f} differs");
+    }
 }

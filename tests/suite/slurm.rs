@@ -18,6 +18,8 @@ struct Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        // the jobs first (a failed test may leave renders running), then the daemons
+        let _ = self.command("scancel").arg("--full").arg("--user=root").output();
         for d in self.daemons.iter_mut().rev() {
             let _ = d.kill();
             let _ = d.wait();
