@@ -179,17 +179,7 @@ fn merge(
 ) -> anyhow::Result<()> {
     let mut paths = scenes.to_vec();
     if paths.is_empty() {
-        let entries = std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))?;
-        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-        dirs.sort();
-        for dir in dirs {
-            let shard = std::fs::read_dir(&dir).ok().and_then(|it| {
-                it.flatten().map(|e| e.path()).find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("shard-")))
-            });
-            if let Some(m) = shard.and_then(|p| simreel::output::manifest::Manifest::read(&p)) {
-                paths.push(PathBuf::from(m.scene_file));
-            }
-        }
+        paths = simreel::merge::scenes_with_shards(out)?;
         if paths.is_empty() {
             return Err(BadInput(format!(
                 "{} holds no shards (shard-I-of-N.json in a scene's folder): name the scenes, or render with --shard first",
@@ -203,18 +193,8 @@ fn merge(
         let formats = format.map_or_else(|| scene.output.formats.clone(), |f| f.0.clone());
         let started = std::time::Instant::now();
         let merged = loop {
-            use simreel::merge::MergeError as E;
             match simreel::merge::merge(out, &scene, &formats, shards) {
-                // shards still to come, or an older run's still in the way: wait, if asked to
-                Err(
-                    e @ (E::NoShards { .. }
-                    | E::MissingShard { .. }
-                    | E::Unfinished { .. }
-                    | E::MixedSplits { .. }
-                    | E::Disagree { .. }
-                    | E::SceneChanged { .. }
-                    | E::Twice { .. }),
-                ) if started.elapsed().as_secs() < wait => {
+                Err(e) if e.may_settle() && started.elapsed().as_secs() < wait => {
                     if !quiet && started.elapsed().as_secs() < 5 {
                         eprintln!("{}: waiting up to {wait} s for the shards ({e})", scene.name);
                     }

@@ -39,6 +39,40 @@ pub enum MergeError {
     Output(#[from] OutputError),
 }
 
+impl MergeError {
+    /// Whether the shards may still change into a mergeable set: some still to come, or an
+    /// earlier run's in the way until theirs replace them (`merge --wait` waits on these).
+    pub fn may_settle(&self) -> bool {
+        matches!(
+            self,
+            MergeError::NoShards { .. }
+                | MergeError::MissingShard { .. }
+                | MergeError::Unfinished { .. }
+                | MergeError::MixedSplits { .. }
+                | MergeError::Disagree { .. }
+                | MergeError::SceneChanged { .. }
+                | MergeError::Twice { .. }
+        )
+    }
+}
+
+/// The scene files of every scene with shards in `out`, as the shards' manifests name them.
+pub fn scenes_with_shards(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
+    let entries = std::fs::read_dir(out).map_err(|source| OutputError::Read { path: out.to_path_buf(), source })?;
+    let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    let mut scenes = Vec::new();
+    for dir in dirs {
+        let shard = std::fs::read_dir(&dir).ok().and_then(|it| {
+            it.flatten().map(|e| e.path()).find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("shard-")))
+        });
+        if let Some(m) = shard.and_then(|p| Manifest::read(&p)) {
+            scenes.push(PathBuf::from(m.scene_file));
+        }
+    }
+    Ok(scenes)
+}
+
 /// What a merge wrote.
 #[derive(Debug)]
 pub struct Merged {

@@ -208,7 +208,7 @@ fn rod_between(a: DVec3, b: DVec3, r: f64) -> [[f32; 4]; 4] {
 }
 
 impl Art {
-    pub fn new(spec: &CargoSpec, rig: &Rig, script: &Script, _scene: &Scene) -> Self {
+    pub fn new(spec: &CargoSpec, rig: &Rig, script: &Script) -> Self {
         Art {
             ground: MeshRef::new(ground_mesh(spec, script)),
             torso: MeshRef::new(torso_mesh()),
@@ -276,8 +276,8 @@ fn dust(sim: &CargoSim, art: &Art, poses: &Poses, t: f64, out: &mut Vec<MeshInst
 }
 
 /// The frame at `t` (the state is the last game frame's).
-pub fn frame(sim: &CargoSim, index: u32, art: &Art) -> FrameData {
-    let scene = &sim.scene;
+pub fn frame(sim: &CargoSim, index: u32) -> FrameData {
+    let (scene, art) = (&sim.scene, &sim.art);
     let t = sim.shown_time();
     let spec = sim.spec();
     let (jige, authored) = sim.script().jige(t);

@@ -167,7 +167,7 @@ impl KindSimulation for CargoSim {
             })
             .collect();
         let n = spec.links.len();
-        let art = draw::Art::new(spec, &rig, &script, scene);
+        let art = draw::Art::new(spec, &rig, &script);
         CargoSim {
             scene: scene.clone(),
             spec: spec.clone(),
@@ -343,6 +343,10 @@ impl CargoSim {
                 }
                 let targets = if self.awake(g) { rig::exact_targets(self, g) } else { Targets::zero(self.state.links.len()) };
                 self.count_walls(&targets);
+                if self.awake(g) {
+                    // what the chart and the digest show: the last targets the springs followed
+                    self.targets = targets.clone();
+                }
                 self.frozen = Some((k, targets, self.state.clone()));
             }
             let next = (k + 1) as f64 * h;
@@ -352,7 +356,6 @@ impl CargoSim {
             let mut state = start.clone();
             if self.awake(g) {
                 rig::step_exact(&mut state, targets, span);
-                self.targets = targets.clone();
             }
             self.state = state;
             self.now = stop;
@@ -417,7 +420,7 @@ impl Simulation for CargoSim {
     fn frame(&mut self, frame: u32) -> FrameData {
         let t = self.scene.render.time_of(frame);
         self.advance_to(t);
-        draw::frame(self, frame, &self.art)
+        draw::frame(self, frame)
     }
 
     fn fault(&self) -> Option<SimFault> {

@@ -181,19 +181,20 @@ pub fn exact_targets(sim: &mut CargoSim, g: f64) -> Targets {
     let spec = &sim.spec;
     let duration = sim.scene.render.duration();
     let w = sim.sway_weight(g);
-    let times = if sim.script.teleport_between(g - DELTA, g) {
-        [g, g + DELTA, g + 2.0 * DELTA]
+    // the samples, and which of them is `g` itself
+    let (times, at) = if sim.script.teleport_between(g - DELTA, g) {
+        ([g, g + DELTA, g + 2.0 * DELTA], 0)
     } else if sim.script.teleport_between(g, g + DELTA) {
-        [g - 2.0 * DELTA, g - DELTA, g]
+        ([g - 2.0 * DELTA, g - DELTA, g], 2)
     } else {
-        [g - DELTA, g, g + DELTA]
+        ([g - DELTA, g, g + DELTA], 1)
     };
     let poses = times.map(|t| {
         let (jige, authored) = sim.script.jige(t);
         sim.rig.poses(jige, authored, &sim.state, w)
     });
     let second = |f: &dyn Fn(&Poses) -> DVec3| (f(&poses[0]) - 2.0 * f(&poses[1]) + f(&poses[2])) / (DELTA * DELTA);
-    let now = sim.rig.poses(sim.script.jige(g).0, sim.script.jige(g).1, &sim.state, w);
+    let now = &poses[at];
     let scale = sim.script.input_scale(g, spec.reduced_input);
     let moving = matches!(sim.script.hold(g), super::route::Hold::Moving { .. });
     let (frame_laws, link_laws, gains) = laws(spec, g, duration);
@@ -331,28 +332,29 @@ fn run(d: &mut Dof, law: &Law, target: f64, n: u32, h: f64, exact: bool, watch: 
 /// each load from its support's new pose.
 pub fn difference_tick(sim: &mut CargoSim, start: f64, end: f64) {
     let dt = end - start;
-    let spec = sim.spec.clone();
+    let spec = &sim.spec;
     let duration = sim.scene.render.duration();
     let w = sim.sway_weight(end);
     let (jige, authored) = sim.script.jige(end);
     let scale = sim.script.input_scale(end, spec.reduced_input);
     let moving = matches!(sim.script.hold(end), super::route::Hold::Moving { .. });
-    let (frame_laws, link_laws, gains) = laws(&spec, end, duration);
+    let (frame_laws, link_laws, gains) = laws(spec, end, duration);
     let exact = spec.integrator == Integrator::Exact;
     let (n, h) = substeps(spec.integrator, dt, spec.substep_hz, spec.max_substeps);
+    let (frame_gain, hz, loads) = (spec.frame.gain, spec.substep_hz, spec.links.len());
     sim.counters.dropped += (dt - n as f64 * h).max(0.0);
 
     let a = differenced(sim, 0, jige.origin, dt);
     let u = felt(jige.rot, authored, a) * if moving { 0.0 } else { scale };
-    let mut targets = Targets::zero(spec.links.len());
+    let mut targets = Targets::zero(loads);
     targets.frame_laws = frame_laws;
     targets.link_laws = link_laws.clone();
     for (k, law) in frame_laws.iter().enumerate() {
-        let target = law.clamp(spec.frame.gain[k] * if k == 0 { u.x } else { u.z });
+        let target = law.clamp(frame_gain[k] * if k == 0 { u.x } else { u.z });
         let d = &mut sim.state.frame[k];
         let watch = Watch { walls: &mut sim.counters.wall_entries, outside: &mut sim.outside[k], beyond: None };
         let region = if exact {
-            let (fn_, fh) = substeps(Integrator::Exact, dt, spec.substep_hz, 0);
+            let (fn_, fh) = substeps(Integrator::Exact, dt, hz, 0);
             run(d, law, target, fn_, fh, true, watch)
         } else {
             // one step of the whole frame, held at 1.1 × the largest angle
@@ -367,7 +369,7 @@ pub fn difference_tick(sim: &mut CargoSim, start: f64, end: f64) {
         sim.counters.frame_peak = sim.counters.frame_peak.max(d.x.abs());
         targets.frame[k] = (target, region);
     }
-    for i in 0..spec.links.len() {
+    for i in 0..loads {
         let poses = sim.rig.poses(jige, authored, &sim.state, w);
         let a = differenced(sim, i + 1, poses.bases[i].origin, dt);
         let u = felt(poses.bases[i].rot, authored, a) * scale;

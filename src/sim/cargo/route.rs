@@ -171,11 +171,6 @@ impl Route {
         }
     }
 
-    /// When the last leg ends.
-    pub fn end(&self) -> f64 {
-        self.segs.last().map_or(0.0, |s| s.t0)
-    }
-
     pub fn cruise(&self) -> f64 {
         self.cruise
     }

@@ -136,10 +136,12 @@ impl Straps {
     pub fn posed_vertices(&self, poses: &Poses) -> Vec<(DVec3, DVec3)> {
         let mut v = Vec::with_capacity(self.points.len() * RING);
         for ((p, w), ring) in self.points.iter().zip(&self.rings) {
-            let (_, rot) = self.skin(*p, w, poses);
+            // blending is linear: a ring vertex is the skinned centre plus the blended rotation
+            // of its offset
+            let (c, rot) = self.skin(*p, w, poses);
             for off in ring {
-                let (q, _) = self.skin(*p + *off * RADIUS, w, poses);
-                v.push((q, (rot * *off).normalize_or(DVec3::Y)));
+                let r = rot * *off;
+                v.push((c + r * RADIUS, r.normalize_or(DVec3::Y)));
             }
         }
         v

@@ -58,6 +58,15 @@ impl Sdf {
     }
 }
 
+/// The field so far `f` with one shape at distance `d` combined into it.
+fn combine(f: f64, d: f64, op: CsgOp, k: f64) -> f64 {
+    match op {
+        CsgOp::Union => smooth_min(f, d, k),
+        CsgOp::Subtract => smooth_max(f, -d, k),
+        CsgOp::Intersect => smooth_max(f, d, k),
+    }
+}
+
 /// glam's component `max` (`if a > b { a } else { b }`), so a value computed here has the bits
 /// [`Sdf::distance`] gives.
 fn gmax(a: f64, b: f64) -> f64 {
@@ -228,12 +237,7 @@ impl<'a> FieldAt<'a> {
     /// The ground term `f` with every shape combined into it, in order.
     pub(super) fn shaped(&self, mut f: f64, p: [f64; 3]) -> f64 {
         for (sdf, op, k) in &self.shapes {
-            let d = sdf.distance(p.into());
-            f = match op {
-                CsgOp::Union => smooth_min(f, d, *k),
-                CsgOp::Subtract => smooth_max(f, -d, *k),
-                CsgOp::Intersect => smooth_max(f, d, *k),
-            };
+            f = combine(f, sdf.distance(p.into()), *op, *k);
         }
         f
     }
@@ -246,12 +250,7 @@ impl<'a> FieldAt<'a> {
     /// [`FieldAt::shaped`] along a row prepared by [`FieldAt::row`].
     pub(super) fn shaped_row(row: &[(RowSdf, CsgOp, f64)], mut f: f64, x: f64) -> f64 {
         for (sdf, op, k) in row {
-            let d = sdf.distance(x);
-            f = match op {
-                CsgOp::Union => smooth_min(f, d, *k),
-                CsgOp::Subtract => smooth_max(f, -d, *k),
-                CsgOp::Intersect => smooth_max(f, d, *k),
-            };
+            f = combine(f, sdf.distance(x), *op, *k);
         }
         f
     }
