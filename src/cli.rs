@@ -271,7 +271,16 @@ pub fn parse_firmness(s: &str) -> Result<f64, String> {
 pub enum GoldenCommand {
     /// Render the frames each scene's [golden] table lists and compare them with the approved
     /// images; never writes goldens. A report goes to OUT/golden-report/.
-    Check(GoldenArgs),
+    Check {
+        #[command(flatten)]
+        common: GoldenArgs,
+        /// Check one share of the scenes: `I/N` (whole scenes dealt by estimated cost), or `auto`
+        /// (from Slurm's or Kubernetes' variables, as `render --shard`). The report goes to
+        /// OUT/golden-report/shard-I-of-N/; `simreel golden merge` puts the shards' reports
+        /// together.
+        #[arg(long, value_name = "I/N|auto", value_parser = parse_shard)]
+        shard: Option<ShardArg>,
+    },
     /// Approve images: renders twice (refusing if the renders differ) and writes only the files
     /// that changed.
     Bless {
@@ -284,6 +293,24 @@ pub enum GoldenCommand {
         #[arg(long)]
         from_last_run: bool,
     },
+    /// Put the reports of a split check (`golden check --shard I/N`) together: the summary.json,
+    /// junit.xml and report.html one machine's check would write; exit code 4 when any frame
+    /// failed.
+    Merge(GoldenMergeArgs),
+}
+
+/// `simreel golden merge`.
+#[derive(Args, Debug)]
+pub struct GoldenMergeArgs {
+    /// The folder the shards' checks wrote into (their `--out`): reads
+    /// OUT/golden-report/shard-I-of-N/, writes OUT/golden-report/.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    pub out: PathBuf,
+    /// The number of shards (default: as the folder's shard reports say).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: Option<u32>,
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]
@@ -476,7 +503,7 @@ pub fn parse_formats(s: &str) -> Result<Formats, String> {
     Ok(Formats(v))
 }
 
-pub use crate::scene::frames::parse_frames;
+pub use crate::scene::frames::{frames_text, parse_frames};
 
 #[cfg(test)]
 mod tests {

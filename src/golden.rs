@@ -23,6 +23,8 @@ pub struct Paths {
     pub goldens: PathBuf,
     /// `out`: renders go to `out/golden-run/<scene>/`, the report to `out/golden-report/`.
     pub out: PathBuf,
+    /// Shard I of N of a split check: its report goes to `out/golden-report/shard-I-of-N/`.
+    pub shard: Option<(u32, u32)>,
 }
 
 impl Paths {
@@ -30,9 +32,113 @@ impl Paths {
         self.out.join("golden-run")
     }
 
+    /// Where this check's report goes.
     pub fn report_dir(&self) -> PathBuf {
+        match self.shard {
+            Some((i, n)) => self.merged_report_dir().join(shard_report_name(i, n)),
+            None => self.merged_report_dir(),
+        }
+    }
+
+    /// Where a whole check's report, or the merge of a split check's, goes.
+    pub fn merged_report_dir(&self) -> PathBuf {
         self.out.join("golden-report")
     }
+}
+
+fn shard_report_name(i: u32, n: u32) -> String {
+    format!("shard-{i}-of-{n}")
+}
+
+/// The scenes shard `i` of `n` checks: whole scenes dealt by estimated cost (the golden frames
+/// drawn at the golden size, and the simulation up to the last of them), most expensive first.
+pub fn shard_scenes(scenes: Vec<Scene>, i: u32, n: u32) -> Vec<Scene> {
+    let costs: Vec<f64> = scenes
+        .iter()
+        .map(|s| {
+            let Some(spec) = &s.golden else { return 0.0 };
+            let (draw, simulate) = crate::split::costs(s, spec.size.0, spec.size.1);
+            let last = spec.frames.iter().max().map_or(0, |&f| f + 1);
+            spec.frames.len() as f64 * draw + last as f64 * simulate
+        })
+        .collect();
+    let mine = crate::split::whole(&costs, n).swap_remove(i as usize - 1);
+    scenes.into_iter().enumerate().filter(|(k, _)| mine.contains(k)).map(|(_, s)| s).collect()
+}
+
+/// Puts the reports of a split check's shards (`golden check --shard I/N`, in
+/// `out/golden-report/shard-I-of-N/`) together into `out/golden-report/`: the `summary.json`,
+/// `junit.xml` and `report.html` one machine's check of every scene would have written, and the
+/// failing frames' images. `count` opens the shards by name; otherwise the folder is listed.
+pub fn merge_reports(paths: &Paths, count: Option<u32>) -> Result<(u32, report::Report), GoldenError> {
+    let base = paths.merged_report_dir();
+    let n = match count {
+        Some(n) => n,
+        None => {
+            let mut counts: Vec<u32> = std::fs::read_dir(&base)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    name.strip_prefix("shard-")?.split_once("-of-")?.1.parse::<u32>().ok()
+                })
+                .collect();
+            counts.sort_unstable();
+            counts.dedup();
+            match counts.as_slice() {
+                [n] => *n,
+                [] => {
+                    return Err(GoldenError::Shards(format!(
+                        "{} holds no shard reports (shard-I-of-N): run `simreel golden check --shard I/N --out {}` first",
+                        base.display(),
+                        paths.out.display()
+                    )));
+                }
+                _ => {
+                    return Err(GoldenError::Shards(format!(
+                        "{} holds reports of different splits ({}): remove the stale ones, or give --shards N",
+                        base.display(),
+                        counts.iter().map(|n| format!("of {n}")).collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            }
+        }
+    };
+    let mut parts = Vec::new();
+    for i in 1..=n {
+        let dir = base.join(shard_report_name(i, n));
+        let file = dir.join("report.json");
+        let text = std::fs::read(&file).map_err(|_| {
+            GoldenError::Shards(format!(
+                "the report of shard {i}/{n} is missing ({}): run `simreel golden check … --shard {i}/{n}`",
+                file.display()
+            ))
+        })?;
+        let part: report::Report = serde_json::from_slice(&text)
+            .map_err(|e| GoldenError::Shards(format!("{}: not a report simreel can read ({e})", file.display())))?;
+        parts.push((dir, part));
+    }
+    // the merged folder's own files are replaced; the shards' folders stay
+    for entry in std::fs::read_dir(&base).map_err(|source| OutputError::Read { path: base.clone(), source })?.flatten() {
+        if entry.path().is_file() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    for (dir, part) in &parts {
+        for r in part.records.iter().filter(|r| !r.passed) {
+            let stem = format!("{}__frame_{:04}__", r.scene, r.frame);
+            for entry in std::fs::read_dir(dir).map_err(|source| OutputError::Read { path: dir.clone(), source })?.flatten() {
+                if entry.file_name().to_string_lossy().starts_with(&stem) {
+                    let to = base.join(entry.file_name());
+                    std::fs::copy(entry.path(), &to).map_err(|source| OutputError::Write { path: to, source })?;
+                }
+            }
+        }
+    }
+    let merged = report::Report::merged(parts.into_iter().map(|(_, p)| p).collect());
+    merged.write_files(&base)?;
+    Ok((n, merged))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +157,8 @@ pub enum GoldenError {
     NoOverride { scene: String, adapter: String },
     #[error("--from-last-run: {0}")]
     NoLastRun(String),
+    #[error("{0}")]
+    Shards(String),
 }
 
 /// The tolerance and approved-image folders that apply to `adapter` (most specific first).

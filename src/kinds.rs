@@ -25,6 +25,10 @@ pub trait KindTable: Clone + Debug + PartialEq + Sized {
     /// A rough upper bound of the bytes the simulation's own state needs, and what it is in words
     /// for the "too big" message ("5 dice", "a 96×64×96 terrain grid").
     fn memory(&self) -> (u64, String);
+    /// A frame's rough cost on the software adapter, for splitting work across shards
+    /// ([`crate::split`]): nanoseconds of drawing per pixel at 4× MSAA, and milliseconds of
+    /// simulation. Measured on the project's 2-core machine (BENCHMARKS.md); only ratios matter.
+    fn cost(&self) -> (f64, f64);
 }
 
 /// What a kind's simulation implements (in `src/sim/<kind>/`): it is built from its own spec, so
@@ -79,6 +83,13 @@ macro_rules! kinds {
             pub fn memory(&self) -> (u64, String) {
                 match self {
                     $(KindSpec::$variant(spec) => spec.memory(),)*
+                }
+            }
+
+            /// See [`KindTable::cost`].
+            pub fn cost(&self) -> (f64, f64) {
+                match self {
+                    $(KindSpec::$variant(spec) => spec.cost(),)*
                 }
             }
 

@@ -17,3 +17,4 @@ pub mod plan;
 pub mod render;
 pub mod scene;
 pub mod sim;
+pub mod split;

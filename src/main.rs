@@ -12,6 +12,7 @@ use clap::{CommandFactory, Parser};
 use simreel::cli::{
     self, CargoCommand, CargoProbeArgs, Cli, Command, DiceCommand, DiceStatsArgs, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs,
 };
+use simreel::output::manifest::{Block, ShardInfo};
 use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
 use simreel::render::RenderError;
 use simreel::scene::{self, SceneError};
@@ -389,18 +390,51 @@ fn load_checked(path: &std::path::Path) -> anyhow::Result<scene::Scene> {
     Ok(s)
 }
 
-fn render(args: RenderArgs) -> anyhow::Result<()> {
-    let shard = match args.shard {
+/// Shard `i` of `n`'s share of `jobs`: the frames of every scene laid end to end and cut by
+/// estimated cost ([`simreel::split::by_cost`]); every shard of a split render gets the same
+/// arguments, so they agree on the whole. Scenes this shard takes no frames of are left out.
+fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Vec<Job> {
+    let work: Vec<(usize, f64)> = jobs.iter().map(|j| (j.frames.len(), simreel::split::frame_cost(&j.scene))).collect();
+    let split = simreel::split::by_cost(&work, n);
+    let blocks_of = |k: usize| -> Vec<Block> {
+        (1..=n)
+            .flat_map(|shard| {
+                split[shard as usize - 1].iter().filter(|p| p.scene == k).map(move |p| Block {
+                    shard,
+                    from: p.positions.start as u32,
+                    to: p.positions.end as u32,
+                })
+            })
+            .collect()
+    };
+    jobs.into_iter()
+        .enumerate()
+        .filter_map(|(k, mut job)| {
+            let info = ShardInfo { index: i, count: n, selection: std::mem::take(&mut job.frames), blocks: blocks_of(k) };
+            job.frames = info.frames_of(i).to_vec();
+            job.shard = Some(info);
+            (!job.frames.is_empty()).then_some(job)
+        })
+        .collect()
+}
+
+/// `--shard`: as given, or read from a scheduler's environment (said unless `quiet`).
+fn resolve_shard(arg: Option<cli::ShardArg>, quiet: bool) -> anyhow::Result<Option<(u32, u32)>> {
+    Ok(match arg {
         None => None,
         Some(cli::ShardArg::Given(i, n)) => Some((i, n)),
         Some(cli::ShardArg::Auto) => {
             let (i, n, from) = cli::shard_from_env(|k| std::env::var(k).ok()).map_err(BadInput)?;
-            if !args.quiet {
+            if !quiet {
                 eprintln!("shard {i}/{n} (from {from})");
             }
             Some((i, n))
         }
-    };
+    })
+}
+
+fn render(args: RenderArgs) -> anyhow::Result<()> {
+    let shard = resolve_shard(args.shard, args.quiet)?;
     // Every scene is validated before the first one renders.
     let mut jobs = Vec::new();
     for path in &args.scenes {
@@ -415,12 +449,6 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
             None => (0..s.render.frames).collect(),
         };
         let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
-        // a shard renders its block of the frames; every shard of a split render gets the same
-        // arguments, so they agree on the whole
-        let (frames, shard) = match shard {
-            Some((i, n)) => (simreel::output::manifest::ShardInfo::block(&frames, i, n).to_vec(), Some((i, n, frames))),
-            None => (frames, None),
-        };
         jobs.push(Job {
             scene: s,
             frames,
@@ -428,8 +456,18 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
             formats,
             adapter: args.adapter.request(),
             resume: args.resume,
-            shard,
+            shard: None,
         });
+    }
+    if let Some((i, n)) = shard {
+        jobs = shard_jobs(jobs, i, n);
+        if !args.quiet {
+            let took: Vec<String> = jobs.iter().map(|j| format!("{} ({})", j.scene.name, cli::frames_text(&j.frames))).collect();
+            eprintln!(
+                "shard {i}/{n} renders {}",
+                if took.is_empty() { "nothing: the other shards cover the work".into() } else { took.join(", ") }
+            );
+        }
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
@@ -471,10 +509,26 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `simreel golden merge`: the shards' reports as one; exit code 4 when a frame failed.
+fn golden_merge(args: &cli::GoldenMergeArgs) -> anyhow::Result<()> {
+    let paths = simreel::golden::Paths { goldens: std::path::PathBuf::new(), out: args.out.clone(), shard: None };
+    let (n, report) = simreel::golden::merge_reports(&paths, args.shards)?;
+    let failed = report.failures();
+    let html = paths.merged_report_dir().join("report.html");
+    if failed > 0 {
+        return Err(GoldenMismatch { failed, checked: report.records.len(), report: html.display().to_string() }.into());
+    }
+    if !args.quiet {
+        eprintln!("{n} shards: all {} golden frames match on {}; report: {}", report.records.len(), report.adapter, html.display());
+    }
+    Ok(())
+}
+
 fn golden(action: GoldenCommand) -> anyhow::Result<()> {
-    let args: &GoldenArgs = match &action {
-        GoldenCommand::Check(a) => a,
-        GoldenCommand::Bless { common, .. } => common,
+    let (args, shard): (&GoldenArgs, _) = match &action {
+        GoldenCommand::Check { common, shard } => (common, resolve_shard(*shard, common.quiet)?),
+        GoldenCommand::Bless { common, .. } => (common, None),
+        GoldenCommand::Merge(m) => return golden_merge(m),
     };
     let paths = if args.paths.is_empty() { vec![std::path::PathBuf::from("scenes")] } else { args.paths.clone() };
     let scenes = simreel::golden::collect_scenes(&paths)?;
@@ -499,10 +553,24 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let dirs = simreel::golden::Paths { goldens: args.goldens.clone(), out: args.out.clone() };
+    let dirs = simreel::golden::Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard };
+    let scenes = match shard {
+        Some((i, n)) => {
+            let mine = simreel::golden::shard_scenes(scenes, i, n);
+            if !args.quiet {
+                let names: Vec<&str> = mine.iter().map(|s| s.name.as_str()).collect();
+                eprintln!(
+                    "shard {i}/{n} checks {}",
+                    if names.is_empty() { "nothing: the other shards cover the scenes".into() } else { names.join(", ") }
+                );
+            }
+            mine
+        }
+        None => scenes,
+    };
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
     match &action {
-        GoldenCommand::Check(_) => {
+        GoldenCommand::Check { .. } => {
             let summary = simreel::golden::check(&scenes, &dirs, &args.adapter.request(), mode)?;
             if !args.quiet {
                 for e in &summary.entries {
@@ -533,7 +601,7 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
                 }
                 .into());
             }
-            if !args.quiet {
+            if !args.quiet && !summary.entries.is_empty() {
                 eprintln!("all {} golden frames match on {}", summary.entries.len(), summary.adapter);
             }
             Ok(())
@@ -559,6 +627,7 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        GoldenCommand::Merge(m) => golden_merge(m),
     }
 }
 

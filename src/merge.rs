@@ -21,8 +21,8 @@ pub enum MergeError {
     MixedSplits { dir: PathBuf, counts: String },
     #[error("shard {index}/{count} of {scene} is missing (frames {first}..{last}): run `simreel render … --shard {index}/{count}`")]
     MissingShard { scene: String, index: u32, count: u32, first: u32, last: u32 },
-    #[error("shard {index}/{count} of {scene} does not agree with shard 1/{count}: {what}")]
-    Disagree { scene: String, index: u32, count: u32, what: String },
+    #[error("shard {index}/{count} of {scene} does not agree with shard {with}/{count}: {what}")]
+    Disagree { scene: String, index: u32, count: u32, with: u32, what: String },
     #[error(
         "shard {index}/{count} of {scene} has not written frames {frames} (killed half-way?): rerun it with --resume, the frames it has are kept"
     )]
@@ -134,54 +134,68 @@ fn read_shards(dir: &Path, out: &Path, count: Option<u32>) -> Result<(u32, BTree
     }
 }
 
+fn info(m: &Manifest) -> ShardInfo {
+    m.shard.clone().unwrap_or(ShardInfo { index: 0, count: 0, selection: Vec::new(), blocks: Vec::new() })
+}
+
+/// How shard manifest `m` disagrees with `first` (another shard's of the same scene), if it does.
+fn disagreement(m: &Manifest, first: &Manifest) -> Option<String> {
+    if m.simreel != first.simreel {
+        return Some(format!("simreel {} against {}", m.simreel, first.simreel));
+    }
+    if m.scene_hash != first.scene_hash {
+        return Some(format!("scene hash {} against {}", m.scene_hash, first.scene_hash));
+    }
+    if m.settings_hash != first.settings_hash {
+        let (a, b) = (&m.adapter_info, &first.adapter_info);
+        return Some(if (m.width, m.height) != (first.width, first.height) {
+            format!("rendered at {}×{} against {}×{}", m.width, m.height, first.width, first.height)
+        } else if m.adapter != first.adapter {
+            let class = if (a.device_type.as_str(), a.driver.as_str()) == (b.device_type.as_str(), b.driver.as_str()) {
+                " (the same kind of adapter, but not the same: its pixels may differ)"
+            } else {
+                ""
+            };
+            format!("rendered on {} against {}{class}", m.adapter, first.adapter)
+        } else {
+            format!("settings (MSAA) hash {} against {}", m.settings_hash, first.settings_hash)
+        });
+    }
+    let (mine, theirs) = (info(m), info(first));
+    if mine.selection != theirs.selection {
+        return Some("a different frame selection (--frames)".into());
+    }
+    if mine.blocks() != theirs.blocks() {
+        return Some("a different split of the frames (the render named other scenes?)".into());
+    }
+    None
+}
+
 /// Checks the shards of `scene` and returns every frame's entry in frame order.
 fn check(scene: &Scene, count: u32, shards: &BTreeMap<u32, Manifest>) -> Result<Vec<crate::output::manifest::FrameEntry>, MergeError> {
     let name = scene.name.clone();
-    let first = shards.values().next().expect("at least one shard");
-    let info = |m: &Manifest| m.shard.clone().unwrap_or(ShardInfo { index: 0, count: 0, selection: Vec::new() });
-    let selection = info(first).selection;
-    for index in 1..=count {
-        if !shards.contains_key(&index) {
-            let block = ShardInfo::block(&selection, index, count);
-            let (a, b) = (block.first().copied().unwrap_or(0), block.last().copied().unwrap_or(0));
-            return Err(MergeError::MissingShard { scene: name, index, count, first: a, last: b });
+    let (&with, first) = shards.iter().next().expect("at least one shard");
+    for (&index, m) in shards {
+        if let Some(what) = disagreement(m, first) {
+            return Err(MergeError::Disagree { scene: name, index, count, with, what });
         }
     }
     let now = format!("{:016x}", scene.source_hash);
     if first.scene_hash != now {
         return Err(MergeError::SceneChanged { scene: name, now, then: first.scene_hash.clone() });
     }
+    let whole = info(first);
+    for b in whole.blocks() {
+        if !shards.contains_key(&b.shard) {
+            let frames = whole.frames_of(b.shard);
+            let (a, z) = (frames.first().copied().unwrap_or(0), frames.last().copied().unwrap_or(0));
+            return Err(MergeError::MissingShard { scene: name, index: b.shard, count, first: a, last: z });
+        }
+    }
     let mut owner: BTreeMap<u32, (u32, crate::output::manifest::FrameEntry)> = BTreeMap::new();
     for (&index, m) in shards {
-        let disagree = |what: String| MergeError::Disagree { scene: name.clone(), index, count, what };
-        if m.simreel != first.simreel {
-            return Err(disagree(format!("simreel {} against {}", m.simreel, first.simreel)));
-        }
-        if m.scene_hash != first.scene_hash {
-            return Err(disagree(format!("scene hash {} against {}", m.scene_hash, first.scene_hash)));
-        }
-        if m.settings_hash != first.settings_hash {
-            let (a, b) = (&m.adapter_info, &first.adapter_info);
-            let what = if (m.width, m.height) != (first.width, first.height) {
-                format!("rendered at {}×{} against {}×{}", m.width, m.height, first.width, first.height)
-            } else if m.adapter != first.adapter {
-                let class = if (a.device_type.as_str(), a.driver.as_str()) == (b.device_type.as_str(), b.driver.as_str()) {
-                    " (the same kind of adapter, but not the same: its pixels may differ)"
-                } else {
-                    ""
-                };
-                format!("rendered on {} against {}{class}", m.adapter, first.adapter)
-            } else {
-                format!("settings (MSAA) hash {} against {}", m.settings_hash, first.settings_hash)
-            };
-            return Err(disagree(what));
-        }
-        if info(m).selection != selection {
-            return Err(disagree("a different frame selection (--frames)".into()));
-        }
-        let block = ShardInfo::block(&selection, index, count);
         let written: std::collections::HashSet<u32> = m.frames.iter().map(|e| e.index).collect();
-        let missing: Vec<String> = block.iter().filter(|f| !written.contains(f)).map(|f| f.to_string()).collect();
+        let missing: Vec<String> = whole.frames_of(index).iter().filter(|f| !written.contains(f)).map(|f| f.to_string()).collect();
         if !missing.is_empty() {
             let frames = if missing.len() > 8 {
                 format!("{} … {} ({} frames)", missing[0], missing[missing.len() - 1], missing.len())
@@ -258,6 +272,7 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
             peak_memory_bytes: shards.values().filter_map(|m| m.timings.peak_memory_bytes).max(),
         },
         final_state: last.final_state.clone(),
+        simulated_from: None,
         shard: None,
         ..first.clone()
     };

@@ -104,6 +104,8 @@ impl Claim {
             }
         };
         sweep_dir(frames_dir, &|_| true);
+        // saved simulation states (the pipeline's snapshots/)
+        sweep_dir(&frames_dir.join("snapshots"), &|_| true);
         for out in beside {
             let (Some(dir), Some(file)) = (out.parent(), out.file_name().and_then(|f| f.to_str())) else { continue };
             let prefix = format!("{file}.");

@@ -30,17 +30,35 @@ pub struct Manifest {
     pub timings: Timings,
     /// State digest of the last frame simulated.
     pub final_state: String,
+    /// The saved simulation state (`snapshots/frame_N.state`) this run started from, when it did
+    /// not simulate from the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated_from: Option<u32>,
     /// For one shard of a split render: which, and every frame of the whole render.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardInfo>,
 }
 
-/// Shard `index` (1-based) of `count`, and the frames all the shards render together.
+/// Shard `index` (1-based) of `count`, the frames all the shards render together, and how they
+/// are split among the shards.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct ShardInfo {
     pub index: u32,
     pub count: u32,
     pub selection: Vec<u32>,
+    /// The shards that render part of this scene, each with its block of `selection`, in order;
+    /// a shard not listed renders none of it (the split is by cost over every scene of the
+    /// command, [`crate::split`]). Empty in manifests of earlier versions: even blocks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<Block>,
+}
+
+/// Shard `shard` renders positions `from..to` of a split render's selection.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct Block {
+    pub shard: u32,
+    pub from: u32,
+    pub to: u32,
 }
 
 impl ShardInfo {
@@ -49,12 +67,22 @@ impl ShardInfo {
         format!("shard-{index}-of-{count}.json")
     }
 
-    /// The frames of `selection` shard `index` of `count` renders: a contiguous block, the blocks
-    /// as even as whole frames allow.
-    pub fn block(selection: &[u32], index: u32, count: u32) -> &[u32] {
-        let n = selection.len();
-        let at = |i: u32| n * i as usize / count as usize;
-        &selection[at(index - 1)..at(index)]
+    /// The blocks of the split: as recorded, or the even contiguous blocks of earlier versions.
+    pub fn blocks(&self) -> Vec<Block> {
+        if !self.blocks.is_empty() {
+            return self.blocks.clone();
+        }
+        let n = self.selection.len();
+        let at = |i: u32| (n * i as usize / self.count.max(1) as usize) as u32;
+        (1..=self.count).map(|shard| Block { shard, from: at(shard - 1), to: at(shard) }).collect()
+    }
+
+    /// The frames shard `shard` renders (none when it takes no part of this scene).
+    pub fn frames_of(&self, shard: u32) -> &[u32] {
+        match self.blocks().into_iter().find(|b| b.shard == shard) {
+            Some(b) => &self.selection[b.from as usize..(b.to as usize).min(self.selection.len())],
+            None => &[],
+        }
     }
 }
 

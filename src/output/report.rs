@@ -32,12 +32,140 @@ pub struct Entry {
 }
 
 /// Per-scene sequence facts.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SequenceNote {
     pub scene: String,
     pub first_diverging: Option<u32>,
-    /// Actual frame-to-frame change over the golden one (1 = same motion), when measurable.
+    /// Actual frame-to-frame change over the golden one (1 = same motion), when measurable;
+    /// infinite when the golden sequence stands still and the actual one moves.
+    #[serde(with = "maybe_infinite")]
     pub flicker: Option<f64>,
     pub flicker_failed: bool,
+}
+
+/// `Option<f64>` in JSON with infinity kept (as `"inf"`), which JSON numbers cannot hold.
+mod maybe_infinite {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Num {
+        Number(f64),
+        Text(String),
+    }
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        v.map(|x| if x.is_finite() { Num::Number(x) } else { Num::Text(if x > 0.0 { "inf" } else { "-inf" }.into()) }).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        Ok(match Option::<Num>::deserialize(d)? {
+            None => None,
+            Some(Num::Number(x)) => Some(x),
+            Some(Num::Text(t)) => Some(if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY }),
+        })
+    }
+}
+
+/// One checked frame as the report files show it, with its part of `report.html` already
+/// drawn: what a shard of a golden check leaves in `report.json`, so that `golden merge` writes
+/// the report one machine's check would have written.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Record {
+    pub scene: String,
+    pub frame: u32,
+    pub passed: bool,
+    pub verdict: String,
+    /// Worst failures first: -1 for a passed frame.
+    pub severity: f64,
+    pub differing_pixels: Option<u64>,
+    pub max_channel_diff: Option<u8>,
+    pub mean_abs_diff: Option<f64>,
+    pub flip_mean: Option<f64>,
+    pub flip_p99: Option<f64>,
+    pub expected_file: Option<String>,
+    pub state: String,
+    pub tolerance_reason: String,
+    pub bless: String,
+    pub metrics: String,
+    /// The frame's card (failed) or table row (passed) in `report.html`, images embedded.
+    pub html: String,
+}
+
+/// Everything a report's files are written from (`report.json`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Report {
+    pub adapter: String,
+    pub records: Vec<Record>,
+    pub sequences: Vec<SequenceNote>,
+}
+
+impl Report {
+    /// The report of checked `entries`.
+    pub fn of(entries: &[Entry], sequences: &[SequenceNote], adapter: &str) -> Report {
+        let records = entries
+            .iter()
+            .map(|e| {
+                let c = e.comparison.as_ref();
+                Record {
+                    scene: e.scene.clone(),
+                    frame: e.frame,
+                    passed: e.passed,
+                    verdict: e.verdict.clone(),
+                    severity: if e.passed { -1.0 } else { c.map_or(100.0, |c| c.severity()) },
+                    differing_pixels: c.map(|c| c.differing_pixels),
+                    max_channel_diff: c.map(|c| c.max_channel_diff),
+                    mean_abs_diff: c.map(|c| c.mean_abs_diff),
+                    flip_mean: c.and_then(|c| c.flip_mean),
+                    flip_p99: c.and_then(|c| c.flip_p99),
+                    expected_file: e.expected_file.clone(),
+                    state: e.state_message.clone(),
+                    tolerance_reason: e.tolerance_reason.clone(),
+                    bless: e.bless_command.clone(),
+                    metrics: metrics_line(e),
+                    html: if e.passed { passed_row(e) } else { failed_card(e) },
+                }
+            })
+            .collect();
+        let mut report = Report { adapter: adapter.to_string(), records, sequences: sequences.to_vec() };
+        report.sort();
+        report
+    }
+
+    /// Several shards' reports as one: the adapters named once each.
+    pub fn merged(parts: Vec<Report>) -> Report {
+        let mut adapters: Vec<String> = Vec::new();
+        let mut report = Report { adapter: String::new(), records: Vec::new(), sequences: Vec::new() };
+        for p in parts {
+            if !p.adapter.is_empty() && !adapters.contains(&p.adapter) {
+                adapters.push(p.adapter);
+            }
+            report.records.extend(p.records);
+            report.sequences.extend(p.sequences);
+        }
+        report.adapter = adapters.join("; ");
+        report.sort();
+        report
+    }
+
+    /// Worst failures first, then by scene and frame; sequences by scene.
+    fn sort(&mut self) {
+        self.records.sort_by(|a, b| b.severity.total_cmp(&a.severity).then(a.scene.cmp(&b.scene)).then(a.frame.cmp(&b.frame)));
+        self.sequences.sort_by(|a, b| a.scene.cmp(&b.scene));
+    }
+
+    pub fn failures(&self) -> usize {
+        self.records.iter().filter(|r| !r.passed).count() + self.sequences.iter().filter(|s| s.flicker_failed).count()
+    }
+
+    /// Writes `report.json`, `summary.json`, `junit.xml` and `report.html` into `dir`.
+    pub fn write_files(&self, dir: &Path) -> Result<(), OutputError> {
+        let json = serde_json::to_vec(self).expect("a report serialises");
+        write_atomic(&dir.join("report.json"), &json)?;
+        write_atomic(&dir.join("summary.json"), summary_json(self).as_bytes())?;
+        write_atomic(&dir.join("junit.xml"), junit(self).as_bytes())?;
+        write_atomic(&dir.join("report.html"), html(self).as_bytes())
+    }
 }
 
 /// Largest thumbnail of a passed frame in the report, pixels.
@@ -56,21 +184,17 @@ fn data_url_with(img: &Decoded, effort: Effort) -> String {
     format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
-fn stem(e: &Entry) -> String {
-    format!("{}__frame_{:04}", e.scene, e.frame)
+fn stem_of(scene: &str, frame: u32) -> String {
+    format!("{scene}__frame_{frame:04}")
 }
 
-/// Writes the whole report into `dir` (created; files of an earlier report are replaced).
-pub fn write(dir: &Path, entries: &[Entry], sequences: &[SequenceNote], adapter: &str) -> Result<(), OutputError> {
+/// Writes the whole report into `dir` (created; files of an earlier report are replaced) and
+/// returns it.
+pub fn write(dir: &Path, entries: &[Entry], sequences: &[SequenceNote], adapter: &str) -> Result<Report, OutputError> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
-    let mut order: Vec<&Entry> = entries.iter().collect();
-    order.sort_by(|a, b| {
-        let sev = |e: &Entry| if e.passed { -1.0 } else { e.comparison.as_ref().map_or(100.0, |c| c.severity()) };
-        sev(b).total_cmp(&sev(a)).then(a.scene.cmp(&b.scene)).then(a.frame.cmp(&b.frame))
-    });
-    for e in order.iter().filter(|e| !e.passed) {
-        let s = stem(e);
+    for e in entries.iter().filter(|e| !e.passed) {
+        let s = stem_of(&e.scene, e.frame);
         let save = |name: &str, img: &Decoded| {
             write_atomic(&dir.join(format!("{s}__{name}.png")), &png::encode(&img.rgba, img.width, img.height, Effort::Fast))
         };
@@ -84,68 +208,66 @@ pub fn write(dir: &Path, entries: &[Entry], sequences: &[SequenceNote], adapter:
             save("panel", &compare::strip(&[&pe, &heat, &pa]))?;
         }
     }
-    write_atomic(&dir.join("summary.json"), summary_json(&order, sequences, adapter).as_bytes())?;
-    write_atomic(&dir.join("junit.xml"), junit(&order, sequences).as_bytes())?;
-    write_atomic(&dir.join("report.html"), html(&order, sequences, adapter).as_bytes())?;
-    Ok(())
+    let report = Report::of(entries, sequences, adapter);
+    report.write_files(dir)?;
+    Ok(report)
 }
 
-fn summary_json(order: &[&Entry], sequences: &[SequenceNote], adapter: &str) -> String {
-    let frames: Vec<serde_json::Value> = order
+fn summary_json(report: &Report) -> String {
+    let frames: Vec<serde_json::Value> = report
+        .records
         .iter()
-        .map(|e| {
-            let c = e.comparison.as_ref();
+        .map(|r| {
             serde_json::json!({
-                "scene": e.scene, "frame": e.frame, "passed": e.passed, "verdict": e.verdict,
-                "differing_pixels": c.map(|c| c.differing_pixels), "max_channel_diff": c.map(|c| c.max_channel_diff),
-                "mean_abs_diff": c.map(|c| c.mean_abs_diff), "flip_mean": c.and_then(|c| c.flip_mean), "flip_p99": c.and_then(|c| c.flip_p99),
-                "expected_file": e.expected_file, "state": e.state_message, "tolerance_reason": e.tolerance_reason,
-                "bless": if e.passed { None } else { Some(&e.bless_command) },
-                "images": if e.passed { None } else { Some(stem(e)) },
+                "scene": r.scene, "frame": r.frame, "passed": r.passed, "verdict": r.verdict,
+                "differing_pixels": r.differing_pixels, "max_channel_diff": r.max_channel_diff,
+                "mean_abs_diff": r.mean_abs_diff, "flip_mean": r.flip_mean, "flip_p99": r.flip_p99,
+                "expected_file": r.expected_file, "state": r.state, "tolerance_reason": r.tolerance_reason,
+                "bless": if r.passed { None } else { Some(&r.bless) },
+                "images": if r.passed { None } else { Some(stem_of(&r.scene, r.frame)) },
             })
         })
         .collect();
-    let seqs: Vec<serde_json::Value> = sequences
+    let seqs: Vec<serde_json::Value> = report
+        .sequences
         .iter()
         .map(|s| serde_json::json!({"scene": s.scene, "first_diverging_frame": s.first_diverging, "flicker": s.flicker, "flicker_failed": s.flicker_failed}))
         .collect();
-    let failed = order.iter().filter(|e| !e.passed).count() + sequences.iter().filter(|s| s.flicker_failed).count();
-    serde_json::to_string_pretty(
-        &serde_json::json!({"adapter": adapter, "checked": order.len(), "failed": failed, "frames": frames, "sequences": seqs}),
-    )
+    serde_json::to_string_pretty(&serde_json::json!({
+        "adapter": report.adapter, "checked": report.records.len(), "failed": report.failures(), "frames": frames, "sequences": seqs
+    }))
     .expect("summary serialises")
 }
 
-fn junit(order: &[&Entry], sequences: &[SequenceNote]) -> String {
-    let mut scenes: Vec<&str> = order.iter().map(|e| e.scene.as_str()).collect();
+fn junit(report: &Report) -> String {
+    let mut scenes: Vec<&str> = report.records.iter().map(|r| r.scene.as_str()).collect();
     scenes.sort();
     scenes.dedup();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"simreel golden\">\n");
     for scene in scenes {
-        let cases: Vec<&&Entry> = order.iter().filter(|e| e.scene == scene).collect();
-        let seq = sequences.iter().find(|s| s.scene == scene);
+        let mut cases: Vec<&Record> = report.records.iter().filter(|r| r.scene == scene).collect();
+        let seq = report.sequences.iter().find(|s| s.scene == scene);
         let flicker_case = seq.is_some_and(|s| s.flicker.is_some());
-        let failures = cases.iter().filter(|e| !e.passed).count() + seq.is_some_and(|s| s.flicker_failed) as usize;
+        let failures = cases.iter().filter(|r| !r.passed).count() + seq.is_some_and(|s| s.flicker_failed) as usize;
         let _ = writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">",
             xml(scene),
             cases.len() + flicker_case as usize
         );
-        let mut sorted = cases.clone();
-        sorted.sort_by_key(|e| e.frame);
-        for e in sorted {
-            let _ = write!(out, "    <testcase classname=\"golden.{}\" name=\"frame {:04}\"", xml(scene), e.frame);
-            if e.passed {
+        cases.sort_by_key(|r| r.frame);
+        for r in cases {
+            let _ = write!(out, "    <testcase classname=\"golden.{}\" name=\"frame {:04}\"", xml(scene), r.frame);
+            if r.passed {
                 out.push_str("/>\n");
             } else {
                 let _ = writeln!(
                     out,
                     ">\n      <failure message=\"{}\">{}\n{}\nbless: {}</failure>\n    </testcase>",
-                    xml(&e.verdict),
-                    xml(&metrics_line(e)),
-                    xml(&e.state_message),
-                    xml(&e.bless_command)
+                    xml(&r.verdict),
+                    xml(&r.metrics),
+                    xml(&r.state),
+                    xml(&r.bless)
                 );
             }
         }
@@ -250,23 +372,75 @@ function selftest() {
 }
 "#;
 
-fn html(order: &[&Entry], sequences: &[SequenceNote], adapter: &str) -> String {
-    let failed: Vec<&&Entry> = order.iter().filter(|e| !e.passed).collect();
+/// A failed frame's card in `report.html`, inside its `<div class="card fail">`.
+fn failed_card(e: &Entry) -> String {
+    let mut h = String::new();
+    let actual = data_url(&e.actual);
+    let _ = writeln!(h, "<h2>{} — frame {}</h2>", xml(&e.scene), e.frame);
+    let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
+    let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
+    let _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(&e.bless_command));
+    match (&e.expected, &e.comparison) {
+        (Some(exp), Some(c)) => {
+            let expected = data_url(exp);
+            let diff = data_url(&compare::heatmap(c));
+            let signed = data_url(&compare::signed_diff(exp, &e.actual));
+            let _ = writeln!(
+                h,
+                "<div class=\"views\"><button onclick=\"show(this.closest('.card'),'side')\">side by side</button><button onclick=\"show(this.closest('.card'),'slider')\">slider</button><button onclick=\"show(this.closest('.card'),'hover')\">hover swap</button></div>"
+            );
+            let _ = writeln!(
+                h,
+                "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"FLIP error\" src=\"{diff}\"><figcaption>error (FLIP, magma)</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
+            );
+            let _ = writeln!(
+                h,
+                "<div class=\"view\" data-view=\"slider\"><div class=\"slider\"><img alt=\"expected under the slider\" src=\"{expected}\"><img class=\"over\" alt=\"actual over the slider\" src=\"{actual}\"><input class=\"cut\" type=\"range\" min=\"0\" max=\"100\" value=\"50\" style=\"width:100%\"></div><figcaption>left of the cut: actual; right: expected</figcaption></div>"
+            );
+            let _ = writeln!(
+                h,
+                "<div class=\"view\" data-view=\"hover\"><img class=\"swap\" alt=\"hover to see the expected image\" src=\"{actual}\" data-actual=\"{actual}\" data-expected=\"{expected}\"><figcaption>actual; hover for expected</figcaption></div>"
+            );
+        }
+        _ => {
+            let _ =
+                writeln!(h, "<figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual (no approved image)</figcaption></figure>");
+        }
+    }
+    h
+}
+
+/// A passed frame's row in `report.html`'s table, with a thumbnail.
+fn passed_row(e: &Entry) -> String {
+    let (tw, th) = picture::fit(e.actual.width, e.actual.height, THUMB.0, THUMB.1);
+    format!(
+        "<tr><td><img class=\"thumb\" alt=\"frame {}\" width=\"{tw}\" height=\"{th}\" src=\"{}\"></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        e.frame,
+        // small files: a report lists every checked frame
+        data_url_with(&picture::resize(&e.actual, tw, th), Effort::Small),
+        xml(&e.scene),
+        e.frame,
+        xml(&e.verdict),
+        xml(&e.state_message)
+    )
+}
+
+fn html(report: &Report) -> String {
+    let failed: Vec<&Record> = report.records.iter().filter(|r| !r.passed).collect();
+    let total = report.records.len();
     let mut h = String::new();
     let _ = write!(
         h,
-        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>simreel golden report: {} of {} failed</title><style>{STYLE}</style></head><body>\n",
-        failed.len(),
-        order.len()
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>simreel golden report: {} of {total} failed</title><style>{STYLE}</style></head><body>\n",
+        failed.len()
     );
     let _ = writeln!(
         h,
-        "<h1>Golden check: {} of {} frames failed</h1><div class=\"muted\">adapter: {}</div>",
+        "<h1>Golden check: {} of {total} frames failed</h1><div class=\"muted\">adapter: {}</div>",
         failed.len(),
-        order.len(),
-        xml(adapter)
+        xml(&report.adapter)
     );
-    for s in sequences {
+    for s in &report.sequences {
         let mut parts = Vec::new();
         if let Some(f) = s.first_diverging {
             parts.push(format!("first diverging frame <b>{f}</b>"));
@@ -278,61 +452,16 @@ fn html(order: &[&Entry], sequences: &[SequenceNote], adapter: &str) -> String {
             let _ = writeln!(h, "<div class=\"muted\">{}: {}</div>", xml(&s.scene), parts.join(", "));
         }
     }
-    for (k, e) in failed.iter().enumerate() {
-        let actual = data_url(&e.actual);
-        let _ = writeln!(h, "<div class=\"card fail\" id=\"f{k}\"><h2>{} — frame {}</h2>", xml(&e.scene), e.frame);
-        let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
-        let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
-        let _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(&e.bless_command));
-        match (&e.expected, &e.comparison) {
-            (Some(exp), Some(c)) => {
-                let expected = data_url(exp);
-                let diff = data_url(&compare::heatmap(c));
-                let signed = data_url(&compare::signed_diff(exp, &e.actual));
-                let _ = writeln!(
-                    h,
-                    "<div class=\"views\"><button onclick=\"show(this.closest('.card'),'side')\">side by side</button><button onclick=\"show(this.closest('.card'),'slider')\">slider</button><button onclick=\"show(this.closest('.card'),'hover')\">hover swap</button></div>"
-                );
-                let _ = writeln!(
-                    h,
-                    "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"FLIP error\" src=\"{diff}\"><figcaption>error (FLIP, magma)</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
-                );
-                let _ = writeln!(
-                    h,
-                    "<div class=\"view\" data-view=\"slider\"><div class=\"slider\"><img alt=\"expected under the slider\" src=\"{expected}\"><img class=\"over\" alt=\"actual over the slider\" src=\"{actual}\"><input class=\"cut\" type=\"range\" min=\"0\" max=\"100\" value=\"50\" style=\"width:100%\"></div><figcaption>left of the cut: actual; right: expected</figcaption></div>"
-                );
-                let _ = writeln!(
-                    h,
-                    "<div class=\"view\" data-view=\"hover\"><img class=\"swap\" alt=\"hover to see the expected image\" src=\"{actual}\" data-actual=\"{actual}\" data-expected=\"{expected}\"><figcaption>actual; hover for expected</figcaption></div>"
-                );
-            }
-            _ => {
-                let _ = writeln!(
-                    h,
-                    "<figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual (no approved image)</figcaption></figure>"
-                );
-            }
-        }
-        h.push_str("</div>\n");
+    for (k, r) in failed.iter().enumerate() {
+        let _ = writeln!(h, "<div class=\"card fail\" id=\"f{k}\">{}</div>", r.html);
     }
-    let passed: Vec<&&Entry> = order.iter().filter(|e| e.passed).collect();
+    let passed: Vec<&Record> = report.records.iter().filter(|r| r.passed).collect();
     if !passed.is_empty() {
         h.push_str(
             "<div class=\"card pass\"><h2>Passed</h2><table><tr><th></th><th>scene</th><th>frame</th><th>how</th><th>state</th></tr>\n",
         );
-        for e in passed {
-            let (tw, th) = picture::fit(e.actual.width, e.actual.height, THUMB.0, THUMB.1);
-            let _ = writeln!(
-                h,
-                "<tr><td><img class=\"thumb\" alt=\"frame {}\" width=\"{tw}\" height=\"{th}\" src=\"{}\"></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                e.frame,
-                // small files: a report lists every checked frame
-                data_url_with(&picture::resize(&e.actual, tw, th), Effort::Small),
-                xml(&e.scene),
-                e.frame,
-                xml(&e.verdict),
-                xml(&e.state_message)
-            );
+        for r in passed {
+            h.push_str(&r.html);
         }
         h.push_str("</table></div>\n");
     }
@@ -360,7 +489,7 @@ mod tests {
             tolerance_reason: String::new(),
             bless_command: String::new(),
         };
-        let page = html(&[&entry], &[], "lavapipe");
+        let page = html(&Report::of(&[entry], &[], "lavapipe"));
         let at = page.find("<img class=\"thumb\"").expect("a thumbnail");
         let tag = &page[at..at + page[at..].find('>').unwrap()];
         assert!(tag.contains("width=\"120\" height=\"90\""), "{tag}");

@@ -5,6 +5,7 @@
 //! keeps every finished frame for `--resume`.
 
 mod assemble;
+mod snapshots;
 
 pub use assemble::{animations_of, gif_from_folder, gif_from_frames};
 use assemble::{write_animations, write_gif};
@@ -36,10 +37,10 @@ pub struct Job {
     pub formats: Vec<Format>,
     pub adapter: AdapterRequest,
     pub resume: bool,
-    /// Shard `.0` (1-based) of `.1` of a split render, and every frame of the whole render: this
-    /// job renders its block of those (in `frames`) and writes its frames and a shard manifest;
+    /// One shard of a split render (which, every frame of the whole render, the split): this job
+    /// renders its block of those (in `frames`) and writes its frames and a shard manifest;
     /// `simreel merge` writes the GIF, the animations and the manifest.
-    pub shard: Option<(u32, u32, Vec<u32>)>,
+    pub shard: Option<output::manifest::ShardInfo>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,7 +172,7 @@ impl Outputs {
         let name = &job.scene.name;
         let frames_dir = job.out_dir.join(name);
         let manifest = match &job.shard {
-            Some((i, n, _)) => output::manifest::ShardInfo::file_name(*i, *n),
+            Some(s) => output::manifest::ShardInfo::file_name(s.index, s.count),
             None => "manifest.json".to_string(),
         };
         Outputs {
@@ -211,6 +212,8 @@ struct Shared<'a> {
     written: Mutex<Vec<u32>>,
     /// Digest of the last state simulated.
     final_state: Mutex<String>,
+    /// The saved state the simulation started from, when it did not start from frame 0.
+    simulated_from: Mutex<Option<u32>>,
     /// What the manifest records of the run, and when it was last written while the job runs
     /// (a run killed without warning leaves that much for `--resume`).
     adapter: AdapterSummary,
@@ -301,7 +304,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     // shards share the folder, each with its own lock; they leave the sweep to runs that own it
     // whole (a temporary from another machine's live shard looks like a dead process's here)
     let _claim = match &job.shard {
-        Some((i, n, _)) => output::claim::Claim::take_as(&out.frames_dir, &format!(".simreel-shard-{i}-of-{n}.lock"))?,
+        Some(s) => output::claim::Claim::take_as(&out.frames_dir, &format!(".simreel-shard-{}-of-{}.lock", s.index, s.count))?,
         None => {
             let claim = output::claim::Claim::take(&out.frames_dir)?;
             claim.sweep(&out.frames_dir, &beside_outputs(job));
@@ -324,6 +327,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         states: Mutex::new(kept),
         written: Mutex::new(Vec::new()),
         final_state: Mutex::new(String::new()),
+        simulated_from: Mutex::new(None),
         out,
         adapter: adapter.clone(),
         hashes: (scene_hash.clone(), settings.clone()),
@@ -391,10 +395,19 @@ fn beside_outputs(job: &Job) -> Vec<PathBuf> {
 
 /// The simulation stage: every frame of the job in order, on its own thread. A kept frame is
 /// stepped through with the next one (a simulation's state at a frame depends on every step
-/// before it), not described on its own.
+/// before it), not described on its own. The simulation starts from the nearest saved state
+/// before the first frame to describe, and saves its state now and then ([`snapshots`]).
 fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
     let scene = &shared.job.scene;
     let mut sim = crate::sim::build(scene);
+    if let Some(first) = shared.job.frames.iter().copied().find(|f| !shared.kept.contains(f)) {
+        if let Some((at, state)) = snapshots::nearest(&shared.out.frames_dir, scene, first) {
+            if shared.timed(Stage::Simulate, || sim.restore(at, &state)) {
+                *shared.simulated_from.lock().expect("start") = Some(at);
+            }
+        }
+    }
+    let last = shared.job.frames.last().copied();
     for &f in &shared.job.frames {
         if shared.stopped() {
             break;
@@ -415,6 +428,10 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
             let _ =
                 tx.send(Simulated::Fault(PipelineError::Simulation { scene: scene.name.clone(), frame: fault.frame, what: fault.what }));
             break;
+        }
+        if snapshots::due(f, scene.render.frames) || Some(f) == last {
+            // a snapshot only saves later runs time: one that cannot be written is passed over
+            let _ = shared.timed(Stage::Simulate, || sim.snapshot().map(|state| snapshots::save(&shared.out.frames_dir, scene, f, &state)));
         }
         if tx.send(Simulated::Frame(Box::new(data))).is_err() {
             break;
@@ -586,10 +603,7 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
             peak_memory_bytes: crate::output::manifest::peak_memory(),
         },
         final_state: shared.final_state.lock().expect("state").clone(),
-        shard: shared.job.shard.as_ref().map(|(index, count, selection)| output::manifest::ShardInfo {
-            index: *index,
-            count: *count,
-            selection: selection.clone(),
-        }),
+        simulated_from: *shared.simulated_from.lock().expect("start"),
+        shard: shared.job.shard.clone(),
     }
 }

@@ -178,6 +178,11 @@ impl KindTable for DiceSpec {
         // results strip's text
         (self.count as u64 * ((10 << 10) + (4 << 20)) + (4 << 20), format!("{} dice", self.count))
     }
+
+    fn cost(&self) -> (f64, f64) {
+        // dice: 108 ms drawing at 640×400, 0.7 ms stepping five dice
+        (420.0, 0.15 * self.count as f64)
+    }
 }
 
 fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {

@@ -107,8 +107,15 @@ impl KindTable for FlockSpec {
         let area = self.canvas[0] * self.canvas[1];
         let agents = self.agents.resolve(area, 1, MAX_AGENTS as u32) as u64;
         // agent state, trail ring, and the shapes of a frame (trail segments dominate)
-        let per_agent = 64 + 8 * self.trail as u64 + 96 * (self.trail as u64 + 3);
+        let trail = if self.show_trails { self.trail as u64 } else { 0 };
+        let per_agent = 64 + 8 * trail + 96 * (trail + 3);
         (agents * per_agent, format!("{agents} agents"))
+    }
+
+    fn cost(&self) -> (f64, f64) {
+        // flock_crowd: 55 ms drawing at 960×540, 4.7 ms stepping 4 000 agents
+        let agents = self.agents.resolve(self.canvas[0] * self.canvas[1], 1, MAX_AGENTS as u32) as f64;
+        (106.0, agents * 1.2e-3)
     }
 }
 

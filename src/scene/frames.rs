@@ -37,6 +37,22 @@ pub fn parse_frames(spec: &str, total: u32) -> Result<Vec<u32>, String> {
     Ok(frames.into_iter().map(|f| f as u32).collect())
 }
 
+/// Sorted frames written back as a frame spec: runs as `a..b`, the rest as single frames
+/// (`0..29`, `3, 5, 8..12`).
+pub fn frames_text(frames: &[u32]) -> String {
+    let mut items = Vec::new();
+    let mut k = 0;
+    while k < frames.len() {
+        let mut end = k;
+        while end + 1 < frames.len() && frames[end + 1] == frames[end] + 1 {
+            end += 1;
+        }
+        items.push(if end > k { format!("{}..{}", frames[k], frames[end]) } else { frames[k].to_string() });
+        k = end + 1;
+    }
+    items.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +72,14 @@ mod tests {
         assert!(parse_frames("-11..", 10).unwrap_err().contains("outside"));
         assert!(parse_frames("a..3", 10).is_err());
         assert!(parse_frames("1,,2", 10).is_err());
+    }
+
+    #[test]
+    fn frames_read_back_as_a_spec() {
+        assert_eq!(frames_text(&[0, 1, 2, 3]), "0..3");
+        assert_eq!(frames_text(&[3, 5, 8, 9, 10, 12]), "3, 5, 8..10, 12");
+        assert_eq!(frames_text(&[]), "");
+        let frames = parse_frames("1,4..7,9", 20).unwrap();
+        assert_eq!(parse_frames(&frames_text(&frames), 20).unwrap(), frames);
     }
 }

@@ -226,6 +226,11 @@ impl KindTable for WindSpec {
         let bytes = blades * BYTES_PER_BLADE + leaves * 160 + self.trees.len() as u64 * 64_000 + 1_000_000;
         (bytes, format!("{blades} grass blades, {} trees", self.trees.len()))
     }
+
+    fn cost(&self) -> (f64, f64) {
+        // wind_meadow: about 145 ms drawing at 640×360, 1.65 ms stepping, culling and batching
+        (630.0, 1.65)
+    }
 }
 
 fn model(t: &TableReader, default: Model) -> Model {

@@ -10,6 +10,7 @@ pub mod figure;
 pub mod flock;
 pub mod noise;
 pub mod rng;
+pub mod snapshot;
 pub mod terrain;
 pub mod wind;
 
@@ -52,6 +53,20 @@ pub trait Simulation: Send {
     fn fault(&self) -> Option<SimFault>;
     /// Summary of the current state.
     fn digest(&self) -> StateDigest;
+    /// The state after the last frame described, as bytes that [`Simulation::restore`] takes
+    /// back: a shard of a split render, or a later render of the scene, starts from the nearest
+    /// saved frame instead of replaying from the start. The state must depend on the scene file
+    /// alone, not on the size or the adapter. `None`: this kind replays (it is cheap to).
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        None
+    }
+    /// Takes back a [`Simulation::snapshot`] of this scene taken at `frame`, so the next frame
+    /// asked for may be `frame` or any later one. False, with the state untouched, when the bytes
+    /// do not fit.
+    fn restore(&mut self, frame: u32, bytes: &[u8]) -> bool {
+        let _ = (frame, bytes);
+        false
+    }
 }
 
 /// Builds the simulation a scene asks for (see [`crate::kinds`]).

@@ -16,6 +16,11 @@ impl Rng {
         Rng(seed)
     }
 
+    /// The generator's whole state: `Rng::new(r.state())` draws what `r` would.
+    pub fn state(&self) -> u64 {
+        self.0
+    }
+
     /// An independent stream derived from this seed and a label (e.g. a subsystem's name).
     pub fn stream(seed: u64, label: &str) -> Self {
         Rng(seed ^ crate::frame::Fnv::hash(label.as_bytes()))

@@ -179,6 +179,83 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
     assert!(summary.contains("best of 3 approved images"), "{summary}");
 }
 
+/// The report files of `dir` besides the shards' folders: name and bytes, sorted.
+fn report_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| (e.file_name().to_string_lossy().to_string(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_split_check_merges_into_the_report_of_one_check() {
+    require_gpu();
+    let dir = scratch("golden-shards");
+    // four scenes, one of them failing on its pixels only
+    let opaque = perturbed(&dir, "dice", "jelly_more_opaque", "opacity = 0.58", "opacity = 0.6");
+    let scenes: Vec<PathBuf> =
+        ["scenes/flock.toml", "scenes/flock_still.toml", "scenes/cargo_walk.toml"].iter().map(|s| root().join(s)).chain([opaque]).collect();
+    let check = |out: &Path, extra: &[&str]| {
+        simreel()
+            .args(["golden", "check", "--quiet", "--goldens"])
+            .arg(root().join("tests/golden"))
+            .arg("--out")
+            .arg(out)
+            .args(extra)
+            .args(&scenes)
+            .output()
+            .unwrap()
+    };
+    let (one, split) = (dir.join("one"), dir.join("split"));
+    assert_eq!(check(&one, &[]).status.code(), Some(4));
+    // each shard checks whole scenes and fails only when its own scenes do
+    let mut failing = 0;
+    let mut checked = Vec::new();
+    for i in 1..=3 {
+        let o = check(&split, &["--shard", &format!("{i}/3")]);
+        let report = split.join(format!("golden-report/shard-{i}-of-3"));
+        let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(report.join("summary.json")).unwrap()).unwrap();
+        let failed = summary["failed"].as_u64().unwrap();
+        assert_eq!(o.status.code(), Some(if failed > 0 { 4 } else { 0 }), "{}", String::from_utf8_lossy(&o.stderr));
+        failing += (failed > 0) as u32;
+        for f in summary["frames"].as_array().unwrap() {
+            checked.push((f["scene"].as_str().unwrap().to_string(), f["frame"].as_u64().unwrap()));
+        }
+    }
+    assert_eq!(failing, 1, "only the dice fail, on one shard");
+    checked.sort();
+    let before = checked.len();
+    checked.dedup();
+    assert_eq!(before, checked.len(), "a frame was checked twice");
+    assert_eq!(checked.len(), 13, "every golden frame once: {checked:?}");
+    // a missing shard is named
+    let third = split.join("golden-report/shard-3-of-3");
+    let kept = dir.join("kept-3");
+    std::fs::rename(&third, &kept).unwrap();
+    let o = simreel().args(["golden", "merge", "--shards", "3", "--out"]).arg(&split).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("the report of shard 3/3 is missing"), "{err}");
+    std::fs::rename(&kept, &third).unwrap();
+    // the merge fails as the whole check does, and writes its report byte for byte, failing
+    // frames' images included
+    let o = simreel().args(["golden", "merge", "--out"]).arg(&split).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains("golden checks failed"), "{err}");
+    let (a, b) = (report_files(&one.join("golden-report")), report_files(&split.join("golden-report")));
+    assert_eq!(a.iter().map(|f| &f.0).collect::<Vec<_>>(), b.iter().map(|f| &f.0).collect::<Vec<_>>());
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name} differs from one machine's");
+    }
+    assert!(a.iter().any(|f| f.0.ends_with("__diff.png")), "the failing frames' images are there");
+}
+
 #[test]
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn other_adapters_use_their_override_folder() {

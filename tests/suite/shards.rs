@@ -32,10 +32,16 @@ fn ok(o: &std::process::Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-/// Every file of a render: frames, GIF, and the manifest's frames and final state.
+/// Every file of a render of `flock`: frames, GIF, and the manifest's frames and final state.
 pub fn same_render(a: &Path, b: &Path) {
+    same_scene(a, b, "flock", 30);
+}
+
+/// Every file of scene `name`'s render (`frames` frames): frames, GIF, and the manifest's
+/// frames and final state.
+pub fn same_scene(a: &Path, b: &Path, name: &str, count: usize) {
     let frames = |d: &Path| {
-        let mut v: Vec<_> = std::fs::read_dir(d.join("flock"))
+        let mut v: Vec<_> = std::fs::read_dir(d.join(name))
             .unwrap()
             .flatten()
             .map(|e| e.file_name())
@@ -45,17 +51,76 @@ pub fn same_render(a: &Path, b: &Path) {
         v
     };
     let names = frames(a);
-    assert_eq!(names.len(), 30);
-    assert_eq!(names, frames(b));
+    assert_eq!(names.len(), count, "{name}");
+    assert_eq!(names, frames(b), "{name}");
     for n in &names {
-        assert!(std::fs::read(a.join("flock").join(n)).unwrap() == std::fs::read(b.join("flock").join(n)).unwrap(), "{n:?} differs");
+        assert!(std::fs::read(a.join(name).join(n)).unwrap() == std::fs::read(b.join(name).join(n)).unwrap(), "{name}: {n:?} differs");
     }
-    assert!(std::fs::read(a.join("flock.gif")).unwrap() == std::fs::read(b.join("flock.gif")).unwrap(), "the GIFs differ");
-    let manifest = |d: &Path| serde_json::from_slice::<serde_json::Value>(&std::fs::read(d.join("flock/manifest.json")).unwrap()).unwrap();
+    let gif = format!("{name}.gif");
+    assert!(std::fs::read(a.join(&gif)).unwrap() == std::fs::read(b.join(&gif)).unwrap(), "the GIFs of {name} differ");
+    let manifest =
+        |d: &Path| serde_json::from_slice::<serde_json::Value>(&std::fs::read(d.join(name).join("manifest.json")).unwrap()).unwrap();
     let (ma, mb) = (manifest(a), manifest(b));
     for key in ["frames", "final_state", "scene_hash", "settings_hash", "frames_in_scene"] {
-        assert_eq!(ma[key], mb[key], "{key}");
+        assert_eq!(ma[key], mb[key], "{name}: {key}");
     }
+}
+
+/// The shards that wrote a manifest for `scene` in `out`, by number.
+fn shards_of(out: &Path, scene: &str, count: u32) -> Vec<u32> {
+    (1..=count).filter(|i| out.join(scene).join(format!("shard-{i}-of-{count}.json")).is_file()).collect()
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn many_scenes_are_split_by_cost_and_merge_into_the_bytes_of_one_render() {
+    require_gpu();
+    let dir = scratch("shards-many");
+    let (one, split) = (dir.join("one"), dir.join("split"));
+    let run = |out: &Path, extra: &[&str]| {
+        let mut c = simreel();
+        c.args(["render", "scenes/flock.toml", "scenes/dice.toml", "--size", "96x72", "--frames", "0..29", "--out"]).arg(out).args(extra);
+        c.output().unwrap()
+    };
+    ok(&run(&one, &["--quiet"]));
+    let mut said = Vec::new();
+    for i in 1..=4 {
+        let o = run(&split, &["--shard", &format!("{i}/4")]);
+        ok(&o);
+        said.push(String::from_utf8_lossy(&o.stderr).lines().next().unwrap_or("").to_string());
+    }
+    // a dice frame costs about five flock frames (more shading per pixel, a heavier step), so
+    // the flock's 30 frames are under a fifth of the work: they stay whole on shard 1, which
+    // takes the dice's first frames to make up its share; the other three split the rest evenly
+    assert_eq!(shards_of(&split, "flock", 4), [1]);
+    assert_eq!(shards_of(&split, "dice", 4), [1, 2, 3, 4]);
+    assert!(said[0].starts_with("shard 1/4 renders flock (0..29), dice (0.."), "{said:?}");
+    assert!(said[1].starts_with("shard 2/4 renders dice ("), "{said:?}");
+    let dice: Vec<usize> = (1..=4)
+        .map(|i| {
+            let m: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(split.join(format!("dice/shard-{i}-of-4.json"))).unwrap()).unwrap();
+            m["frames"].as_array().unwrap().len()
+        })
+        .collect();
+    assert_eq!(dice.iter().sum::<usize>(), 30);
+    assert!(dice[0] < dice[1] && dice[1..].iter().all(|&n| n.abs_diff(dice[1]) <= 1), "{dice:?}");
+    let o = simreel().arg("merge").arg(&split).args(["--shards", "4"]).output().unwrap();
+    ok(&o);
+    same_scene(&one, &split, "flock", 30);
+    same_scene(&one, &split, "dice", 30);
+    // a shard that ran with other scenes splits the work differently: merge names it
+    let other = dir.join("other");
+    ok(&simreel()
+        .args(["render", "scenes/dice.toml", "--size", "96x72", "--frames", "0..29", "--shard", "2/4", "--quiet", "--out"])
+        .arg(&other)
+        .output()
+        .unwrap());
+    std::fs::copy(other.join("dice/shard-2-of-4.json"), split.join("dice/shard-2-of-4.json")).unwrap();
+    let o = simreel().arg("merge").arg(&split).arg("scenes/dice.toml").output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("a different split of the frames"), "{err}");
 }
 
 #[test]
@@ -331,4 +396,61 @@ fn a_shard_killed_without_warning_keeps_its_finished_frames_for_the_rerun() {
     for f in ["flock.gif", "flock/frame_0000.png", "flock/frame_0299.png"] {
         assert!(std::fs::read(one.join(f)).unwrap() == std::fs::read(split.join(f)).unwrap(), "{f} differs");
     }
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_shard_starts_from_a_saved_state_and_draws_the_same_bytes() {
+    require_gpu();
+    let dir = scratch("shards-snapshots");
+    let (one, split) = (dir.join("one"), dir.join("split"));
+    ok(&render(&one, &[], &[]));
+    // the flock saves its state every 13 frames of its 390 (1/32 of the scene) and at the last
+    // frame rendered
+    let saved = |d: &Path| {
+        let mut v: Vec<String> =
+            std::fs::read_dir(d.join("flock/snapshots")).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(saved(&one), ["frame_0013.state", "frame_0026.state", "frame_0029.state"]);
+    let manifest =
+        |d: &Path, file: &str| serde_json::from_slice::<serde_json::Value>(&std::fs::read(d.join("flock").join(file)).unwrap()).unwrap();
+    assert!(manifest(&one, "manifest.json").get("simulated_from").is_none(), "the first render simulates from the start");
+    let same = |from: Option<u64>| {
+        ok(&render(&split, &["--shard", "3/3"], &[]));
+        let m = manifest(&split, "shard-3-of-3.json");
+        assert_eq!(m["simulated_from"].as_u64(), from);
+        let whole = manifest(&one, "manifest.json");
+        let states = |m: &serde_json::Value| {
+            m["frames"].as_array().unwrap().iter().map(|e| (e["index"].clone(), e["state"].clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(states(&m), states(&whole)[20..], "the states of frames 20..29");
+        assert_eq!(m["final_state"], whole["final_state"]);
+        for f in 20..30 {
+            let name = format!("flock/frame_{f:04}.png");
+            assert!(std::fs::read(one.join(&name)).unwrap() == std::fs::read(split.join(&name)).unwrap(), "{name} differs");
+        }
+    };
+    // shard 3 (frames 20..29) in a folder holding the whole render's states starts from frame 13
+    std::fs::create_dir_all(split.join("flock/snapshots")).unwrap();
+    for f in saved(&one) {
+        std::fs::copy(one.join("flock/snapshots").join(&f), split.join("flock/snapshots").join(&f)).unwrap();
+    }
+    same(Some(13));
+    // a damaged state and one of another version of the scene are passed over
+    let path = split.join("flock/snapshots/frame_0013.state");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.truncate(bytes.len() - 5);
+    std::fs::write(&path, &bytes).unwrap();
+    std::fs::remove_file(split.join("flock/shard-3-of-3.json")).unwrap();
+    same(None);
+    let other = std::fs::read(one.join("flock/snapshots/frame_0013.state")).unwrap();
+    let at = other.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let version_end = at + other[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let mut foreign = other.clone();
+    foreign[version_end] ^= 1; // the scene file's hash
+    std::fs::write(&path, &foreign).unwrap();
+    std::fs::remove_file(split.join("flock/shard-3-of-3.json")).unwrap();
+    same(None);
 }

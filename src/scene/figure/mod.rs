@@ -195,6 +195,11 @@ impl KindTable for FigureSpec {
             .sum();
         (scenes + (1 << 20), format!("a figure of {} panels", self.panels.len()))
     }
+
+    fn cost(&self) -> (f64, f64) {
+        // panels of other kinds' scenes, charts and text: about a terrain's
+        (600.0, 5.0)
+    }
 }
 
 /// The folder paths in the figure file are relative to.

@@ -4,6 +4,7 @@
 
 pub mod graph;
 pub mod grid;
+mod snapshot;
 pub mod steer;
 #[cfg(test)]
 mod tests;
@@ -327,6 +328,22 @@ impl Simulation for FlockSim {
 
     fn fault(&self) -> Option<SimFault> {
         self.fault.clone()
+    }
+
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        let mut w = crate::sim::snapshot::Writer::new();
+        w.u32(self.frame);
+        self.world.snapshot(&mut w);
+        Some(w.finish())
+    }
+
+    fn restore(&mut self, frame: u32, bytes: &[u8]) -> bool {
+        let mut r = crate::sim::snapshot::Reader::new(bytes);
+        if r.u32() != Some(frame) || self.fault.is_some() || !self.world.restore(&mut r) {
+            return false;
+        }
+        self.frame = frame;
+        true
     }
 
     fn digest(&self) -> StateDigest {

@@ -258,3 +258,39 @@ fn completion_events_carry_a_connected_destination() {
         assert!(w.adjacency[p.from as usize].contains(&p.to), "packet {p:?} runs along an edge");
     }
 }
+
+#[test]
+fn a_restored_snapshot_carries_on_bit_for_bit_and_a_foreign_one_is_refused() {
+    // trails, packets, pulses, a lingering cursor and a click all in flight at frame 200
+    let flock = "agents = 300\nnodes = 8\nwork_time = [0.3, 0.6]\ncursor = [[0.0, 0, 0], [2.5, 400, 300], [4.5, 420, 310]]\nclicks = [[3.3], [3.5, 200, 200]]";
+    let mut whole = sim(flock);
+    for f in (0..=200).step_by(20) {
+        whole.frame(f);
+    }
+    let state = whole.snapshot().expect("the flock saves its state");
+    let w = whole.world();
+    assert!(w.trail_count > 1 && !w.packets.is_empty() && !w.pulses.is_empty() && !w.shocks.is_empty(), "all in flight");
+    let mut later = sim(flock);
+    assert!(later.restore(200, &state));
+    for f in [200, 201, 260, 400] {
+        assert_eq!(whole.frame(f), later.frame(f), "frame {f}");
+        assert_eq!(whole.digest(), later.digest(), "frame {f}");
+    }
+    let (a, b) = (whole.world(), later.world());
+    assert_eq!((&a.agents, &a.pulses, &a.packets, &a.shocks), (&b.agents, &b.pulses, &b.packets, &b.shocks));
+    assert_eq!(
+        (&a.trail, a.trail_head, a.trail_count, a.cursor, a.time, a.steps),
+        (&b.trail, b.trail_head, b.trail_count, b.cursor, b.time, b.steps)
+    );
+    // refused, the state untouched: another frame, cut short, another flock
+    let fresh = sim(flock).digest();
+    let mut s = sim(flock);
+    assert!(!s.restore(199, &state));
+    assert!(!s.restore(200, &state[..state.len() - 1]));
+    assert!(!s.restore(200, &[state.as_slice(), &[0]].concat()));
+    assert_eq!(s.digest(), fresh);
+    let mut other = sim(&flock.replace("agents = 300", "agents = 299"));
+    let before = other.digest();
+    assert!(!other.restore(200, &state));
+    assert_eq!(other.digest(), before);
+}

@@ -1,0 +1,128 @@
+//! A simulation's state as bytes ([`crate::sim::Simulation::snapshot`]), so a shard of a split
+//! render, or a later render of the same scene, starts from the nearest saved frame instead of
+//! replaying the simulation from the start. Little-endian, every float by its bits, so a
+//! restored state carries on bit for bit.
+
+/// Appends values to a snapshot.
+#[derive(Default)]
+pub struct Writer(Vec<u8>);
+
+impl Writer {
+    pub fn new() -> Self {
+        Writer::default()
+    }
+
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    pub fn f32(&mut self, v: f32) -> &mut Self {
+        self.u32(v.to_bits())
+    }
+
+    pub fn f64(&mut self, v: f64) -> &mut Self {
+        self.u64(v.to_bits())
+    }
+
+    pub fn f32s(&mut self, v: &[f32]) -> &mut Self {
+        for &x in v {
+            self.f32(x);
+        }
+        self
+    }
+
+    /// A length, written before a list's items.
+    pub fn count(&mut self, n: usize) -> &mut Self {
+        self.u64(n as u64)
+    }
+
+    pub fn finish(self) -> Vec<u8> {
+        self.0
+    }
+}
+
+/// Reads a snapshot back in the order it was written; `None` once the bytes run out.
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes }
+    }
+
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let (head, rest) = self.bytes.split_first_chunk::<N>()?;
+        self.bytes = rest;
+        Some(*head)
+    }
+
+    pub fn u32(&mut self) -> Option<u32> {
+        self.take().map(u32::from_le_bytes)
+    }
+
+    pub fn u64(&mut self) -> Option<u64> {
+        self.take().map(u64::from_le_bytes)
+    }
+
+    pub fn f32(&mut self) -> Option<f32> {
+        self.u32().map(f32::from_bits)
+    }
+
+    pub fn f64(&mut self) -> Option<f64> {
+        self.u64().map(f64::from_bits)
+    }
+
+    pub fn f32s<const N: usize>(&mut self) -> Option<[f32; N]> {
+        let mut out = [0.0; N];
+        for x in &mut out {
+            *x = self.f32()?;
+        }
+        Some(out)
+    }
+
+    /// A list's length, refused when the rest of the bytes cannot hold that many items of
+    /// `item_bytes` (so a damaged length never allocates wildly).
+    pub fn count(&mut self, item_bytes: usize) -> Option<usize> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        (n.checked_mul(item_bytes)? <= self.bytes.len()).then_some(n)
+    }
+
+    /// Whether every byte was read.
+    pub fn done(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_come_back_bit_for_bit_and_short_input_is_refused() {
+        let mut w = Writer::new();
+        w.u32(7).u64(u64::MAX - 3).f32(-0.0).f64(f64::MIN_POSITIVE / 3.0).count(2).f32s(&[1.5, f32::NAN]);
+        let bytes = w.finish();
+        let mut r = Reader::new(&bytes);
+        assert_eq!(r.u32(), Some(7));
+        assert_eq!(r.u64(), Some(u64::MAX - 3));
+        assert_eq!(r.f32().map(f32::to_bits), Some((-0.0f32).to_bits()));
+        assert_eq!(r.f64(), Some(f64::MIN_POSITIVE / 3.0));
+        assert_eq!(r.count(4), Some(2));
+        let [a, b] = r.f32s::<2>().unwrap();
+        assert_eq!((a, b.is_nan()), (1.5, true));
+        assert!(r.done());
+        assert_eq!(r.u32(), None);
+        // a length the bytes cannot hold
+        let mut w = Writer::new();
+        w.count(1 << 40).u32(1);
+        assert_eq!(Reader::new(&w.finish()).count(4), None);
+        assert_eq!(Reader::new(&bytes[..3]).u32(), None);
+    }
+}
