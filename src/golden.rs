@@ -51,8 +51,9 @@ fn shard_report_name(i: u32, n: u32) -> String {
 }
 
 /// The scenes shard `i` of `n` checks: whole scenes dealt by estimated cost (the golden frames
-/// drawn at the golden size, and the simulation up to the last of them), most expensive first.
-pub fn shard_scenes(scenes: Vec<Scene>, i: u32, n: u32) -> Vec<Scene> {
+/// drawn at the golden size, and the simulation up to the last of them), most expensive first;
+/// and what the shard's report records of the deal.
+pub fn shard_scenes(scenes: Vec<Scene>, i: u32, n: u32) -> (Vec<Scene>, report::ReportShard) {
     let costs: Vec<f64> = scenes
         .iter()
         .map(|s| {
@@ -63,7 +64,54 @@ pub fn shard_scenes(scenes: Vec<Scene>, i: u32, n: u32) -> Vec<Scene> {
         })
         .collect();
     let mine = crate::split::whole(&costs, n).swap_remove(i as usize - 1);
-    scenes.into_iter().enumerate().filter(|(k, _)| mine.contains(k)).map(|(_, s)| s).collect()
+    let all = scenes.iter().map(|s| (s.name.clone(), format!("{:016x}", s.source_hash))).collect();
+    let mine: Vec<Scene> = scenes.into_iter().enumerate().filter(|(k, _)| mine.contains(k)).map(|(_, s)| s).collect();
+    let info = report::ReportShard {
+        index: i,
+        count: n,
+        simreel: env!("CARGO_PKG_VERSION").to_string(),
+        scenes: all,
+        checked: mine.iter().map(|s| s.name.clone()).collect(),
+    };
+    (mine, info)
+}
+
+/// Checks that the shards' reports are of one split check: each where its folder says, one
+/// version and list of scenes, every scene checked by exactly one shard.
+fn one_check(parts: &[(PathBuf, report::Report)], n: u32) -> Result<(), GoldenError> {
+    let bad = |what: String| Err(GoldenError::Shards(what));
+    let mut by: std::collections::BTreeMap<&str, u32> = std::collections::BTreeMap::new();
+    let mut first: Option<&report::ReportShard> = None;
+    for (k, (dir, part)) in parts.iter().enumerate() {
+        let i = k as u32 + 1;
+        let Some(s) = &part.shard else { return bad(format!("{}: not a shard's report", dir.display())) };
+        if (s.index, s.count) != (i, n) {
+            return bad(format!("{}: the report says it is shard {}/{}", dir.display(), s.index, s.count));
+        }
+        let f = *first.get_or_insert(s);
+        if (&s.simreel, &s.scenes) != (&f.simreel, &f.scenes) {
+            return bad(format!(
+                "shard {i}/{n} checked {} with simreel {}, shard 1/{n} {} with simreel {}: the reports are of different checks; rerun the stale shard",
+                names(&s.scenes),
+                s.simreel,
+                names(&f.scenes),
+                f.simreel
+            ));
+        }
+        for scene in &s.checked {
+            if let Some(other) = by.insert(scene, i) {
+                return bad(format!("{scene} was checked by shards {other}/{n} and {i}/{n}"));
+            }
+        }
+    }
+    if let Some((scene, _)) = first.and_then(|f| f.scenes.iter().find(|(name, _)| !by.contains_key(name.as_str()))) {
+        return bad(format!("no shard checked {scene}"));
+    }
+    Ok(())
+}
+
+fn names(scenes: &[(String, String)]) -> String {
+    scenes.iter().map(|(name, hash)| format!("{name} ({hash})")).collect::<Vec<_>>().join(", ")
 }
 
 /// Puts the reports of a split check's shards (`golden check --shard I/N`, in
@@ -119,6 +167,7 @@ pub fn merge_reports(paths: &Paths, count: Option<u32>) -> Result<(u32, report::
             .map_err(|e| GoldenError::Shards(format!("{}: not a report simreel can read ({e})", file.display())))?;
         parts.push((dir, part));
     }
+    one_check(&parts, n)?;
     // the merged folder's own files are replaced; the shards' folders stay
     for entry in std::fs::read_dir(&base).map_err(|source| OutputError::Read { path: base.clone(), source })?.flatten() {
         if entry.path().is_file() {
@@ -251,6 +300,7 @@ fn render_golden(
         adapter: adapter.clone(),
         resume: false,
         shard: None,
+        snapshots: false,
     };
     pipeline::run(&job, mode, &AtomicBool::new(false))
 }
@@ -277,7 +327,14 @@ fn bless_command(scene: &Scene, frame: Option<u32>) -> String {
 }
 
 /// Checks every scene (each must have `[golden]`), writes the report, returns what happened.
-pub fn check(scenes: &[Scene], paths: &Paths, adapter: &AdapterRequest, mode: ProgressMode) -> Result<CheckSummary, GoldenError> {
+/// A shard of a split check passes `shard`: what it was given and took, for its report.
+pub fn check(
+    scenes: &[Scene],
+    paths: &Paths,
+    adapter: &AdapterRequest,
+    mode: ProgressMode,
+    shard: Option<report::ReportShard>,
+) -> Result<CheckSummary, GoldenError> {
     let mut entries = Vec::new();
     let mut sequences = Vec::new();
     let mut adapter_name = String::new();
@@ -359,7 +416,7 @@ pub fn check(scenes: &[Scene], paths: &Paths, adapter: &AdapterRequest, mode: Pr
         let flicker_failed = matches!((flicker, spec.max_flicker), (Some(r), Some(max)) if r > max);
         sequences.push(SequenceNote { scene: scene.name.clone(), first_diverging, flicker, flicker_failed });
     }
-    report::write(&paths.report_dir(), &entries, &sequences, &adapter_name)?;
+    report::write(&paths.report_dir(), &entries, &sequences, &adapter_name, shard)?;
     Ok(CheckSummary { entries, sequences, adapter: adapter_name })
 }
 

@@ -412,8 +412,13 @@ fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Vec<Job> {
         .filter_map(|(k, mut job)| {
             let info = ShardInfo { index: i, count: n, selection: std::mem::take(&mut job.frames), blocks: blocks_of(k) };
             job.frames = info.frames_of(i).to_vec();
+            if job.frames.is_empty() {
+                // an earlier split's manifest of this shard would look like a part of this one
+                let _ = std::fs::remove_file(job.out_dir.join(&job.scene.name).join(ShardInfo::file_name(i, n)));
+                return None;
+            }
             job.shard = Some(info);
-            (!job.frames.is_empty()).then_some(job)
+            Some(job)
         })
         .collect()
 }
@@ -457,6 +462,7 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
             adapter: args.adapter.request(),
             resume: args.resume,
             shard: None,
+            snapshots: true,
         });
     }
     if let Some((i, n)) = shard {
@@ -515,6 +521,9 @@ fn golden_merge(args: &cli::GoldenMergeArgs) -> anyhow::Result<()> {
     let (n, report) = simreel::golden::merge_reports(&paths, args.shards)?;
     let failed = report.failures();
     let html = paths.merged_report_dir().join("report.html");
+    if report.adapter.contains("; ") && !args.quiet {
+        eprintln!("warning: the shards checked on different adapters ({}): their tolerances may differ", report.adapter);
+    }
     if failed > 0 {
         return Err(GoldenMismatch { failed, checked: report.records.len(), report: html.display().to_string() }.into());
     }
@@ -554,9 +563,9 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
         .into());
     }
     let dirs = simreel::golden::Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard };
-    let scenes = match shard {
+    let (scenes, dealt) = match shard {
         Some((i, n)) => {
-            let mine = simreel::golden::shard_scenes(scenes, i, n);
+            let (mine, dealt) = simreel::golden::shard_scenes(scenes, i, n);
             if !args.quiet {
                 let names: Vec<&str> = mine.iter().map(|s| s.name.as_str()).collect();
                 eprintln!(
@@ -564,14 +573,14 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
                     if names.is_empty() { "nothing: the other shards cover the scenes".into() } else { names.join(", ") }
                 );
             }
-            mine
+            (mine, Some(dealt))
         }
-        None => scenes,
+        None => (scenes, None),
     };
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
     match &action {
         GoldenCommand::Check { .. } => {
-            let summary = simreel::golden::check(&scenes, &dirs, &args.adapter.request(), mode)?;
+            let summary = simreel::golden::check(&scenes, &dirs, &args.adapter.request(), mode, dealt)?;
             if !args.quiet {
                 for e in &summary.entries {
                     eprintln!(

@@ -27,6 +27,8 @@ pub enum MergeError {
         "shard {index}/{count} of {scene} has not written frames {frames} (killed half-way?): rerun it with --resume, the frames it has are kept"
     )]
     Unfinished { scene: String, index: u32, count: u32, frames: String },
+    #[error("shard {index}/{count} of {scene} lists frame {frame}, which is not in its block of the split")]
+    NotItsFrame { scene: String, index: u32, count: u32, frame: u32 },
     #[error("{scene}: frame {frame} is listed by shards {a} and {b}")]
     Twice { scene: String, frame: u32, a: u32, b: u32 },
     #[error("{scene}: the scene file changed since the shards rendered it (its hash is {now}, theirs {then})")]
@@ -91,6 +93,9 @@ fn read_shard(path: &Path, i: u32, n: u32) -> Result<Manifest, MergeError> {
     }
     let m = Manifest::read(path).ok_or_else(|| bad("not a shard manifest simreel can read".into()))?;
     match &m.shard {
+        Some(s) if (s.index, s.count) == (i, n) && !s.blocks_cover_the_selection() => {
+            Err(bad("its split of the frames does not cover the selection end to end once".into()))
+        }
         Some(s) if (s.index, s.count) == (i, n) => Ok(m),
         Some(s) => Err(bad(format!("it says it is shard {}/{}", s.index, s.count))),
         None => Err(bad("it is a whole render's manifest, not a shard's".into())),
@@ -194,8 +199,12 @@ fn check(scene: &Scene, count: u32, shards: &BTreeMap<u32, Manifest>) -> Result<
     }
     let mut owner: BTreeMap<u32, (u32, crate::output::manifest::FrameEntry)> = BTreeMap::new();
     for (&index, m) in shards {
+        let block = whole.frames_of(index);
+        if let Some(e) = m.frames.iter().find(|e| block.binary_search(&e.index).is_err()) {
+            return Err(MergeError::NotItsFrame { scene: name, index, count, frame: e.index });
+        }
         let written: std::collections::HashSet<u32> = m.frames.iter().map(|e| e.index).collect();
-        let missing: Vec<String> = whole.frames_of(index).iter().filter(|f| !written.contains(f)).map(|f| f.to_string()).collect();
+        let missing: Vec<String> = block.iter().filter(|f| !written.contains(f)).map(|f| f.to_string()).collect();
         if !missing.is_empty() {
             let frames = if missing.len() > 8 {
                 format!("{} … {} ({} frames)", missing[0], missing[missing.len() - 1], missing.len())
@@ -250,6 +259,7 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
         adapter: AdapterRequest::default(),
         resume: false,
         shard: None,
+        snapshots: false,
     };
     let animations = pipeline::animations_of(&job)?;
     // the last frame's shard simulated the state the whole render ends in

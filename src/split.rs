@@ -155,6 +155,14 @@ mod tests {
     }
 
     #[test]
+    fn no_work_and_empty_scenes_give_empty_shares() {
+        assert_eq!(by_cost(&[], 3), vec![Vec::<Part>::new(); 3]);
+        let split = by_cost(&[(0, 1.0), (4, 1.0), (0, 2.0)], 2);
+        assert_eq!(split, [vec![Part { scene: 1, positions: 0..2 }], vec![Part { scene: 1, positions: 2..4 }]]);
+        assert_eq!(whole(&[], 2), [Vec::<usize>::new(), Vec::new()]);
+    }
+
+    #[test]
     fn whole_scenes_go_to_the_least_loaded_shard_biggest_first() {
         let shards = whole(&[1.0, 8.0, 3.0, 3.0, 2.0, 1.0], 3);
         assert_eq!(shards, [vec![1], vec![2, 4], vec![0, 3, 5]]);

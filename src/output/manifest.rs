@@ -79,10 +79,26 @@ impl ShardInfo {
 
     /// The frames shard `shard` renders (none when it takes no part of this scene).
     pub fn frames_of(&self, shard: u32) -> &[u32] {
+        let n = self.selection.len();
         match self.blocks().into_iter().find(|b| b.shard == shard) {
-            Some(b) => &self.selection[b.from as usize..(b.to as usize).min(self.selection.len())],
+            Some(b) => &self.selection[(b.from as usize).min(n)..(b.to as usize).clamp((b.from as usize).min(n), n)],
             None => &[],
         }
+    }
+
+    /// Whether the blocks are a split of the whole selection: shards 1..=count in order, each
+    /// block non-empty, together covering the selection end to end once.
+    pub fn blocks_cover_the_selection(&self) -> bool {
+        let blocks = self.blocks();
+        let mut at = 0;
+        let mut last = 0;
+        for b in &blocks {
+            if b.from != at || b.to <= b.from || b.shard <= last || b.shard > self.count {
+                return false;
+            }
+            (at, last) = (b.to, b.shard);
+        }
+        at as usize == self.selection.len()
     }
 }
 

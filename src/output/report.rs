@@ -92,12 +92,28 @@ pub struct Record {
     pub html: String,
 }
 
-/// Everything a report's files are written from (`report.json`).
+/// Everything a report's files are written from (a shard's `report.json`).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub adapter: String,
     pub records: Vec<Record>,
     pub sequences: Vec<SequenceNote>,
+    /// Which shard of a split check wrote it, and of what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ReportShard>,
+}
+
+/// What a shard of a split check was given and took: `golden merge` checks that the shards
+/// were one check's (one version, one list of scenes) and dealt every scene once.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ReportShard {
+    pub index: u32,
+    pub count: u32,
+    pub simreel: String,
+    /// Every scene of the check, as name and scene-file hash, in order.
+    pub scenes: Vec<(String, String)>,
+    /// The names of the scenes this shard checked.
+    pub checked: Vec<String>,
 }
 
 impl Report {
@@ -127,7 +143,7 @@ impl Report {
                 }
             })
             .collect();
-        let mut report = Report { adapter: adapter.to_string(), records, sequences: sequences.to_vec() };
+        let mut report = Report { adapter: adapter.to_string(), records, sequences: sequences.to_vec(), shard: None };
         report.sort();
         report
     }
@@ -135,7 +151,7 @@ impl Report {
     /// Several shards' reports as one: the adapters named once each.
     pub fn merged(parts: Vec<Report>) -> Report {
         let mut adapters: Vec<String> = Vec::new();
-        let mut report = Report { adapter: String::new(), records: Vec::new(), sequences: Vec::new() };
+        let mut report = Report { adapter: String::new(), records: Vec::new(), sequences: Vec::new(), shard: None };
         for p in parts {
             if !p.adapter.is_empty() && !adapters.contains(&p.adapter) {
                 adapters.push(p.adapter);
@@ -158,10 +174,12 @@ impl Report {
         self.records.iter().filter(|r| !r.passed).count() + self.sequences.iter().filter(|s| s.flicker_failed).count()
     }
 
-    /// Writes `report.json`, `summary.json`, `junit.xml` and `report.html` into `dir`.
+    /// Writes `summary.json`, `junit.xml` and `report.html` into `dir`, and a shard's
+    /// `report.json` (what `golden merge` reads).
     pub fn write_files(&self, dir: &Path) -> Result<(), OutputError> {
-        let json = serde_json::to_vec(self).expect("a report serialises");
-        write_atomic(&dir.join("report.json"), &json)?;
+        if self.shard.is_some() {
+            write_atomic(&dir.join("report.json"), &serde_json::to_vec(self).expect("a report serialises"))?;
+        }
         write_atomic(&dir.join("summary.json"), summary_json(self).as_bytes())?;
         write_atomic(&dir.join("junit.xml"), junit(self).as_bytes())?;
         write_atomic(&dir.join("report.html"), html(self).as_bytes())
@@ -189,8 +207,14 @@ fn stem_of(scene: &str, frame: u32) -> String {
 }
 
 /// Writes the whole report into `dir` (created; files of an earlier report are replaced) and
-/// returns it.
-pub fn write(dir: &Path, entries: &[Entry], sequences: &[SequenceNote], adapter: &str) -> Result<Report, OutputError> {
+/// returns it. A shard of a split check says which (`shard`).
+pub fn write(
+    dir: &Path,
+    entries: &[Entry],
+    sequences: &[SequenceNote],
+    adapter: &str,
+    shard: Option<ReportShard>,
+) -> Result<Report, OutputError> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
     for e in entries.iter().filter(|e| !e.passed) {
@@ -208,7 +232,7 @@ pub fn write(dir: &Path, entries: &[Entry], sequences: &[SequenceNote], adapter:
             save("panel", &compare::strip(&[&pe, &heat, &pa]))?;
         }
     }
-    let report = Report::of(entries, sequences, adapter);
+    let report = Report { shard, ..Report::of(entries, sequences, adapter) };
     report.write_files(dir)?;
     Ok(report)
 }

@@ -41,6 +41,9 @@ pub struct Job {
     /// renders its block of those (in `frames`) and writes its frames and a shard manifest;
     /// `simreel merge` writes the GIF, the animations and the manifest.
     pub shard: Option<output::manifest::ShardInfo>,
+    /// Start the simulation from the nearest saved state before the first frame, and save states
+    /// as it goes (`OUT/<scene>/snapshots/`); golden checks simulate from the start.
+    pub snapshots: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -400,12 +403,12 @@ fn beside_outputs(job: &Job) -> Vec<PathBuf> {
 fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
     let scene = &shared.job.scene;
     let mut sim = crate::sim::build(scene);
-    if let Some(first) = shared.job.frames.iter().copied().find(|f| !shared.kept.contains(f)) {
-        if let Some((at, state)) = snapshots::nearest(&shared.out.frames_dir, scene, first) {
-            if shared.timed(Stage::Simulate, || sim.restore(at, &state)) {
-                *shared.simulated_from.lock().expect("start") = Some(at);
-            }
-        }
+    let first = shared.job.frames.iter().copied().find(|f| !shared.kept.contains(f));
+    if let Some(first) = first.filter(|_| shared.job.snapshots) {
+        let restored = shared.timed(Stage::Simulate, || {
+            snapshots::nearest(&shared.out.frames_dir, scene, first).find(|(at, state)| sim.restore(*at, state)).map(|(at, _)| at)
+        });
+        *shared.simulated_from.lock().expect("start") = restored;
     }
     let last = shared.job.frames.last().copied();
     for &f in &shared.job.frames {
@@ -429,7 +432,7 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
                 tx.send(Simulated::Fault(PipelineError::Simulation { scene: scene.name.clone(), frame: fault.frame, what: fault.what }));
             break;
         }
-        if snapshots::due(f, scene.render.frames) || Some(f) == last {
+        if shared.job.snapshots && (snapshots::due(f, scene.render.frames) || Some(f) == last) {
             // a snapshot only saves later runs time: one that cannot be written is passed over
             let _ = shared.timed(Stage::Simulate, || sim.snapshot().map(|state| snapshots::save(&shared.out.frames_dir, scene, f, &state)));
         }

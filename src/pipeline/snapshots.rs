@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::frame::Fnv;
 use crate::output::{OutputError, frame_file_name, write_atomic};
 use crate::scene::Scene;
 
@@ -26,43 +27,52 @@ fn path(frames_dir: &Path, frame: u32, total: u32) -> PathBuf {
     frames_dir.join(FOLDER).join(frame_file_name(frame, total).replace(".png", ".state"))
 }
 
-/// What identifies a snapshot's scene and maker: version, the scene file's hash, the frame.
-fn header(scene: &Scene, frame: u32) -> Vec<u8> {
+/// What identifies a snapshot's scene and maker: version and build (a fingerprint of the
+/// sources: the version stays while the code changes), the scene file's hash, the frame, and a
+/// checksum of the state that follows.
+fn header(scene: &Scene, frame: u32, state: &[u8]) -> Vec<u8> {
     let mut h = MAGIC.to_vec();
-    h.extend_from_slice(env!("CARGO_PKG_VERSION").as_bytes());
-    h.push(b'\n');
+    h.extend_from_slice(concat!(env!("CARGO_PKG_VERSION"), " ", env!("SIMREEL_SOURCE_HASH"), "\n").as_bytes());
     h.extend_from_slice(&scene.source_hash.to_le_bytes());
     h.extend_from_slice(&frame.to_le_bytes());
+    h.extend_from_slice(&Fnv::hash(state).to_le_bytes());
     h
 }
 
-/// Saves `state` (the simulation's snapshot at `frame`), unless one is there already.
+/// The state in a snapshot file, when the file is whole and of this scene, build and frame.
+fn read(file: &Path, scene: &Scene, frame: u32) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(file).ok()?;
+    let len = header(scene, frame, &[]).len();
+    let state = bytes.get(len..)?;
+    (bytes[..len] == header(scene, frame, state)[..]).then(|| state.to_vec())
+}
+
+/// Saves `state` (the simulation's snapshot at `frame`), unless the same is there already; a
+/// file of another build or scene, or a damaged one, is replaced.
 pub fn save(frames_dir: &Path, scene: &Scene, frame: u32, state: &[u8]) -> Result<(), OutputError> {
     let file = path(frames_dir, frame, scene.render.frames);
-    if file.is_file() {
+    if read(&file, scene, frame).is_some() {
         return Ok(());
     }
     let dir = file.parent().expect("a snapshot has a folder");
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
-    let mut bytes = header(scene, frame);
+    let mut bytes = header(scene, frame, state);
     bytes.extend_from_slice(state);
     write_atomic(&file, &bytes)
 }
 
-/// The latest snapshot of this scene, by this version, at or before `frame`: its frame and the
-/// simulation's bytes. Files of another scene file or version are passed over.
-pub fn nearest(frames_dir: &Path, scene: &Scene, frame: u32) -> Option<(u32, Vec<u8>)> {
+/// The snapshots of this scene, by this build, at or before `frame`, latest first: each frame and
+/// the simulation's bytes, read as they are asked for. Files of another scene file or build, or
+/// damaged ones, are passed over.
+pub fn nearest<'a>(frames_dir: &'a Path, scene: &'a Scene, frame: u32) -> impl Iterator<Item = (u32, Vec<u8>)> + 'a {
     let total = scene.render.frames;
-    let entries = std::fs::read_dir(frames_dir.join(FOLDER)).ok()?;
-    let mut frames: Vec<u32> = entries
+    let mut frames: Vec<u32> = std::fs::read_dir(frames_dir.join(FOLDER))
+        .into_iter()
+        .flatten()
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.strip_prefix("frame_")?.strip_suffix(".state")?.parse::<u32>().ok())
         .filter(|&f| f <= frame && f < total)
         .collect();
     frames.sort_unstable_by(|a, b| b.cmp(a));
-    frames.into_iter().find_map(|f| {
-        let bytes = std::fs::read(path(frames_dir, f, total)).ok()?;
-        let head = header(scene, f);
-        bytes.starts_with(&head).then(|| (f, bytes[head.len()..].to_vec()))
-    })
+    frames.into_iter().filter_map(move |f| read(&path(frames_dir, f, total), scene, f).map(|state| (f, state)))
 }

@@ -233,6 +233,28 @@ fn a_split_check_merges_into_the_report_of_one_check() {
     checked.dedup();
     assert_eq!(before, checked.len(), "a frame was checked twice");
     assert_eq!(checked.len(), 13, "every golden frame once: {checked:?}");
+    assert!(!split.join("golden-run/flock/snapshots").exists(), "a golden check simulates from the start and saves no states");
+    // a shard's report from a check of other scenes is refused, naming it
+    let second = split.join("golden-report/shard-2-of-3");
+    let good = dir.join("good-2");
+    std::fs::rename(&second, &good).unwrap();
+    let other = dir.join("other");
+    let o = simreel()
+        .args(["golden", "check", "--quiet", "--shard", "2/3", "--goldens"])
+        .arg(root().join("tests/golden"))
+        .arg("--out")
+        .arg(&other)
+        .args(&scenes[..3])
+        .output()
+        .unwrap();
+    assert!(o.status.code().is_some_and(|c| c == 0 || c == 4), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::rename(other.join("golden-report/shard-2-of-3"), &second).unwrap();
+    let o = simreel().args(["golden", "merge", "--out"]).arg(&split).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("the reports are of different checks"), "{err}");
+    std::fs::remove_dir_all(&second).unwrap();
+    std::fs::rename(&good, &second).unwrap();
     // a missing shard is named
     let third = split.join("golden-report/shard-3-of-3");
     let kept = dir.join("kept-3");

@@ -331,6 +331,9 @@ impl Simulation for FlockSim {
     }
 
     fn snapshot(&self) -> Option<Vec<u8>> {
+        if self.spec.reduced_motion {
+            return None; // a still flock never steps: nothing to replay
+        }
         let mut w = crate::sim::snapshot::Writer::new();
         w.u32(self.frame);
         self.world.snapshot(&mut w);
