@@ -47,7 +47,7 @@ impl Paths {
 }
 
 fn shard_report_name(i: u32, n: u32) -> String {
-    format!("shard-{i}-of-{n}")
+    crate::output::manifest::ShardInfo::stem(i, n)
 }
 
 /// The scenes shard `i` of `n` checks: whole scenes dealt by estimated cost (the golden frames
@@ -127,9 +127,9 @@ pub fn merge_reports(paths: &Paths, count: Option<u32>) -> Result<(u32, report::
                 .into_iter()
                 .flatten()
                 .flatten()
-                .filter_map(|e| {
-                    let name = e.file_name().to_string_lossy().to_string();
-                    name.strip_prefix("shard-")?.split_once("-of-")?.1.parse::<u32>().ok()
+                .filter_map(|e| match crate::output::manifest::ShardInfo::parse_stem(&e.file_name().to_string_lossy()) {
+                    Some((_, n, "")) => Some(n),
+                    _ => None,
                 })
                 .collect();
             counts.sort_unstable();

@@ -12,7 +12,6 @@ use clap::{CommandFactory, Parser};
 use simreel::cli::{
     self, CargoCommand, CargoProbeArgs, Cli, Command, DiceCommand, DiceStatsArgs, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs,
 };
-use simreel::output::manifest::{Block, ShardInfo};
 use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
 use simreel::render::RenderError;
 use simreel::scene::{self, SceneError};
@@ -390,39 +389,6 @@ fn load_checked(path: &std::path::Path) -> anyhow::Result<scene::Scene> {
     Ok(s)
 }
 
-/// Shard `i` of `n`'s share of `jobs`: the frames of every scene laid end to end and cut by
-/// estimated cost ([`simreel::split::by_cost`]); every shard of a split render gets the same
-/// arguments, so they agree on the whole. Scenes this shard takes no frames of are left out.
-fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Vec<Job> {
-    let work: Vec<(usize, f64)> = jobs.iter().map(|j| (j.frames.len(), simreel::split::frame_cost(&j.scene))).collect();
-    let split = simreel::split::by_cost(&work, n);
-    let blocks_of = |k: usize| -> Vec<Block> {
-        (1..=n)
-            .flat_map(|shard| {
-                split[shard as usize - 1].iter().filter(|p| p.scene == k).map(move |p| Block {
-                    shard,
-                    from: p.positions.start as u32,
-                    to: p.positions.end as u32,
-                })
-            })
-            .collect()
-    };
-    jobs.into_iter()
-        .enumerate()
-        .filter_map(|(k, mut job)| {
-            let info = ShardInfo { index: i, count: n, selection: std::mem::take(&mut job.frames), blocks: blocks_of(k) };
-            job.frames = info.frames_of(i).to_vec();
-            if job.frames.is_empty() {
-                // an earlier split's manifest of this shard would look like a part of this one
-                let _ = std::fs::remove_file(job.out_dir.join(&job.scene.name).join(ShardInfo::file_name(i, n)));
-                return None;
-            }
-            job.shard = Some(info);
-            Some(job)
-        })
-        .collect()
-}
-
 /// `--shard`: as given, or read from a scheduler's environment (said unless `quiet`).
 fn resolve_shard(arg: Option<cli::ShardArg>, quiet: bool) -> anyhow::Result<Option<(u32, u32)>> {
     Ok(match arg {
@@ -466,7 +432,7 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
         });
     }
     if let Some((i, n)) = shard {
-        jobs = shard_jobs(jobs, i, n);
+        jobs = simreel::split::shard_jobs(jobs, i, n);
         if !args.quiet {
             let took: Vec<String> = jobs.iter().map(|j| format!("{} ({})", j.scene.name, cli::frames_text(&j.frames))).collect();
             eprintln!(

@@ -121,9 +121,7 @@ fn read_shards(dir: &Path, out: &Path, count: Option<u32>) -> Result<(u32, BTree
     let mut found: Vec<(u32, u32, Manifest)> = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|source| OutputError::Read { path: dir.to_path_buf(), source })?.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
-        let Some(rest) = name.strip_prefix("shard-").and_then(|r| r.strip_suffix(".json")) else { continue };
-        let Some((i, n)) = rest.split_once("-of-") else { continue };
-        let (Ok(i), Ok(n)) = (i.parse::<u32>(), n.parse::<u32>()) else { continue };
+        let Some((i, n, ".json")) = ShardInfo::parse_stem(&name) else { continue };
         found.push((i, n, read_shard(&entry.path(), i, n)?));
     }
     let mut counts: Vec<u32> = found.iter().map(|f| f.1).collect();

@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use crate::output::manifest::{Block, ShardInfo};
+use crate::pipeline::Job;
 use crate::scene::Scene;
 
 /// Estimated seconds a frame of `scene` costs on the software adapter at `width` × `height`:
@@ -94,6 +96,39 @@ pub fn whole(costs: &[f64], n: u32) -> Vec<Vec<usize>> {
         s.sort_unstable();
     }
     shards
+}
+
+/// Shard `i` of `n`'s share of `jobs`: the frames of every scene laid end to end and cut by
+/// estimated cost ([`by_cost`]); every shard of a split render gets the same
+/// arguments, so they agree on the whole. Scenes this shard takes no frames of are left out.
+pub fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Vec<Job> {
+    let work: Vec<(usize, f64)> = jobs.iter().map(|j| (j.frames.len(), frame_cost(&j.scene))).collect();
+    let split = by_cost(&work, n);
+    let blocks_of = |k: usize| -> Vec<Block> {
+        (1..=n)
+            .flat_map(|shard| {
+                split[shard as usize - 1].iter().filter(|p| p.scene == k).map(move |p| Block {
+                    shard,
+                    from: p.positions.start as u32,
+                    to: p.positions.end as u32,
+                })
+            })
+            .collect()
+    };
+    jobs.into_iter()
+        .enumerate()
+        .filter_map(|(k, mut job)| {
+            let info = ShardInfo { index: i, count: n, selection: std::mem::take(&mut job.frames), blocks: blocks_of(k) };
+            job.frames = info.frames_of(i).to_vec();
+            if job.frames.is_empty() {
+                // an earlier split's manifest of this shard would look like a part of this one
+                let _ = std::fs::remove_file(job.out_dir.join(&job.scene.name).join(ShardInfo::file_name(i, n)));
+                return None;
+            }
+            job.shard = Some(info);
+            Some(job)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -62,9 +62,21 @@ pub struct Block {
 }
 
 impl ShardInfo {
+    /// `shard-I-of-N`: what a shard's files and folders are named after.
+    pub fn stem(index: u32, count: u32) -> String {
+        format!("shard-{index}-of-{count}")
+    }
+
+    /// The shard a name starting `shard-I-of-N` names, and the rest of the name.
+    pub fn parse_stem(name: &str) -> Option<(u32, u32, &str)> {
+        let (i, rest) = name.strip_prefix("shard-")?.split_once("-of-")?;
+        let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        Some((i.parse().ok()?, rest[..end].parse().ok()?, &rest[end..]))
+    }
+
     /// The file a shard's manifest goes to, in the scene's frames folder.
     pub fn file_name(index: u32, count: u32) -> String {
-        format!("shard-{index}-of-{count}.json")
+        format!("{}.json", Self::stem(index, count))
     }
 
     /// The blocks of the split: as recorded, or the even contiguous blocks of earlier versions.
@@ -164,5 +176,18 @@ impl Manifest {
     /// The manifest at `path`, if there is a readable one.
     pub fn read(path: &Path) -> Option<Manifest> {
         serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ShardInfo;
+
+    #[test]
+    fn shard_names_read_back() {
+        assert_eq!(ShardInfo::parse_stem(&ShardInfo::file_name(3, 12)), Some((3, 12, ".json")));
+        assert_eq!(ShardInfo::parse_stem(&ShardInfo::stem(1, 4)), Some((1, 4, "")));
+        assert_eq!(ShardInfo::parse_stem("shard-x-of-4"), None);
+        assert_eq!(ShardInfo::parse_stem("frame_0001.png"), None);
     }
 }

@@ -307,7 +307,10 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     // shards share the folder, each with its own lock; they leave the sweep to runs that own it
     // whole (a temporary from another machine's live shard looks like a dead process's here)
     let _claim = match &job.shard {
-        Some(s) => output::claim::Claim::take_as(&out.frames_dir, &format!(".simreel-shard-{}-of-{}.lock", s.index, s.count))?,
+        Some(s) => output::claim::Claim::take_as(
+            &out.frames_dir,
+            &format!(".simreel-{}.lock", output::manifest::ShardInfo::stem(s.index, s.count)),
+        )?,
         None => {
             let claim = output::claim::Claim::take(&out.frames_dir)?;
             claim.sweep(&out.frames_dir, &beside_outputs(job));
