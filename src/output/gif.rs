@@ -1,13 +1,15 @@
 //! Animated GIFs: each frame gets its own 255-colour palette (k-means in Oklab seeded by Wu's
-//! quantizer, from the `quantette` crate), computed on all cores. The writer then dithers each
-//! frame in order (Floyd–Steinberg in sRGB) with one more candidate at every pixel: keeping what
-//! the pixel already shows, which costs a transparent index. A pixel keeps its colour when that
-//! is as near the target (the source plus the error diffused so far) as the nearest palette
+//! quantizer, from the `quantette` crate), computed on all cores. A [`FrameMaker`] then dithers
+//! each frame in order (Floyd–Steinberg in sRGB) with one more candidate at every pixel: keeping
+//! what the pixel already shows, which costs a transparent index. A pixel keeps its colour when
+//! that is as near the target (the source plus the error diffused so far) as the nearest palette
 //! colour, with a bonus when its left neighbour kept too; the error it leaves is diffused like
 //! any other, so the neighbours make up for it. A redrawn pixel takes its left neighbour's
 //! colour when that is nearly as good. Both make long runs, which LZW stores in few codes; each
 //! frame stores only the rectangle that changed, and delays are spread so the average rate is
-//! exact (30 fps is 3, 3, 4 centiseconds, not 3 or 4 throughout).
+//! exact (30 fps is 3, 3, 4 centiseconds, not 3 or 4 throughout). The nearest colour comes from
+//! a short list per cell of the colour space ([`Nearest`]), and a [`GifStream`] LZW-encodes
+//! and appends the frames, on a thread of its own when the writer is split.
 
 use std::io::Write;
 
@@ -82,10 +84,63 @@ fn d2(c: [u8; 3], v: [f32; 3]) -> f32 {
     (0..3).map(|j| (c[j] as f32 - v[j]).powi(2)).sum()
 }
 
+/// Side of the cubes the colour space is cut into for the nearest-colour search (8-bit units).
+const CELL: usize = 16;
+const CELLS: usize = 256 / CELL;
+
+/// The nearest colour of a palette, found exactly among the few colours that can be nearest
+/// anywhere in the target's cell of the colour space: those whose distance to the cell is at
+/// most the smallest distance any colour has to the cell's farthest corner. A cell's list is
+/// made when a target first falls in it. Ties go to the lower index.
+struct Nearest {
+    colours: Vec<[f32; 3]>,
+    /// Per cell, where its list starts in `lists` and how long it is (`u32::MAX`: not made yet).
+    cells: Vec<(u32, u32)>,
+    lists: Vec<u8>,
+}
+
+impl Nearest {
+    fn new(palette: &[[u8; 3]]) -> Nearest {
+        let colours = palette.iter().map(|c| c.map(f32::from)).collect();
+        Nearest { colours, cells: vec![(u32::MAX, 0); CELLS * CELLS * CELLS], lists: Vec::new() }
+    }
+
+    /// The colours that can be nearest somewhere in the cell whose low corner is `lo`.
+    fn candidates(&mut self, lo: [f32; 3]) -> (u32, u32) {
+        let hi = lo.map(|x| x + CELL as f32);
+        let to_cell = |c: &[f32; 3]| (0..3).map(|j| (lo[j] - c[j]).max(c[j] - hi[j]).max(0.0).powi(2)).sum::<f32>();
+        let to_far = |c: &[f32; 3]| (0..3).map(|j| (c[j] - lo[j]).abs().max((c[j] - hi[j]).abs()).powi(2)).sum::<f32>();
+        let bound = self.colours.iter().map(to_far).fold(f32::INFINITY, f32::min);
+        let start = self.lists.len();
+        self.lists.extend(self.colours.iter().enumerate().filter(|(_, c)| to_cell(c) <= bound).map(|(i, _)| i as u8));
+        (start as u32, (self.lists.len() - start) as u32)
+    }
+
+    /// The index of the palette colour nearest `v` (squared distance in 8-bit sRGB units; `v`
+    /// within 0..=255).
+    fn find(&mut self, v: [f32; 3]) -> u8 {
+        let cell = v.map(|x| (x as usize / CELL).min(CELLS - 1));
+        let at = (cell[0] * CELLS + cell[1]) * CELLS + cell[2];
+        if self.cells[at].0 == u32::MAX {
+            self.cells[at] = self.candidates(cell.map(|c| (c * CELL) as f32));
+        }
+        let (start, len) = self.cells[at];
+        let (mut best, mut best_index) = (f32::INFINITY, 0);
+        for &i in &self.lists[start as usize..(start + len) as usize] {
+            let c = self.colours[i as usize];
+            let d = (c[0] - v[0]).powi(2) + (c[1] - v[1]).powi(2) + (c[2] - v[2]).powi(2);
+            if d < best {
+                (best, best_index) = (d, i);
+            }
+        }
+        best_index
+    }
+}
+
 /// One frame's dithering: what it reads.
 struct Band<'a> {
     q: &'a Quantized,
-    nearest: &'a quantette::color_map::NearestNeighborColorMap<Srgb<f32>, f32, 3>,
+    nearest: &'a mut Nearest,
     keep: u8,
     first: bool,
     width: usize,
@@ -94,8 +149,7 @@ struct Band<'a> {
 
 impl Band<'_> {
     /// Dithers the pixels from `start` on into `out`, updating `shown` (what each pixel shows).
-    fn dither(&self, start: usize, out: &mut [u8], shown: &mut [[u8; 3]]) {
-        use quantette::color_map::IndexedColorMap as _;
+    fn dither(&mut self, start: usize, out: &mut [u8], shown: &mut [[u8; 3]]) {
         let (w, q, keep) = (self.width, self.q, self.keep);
         // the error diffused into this row and the next, one pixel of margin each side
         let (mut row, mut below) = (vec![[0f32; 3]; w + 2], vec![[0f32; 3]; w + 2]);
@@ -111,7 +165,7 @@ impl Band<'_> {
                 let (colour, index) = if !self.first && d_old <= bonus {
                     (old, keep)
                 } else {
-                    let k = self.nearest.palette_index(&Srgb::new(v[0], v[1], v[2]));
+                    let k = self.nearest.find(v);
                     let best = d2(q.palette[k as usize], v);
                     match left {
                         _ if !self.first && d_old <= best + bonus => (old, keep),
@@ -135,9 +189,9 @@ impl Band<'_> {
     }
 }
 
-/// Writes quantized frames, in order, into a GIF stream.
-pub struct GifWriter<W: Write> {
-    encoder: gif::Encoder<W>,
+/// Turns quantized frames, in order, into GIF frames: dithered against what the earlier frames
+/// left on screen, cropped to what changed, not yet LZW-encoded.
+pub struct FrameMaker {
     width: u32,
     height: u32,
     fps: f64,
@@ -146,16 +200,7 @@ pub struct GifWriter<W: Write> {
     shown: Vec<[u8; 3]>,
 }
 
-impl<W: Write> GifWriter<W> {
-    pub fn new(out: W, width: u32, height: u32, fps: f64) -> Result<Self, gif::EncodingError> {
-        if width > u16::MAX as u32 || height > u16::MAX as u32 {
-            return Err(std::io::Error::other(format!("{width}×{height} is larger than a GIF can be (65535 per side)")).into());
-        }
-        let mut encoder = gif::Encoder::new(out, width as u16, height as u16, &[])?;
-        encoder.set_repeat(gif::Repeat::Infinite)?;
-        Ok(GifWriter { encoder, width, height, fps, frames: 0, shown: Vec::new() })
-    }
-
+impl FrameMaker {
     /// Centiseconds frame `k` stays on screen: cumulative rounding keeps the average exact.
     fn delay(&self, k: u64) -> u16 {
         let at = |k: u64| (k as f64 * 100.0 / self.fps).round() as u64;
@@ -170,18 +215,18 @@ impl<W: Write> GifWriter<W> {
         if first {
             self.shown = vec![[0; 3]; w * h];
         }
-        let colours: Vec<Srgb<f32>> = q.palette.iter().map(|c| Srgb::new(c[0] as f32, c[1] as f32, c[2] as f32)).collect();
-        let Ok(colours) = quantette::PaletteBuf::new(colours) else { return vec![0; w * h] };
-        let nearest = quantette::color_map::NearestNeighborColorMap::<Srgb<f32>, f32, 3>::new(colours);
-        let band = Band { q, nearest: &nearest, keep, first, width: w, strength: if q.dither { ERROR_DIFFUSION } else { 0.0 } };
+        let mut nearest = Nearest::new(&q.palette);
+        let mut band = Band { q, nearest: &mut nearest, keep, first, width: w, strength: if q.dither { ERROR_DIFFUSION } else { 0.0 } };
         let mut out = vec![0u8; w * h];
         band.dither(0, &mut out, &mut self.shown);
         out
     }
 
-    pub fn push(&mut self, q: &Quantized) -> Result<(), gif::EncodingError> {
+    /// The next frame, its buffer holding palette indices.
+    pub fn frame(&mut self, q: &Quantized) -> gif::Frame<'static> {
         let (w, h) = (self.width as usize, self.height as usize);
         debug_assert_eq!((q.width as usize, q.height as usize), (w, h));
+        debug_assert!(h > 0);
         let keep = q.palette.len() as u8; // the extra palette entry, shown transparent
         let first = self.shown.is_empty();
         let indices = self.dither(q, keep);
@@ -214,14 +259,103 @@ impl<W: Write> GifWriter<W> {
             buffer: buffer.into(),
             ..Default::default()
         };
-        debug_assert!(h > 0);
-        self.encoder.write_frame(&frame)?;
         self.frames += 1;
-        Ok(())
+        frame
+    }
+}
+
+/// Writes frames into a GIF stream: LZW-encodes them and appends them, in the order given.
+pub struct GifStream<W: Write> {
+    encoder: gif::Encoder<W>,
+}
+
+impl<W: Write> GifStream<W> {
+    /// Encodes and appends a frame made by a [`FrameMaker`].
+    pub fn write(&mut self, mut frame: gif::Frame<'static>) -> Result<(), gif::EncodingError> {
+        frame.make_lzw_pre_encoded();
+        self.encoder.write_lzw_pre_encoded_frame(&frame)
     }
 
     /// Finishes the stream and returns the writer.
     pub fn finish(self) -> Result<W, gif::EncodingError> {
         self.encoder.into_inner()
+    }
+}
+
+/// Writes quantized frames, in order, into a GIF stream: a [`FrameMaker`] and a [`GifStream`],
+/// which [`GifWriter::split`] hands to two threads.
+pub struct GifWriter<W: Write> {
+    maker: FrameMaker,
+    stream: GifStream<W>,
+}
+
+impl<W: Write> GifWriter<W> {
+    pub fn new(out: W, width: u32, height: u32, fps: f64) -> Result<Self, gif::EncodingError> {
+        if width > u16::MAX as u32 || height > u16::MAX as u32 {
+            return Err(std::io::Error::other(format!("{width}×{height} is larger than a GIF can be (65535 per side)")).into());
+        }
+        let mut encoder = gif::Encoder::new(out, width as u16, height as u16, &[])?;
+        encoder.set_repeat(gif::Repeat::Infinite)?;
+        Ok(GifWriter { maker: FrameMaker { width, height, fps, frames: 0, shown: Vec::new() }, stream: GifStream { encoder } })
+    }
+
+    pub fn push(&mut self, q: &Quantized) -> Result<(), gif::EncodingError> {
+        let frame = self.maker.frame(q);
+        self.stream.write(frame)
+    }
+
+    /// The maker and the stream, to run side by side (the stream takes the maker's frames in
+    /// the order it made them).
+    pub fn split(self) -> (FrameMaker, GifStream<W>) {
+        (self.maker, self.stream)
+    }
+
+    /// Finishes the stream and returns the writer.
+    pub fn finish(self) -> Result<W, gif::EncodingError> {
+        self.stream.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic stream for test data (64-bit LCG, high bits).
+    fn stream(seed: u64) -> impl FnMut() -> u8 {
+        let mut s = seed;
+        move || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 56) as u8
+        }
+    }
+
+    #[test]
+    fn nearest_is_the_brute_force_nearest_with_ties_to_the_lower_index() {
+        let mut next = stream(7);
+        let mut palettes: Vec<Vec<[u8; 3]>> = vec![vec![[9, 9, 9]], vec![[0; 3], [255; 3]], vec![[40, 40, 40]; 5]];
+        for n in [2, 17, 64, 255] {
+            palettes.push((0..n).map(|_| [next(), next(), next()]).collect());
+        }
+        // clustered colours, with duplicates, as a k-means palette of a smooth image has
+        palettes.push((0..255).map(|i| [100 + (i % 7) as u8, 120 + (i % 11) as u8, (i / 2) as u8]).collect());
+        for palette in &palettes {
+            let mut nearest = Nearest::new(palette);
+            for t in 0..4000 {
+                let v = match t {
+                    0 => [0.0; 3],
+                    1 => [255.0; 3],
+                    _ => [0, 1, 2].map(|_| next() as f32 + (next() as f32 / 256.0)).map(|x| x.min(255.0)),
+                };
+                let (mut best, mut at) = (f32::INFINITY, 0);
+                for (i, &c) in palette.iter().enumerate() {
+                    let c = c.map(f32::from);
+                    let d = (c[0] - v[0]).powi(2) + (c[1] - v[1]).powi(2) + (c[2] - v[2]).powi(2);
+                    if d < best {
+                        (best, at) = (d, i as u8);
+                    }
+                }
+                assert_eq!(nearest.find(v), at, "palette of {} colours, target {v:?}", palette.len());
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, sync_channel};
 
 use super::{Job, Outputs, PipelineError};
 use crate::output::gif::{GifSettings, GifWriter, Quantized};
@@ -34,8 +34,9 @@ pub(super) fn write_animations(job: &Job, out: &Outputs, ffmpeg: Option<&Path>) 
     Ok(written)
 }
 
-/// Receives quantized frames in any order and writes them in order. Returns whether all `total`
-/// frames arrived (the file is only put in place then).
+/// Receives quantized frames in any order and writes them in order: this thread dithers them,
+/// a second one LZW-encodes and appends them. Returns whether all `total` frames arrived (the
+/// file is only put in place then).
 pub(super) fn write_gif(
     path: &Path,
     rx: Receiver<(usize, Quantized)>,
@@ -45,25 +46,40 @@ pub(super) fn write_gif(
     fps: f64,
 ) -> Result<bool, PipelineError> {
     let gif_err = |e: gif::EncodingError| OutputError::Gif { path: path.to_path_buf(), reason: e.to_string() };
-    let mut writer = GifWriter::new(AtomicFile::create(path)?, width, height, fps).map_err(gif_err)?;
-    let mut pending: BTreeMap<usize, Quantized> = BTreeMap::new();
-    let mut next = 0;
-    for (pos, q) in rx {
-        pending.insert(pos, q);
-        while let Some(q) = pending.remove(&next) {
-            writer.push(&q).map_err(gif_err)?;
-            next += 1;
+    let (mut maker, mut stream) = GifWriter::new(AtomicFile::create(path)?, width, height, fps).map_err(gif_err)?.split();
+    let (frames_tx, frames_rx) = sync_channel::<gif::Frame<'static>>(2);
+    let (next, stream) = std::thread::scope(|s| {
+        let encoder = s.spawn(move || {
+            for frame in frames_rx {
+                stream.write(frame)?;
+            }
+            Ok::<_, gif::EncodingError>(stream)
+        });
+        let mut pending: BTreeMap<usize, Quantized> = BTreeMap::new();
+        let mut next = 0;
+        'frames: for (pos, q) in rx {
+            pending.insert(pos, q);
+            while let Some(q) = pending.remove(&next) {
+                if frames_tx.send(maker.frame(&q)).is_err() {
+                    break 'frames; // the encoder stopped on an error, which join returns
+                }
+                next += 1;
+            }
         }
-    }
+        drop(frames_tx);
+        (next, encoder.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    });
+    let stream = stream.map_err(gif_err)?;
     if next < total {
-        return Ok(false); // dropping the writer removes the temporary file
+        return Ok(false); // dropping the stream removes the temporary file
     }
-    writer.finish().map_err(gif_err)?.commit()?;
+    stream.finish().map_err(gif_err)?.commit()?;
     Ok(true)
 }
 
 /// The GIF of `files` into `out` at `width`×`height`: each file loaded by `load` (its RGBA, at
-/// that size) and quantized on all cores, then written in order.
+/// that size) and quantized on all cores, then written in order. Workers take the files in
+/// order, so the writer can start on the first frames while the others are quantized.
 fn gif_of_files(
     files: &[PathBuf],
     out: &Path,
@@ -71,17 +87,30 @@ fn gif_of_files(
     (fps, dither): (f64, bool),
     load: impl Fn(&PathBuf) -> Result<Vec<u8>, PipelineError> + Sync,
 ) -> Result<(), PipelineError> {
-    use rayon::prelude::*;
-    let (tx, rx) = sync_channel::<(usize, Quantized)>(rayon::current_num_threads() * 2);
-    let total = files.len();
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let workers = rayon::current_num_threads().clamp(1, files.len().max(1));
+    let (tx, rx) = sync_channel::<(usize, Quantized)>(workers * 2);
+    let (total, next, load) = (files.len(), AtomicUsize::new(0), &load);
     let complete = std::thread::scope(|s| {
         let writer = s.spawn(move || write_gif(out, rx, total, width, height, fps));
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let (tx, next) = (tx.clone(), &next);
+                s.spawn(move || -> Result<(), PipelineError> {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(f) = files.get(i) else { return Ok(()) };
+                        let rgba = load(f).inspect_err(|_| next.store(total, Ordering::Relaxed))?;
+                        if tx.send((i, output::gif::quantize(&rgba, width, height, dither))).is_err() {
+                            return Ok(()); // the writer stopped; it says why
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
         let produced: Result<(), PipelineError> =
-            files.par_iter().enumerate().try_for_each_with(tx, |tx: &mut SyncSender<(usize, Quantized)>, (i, f)| {
-                let rgba = load(f)?;
-                let _ = tx.send((i, output::gif::quantize(&rgba, width, height, dither)));
-                Ok(())
-            });
+            handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         let wrote = writer.join().unwrap_or(Ok(false));
         produced.and(wrote)
     })?;
@@ -144,4 +173,57 @@ pub fn gif_from_folder(dir: &Path, out: &Path, settings: GifSettings, width: Opt
         Ok(if width.is_some() { output::picture::resize(&d, w, h).rgba } else { d.rgba })
     })?;
     Ok(files.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Five frames of a gradient with a square moving across it.
+    fn frames() -> Vec<Quantized> {
+        let (w, h) = (48u32, 32u32);
+        (0..5)
+            .map(|k| {
+                let mut rgba = Vec::new();
+                for y in 0..h {
+                    for x in 0..w {
+                        let inside = (x as i32 - 8 * k - 4).abs() < 6 && (y as i32 - 16).abs() < 6;
+                        rgba.extend(if inside { [230, 40, 30, 255] } else { [(x * 5) as u8, (y * 7) as u8, 120, 255] });
+                    }
+                }
+                output::gif::quantize(&rgba, w, h, true)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn frames_arriving_in_any_order_are_written_as_in_order() {
+        let frames = frames();
+        let mut writer = GifWriter::new(Vec::new(), 48, 32, 12.0).unwrap();
+        for q in &frames {
+            writer.push(q).unwrap();
+        }
+        let in_order = writer.finish().unwrap();
+        let dir = std::env::temp_dir().join(format!("simreel-assemble-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("shuffled.gif");
+        let (tx, rx) = sync_channel(8);
+        for i in [3, 0, 4, 1, 2] {
+            tx.send((i, frames[i].clone())).unwrap();
+        }
+        drop(tx);
+        assert!(write_gif(&path, rx, 5, 48, 32, 12.0).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), in_order);
+
+        // a frame that never comes: no file
+        let missing = dir.join("missing.gif");
+        let (tx, rx) = sync_channel(8);
+        for i in [0, 1, 3, 4] {
+            tx.send((i, frames[i].clone())).unwrap();
+        }
+        drop(tx);
+        assert!(!write_gif(&missing, rx, 5, 48, 32, 12.0).unwrap());
+        assert!(!missing.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
