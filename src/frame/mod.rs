@@ -309,6 +309,11 @@ pub struct Material {
     pub fill: Fill,
     /// The triangle edges drawn over the mesh (undeformed meshes only).
     pub wire: Option<Wire>,
+    /// The mesh encloses a solid, its faces wound counter-clockwise seen from outside, and the
+    /// camera is outside it: its back faces are always hidden behind its front faces, so an
+    /// opaque closed mesh is drawn without them (on a software adapter every covered sample of a
+    /// hidden triangle costs a depth test). The picture does not change.
+    pub closed: bool,
 }
 
 /// How a mesh's triangles are filled.
@@ -344,6 +349,7 @@ impl Default for Material {
             receives_shadow: true,
             fill: Fill::Shaded,
             wire: None,
+            closed: false,
         }
     }
 }
@@ -567,7 +573,8 @@ impl FrameData {
             h.f32s(&m.material.tint);
             h.f32s(&[m.material.roughness, m.material.specular, m.material.casts_shadow as u8 as f32]);
             h.f32s(&[m.material.translucent as u8 as f32, m.material.rim, m.material.receives_shadow as u8 as f32]);
-            // later additions only when set, so the digests of frames without them do not change
+            // later additions only when set, so the digests of frames without them do not change;
+            // `closed` is left out: it changes how a mesh is drawn, not what it shows
             if m.material.fill != Fill::Shaded {
                 h.bytes(b"hidden");
             }

@@ -93,6 +93,9 @@ pub struct CanvasRenderer {
     shapes: wgpu::RenderPipeline,
     shapes_single: wgpu::RenderPipeline,
     layer: wgpu::RenderPipeline,
+    /// `layer` for a single-sampled pass without depth (the frame's own canvas, drawn over the
+    /// resolved image).
+    layer_single: wgpu::RenderPipeline,
     layer_layout: wgpu::BindGroupLayout,
     uniform_layout: wgpu::BindGroupLayout,
     /// Slot 0 is the frame's own canvas, slot 1 + i that of view i.
@@ -178,35 +181,38 @@ impl CanvasRenderer {
                 cache: None,
             })
         };
-        let layer = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("canvas layer"),
-            layout: Some(&layer_pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &layer_module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: depth.clone(),
-            multisample: wgpu::MultisampleState { count: samples, mask: !0, alpha_to_coverage_enabled: false },
-            fragment: Some(wgpu::FragmentState {
-                module: &layer_module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: COLOR_FORMAT,
-                    blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let layer_pipeline = |samples: u32, with_depth: bool| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("canvas layer"),
+                layout: Some(&layer_pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &layer_module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: if with_depth { depth.clone() } else { None },
+                multisample: wgpu::MultisampleState { count: samples, mask: !0, alpha_to_coverage_enabled: false },
+                fragment: Some(wgpu::FragmentState {
+                    module: &layer_module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: COLOR_FORMAT,
+                        blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
         CanvasRenderer {
             shapes: shapes_pipeline(samples, true),
             shapes_single: shapes_pipeline(1, false),
-            layer,
+            layer: layer_pipeline(samples, true),
+            layer_single: layer_pipeline(1, false),
             layer_layout,
             uniform_layout,
             slots: Vec::new(),
@@ -348,12 +354,13 @@ impl CanvasRenderer {
         self.slots[slot].text_texture = Some(self.layer_texture(device, &view, key, (width, height)));
     }
 
-    /// Draws the layers of canvas `slot` (static layer, shapes, text) into the main pass; returns
-    /// the draw calls.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, slot: usize, has_canvas: bool) -> u32 {
+    /// Draws the layers of canvas `slot` (static layer, shapes, text) into a pass: the main pass,
+    /// or with `single` a single-sampled pass without depth; returns the draw calls.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, slot: usize, has_canvas: bool, single: bool) -> u32 {
         let Some(this) = self.slots.get(slot).filter(|_| has_canvas) else { return 0 };
+        let (layer, shapes) = if single { (&self.layer_single, &self.shapes_single) } else { (&self.layer, &self.shapes) };
         let composite = |pass: &mut wgpu::RenderPass<'_>, t: &StaticTexture| {
-            pass.set_pipeline(&self.layer);
+            pass.set_pipeline(layer);
             pass.set_bind_group(0, &t.group, &[]);
             pass.draw(0..3, 0..1);
             1
@@ -363,7 +370,7 @@ impl CanvasRenderer {
             count += composite(pass, t);
         }
         if let Some((buf, n)) = &this.instances {
-            pass.set_pipeline(&self.shapes);
+            pass.set_pipeline(shapes);
             pass.set_bind_group(0, &this.uniform_group, &[]);
             pass.set_vertex_buffer(0, buf.slice(..));
             pass.draw(0..6, 0..*n);

@@ -99,6 +99,8 @@ struct Place {
     slot: usize,
     clear: bool,
     canvas: bool,
+    /// Nothing is drawn into the multisampled target after this pass (a frame without views).
+    last: bool,
 }
 
 /// View rectangle `rect` (outer canvas units) in whole pixels of a `size` image, the outer canvas
@@ -120,6 +122,8 @@ struct Draw {
     casts_shadow: bool,
     /// Depth only (a hidden fill).
     hidden: bool,
+    /// Back faces never show (`Material::closed`): drawn culled.
+    closed: bool,
     /// The instance record of its wireframe, when it has one.
     wire: Option<u32>,
 }
@@ -393,23 +397,24 @@ impl Renderer {
         let full = [0.0, 0.0, self.width as f32, self.height as f32];
         let new_encoder = |device: &wgpu::Device| device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let mut encoder = new_encoder(&self.device);
-        if frame.views.is_empty() {
-            self.encode_frame(&mut encoder, frame, Place { rect: full, slot: 0, clear: true, canvas: true });
-        } else {
-            self.encode_frame(&mut encoder, frame, Place { rect: full, slot: 0, clear: true, canvas: false });
+        // the frame's own canvas is drawn last, over the resolved image (`overlay_pass`)
+        self.encode_frame(&mut encoder, frame, Place { rect: full, slot: 0, clear: true, canvas: false, last: frame.views.is_empty() });
+        if !frame.views.is_empty() {
             self.queue.submit([encoder.finish()]);
             let size = frame.canvas.as_ref().map_or([self.width as f32, self.height as f32], |c| c.size);
             let (scale, origin) = canvas::fit(size, full);
             for (i, view) in frame.views.iter().enumerate() {
                 let Some(rect) = pixel_rect(view.rect, scale, origin, (self.width, self.height)) else { continue };
                 let mut encoder = new_encoder(&self.device);
-                self.encode_frame(&mut encoder, &view.frame, Place { rect, slot: 1 + i, clear: false, canvas: true });
+                self.encode_frame(&mut encoder, &view.frame, Place { rect, slot: 1 + i, clear: false, canvas: true, last: false });
                 self.queue.submit([encoder.finish()]);
             }
             encoder = new_encoder(&self.device);
+        }
+        if frame.canvas.is_some() {
             let size = (self.width, self.height);
             self.canvas.prepare(&self.device, &self.queue, &mut encoder, 0, frame.canvas.as_ref(), full, size);
-            self.draws.main += self.overlay_pass(&mut encoder, frame.canvas.is_some());
+            self.draws.main += self.overlay_pass(&mut encoder);
         }
         self.readback.encode_copy(&mut encoder, &self.targets.resolve);
         let submission = self.queue.submit([encoder.finish()]);
@@ -508,6 +513,7 @@ impl Renderer {
                 translucent: m.material.translucent,
                 casts_shadow: m.material.casts_shadow,
                 hidden: m.material.fill == crate::frame::Fill::Hidden,
+                closed: m.material.closed,
                 wire,
             });
         }

@@ -71,6 +71,9 @@ impl Renderer {
     /// then front faces, farthest first) and the 2-D canvas, into the (multisampled) colour target.
     /// Returns the draw calls.
     pub(super) fn main_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw], place: &Place, canvas: bool) -> u32 {
+        if place.last && place.clear && !canvas && draws.is_empty() && self.batches.draws.is_empty() {
+            return self.background_pass(encoder);
+        }
         let mut pass = self.colour_pass(encoder, "main", place.clear);
         let [x, y, w, h] = place.rect;
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
@@ -79,10 +82,15 @@ impl Renderer {
         pass.set_pipeline(&self.pipelines.background);
         pass.draw(0..3, 0..1);
         let mut count = 1;
-        pass.set_pipeline(&self.pipelines.mesh);
         pass.set_bind_group(1, &self.shadow_group, &[]);
         pass.set_vertex_buffer(1, self.instances.slice(..));
+        // in frame order (ties in depth go to the first drawn), switching pipelines as needed
+        let mut closed = None;
         for d in draws.iter().filter(|d| !d.translucent && !d.hidden) {
+            if closed != Some(d.closed) {
+                pass.set_pipeline(if d.closed { &self.pipelines.closed_mesh } else { &self.pipelines.mesh });
+                closed = Some(d.closed);
+            }
             count += self.draw_one(&mut pass, d);
         }
         if draws.iter().any(|d| !d.translucent && d.hidden) {
@@ -111,7 +119,27 @@ impl Renderer {
         // the canvas maps itself into the whole image (its layers are image-sized textures);
         // the scissor keeps it inside the view
         pass.set_viewport(0.0, 0.0, self.width as f32, self.height as f32, 0.0, 1.0);
-        count + self.canvas.draw(&mut pass, place.slot, canvas)
+        count + self.canvas.draw(&mut pass, place.slot, canvas, false)
+    }
+
+    /// The background alone, one sample a pixel, straight into the resolved image: a frame with
+    /// nothing in 3-D (a 2-D canvas over the gradient) has no edge to multisample, and every
+    /// sample of a pixel would get the same colour. Returns the draw calls.
+    fn background_pass(&self, encoder: &mut wgpu::CommandEncoder) -> u32 {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("background"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &self.targets.resolve_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
+            })],
+            ..Default::default()
+        });
+        pass.set_bind_group(0, &self.frame_group, &[]);
+        pass.set_pipeline(&self.pipelines.background_single);
+        pass.draw(0..3, 0..1);
+        1
     }
 
     /// A pass over the whole colour target (multisampled when it is), cleared to black or keeping
@@ -139,10 +167,21 @@ impl Renderer {
         })
     }
 
-    /// The frame's own canvas (slot 0) over everything drawn so far; returns the draw calls.
-    pub(super) fn overlay_pass(&self, encoder: &mut wgpu::CommandEncoder, canvas: bool) -> u32 {
-        let mut pass = self.colour_pass(encoder, "overlay", false);
-        self.canvas.draw(&mut pass, 0, canvas)
+    /// The frame's own canvas (slot 0) over the resolved image, one sample a pixel: its shapes
+    /// and layers are anti-aliased by their own coverage, and blending them into four samples
+    /// and averaging gives the same colour for four times the work. Returns the draw calls.
+    pub(super) fn overlay_pass(&self, encoder: &mut wgpu::CommandEncoder) -> u32 {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("overlay"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &self.targets.resolve_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+            })],
+            ..Default::default()
+        });
+        self.canvas.draw(&mut pass, 0, true, true)
     }
 
     /// The wireframes of `draws` (those that have one); returns the draw calls. Leaves the pass

@@ -98,8 +98,12 @@ pub struct Pipelines {
     pub batch: wgpu::RenderPipeline,
     pub batch_shadow: wgpu::RenderPipeline,
     pub background: wgpu::RenderPipeline,
+    /// `background` for a single-sampled pass without depth (a frame with nothing else in 3-D).
+    pub background_single: wgpu::RenderPipeline,
     pub shadow: wgpu::RenderPipeline,
     pub mesh: wgpu::RenderPipeline,
+    /// `mesh` without back faces, for closed meshes.
+    pub closed_mesh: wgpu::RenderPipeline,
     pub back_faces: wgpu::RenderPipeline,
     pub front_faces: wgpu::RenderPipeline,
     /// Meshes whose fill is hidden: depth only, no colour.
@@ -182,7 +186,8 @@ impl Pipelines {
             write_mask: wgpu::ColorWrites::ALL,
         })];
 
-        let background = background_pipeline(device, &frame_only, ms, &color);
+        let background = background_pipeline(device, &frame_only, ms, &color, true);
+        let background_single = background_pipeline(device, &frame_only, Default::default(), &color, false);
 
         // depth only, into the shadow map
         let depth_pipeline = |label: &str, layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str, buffers| {
@@ -229,6 +234,7 @@ impl Pipelines {
         let shadow = depth_pipeline("shadow", &frame_only, &module(device, "shadow"), "vs_main", &layouts);
         let me = module(device, "mesh");
         let mesh = lit_pipeline("mesh", &lit, &me, &layouts, None);
+        let closed_mesh = lit_pipeline("closed mesh", &lit, &me, &layouts, Some(wgpu::Face::Back));
         // translucent bodies: inner (back) faces first, then the outer (front) faces over them
         let back_faces = lit_pipeline("translucent back faces", &lit, &me, &layouts, Some(wgpu::Face::Front));
         let front_faces = lit_pipeline("translucent front faces", &lit, &me, &layouts, Some(wgpu::Face::Back));
@@ -257,8 +263,10 @@ impl Pipelines {
             batch,
             batch_shadow,
             background,
+            background_single,
             shadow,
             mesh,
+            closed_mesh,
             back_faces,
             front_faces,
             hidden,
@@ -278,12 +286,14 @@ fn depth(write: bool, compare: wgpu::CompareFunction) -> Option<wgpu::DepthStenc
     })
 }
 
-/// The background gradient: one full-screen triangle, no depth test.
+/// The background gradient: one full-screen triangle, no depth test (in a pass with depth when
+/// `with_depth`).
 fn background_pipeline(
     device: &wgpu::Device,
     frame_only: &wgpu::PipelineLayout,
     ms: wgpu::MultisampleState,
     color: &[Option<wgpu::ColorTargetState>],
+    with_depth: bool,
 ) -> wgpu::RenderPipeline {
     let bg = module(device, "background");
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -291,7 +301,7 @@ fn background_pipeline(
         layout: Some(frame_only),
         vertex: wgpu::VertexState { module: &bg, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
         primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: depth(false, wgpu::CompareFunction::Always),
+        depth_stencil: if with_depth { depth(false, wgpu::CompareFunction::Always) } else { None },
         multisample: ms,
         fragment: Some(wgpu::FragmentState {
             module: &bg,

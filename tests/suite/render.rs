@@ -379,6 +379,62 @@ fn render_frame(data: &simreel::frame::FrameData, w: u32, h: u32, cpu_bend: bool
 
 #[test]
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_canvas_over_nothing_in_3d_skips_multisampling_and_looks_the_same() {
+    require_gpu();
+    use simreel::frame::{IDENTITY, Material, MeshData, MeshInstance, MeshRef};
+    let s = simreel::scene::load(&crate::common::root().join("scenes/flock.toml")).unwrap();
+    let plain = simreel::sim::build(&s).frame(120);
+    assert!(plain.meshes.is_empty() && plain.batches.is_empty() && plain.canvas.is_some(), "the flock is drawn on its canvas alone");
+    // one triangle behind the camera: nothing of it shows, but the frame now has a 3-D draw and
+    // goes through the multisampled pass
+    let c = plain.camera;
+    let behind: [f32; 3] = std::array::from_fn(|k| c.eye[k] - (c.target[k] - c.eye[k]));
+    let mesh = MeshData {
+        positions: vec![behind, [behind[0] + 0.1, behind[1], behind[2]], [behind[0], behind[1] + 0.1, behind[2]]],
+        normals: vec![[0.0, 0.0, 1.0]; 3],
+        colors: vec![[255, 0, 0, 255]; 3],
+        indices: vec![0, 1, 2],
+    };
+    let mut multisampled = plain.clone();
+    multisampled.meshes.push(MeshInstance { mesh: MeshRef::new(mesh), transform: IDENTITY, material: Material::default(), deform: None });
+    let (w, h) = (480, 270);
+    let (a, b) = (render_frame(&plain, w, h, false), render_frame(&multisampled, w, h, false));
+    let max = a.rgba.iter().zip(&b.rgba).map(|(x, y)| x.abs_diff(*y)).max().unwrap();
+    assert!(max <= 1, "the single-sampled background differs from the multisampled one by {max} levels");
+    let lit = a.rgba.chunks_exact(4).filter(|p| p[2] > 200).count();
+    assert!(lit > 500, "the agents are drawn over the background ({lit} bright blue pixels)");
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_walled_terrain_is_drawn_without_its_back_faces_and_looks_the_same() {
+    require_gpu();
+    let s = simreel::scene::load(&crate::common::root().join("scenes/terrain.toml")).unwrap();
+    let mut sim = simreel::sim::build(&s);
+    let culled = sim.frame(45);
+    assert!(culled.meshes[0].material.closed, "a walled terrain says its surface is closed");
+    let mut both = culled.clone();
+    both.meshes[0].material.closed = false;
+    let (w, h) = (480, 270);
+    let (a, b) = (render_frame(&culled, w, h, false), render_frame(&both, w, h, false));
+    // only multisampled silhouette pixels may differ (a back face behind an edge covering a
+    // sample); a surface wound the wrong way would lose its visible side
+    let off = a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 2)).count();
+    eprintln!("closed terrain drawn culled: {off} pixels off by more than 2");
+    assert!(off * 2000 < (w * h) as usize, "culling the back faces changed {off} pixels");
+
+    // an open surface keeps its back faces
+    let open = std::fs::read_to_string(crate::common::root().join("scenes/terrain.toml"))
+        .unwrap()
+        .replace("[terrain]\n", "[terrain]\nclosed = false\n");
+    let dir = scratch("open-terrain");
+    std::fs::write(dir.join("open.toml"), open).unwrap();
+    let s = simreel::scene::load(&dir.join("open.toml")).unwrap();
+    assert!(!simreel::sim::build(&s).frame(45).meshes[0].material.closed);
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn jelly_dice_bend_on_the_gpu_as_on_the_cpu_and_show_colour_pips_and_results() {
     require_gpu();
     let s = simreel::scene::load(&crate::common::root().join("scenes/dice.toml")).unwrap();

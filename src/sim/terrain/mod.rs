@@ -219,7 +219,16 @@ impl Simulation for TerrainSim {
         let instance = MeshInstance {
             mesh,
             transform: IDENTITY,
-            material: Material { roughness: 0.85, specular: 0.06, casts_shadow: fill == Fill::Shaded, fill, wire, ..Material::default() },
+            material: Material {
+                roughness: 0.85,
+                specular: 0.06,
+                casts_shadow: fill == Fill::Shaded,
+                fill,
+                wire,
+                // walled in, the surface is watertight and wound outwards
+                closed: self.spec.closed,
+                ..Material::default()
+            },
             deform: None,
         };
         let mut meshes = vec![instance];
