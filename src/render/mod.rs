@@ -1,6 +1,8 @@
 //! Headless rendering of [`FrameData`] with wgpu: offscreen sRGB targets with 4× MSAA and depth, a
-//! background gradient, a directional shadow map, lit meshes, and readback through a ring of
-//! staging buffers. The renderer draws what the frame says; it knows nothing of scene kinds.
+//! background gradient, a directional shadow map, lit meshes (closed ones without their back
+//! faces), the frame's 2-D canvas over the resolved image at one sample a pixel, and readback
+//! through a ring of staging buffers. A frame with nothing in 3-D is not multisampled. The
+//! renderer draws what the frame says; it knows nothing of scene kinds.
 
 mod batches;
 mod canvas;
