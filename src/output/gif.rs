@@ -81,7 +81,12 @@ pub fn quantize(rgba: &[u8], width: u32, height: u32, dither: bool) -> Quantized
 
 /// Squared distance of a palette colour to a target, in 8-bit sRGB units.
 fn d2(c: [u8; 3], v: [f32; 3]) -> f32 {
-    (0..3).map(|j| (c[j] as f32 - v[j]).powi(2)).sum()
+    dist2(c.map(f32::from), v)
+}
+
+/// Squared distance between two colours.
+fn dist2(a: [f32; 3], b: [f32; 3]) -> f32 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
 }
 
 /// Side of the cubes the colour space is cut into for the nearest-colour search (8-bit units).
@@ -127,8 +132,7 @@ impl Nearest {
         let (start, len) = self.cells[at];
         let (mut best, mut best_index) = (f32::INFINITY, 0);
         for &i in &self.lists[start as usize..(start + len) as usize] {
-            let c = self.colours[i as usize];
-            let d = (c[0] - v[0]).powi(2) + (c[1] - v[1]).powi(2) + (c[2] - v[2]).powi(2);
+            let d = dist2(self.colours[i as usize], v);
             if d < best {
                 (best, best_index) = (d, i);
             }
@@ -138,7 +142,7 @@ impl Nearest {
 }
 
 /// One frame's dithering: what it reads.
-struct Band<'a> {
+struct Dither<'a> {
     q: &'a Quantized,
     nearest: &'a mut Nearest,
     keep: u8,
@@ -147,16 +151,16 @@ struct Band<'a> {
     strength: f32,
 }
 
-impl Band<'_> {
-    /// Dithers the pixels from `start` on into `out`, updating `shown` (what each pixel shows).
-    fn dither(&mut self, start: usize, out: &mut [u8], shown: &mut [[u8; 3]]) {
+impl Dither<'_> {
+    /// Dithers the frame into `out`, updating `shown` (what each pixel shows).
+    fn run(&mut self, out: &mut [u8], shown: &mut [[u8; 3]]) {
         let (w, q, keep) = (self.width, self.q, self.keep);
         // the error diffused into this row and the next, one pixel of margin each side
         let (mut row, mut below) = (vec![[0f32; 3]; w + 2], vec![[0f32; 3]; w + 2]);
         for y in 0..out.len() / w {
             for x in 0..w {
                 let i = y * w + x;
-                let v = [0, 1, 2].map(|c| (q.source[start + i][c] as f32 + row[x + 1][c]).clamp(0.0, 255.0));
+                let v = [0, 1, 2].map(|c| (q.source[i][c] as f32 + row[x + 1][c]).clamp(0.0, 255.0));
                 let old = shown[i];
                 let left = (x > 0).then(|| out[i - 1]);
                 let bonus = if left == Some(keep) { HOLD_AFTER_HOLD } else { HOLD };
@@ -216,9 +220,9 @@ impl FrameMaker {
             self.shown = vec![[0; 3]; w * h];
         }
         let mut nearest = Nearest::new(&q.palette);
-        let mut band = Band { q, nearest: &mut nearest, keep, first, width: w, strength: if q.dither { ERROR_DIFFUSION } else { 0.0 } };
+        let mut dither = Dither { q, nearest: &mut nearest, keep, first, width: w, strength: if q.dither { ERROR_DIFFUSION } else { 0.0 } };
         let mut out = vec![0u8; w * h];
-        band.dither(0, &mut out, &mut self.shown);
+        dither.run(&mut out, &mut self.shown);
         out
     }
 

@@ -111,7 +111,7 @@ fn gif_of_files(
         drop(tx);
         let produced: Result<(), PipelineError> =
             handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        let wrote = writer.join().unwrap_or(Ok(false));
+        let wrote = writer.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         produced.and(wrote)
     })?;
     if !complete {
@@ -224,6 +224,28 @@ mod tests {
         drop(tx);
         assert!(!write_gif(&missing, rx, 5, 48, 32, 12.0).unwrap());
         assert!(!missing.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_stops_the_workers_and_leaves_no_gif() {
+        let frames: Vec<PathBuf> = (0..400).map(|i| PathBuf::from(format!("frame_{i:03}.png"))).collect();
+        let dir = std::env::temp_dir().join(format!("simreel-assemble-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("bad.gif");
+        let loaded = std::sync::atomic::AtomicUsize::new(0);
+        let result = gif_of_files(&frames, &out, (16, 8), (10.0, true), |f| {
+            loaded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if f.ends_with("frame_005.png") {
+                return Err(OutputError::BadPicture { path: f.clone(), reason: "unreadable".into() }.into());
+            }
+            Ok(vec![128; 16 * 8 * 4])
+        });
+        let err = result.expect_err("an unreadable frame fails the GIF").to_string();
+        assert!(err.contains("frame_005.png"), "the error names the file: {err}");
+        assert!(!out.exists(), "no GIF is left behind");
+        let n = loaded.into_inner();
+        assert!(n < frames.len(), "the workers stop taking files after the failure ({n} of {} loaded)", frames.len());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

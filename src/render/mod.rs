@@ -173,6 +173,9 @@ pub struct DrawCounts {
     pub shadow: u32,
     /// Into the colour target, background and 2-D layers included.
     pub main: u32,
+    /// Whether the frame's 3-D pass ran (multisampled when the renderer is); without one, only
+    /// the background was drawn, straight into the image, under the canvas.
+    pub scene_pass: bool,
 }
 
 impl Renderer {
@@ -442,7 +445,13 @@ impl Renderer {
             let size = (self.width, self.height);
             self.canvas.prepare(&self.device, &self.queue, encoder, place.slot, frame.canvas.as_ref(), place.rect, size);
         }
-        self.draws.main += self.main_pass(encoder, &draws, &place, place.canvas && frame.canvas.is_some());
+        let canvas = place.canvas && frame.canvas.is_some();
+        if place.last && place.clear && !canvas && draws.is_empty() && self.batches.draws.is_empty() {
+            self.draws.main += self.background_pass(encoder);
+        } else {
+            self.draws.scene_pass = true;
+            self.draws.main += self.main_pass(encoder, &draws, &place, canvas);
+        }
     }
 
     /// Uploads the meshes `frame` and its views name that are not resident yet, and evicts the

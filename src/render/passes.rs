@@ -1,6 +1,7 @@
 //! The passes of a frame: the shadow map (redrawn only when it would change), the main pass
-//! into the (multisampled) colour target placed in its view's rectangle, the overlay of a frame's
-//! own canvas over its views, and the draw calls of meshes, batches and wireframes.
+//! into the (multisampled) colour target placed in its view's rectangle (or the background alone,
+//! straight into the image, when there is nothing in 3-D), the overlay of a frame's own canvas
+//! over the resolved image, and the draw calls of meshes, batches and wireframes.
 
 use super::{Draw, FrameUniforms, Place, Renderer, batches};
 use crate::frame::FrameData;
@@ -67,13 +68,10 @@ impl Renderer {
         count
     }
 
-    /// The background, opaque instances, instanced batches, translucent instances (back faces,
-    /// then front faces, farthest first) and the 2-D canvas, into the (multisampled) colour target.
-    /// Returns the draw calls.
+    /// The background, opaque instances (closed ones culled), instanced batches, translucent
+    /// instances (back faces, then front faces, farthest first) and, for a view, its 2-D canvas,
+    /// into the (multisampled) colour target. Returns the draw calls.
     pub(super) fn main_pass(&self, encoder: &mut wgpu::CommandEncoder, draws: &[Draw], place: &Place, canvas: bool) -> u32 {
-        if place.last && place.clear && !canvas && draws.is_empty() && self.batches.draws.is_empty() {
-            return self.background_pass(encoder);
-        }
         let mut pass = self.colour_pass(encoder, "main", place.clear);
         let [x, y, w, h] = place.rect;
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
@@ -125,17 +123,8 @@ impl Renderer {
     /// The background alone, one sample a pixel, straight into the resolved image: a frame with
     /// nothing in 3-D (a 2-D canvas over the gradient) has no edge to multisample, and every
     /// sample of a pixel would get the same colour. Returns the draw calls.
-    fn background_pass(&self, encoder: &mut wgpu::CommandEncoder) -> u32 {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("background"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &self.targets.resolve_view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
-            })],
-            ..Default::default()
-        });
+    pub(super) fn background_pass(&self, encoder: &mut wgpu::CommandEncoder) -> u32 {
+        let mut pass = self.image_pass(encoder, "background", wgpu::LoadOp::Clear(wgpu::Color::BLACK));
         pass.set_bind_group(0, &self.frame_group, &[]);
         pass.set_pipeline(&self.pipelines.background_single);
         pass.draw(0..3, 0..1);
@@ -171,17 +160,22 @@ impl Renderer {
     /// and layers are anti-aliased by their own coverage, and blending them into four samples
     /// and averaging gives the same colour for four times the work. Returns the draw calls.
     pub(super) fn overlay_pass(&self, encoder: &mut wgpu::CommandEncoder) -> u32 {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("overlay"),
+        let mut pass = self.image_pass(encoder, "overlay", wgpu::LoadOp::Load);
+        self.canvas.draw(&mut pass, 0, true, true)
+    }
+
+    /// A pass over the image itself (the resolved target, one sample a pixel), without depth.
+    fn image_pass<'e>(&self, encoder: &'e mut wgpu::CommandEncoder, label: &str, load: wgpu::LoadOp<wgpu::Color>) -> wgpu::RenderPass<'e> {
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                 view: &self.targets.resolve_view,
                 depth_slice: None,
                 resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+                ops: wgpu::Operations { load, store: wgpu::StoreOp::Store },
             })],
             ..Default::default()
-        });
-        self.canvas.draw(&mut pass, 0, true, true)
+        })
     }
 
     /// The wireframes of `draws` (those that have one); returns the draw calls. Leaves the pass

@@ -209,7 +209,9 @@ impl KindTable for TerrainSpec {
     fn cost(&self) -> (f64, f64) {
         // 157 ms a frame at 640×360, 88 ms walled in (its back faces are not drawn); an animated
         // field is re-sampled each frame (cliffs: 33 ms for 645 120 samples), a still one once
-        (if self.closed { 380.0 } else { 680.0 }, if self.is_animated() { self.samples() as f64 * 5e-5 } else { 0.0 })
+        let culled =
+            self.closed && self.cube.is_none() && self.algorithm != Algorithm::MarchingCubesClassic && self.style != MeshStyle::Wireframe;
+        (if culled { 380.0 } else { 680.0 }, if self.is_animated() { self.samples() as f64 * 5e-5 } else { 0.0 })
     }
 }
 

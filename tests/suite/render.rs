@@ -398,39 +398,44 @@ fn a_canvas_over_nothing_in_3d_skips_multisampling_and_looks_the_same() {
     let mut multisampled = plain.clone();
     multisampled.meshes.push(MeshInstance { mesh: MeshRef::new(mesh), transform: IDENTITY, material: Material::default(), deform: None });
     let (w, h) = (480, 270);
-    let (a, b) = (render_frame(&plain, w, h, false), render_frame(&multisampled, w, h, false));
-    let max = a.rgba.iter().zip(&b.rgba).map(|(x, y)| x.abs_diff(*y)).max().unwrap();
-    assert!(max <= 1, "the single-sampled background differs from the multisampled one by {max} levels");
-    let lit = a.rgba.chunks_exact(4).filter(|p| p[2] > 200).count();
-    assert!(lit > 500, "the agents are drawn over the background ({lit} bright blue pixels)");
+    for samples in [4, 1] {
+        let mut r = simreel::render::Renderer::new(&simreel::render::AdapterRequest::default(), w, h, samples).expect("renderer");
+        let mut draw = |data: &simreel::frame::FrameData| {
+            assert!(r.submit(data).unwrap().is_none());
+            (r.next_image().unwrap().expect("one image"), r.last_draws().scene_pass)
+        };
+        let ((a, a_3d), (b, b_3d)) = (draw(&plain), draw(&multisampled));
+        assert!(!a_3d && b_3d, "{samples} samples: only the frame with a mesh goes through the 3-D pass");
+        let max = a.rgba.iter().zip(&b.rgba).map(|(x, y)| x.abs_diff(*y)).max().unwrap();
+        assert!(max <= 1, "{samples} samples: the background drawn alone differs from the 3-D pass's by {max} levels");
+        let lit = a.rgba.chunks_exact(4).filter(|p| p[2] > 200).count();
+        assert!(lit > 500, "{samples} samples: the agents are drawn over the background ({lit} bright blue pixels)");
+    }
 }
 
 #[test]
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_walled_terrain_is_drawn_without_its_back_faces_and_looks_the_same() {
     require_gpu();
-    let s = simreel::scene::load(&crate::common::root().join("scenes/terrain.toml")).unwrap();
-    let mut sim = simreel::sim::build(&s);
-    let culled = sim.frame(45);
-    assert!(culled.meshes[0].material.closed, "a walled terrain says its surface is closed");
-    let mut both = culled.clone();
-    both.meshes[0].material.closed = false;
+    let text = std::fs::read_to_string(crate::common::root().join("scenes/terrain.toml")).unwrap();
+    let dir = scratch("walled-terrain");
     let (w, h) = (480, 270);
-    let (a, b) = (render_frame(&culled, w, h, false), render_frame(&both, w, h, false));
-    // only multisampled silhouette pixels may differ (a back face behind an edge covering a
-    // sample); a surface wound the wrong way would lose its visible side
-    let off = a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 2)).count();
-    eprintln!("closed terrain drawn culled: {off} pixels off by more than 2");
-    assert!(off * 2000 < (w * h) as usize, "culling the back faces changed {off} pixels");
-
-    // an open surface keeps its back faces
-    let open = std::fs::read_to_string(crate::common::root().join("scenes/terrain.toml"))
-        .unwrap()
-        .replace("[terrain]\n", "[terrain]\nclosed = false\n");
-    let dir = scratch("open-terrain");
-    std::fs::write(dir.join("open.toml"), open).unwrap();
-    let s = simreel::scene::load(&dir.join("open.toml")).unwrap();
-    assert!(!simreel::sim::build(&s).frame(45).meshes[0].material.closed);
+    for algorithm in ["marching_cubes", "surface_nets", "dual_contouring"] {
+        let path = dir.join(format!("{algorithm}.toml"));
+        std::fs::write(&path, text.replace("[terrain]\n", &format!("[terrain]\nalgorithm = \"{algorithm}\"\n"))).unwrap();
+        let s = simreel::scene::load(&path).unwrap();
+        let culled = simreel::sim::build(&s).frame(45);
+        assert!(culled.meshes[0].material.closed, "{algorithm}: a walled terrain seen from outside is closed");
+        let mut both = culled.clone();
+        both.meshes[0].material.closed = false;
+        let (a, b) = (render_frame(&culled, w, h, true), render_frame(&both, w, h, true));
+        // only multisampled silhouette pixels may differ (a back face behind an edge covering a
+        // sample); a surface wound the wrong way would lose its visible side
+        let off =
+            a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 2)).count();
+        eprintln!("{algorithm}: closed terrain drawn culled, {off} pixels off by more than 2");
+        assert!(off * 2000 < (w * h) as usize, "{algorithm}: culling the back faces changed {off} pixels");
+    }
 }
 
 #[test]

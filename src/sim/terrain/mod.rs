@@ -125,6 +125,23 @@ impl TerrainSim {
         mesh
     }
 
+    /// Whether the surface at `frame` is closed, wound outwards and seen from outside, so that its
+    /// back faces never show (`Material::closed`): walled in, meshed by an algorithm that leaves
+    /// no crack, at an iso level below the walls' value at the grid's edge (half a cell; above
+    /// it the block is open at its sides), with the eye outside the block or in its air.
+    fn seen_closed(&self, frame: u32, eye: [f32; 3]) -> bool {
+        let iso = self.iso_at(frame) as f64;
+        let g = &self.grid;
+        let half_cell = 0.5 * g.spacing.iter().copied().fold(f64::INFINITY, f64::min);
+        if !self.spec.closed || self.spec.cube.is_some() || self.spec.algorithm == Algorithm::MarchingCubesClassic || iso >= half_cell {
+            return false;
+        }
+        let eye = eye.map(f64::from);
+        let in_block = (0..3).all(|a| eye[a] > g.origin[a] && eye[a] < g.origin[a] + (g.dims[a] - 1) as f64 * g.spacing[a]);
+        let time = self.scene.render.time_of(frame);
+        !in_block || FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.scene.render.duration()).at(eye) > iso
+    }
+
     /// The iso level at `frame`.
     fn iso_at(&self, frame: u32) -> f32 {
         self.spec.iso.scalar_at(self.scene.render.time_of(frame), self.scene.render.duration()) as f32
@@ -219,16 +236,7 @@ impl Simulation for TerrainSim {
         let instance = MeshInstance {
             mesh,
             transform: IDENTITY,
-            material: Material {
-                roughness: 0.85,
-                specular: 0.06,
-                casts_shadow: fill == Fill::Shaded,
-                fill,
-                wire,
-                // walled in, the surface is watertight and wound outwards
-                closed: self.spec.closed,
-                ..Material::default()
-            },
+            material: Material { roughness: 0.85, specular: 0.06, casts_shadow: fill == Fill::Shaded, fill, wire, ..Material::default() },
             deform: None,
         };
         let mut meshes = vec![instance];
@@ -237,7 +245,9 @@ impl Simulation for TerrainSim {
             let frame_wire = Wire { color: [c[0], c[1], c[2], 1.0], width: (self.spec.wire_width as f32).max(1.5) };
             meshes.extend(cube::decorations(cube, &self.cube_values, &self.grid, self.iso_at(frame), frame_wire));
         }
-        crate::sim::scene_frame(&self.scene, frame, meshes, None)
+        let mut data = crate::sim::scene_frame(&self.scene, frame, meshes, None);
+        data.meshes[0].material.closed = self.seen_closed(frame, data.camera.eye);
+        data
     }
 
     fn fault(&self) -> Option<SimFault> {
@@ -298,4 +308,38 @@ fn sample_field(
         *parts = Some(resample::StaticParts::new(at, grid));
     }
     parts.as_ref().expect("built above").sample(at, grid, field).0
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::scene::{self, KindSpec};
+
+    /// A small walled terrain: ground at 2 m in a 10 × 6 × 10 m block of 24 × 16 × 24 samples
+    /// (half a cell is 0.2 m), with `extra` keys in `[terrain]`.
+    fn sim(extra: &str) -> TerrainSim {
+        let text = format!(
+            "kind = \"terrain\"\n[render]\nframes = 4\nfps = 10\n[terrain]\nresolution = [24, 16, 24]\nsize = [10.0, 6.0, 10.0]\n{extra}\n[terrain.height]\nbase = 2.0\namplitude = 0.5\n"
+        );
+        let s = scene::parse(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
+        let KindSpec::Terrain(t) = &s.kind else { panic!("a terrain scene") };
+        TerrainSim::new(&s, t)
+    }
+
+    #[test]
+    fn only_a_walled_crackless_surface_seen_from_outside_is_drawn_closed() {
+        let far = [30.0, 20.0, 30.0];
+        let walled = sim("");
+        assert!(walled.seen_closed(0, far));
+        assert!(walled.seen_closed(0, [0.0, 5.0, 0.0]), "an eye in the block's air sees the outside");
+        assert!(!walled.seen_closed(0, [0.0, 0.5, 0.0]), "an eye inside the ground sees back faces");
+        assert!(sim("algorithm = \"surface_nets\"").seen_closed(0, far));
+        assert!(sim("algorithm = \"dual_contouring\"").seen_closed(0, far));
+        assert!(sim("iso = 0.1").seen_closed(0, far));
+        assert!(!sim("closed = false").seen_closed(0, far));
+        assert!(!sim("algorithm = \"marching_cubes_classic\"").seen_closed(0, far), "the classic table leaves cracks");
+        assert!(!sim("iso = 0.5").seen_closed(0, far), "above half a cell the walls leave the sides open");
+    }
 }
