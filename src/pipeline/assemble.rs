@@ -97,12 +97,14 @@ fn gif_of_files(
             .map(|_| {
                 let (tx, next) = (tx.clone(), &next);
                 s.spawn(move || -> Result<(), PipelineError> {
+                    // a worker that leaves on an error or a panic takes the files left from the others
+                    let stop = StopOthers { next, total, finished: false };
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(f) = files.get(i) else { return Ok(()) };
-                        let rgba = load(f).inspect_err(|_| next.store(total, Ordering::Relaxed))?;
+                        let Some(f) = files.get(i) else { return stop.finish() };
+                        let rgba = load(f)?;
                         if tx.send((i, output::gif::quantize(&rgba, width, height, dither))).is_err() {
-                            return Ok(()); // the writer stopped; it says why
+                            return stop.finish(); // the writer stopped; it says why
                         }
                     }
                 })
@@ -118,6 +120,29 @@ fn gif_of_files(
         return Err(OutputError::Gif { path: out.to_path_buf(), reason: "not every frame could be encoded".into() }.into());
     }
     Ok(())
+}
+
+/// Left by a worker of [`gif_of_files`] before it finishes (an error or a panic), sets the file
+/// counter past the end so the other workers stop.
+struct StopOthers<'a> {
+    next: &'a std::sync::atomic::AtomicUsize,
+    total: usize,
+    finished: bool,
+}
+
+impl StopOthers<'_> {
+    fn finish(mut self) -> Result<(), PipelineError> {
+        self.finished = true;
+        Ok(())
+    }
+}
+
+impl Drop for StopOthers<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.next.store(self.total, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 /// The GIF of the PNG `frames` (in this order, all `width`×`height`) into `out`, quantized as a
@@ -246,6 +271,17 @@ mod tests {
         assert!(!out.exists(), "no GIF is left behind");
         let n = loaded.into_inner();
         assert!(n < frames.len(), "the workers stop taking files after the failure ({n} of {} loaded)", frames.len());
+
+        // a panic comes out of the call and leaves no GIF either (the guard that stopped the
+        // workers above also runs on unwinding, after the panic message is printed)
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            gif_of_files(&frames, &out, (16, 8), (10.0, true), |f| {
+                assert!(!f.ends_with("frame_005.png"), "a loader bug");
+                Ok(vec![128; 16 * 8 * 4])
+            })
+        }));
+        assert!(panicked.is_err(), "the panic reaches the caller");
+        assert!(!out.exists(), "no GIF is left behind");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
