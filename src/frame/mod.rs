@@ -312,7 +312,8 @@ pub struct Material {
     /// The mesh encloses a solid, its faces wound counter-clockwise seen from outside, and the
     /// camera is outside it: its back faces are always hidden behind its front faces, so an
     /// opaque closed mesh is drawn without them (on a software adapter every covered sample of a
-    /// hidden triangle costs a depth test). The picture does not change.
+    /// hidden triangle costs a depth test). The picture does not change, but for the odd
+    /// silhouette sample a back face used to cover.
     pub closed: bool,
 }
 

@@ -150,30 +150,28 @@ impl CanvasRenderer {
             stencil: Default::default(),
             bias: Default::default(),
         });
-        let shapes_pipeline = |samples: u32, with_depth: bool| {
+        // One 2-D pipeline: `module`'s vs_main and fs_main blended into the colour target, at
+        // `samples` samples, in a pass with depth (the main pass) when `with_depth`, else without.
+        let pipeline = |label: &str,
+                        layout: &wgpu::PipelineLayout,
+                        module: &wgpu::ShaderModule,
+                        buffers: &[Option<wgpu::VertexBufferLayout>],
+                        blend: wgpu::BlendState,
+                        (samples, with_depth): (u32, bool)| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("shapes"),
-                layout: Some(&shapes_layout),
-                vertex: wgpu::VertexState {
-                    module: &shapes_module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: size_of::<ShapeInstance>() as u64,
-                        step_mode: wgpu::VertexStepMode::Instance,
-                        attributes: &ATTRS,
-                    })],
-                },
+                label: Some(label),
+                layout: Some(layout),
+                vertex: wgpu::VertexState { module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers },
                 primitive: wgpu::PrimitiveState::default(),
                 depth_stencil: if with_depth { depth.clone() } else { None },
                 multisample: wgpu::MultisampleState { count: samples, mask: !0, alpha_to_coverage_enabled: false },
                 fragment: Some(wgpu::FragmentState {
-                    module: &shapes_module,
+                    module,
                     entry_point: Some("fs_main"),
                     compilation_options: Default::default(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format: COLOR_FORMAT,
-                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                        blend: Some(blend),
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
                 }),
@@ -181,38 +179,19 @@ impl CanvasRenderer {
                 cache: None,
             })
         };
-        let layer_pipeline = |samples: u32, with_depth: bool| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("canvas layer"),
-                layout: Some(&layer_pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &layer_module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState::default(),
-                depth_stencil: if with_depth { depth.clone() } else { None },
-                multisample: wgpu::MultisampleState { count: samples, mask: !0, alpha_to_coverage_enabled: false },
-                fragment: Some(wgpu::FragmentState {
-                    module: &layer_module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: COLOR_FORMAT,
-                        blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
+        let instances = [Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<ShapeInstance>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &ATTRS,
+        })];
+        let shapes_pipeline = |at| pipeline("shapes", &shapes_layout, &shapes_module, &instances, wgpu::BlendState::ALPHA_BLENDING, at);
+        let layer_pipeline =
+            |at| pipeline("canvas layer", &layer_pipeline_layout, &layer_module, &[], wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING, at);
         CanvasRenderer {
-            shapes: shapes_pipeline(samples, true),
-            shapes_single: shapes_pipeline(1, false),
-            layer: layer_pipeline(samples, true),
-            layer_single: layer_pipeline(1, false),
+            shapes: shapes_pipeline((samples, true)),
+            shapes_single: shapes_pipeline((1, false)),
+            layer: layer_pipeline((samples, true)),
+            layer_single: layer_pipeline((1, false)),
             layer_layout,
             uniform_layout,
             slots: Vec::new(),

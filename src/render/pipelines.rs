@@ -186,8 +186,9 @@ impl Pipelines {
             write_mask: wgpu::ColorWrites::ALL,
         })];
 
-        let background = background_pipeline(device, &frame_only, ms, &color, true);
-        let background_single = background_pipeline(device, &frame_only, Default::default(), &color, false);
+        let bg = module(device, "background");
+        let background = background_pipeline(device, &frame_only, &bg, ms, &color, true);
+        let background_single = background_pipeline(device, &frame_only, &bg, Default::default(), &color, false);
 
         // depth only, into the shadow map
         let depth_pipeline = |label: &str, layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str, buffers| {
@@ -291,20 +292,20 @@ fn depth(write: bool, compare: wgpu::CompareFunction) -> Option<wgpu::DepthStenc
 fn background_pipeline(
     device: &wgpu::Device,
     frame_only: &wgpu::PipelineLayout,
+    bg: &wgpu::ShaderModule,
     ms: wgpu::MultisampleState,
     color: &[Option<wgpu::ColorTargetState>],
     with_depth: bool,
 ) -> wgpu::RenderPipeline {
-    let bg = module(device, "background");
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("background"),
         layout: Some(frame_only),
-        vertex: wgpu::VertexState { module: &bg, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
+        vertex: wgpu::VertexState { module: bg, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: &[] },
         primitive: wgpu::PrimitiveState::default(),
         depth_stencil: if with_depth { depth(false, wgpu::CompareFunction::Always) } else { None },
         multisample: ms,
         fragment: Some(wgpu::FragmentState {
-            module: &bg,
+            module: bg,
             entry_point: Some("fs_main"),
             compilation_options: Default::default(),
             targets: color,

@@ -209,8 +209,7 @@ impl KindTable for TerrainSpec {
     fn cost(&self) -> (f64, f64) {
         // 157 ms a frame at 640×360, 88 ms walled in (its back faces are not drawn); an animated
         // field is re-sampled each frame (cliffs: 33 ms for 645 120 samples), a still one once
-        let culled =
-            self.closed && self.cube.is_none() && self.algorithm != Algorithm::MarchingCubesClassic && self.style != MeshStyle::Wireframe;
+        let culled = self.walled_without_cracks() && self.style != MeshStyle::Wireframe;
         (if culled { 380.0 } else { 680.0 }, if self.is_animated() { self.samples() as f64 * 5e-5 } else { 0.0 })
     }
 }
@@ -479,6 +478,12 @@ fn read_shape(s: &TableReader) -> Option<ShapeSpec> {
 }
 
 impl TerrainSpec {
+    /// Whether the walls close the surface and the algorithm leaves no crack in it (the classic
+    /// table can); whether it is closed at a given frame also depends on the iso level.
+    pub fn walled_without_cracks(&self) -> bool {
+        self.closed && self.cube.is_none() && self.algorithm != Algorithm::MarchingCubesClassic
+    }
+
     /// Does anything in the field change over time?
     pub fn is_animated(&self) -> bool {
         let h = &self.height;

@@ -133,7 +133,7 @@ impl TerrainSim {
         let iso = self.iso_at(frame) as f64;
         let g = &self.grid;
         let half_cell = 0.5 * g.spacing.iter().copied().fold(f64::INFINITY, f64::min);
-        if !self.spec.closed || self.spec.cube.is_some() || self.spec.algorithm == Algorithm::MarchingCubesClassic || iso >= half_cell {
+        if !self.spec.walled_without_cracks() || iso >= half_cell {
             return false;
         }
         let eye = eye.map(f64::from);
