@@ -1,8 +1,14 @@
 //! Build settings from the environment: with `SIMREEL_SKIP_GPU_TESTS` set, the tests that need a
 //! GPU or software adapter are compiled as ignored (`#[cfg_attr(skip_gpu_tests, ignore)]`), so
-//! the test run counts them as ignored instead of reporting them as passed. And a fingerprint of
-//! the sources (`SIMREEL_SOURCE_HASH`, FNV-1a of every file under `src/`): saved simulation
-//! states name the build that wrote them, since the version number stays while the code changes.
+//! the test run counts them as ignored instead of reporting them as passed; with
+//! `SIMREEL_SKIP_PRIVILEGED_TESTS` set (`scripts/test` sets it where the machine does not let the
+//! tests mount a tmpfs or make a file immutable: not root, or not Linux), so are the tests that
+//! need to (`#[cfg_attr(skip_privileged_tests, ignore)]`). And a fingerprint of
+//! everything compiled in that decides what simreel computes and draws (`SIMREEL_SOURCE_HASH`,
+//! FNV-1a of every file under `src/`, `shaders/` and `assets/`, and of `Cargo.toml` and
+//! `Cargo.lock`): saved simulation states, render manifests (what `--resume` and `merge` trust)
+//! and golden reports name the build that wrote them, since the version number stays while the
+//! code changes.
 
 use std::path::{Path, PathBuf};
 
@@ -19,14 +25,24 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(skip_gpu_tests)");
-    println!("cargo::rerun-if-env-changed=SIMREEL_SKIP_GPU_TESTS");
-    if std::env::var_os("SIMREEL_SKIP_GPU_TESTS").is_some() {
-        println!("cargo::rustc-cfg=skip_gpu_tests");
+    for (var, cfg) in [("SIMREEL_SKIP_GPU_TESTS", "skip_gpu_tests"), ("SIMREEL_SKIP_PRIVILEGED_TESTS", "skip_privileged_tests")] {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+        println!("cargo::rerun-if-env-changed={var}");
+        if std::env::var_os(var).is_some() {
+            println!("cargo::rustc-cfg={cfg}");
+        }
     }
-    println!("cargo::rerun-if-changed=src");
+    let inputs = ["src", "shaders", "assets", "Cargo.toml", "Cargo.lock"];
     let mut all = Vec::new();
-    files(Path::new("src"), &mut all);
+    for input in inputs {
+        println!("cargo::rerun-if-changed={input}");
+        let path = Path::new(input);
+        if path.is_dir() {
+            files(path, &mut all);
+        } else {
+            all.push(path.to_path_buf());
+        }
+    }
     all.sort();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for p in &all {

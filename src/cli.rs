@@ -97,7 +97,8 @@ pub enum Command {
         frames_dir: PathBuf,
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
-        #[arg(long, default_value_t = 30.0)]
+        /// Frames per second, more than 0 and at most 100 (GIF delays are whole centiseconds).
+        #[arg(long, default_value_t = 30.0, value_parser = parse_gif_fps)]
         fps: f64,
         /// Scale every frame to this width in pixels, keeping the aspect (Catmull–Rom).
         #[arg(long, value_parser = clap::value_parser!(u32).range(16..=8192))]
@@ -105,6 +106,10 @@ pub enum Command {
         /// Turn off error-diffusion dithering.
         #[arg(long)]
         no_dither: bool,
+        /// Worker threads that quantize frames (default: one per core). The GIF does not depend
+        /// on it.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Option<u32>,
     },
     /// Print a shell completion script, e.g. `simreel completions bash > ~/.local/share/bash-completion/completions/simreel`.
     Completions {
@@ -149,7 +154,7 @@ pub struct PlanArgs {
     pub out: PathBuf,
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub frames: Option<String>,
     #[arg(long, value_name = "LIST", value_parser = parse_formats)]
     pub format: Option<Formats>,
@@ -258,6 +263,15 @@ pub fn parse_seed_range(s: &str) -> Result<(u64, u64), String> {
     Ok((a, b))
 }
 
+/// A GIF's frame rate: in (0, 100].
+pub fn parse_gif_fps(s: &str) -> Result<f64, String> {
+    let fps: f64 = s.trim().parse().map_err(|_| format!("\"{s}\" is not a number of frames per second"))?;
+    if !(fps > 0.0 && fps <= 100.0) {
+        return Err(format!("{fps} fps is outside (0, 100]: more than 0, at most 100 (GIF delays are whole centiseconds)"));
+    }
+    Ok(fps)
+}
+
 /// Firmness 0..=100.
 pub fn parse_firmness(s: &str) -> Result<f64, String> {
     let f: f64 = s.trim().parse().map_err(|_| format!("\"{s}\" is not a number"))?;
@@ -353,8 +367,9 @@ pub struct RenderArgs {
     /// Output folder: frames go to DIR/<scene>/, the GIF to DIR/<scene>.gif.
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub out: PathBuf,
-    /// Frames to render: `0..59`, `1,3,5..10`, `-5..` (the last five); ranges include both ends.
-    #[arg(long, value_name = "SPEC")]
+    /// Frames to render: `0..59`, `1,3,5..10`, `-1` (the last), `-5..` (the last five); ranges
+    /// include both ends.
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub frames: Option<String>,
     /// Override the scene's size, e.g. 320x240.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
@@ -531,5 +546,27 @@ mod tests {
         assert_eq!(parse_firmness("55").unwrap(), 55.0);
         assert!(parse_firmness("101").is_err());
         assert!(parse_firmness("soft").is_err());
+    }
+
+    #[test]
+    fn gif_frame_rates_are_in_zero_exclusive_to_a_hundred() {
+        assert_eq!(parse_gif_fps("100").unwrap(), 100.0);
+        assert_eq!(parse_gif_fps("0.5").unwrap(), 0.5);
+        assert!(parse_gif_fps("0").unwrap_err().contains("outside (0, 100]"));
+        assert!(parse_gif_fps("100.5").unwrap_err().contains("outside (0, 100]"));
+        assert!(parse_gif_fps("NaN").is_err());
+        assert!(parse_gif_fps("fast").is_err());
+    }
+
+    #[test]
+    fn frame_specs_may_start_with_a_minus() {
+        for args in [["simreel", "render", "s.toml", "--frames", "-1"], ["simreel", "render", "s.toml", "--frames", "-5.."]] {
+            let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            let Command::Render(r) = cli.command else { panic!("render") };
+            assert_eq!(r.frames.as_deref(), Some(args[4]));
+        }
+        let cli = Cli::try_parse_from(["simreel", "plan", "s.toml", "--shards", "2", "--slurm", "--frames", "-3.."]).unwrap();
+        let Command::Plan(p) = cli.command else { panic!("plan") };
+        assert_eq!(p.frames.as_deref(), Some("-3.."));
     }
 }

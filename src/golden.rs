@@ -69,7 +69,7 @@ pub fn shard_scenes(scenes: Vec<Scene>, i: u32, n: u32) -> (Vec<Scene>, report::
     let info = report::ReportShard {
         index: i,
         count: n,
-        simreel: env!("CARGO_PKG_VERSION").to_string(),
+        simreel: crate::BUILD.to_string(),
         scenes: all,
         checked: mine.iter().map(|s| s.name.clone()).collect(),
     };
@@ -171,7 +171,7 @@ pub fn merge_reports(paths: &Paths, count: Option<u32>) -> Result<(u32, report::
     // the merged folder's own files are replaced; the shards' folders stay
     for entry in std::fs::read_dir(&base).map_err(|source| OutputError::Read { path: base.clone(), source })?.flatten() {
         if entry.path().is_file() {
-            let _ = std::fs::remove_file(entry.path());
+            crate::output::remove_stale(&entry.path())?;
         }
     }
     for (dir, part) in &parts {
@@ -206,6 +206,8 @@ pub enum GoldenError {
     NoOverride { scene: String, adapter: String },
     #[error("--from-last-run: {0}")]
     NoLastRun(String),
+    #[error("--filter {0}")]
+    Filter(String),
     #[error("{0}")]
     Shards(String),
 }
@@ -375,7 +377,7 @@ pub fn check(
                 None => (false, format!("no golden image in {}", rule.dirs[0].display()), None, None, None),
                 Some((c, file, exp)) => {
                     let alt = if candidates.len() > 1 { format!(" (best of {} approved images)", candidates.len()) } else { String::new() };
-                    (c.verdict.passed(), format!("{}{alt}", c.verdict.name()), Some(c), Some(exp), Some(file.display().to_string()))
+                    (c.verdict.passed(), format!("{}{alt}", c.describe()), Some(c), Some(exp), Some(file.display().to_string()))
                 }
             };
             pairs.push((f, actual.clone(), expected.clone()));
@@ -434,6 +436,28 @@ impl Filter {
             None => Filter { scene: s.to_string(), frames: None },
         }
     }
+
+    /// The golden frames of `scene` (which the filter names) that the filter keeps: all of them
+    /// without a frame spec; an error for a bad spec or a frame that is not a golden frame.
+    pub fn golden_frames(&self, scene: &Scene) -> Result<Vec<u32>, GoldenError> {
+        let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
+        let Some(text) = &self.frames else { return Ok(spec.frames.clone()) };
+        let wanted = crate::scene::frames::parse_frames(text, scene.render.frames)
+            .map_err(|e| GoldenError::Filter(format!("{}:{text}: {e}", self.scene)))?;
+        let others: Vec<String> = wanted.iter().filter(|f| !spec.frames.contains(f)).map(u32::to_string).collect();
+        if !others.is_empty() {
+            let golden: Vec<String> = spec.frames.iter().map(u32::to_string).collect();
+            let (frames, are, them) = if others.len() == 1 { ("frame", "is", "it") } else { ("frames", "are", "them") };
+            return Err(GoldenError::Filter(format!(
+                "{}:{text}: {frames} {} {are} not among {}'s golden frames ({}); add {them} to its [golden] frames first",
+                self.scene,
+                others.join(", "),
+                self.scene,
+                golden.join(", ")
+            )));
+        }
+        Ok(wanted)
+    }
 }
 
 /// What blessing did to one scene.
@@ -463,17 +487,10 @@ pub fn bless(
         }
         let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
         let total = scene.render.frames;
-        let frames: Vec<u32> = match filter.and_then(|f| f.frames.as_deref()) {
-            Some(spec_text) => {
-                let wanted =
-                    crate::scene::frames::parse_frames(spec_text, total).map_err(|e| GoldenError::NoLastRun(format!("--filter: {e}")))?;
-                wanted.into_iter().filter(|f| spec.frames.contains(f)).collect()
-            }
+        let frames = match filter {
+            Some(f) => f.golden_frames(scene)?,
             None => spec.frames.clone(),
         };
-        if frames.is_empty() {
-            continue;
-        }
         let run_dir = paths.run_dir().join(&scene.name);
         let (images, states, adapter_used) = if from_last_run {
             let m = crate::output::manifest::Manifest::read(&run_dir.join("manifest.json"))
@@ -520,7 +537,7 @@ pub fn bless(
                 imgs.push(ia);
                 sts.push(sa);
             }
-            let _ = std::fs::remove_dir_all(&second);
+            crate::output::remove_stale(&second)?;
             if !differ.is_empty() {
                 return Err(GoldenError::NonDeterministic { scene: scene.name.clone(), frames: differ, what });
             }

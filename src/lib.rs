@@ -18,3 +18,10 @@ pub mod render;
 pub mod scene;
 pub mod sim;
 pub mod split;
+pub mod text;
+
+/// This build of simreel: the version and a fingerprint of everything compiled in that decides
+/// what it computes and draws (sources, shaders, fonts, dependencies; see `build.rs`). Two builds
+/// of one version from different code differ here, so a render never trusts another build's
+/// frames, shards or saved states.
+pub const BUILD: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("SIMREEL_SOURCE_HASH"));

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use clap::{CommandFactory, Parser};
@@ -15,6 +15,7 @@ use simreel::cli::{
 use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
 use simreel::render::RenderError;
 use simreel::scene::{self, SceneError};
+use simreel::text::count;
 
 /// Exit codes (documented in README.md).
 mod exit {
@@ -79,7 +80,9 @@ fn code_of(e: &anyhow::Error) -> u8 {
         if let Some(g) = cause.downcast_ref::<simreel::golden::GoldenError>() {
             return match g {
                 simreel::golden::GoldenError::Pipeline(PipelineError::Render(r)) => render_code(r),
-                simreel::golden::GoldenError::NoGolden { .. } | simreel::golden::GoldenError::NoLastRun(_) => exit::BAD_INPUT,
+                simreel::golden::GoldenError::NoGolden { .. }
+                | simreel::golden::GoldenError::NoLastRun(_)
+                | simreel::golden::GoldenError::Filter(_) => exit::BAD_INPUT,
                 _ => exit::RUNTIME,
             };
         }
@@ -102,7 +105,7 @@ fn render_code(r: &RenderError) -> u8 {
 
 /// Some checked frames did not match their goldens.
 #[derive(Debug, thiserror::Error)]
-#[error("{failed} of {checked} golden checks failed; report: {report}")]
+#[error("{failed} of {} failed; report: {report}", count(*checked as u64, "golden check", "golden checks"))]
 struct GoldenMismatch {
     failed: usize,
     checked: usize,
@@ -125,13 +128,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cargo { action: CargoCommand::Probe(args) } => cargo_probe(&args),
         Command::Merge { out, scenes, format, wait, shards, quiet } => merge(&out, &scenes, format.as_ref(), wait, shards, quiet),
         Command::Plan(args) => plan(&args),
-        Command::Gif { frames_dir, output, fps, width, no_dither } => {
-            if !(fps > 0.0 && fps <= 100.0) {
-                return Err(BadInput(format!("--fps {fps} is outside 0..100 (GIF delays are whole centiseconds)")).into());
-            }
+        Command::Gif { frames_dir, output, fps, width, no_dither, threads } => {
             let settings = simreel::output::gif::GifSettings { fps, dither: !no_dither };
-            let n = pipeline::gif_from_folder(&frames_dir, &output, settings, width)?;
-            eprintln!("wrote {} ({n} frames at {fps} fps)", output.display());
+            let pool = worker_pool(threads)?;
+            let n = pool.install(|| pipeline::gif_from_folder(&frames_dir, &output, settings, width))?;
+            eprintln!("wrote {} ({} at {fps} fps)", output.display(), count(n as u64, "frame", "frames"));
             Ok(())
         }
         Command::Completions { shell } => {
@@ -204,7 +205,8 @@ fn merge(
             }
         };
         if !quiet {
-            let mut what = vec![format!("{} frames from {} shards", merged.frames, merged.shards)];
+            let mut what =
+                vec![format!("{} from {}", count(merged.frames as u64, "frame", "frames"), count(merged.shards.into(), "shard", "shards"))];
             what.extend(merged.gif.iter().chain(&merged.animations).map(|p| p.display().to_string()));
             eprintln!("{}: merged {} ({})", scene.name, what.join(", "), merged.manifest.display());
         }
@@ -273,14 +275,19 @@ fn cargo_probe(args: &CargoProbeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Worker threads: `threads`, or one per core.
+fn worker_pool(threads: Option<u32>) -> anyhow::Result<rayon::ThreadPool> {
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        pool = pool.num_threads(t as usize);
+    }
+    pool.build().context("starting worker threads")
+}
+
 fn dice_stats(args: &DiceStatsArgs) -> anyhow::Result<()> {
     use simreel::sim::dice::stats::{self, StudySpec};
     let spec = StudySpec { dice: args.dice as usize, seeds: args.seeds, rolls_per_seed: args.rolls_per_seed, firmness: args.firmness };
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = args.threads {
-        pool = pool.num_threads(t as usize);
-    }
-    let pool = pool.build().context("starting worker threads")?;
+    let pool = worker_pool(args.threads)?;
     let bar = if args.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(spec.rolls()) };
     bar.set_style(
         indicatif::ProgressStyle::with_template("{spinner} rolling [{bar:30}] {pos}/{len} rolls, {elapsed} (eta {eta})")
@@ -294,52 +301,12 @@ fn dice_stats(args: &DiceStatsArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", study.to_json());
     } else {
-        print!("{}", stats_table(&study));
+        print!("{}", study.table());
     }
     if !args.quiet {
-        eprintln!("finished in {elapsed:.1} s on {} threads", pool.current_num_threads());
+        eprintln!("finished in {elapsed:.1} s on {}", count(pool.current_num_threads() as u64, "thread", "threads"));
     }
     Ok(())
-}
-
-/// The human-readable study summary.
-fn stats_table(study: &simreel::sim::dice::stats::Study) -> String {
-    use std::fmt::Write;
-    let s = &study.spec;
-    let mut o = String::new();
-    let dice = study.rolls.len() * s.dice;
-    let _ = writeln!(
-        o,
-        "{} dice, seeds {}..{}, {} rolls each: {} rolls, {} dice read, firmness {}",
-        s.dice,
-        s.seeds.0,
-        s.seeds.1,
-        s.rolls_per_seed,
-        study.rolls.len(),
-        dice,
-        s.firmness
-    );
-    let faces = study.face_counts().iter().enumerate().map(|(i, c)| format!("{}: {c}", i + 1)).collect::<Vec<_>>().join("  ");
-    let _ = writeln!(o, "faces           {faces}");
-    let chi = study.chi_square();
-    let verdict = if chi < 11.07 { "no sign of bias" } else { "biased at α = 0.05" };
-    let _ = writeln!(o, "chi-square      {chi:.2} (df 5, critical 11.07 at α = 0.05: {verdict})");
-    let st = study.settle_s();
-    let _ = writeln!(o, "settle (s)      median {:.2}, p95 {:.2}, max {:.2} (throw to first stillness)", st.median, st.p95, st.max);
-    let rs = study.result_s();
-    let _ = writeln!(o, "result (s)      median {:.2}, p95 {:.2}, max {:.2} (throw to final reading)", rs.median, rs.p95, rs.max);
-    let _ = writeln!(o, "cocked          {} rolls (lowest confidence {:.3}; threshold 0.86)", study.cocked(), study.lowest_confidence());
-    let _ = writeln!(o, "nudges          {}", study.nudges());
-    let _ = writeln!(o, "fence contacts  {} dice touched the fence", study.fence_contacts());
-    if study.unsettled() > 0 {
-        let _ = writeln!(
-            o,
-            "unsettled       {} rolls still moving after {} s",
-            study.unsettled(),
-            simreel::sim::dice::roller::MAX_ROLL_SECONDS
-        );
-    }
-    o
 }
 
 fn validate(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
@@ -347,11 +314,11 @@ fn validate(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
     for p in paths {
         match scene::load(p) {
             Ok(s) => println!(
-                "{}: ok ({} scene \"{}\", {} frames at {}×{}; a render needs about {})",
+                "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",
                 p.display(),
                 s.kind.name(),
                 s.name,
-                s.render.frames,
+                count(s.render.frames.into(), "frame", "frames"),
                 s.render.width,
                 s.render.height,
                 scene::error::human_bytes(s.memory_estimate(8).0)
@@ -432,7 +399,7 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
         });
     }
     if let Some((i, n)) = shard {
-        jobs = simreel::split::shard_jobs(jobs, i, n);
+        jobs = simreel::split::shard_jobs(jobs, i, n)?;
         if !args.quiet {
             let took: Vec<String> = jobs.iter().map(|j| format!("{} ({})", j.scene.name, cli::frames_text(&j.frames))).collect();
             eprintln!(
@@ -442,12 +409,9 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
         }
     }
     let cancel = Arc::new(AtomicBool::new(false));
-    let flag = cancel.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(exit::INTERRUPTED as i32); // a second Ctrl-C does not wait
-        }
-    });
+    if let Err(why) = pipeline::stop_on_interrupt(cancel.clone(), exit::INTERRUPTED.into()) {
+        eprintln!("warning: {why}");
+    }
     let mode = if args.quiet {
         ProgressMode::Quiet
     } else if args.progress == Some(ProgressArg::Json) {
@@ -458,27 +422,48 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
     for job in &jobs {
         let outcome = pipeline::run(job, mode, &cancel).with_context(|| format!("rendering {}", job.scene.path.display()))?;
         if mode == ProgressMode::Bars {
-            let t = &outcome.manifest.timings;
-            let mut what = Vec::new();
-            if !outcome.manifest.frames.is_empty() {
-                what.push(format!("{} frames in {}", outcome.manifest.frames.len(), outcome.frames_dir.display()));
-            }
-            if let Some(g) = &outcome.gif {
-                what.push(g.display().to_string());
-            }
-            what.extend(outcome.animations.iter().map(|a| a.display().to_string()));
-            eprintln!(
-                "{}: wrote {} ({:.1} frames/s on {}; slowest stage: {}{})",
-                job.scene.name,
-                what.join(" and "),
-                t.frames_per_second,
-                outcome.manifest.adapter,
-                t.slowest_stage,
-                if outcome.reused > 0 { format!("; {} frames kept from the last run", outcome.reused) } else { String::new() }
-            );
+            eprintln!("{}", render_summary(&job.scene.name, &outcome));
         }
     }
     Ok(())
+}
+
+/// What a finished render says: what it wrote, how fast it rendered (frames kept by `--resume`
+/// are not counted), and what it kept or could not keep from the last run.
+fn render_summary(name: &str, outcome: &pipeline::Outcome) -> String {
+    let t = &outcome.manifest.timings;
+    let dir = outcome.frames_dir.display();
+    let mut files: Vec<String> = outcome.gif.iter().chain(&outcome.animations).map(|p| p.display().to_string()).collect();
+    let mut notes = Vec::new();
+    if let Some(why) = &outcome.stale {
+        notes.push(format!("{why}: rendered again"));
+    }
+    if outcome.reused > 0 {
+        notes.push(format!("{} kept from the last run", count(outcome.reused as u64, "frame", "frames")));
+    }
+    let notes = if notes.is_empty() { String::new() } else { format!("; {}", notes.join("; ")) };
+    if outcome.rendered == 0 {
+        let wrote = if files.is_empty() { String::new() } else { format!("; wrote {}", files.join(" and ")) };
+        let kept = count(outcome.reused as u64, "frame", "frames");
+        return format!("{name}: nothing to render: {kept} in {dir} kept from the last run{wrote}");
+    }
+    if !outcome.manifest.frames.is_empty() {
+        files.insert(0, format!("{} in {dir}", count(outcome.rendered as u64, "frame", "frames")));
+    } else {
+        files.insert(0, count(outcome.rendered as u64, "frame", "frames"));
+    }
+    format!(
+        "{name}: wrote {} ({:.1} frames/s on {}; slowest stage: {}{notes})",
+        files.join(" and "),
+        t.frames_per_second,
+        outcome.manifest.adapter,
+        t.slowest_stage
+    )
+}
+
+/// "all 62 golden frames match", "the 1 golden frame matches".
+fn all_match(n: usize) -> String {
+    if n == 1 { "the 1 golden frame matches".into() } else { format!("all {n} golden frames match") }
 }
 
 /// `simreel golden merge`: the shards' reports as one; exit code 4 when a frame failed.
@@ -494,7 +479,13 @@ fn golden_merge(args: &cli::GoldenMergeArgs) -> anyhow::Result<()> {
         return Err(GoldenMismatch { failed, checked: report.records.len(), report: html.display().to_string() }.into());
     }
     if !args.quiet {
-        eprintln!("{n} shards: all {} golden frames match on {}; report: {}", report.records.len(), report.adapter, html.display());
+        eprintln!(
+            "{}: {} on {}; report: {}",
+            count(n.into(), "shard", "shards"),
+            all_match(report.records.len()),
+            report.adapter,
+            html.display()
+        );
     }
     Ok(())
 }
@@ -577,25 +568,32 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
                 .into());
             }
             if !args.quiet && !summary.entries.is_empty() {
-                eprintln!("all {} golden frames match on {}", summary.entries.len(), summary.adapter);
+                eprintln!("{} on {}", all_match(summary.entries.len()), summary.adapter);
             }
             Ok(())
         }
         GoldenCommand::Bless { filter, from_last_run, .. } => {
             let filter = filter.as_deref().map(simreel::golden::Filter::parse);
             if let Some(f) = &filter {
-                if !scenes.iter().any(|s| s.name == f.scene) {
+                let Some(scene) = scenes.iter().find(|s| s.name == f.scene) else {
                     return Err(BadInput(format!(
                         "--filter: no scene named \"{}\" among {}",
                         f.scene,
                         scenes.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
                     ))
                     .into());
-                }
+                };
+                f.golden_frames(scene)?; // a bad frame spec is said before anything renders
             }
             let done = simreel::golden::bless(&scenes, filter.as_ref(), *from_last_run, &dirs, &args.adapter.request(), mode)?;
             for b in &done {
-                eprintln!("{}: {} file(s) written, {} image(s) unchanged in {}", b.scene, b.written.len(), b.unchanged, b.dir.display());
+                eprintln!(
+                    "{}: {} written, {} unchanged in {}",
+                    b.scene,
+                    count(b.written.len() as u64, "file", "files"),
+                    count(b.unchanged as u64, "image", "images"),
+                    b.dir.display()
+                );
                 for w in &b.written {
                     eprintln!("  {}", w.display());
                 }
@@ -630,10 +628,10 @@ fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32, algorithm: Op
         _ => "",
     };
     eprintln!(
-        "wrote {} ({} vertices, {} triangles, frame {frame}, {algorithm})",
+        "wrote {} ({}, {}, frame {frame}, {algorithm})",
         out.display(),
-        m.data.positions.len(),
-        m.data.indices.len() / 3
+        count(m.data.positions.len() as u64, "vertex", "vertices"),
+        count((m.data.indices.len() / 3) as u64, "triangle", "triangles")
     );
     Ok(())
 }

@@ -143,8 +143,9 @@ fn info(m: &Manifest) -> ShardInfo {
 
 /// How shard manifest `m` disagrees with `first` (another shard's of the same scene), if it does.
 fn disagreement(m: &Manifest, first: &Manifest) -> Option<String> {
-    if m.simreel != first.simreel {
-        return Some(format!("simreel {} against {}", m.simreel, first.simreel));
+    if (&m.simreel, &m.build) != (&first.simreel, &first.build) {
+        let build = |m: &Manifest| if m.build.is_empty() { format!("{} (an earlier build)", m.simreel) } else { m.build.clone() };
+        return Some(format!("rendered by simreel {} against {}", build(m), build(first)));
     }
     if m.scene_hash != first.scene_hash {
         return Some(format!("scene hash {} against {}", m.scene_hash, first.scene_hash));

@@ -7,6 +7,8 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use crate::text::count;
+
 /// The render options passed on to every shard, as `render` takes them.
 #[derive(Clone, Debug, Default)]
 pub struct RenderOptions {
@@ -19,13 +21,13 @@ pub struct RenderOptions {
 }
 
 impl RenderOptions {
-    /// The options as arguments, `--out` left to the caller.
+    /// The options as arguments, `--out` left to the caller. Each is one `--key=value` word, so
+    /// a value that starts with `-` (`--frames=-5..`) is never read as an option.
     fn args(&self) -> Vec<String> {
         let mut a = Vec::new();
         let mut put = |k: &str, v: Option<String>| {
             if let Some(v) = v {
-                a.push(k.to_string());
-                a.push(v);
+                a.push(format!("{k}={v}"));
             }
         };
         put("--size", self.size.map(|(w, h)| format!("{w}x{h}")));
@@ -122,7 +124,11 @@ pub fn slurm(binary: &str, scenes: &[PathBuf], shards: u32, render: &RenderOptio
     let names = scenes.iter().filter_map(|s| s.file_stem()).map(|s| s.to_string_lossy()).collect::<Vec<_>>().join(", ");
     let mut o = String::new();
     let _ = writeln!(o, "#!/usr/bin/env bash");
-    let _ = writeln!(o, "# Written by `simreel plan --slurm`: {names} in {shards} shards as a Slurm job array, then one job");
+    let _ = writeln!(
+        o,
+        "# Written by `simreel plan --slurm`: {names} in {} as a Slurm job array, then one job",
+        count(shards.into(), "shard", "shards")
+    );
     let _ = writeln!(o, "# that merges them once every shard succeeded. Run it where sbatch works: bash <this file>.");
     let _ = writeln!(o, "set -euo pipefail");
     let _ = writeln!(o, "cd {}", sh(&cwd.display().to_string()));
@@ -217,7 +223,11 @@ pub fn kubernetes(binary: &str, scenes: &[PathBuf], shards: u32, render: &Render
     let volume = format!("      volumes:\n      - name: out\n        persistentVolumeClaim:\n          claimName: {}\n", q(&k.claim));
     let names = scenes.iter().filter_map(|s| s.file_stem()).map(|s| s.to_string_lossy()).collect::<Vec<_>>().join(", ");
     let mut o = String::new();
-    let _ = writeln!(o, "# Written by `simreel plan --k8s`: {names} in {shards} shards as an Indexed Job, and a Job that");
+    let _ = writeln!(
+        o,
+        "# Written by `simreel plan --k8s`: {names} in {} as an Indexed Job, and a Job that",
+        count(shards.into(), "shard", "shards")
+    );
     let _ = writeln!(o, "# merges them when all are written. Apply with: kubectl apply -f <this file>");
     let _ = writeln!(
         o,

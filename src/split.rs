@@ -100,8 +100,9 @@ pub fn whole(costs: &[f64], n: u32) -> Vec<Vec<usize>> {
 
 /// Shard `i` of `n`'s share of `jobs`: the frames of every scene laid end to end and cut by
 /// estimated cost ([`by_cost`]); every shard of a split render gets the same
-/// arguments, so they agree on the whole. Scenes this shard takes no frames of are left out.
-pub fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Vec<Job> {
+/// arguments, so they agree on the whole. Scenes this shard takes no frames of are left out, and
+/// a manifest this shard left in one of them in an earlier split is removed.
+pub fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Result<Vec<Job>, crate::output::OutputError> {
     let work: Vec<(usize, f64)> = jobs.iter().map(|j| (j.frames.len(), frame_cost(&j.scene))).collect();
     let split = by_cost(&work, n);
     let blocks_of = |k: usize| -> Vec<Block> {
@@ -115,20 +116,19 @@ pub fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Vec<Job> {
             })
             .collect()
     };
-    jobs.into_iter()
-        .enumerate()
-        .filter_map(|(k, mut job)| {
-            let info = ShardInfo { index: i, count: n, selection: std::mem::take(&mut job.frames), blocks: blocks_of(k) };
-            job.frames = info.frames_of(i).to_vec();
-            if job.frames.is_empty() {
-                // an earlier split's manifest of this shard would look like a part of this one
-                let _ = std::fs::remove_file(job.out_dir.join(&job.scene.name).join(ShardInfo::file_name(i, n)));
-                return None;
-            }
-            job.shard = Some(info);
-            Some(job)
-        })
-        .collect()
+    let mut mine = Vec::new();
+    for (k, mut job) in jobs.into_iter().enumerate() {
+        let info = ShardInfo { index: i, count: n, selection: std::mem::take(&mut job.frames), blocks: blocks_of(k) };
+        job.frames = info.frames_of(i).to_vec();
+        if job.frames.is_empty() {
+            // an earlier split's manifest of this shard would look like a part of this one
+            crate::output::remove_stale(&job.out_dir.join(&job.scene.name).join(ShardInfo::file_name(i, n)))?;
+            continue;
+        }
+        job.shard = Some(info);
+        mine.push(job);
+    }
+    Ok(mine)
 }
 
 #[cfg(test)]

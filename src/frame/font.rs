@@ -17,6 +17,25 @@ pub fn text_width(text: &str, size: f32) -> f32 {
     width_of(&font.as_scaled(PxScale::from(size)), text)
 }
 
+/// `size`, or less where `text` would be wider than `room` at `size`: the em size at which it fits.
+pub fn fitting_size(text: &str, size: f32, room: f32) -> f32 {
+    let width = text_width(text, size);
+    if width > room && width > 0.0 { size * room.max(0.0) / width } else { size }
+}
+
+/// The box `text` covers when drawn at `at` (its anchor on the baseline) with `align`: min and
+/// max corners, the font's ascent above the baseline to its descent below.
+pub fn text_box(text: &str, size: f32, at: [f32; 2], align: crate::frame::Align) -> ([f32; 2], [f32; 2]) {
+    let width = text_width(text, size);
+    let left = match align {
+        crate::frame::Align::Left => at[0],
+        crate::frame::Align::Center => at[0] - width / 2.0,
+        crate::frame::Align::Right => at[0] - width,
+    };
+    let (ascent, descent) = ascent_descent(size);
+    ([left, at[1] - ascent], [left + width, at[1] + descent])
+}
+
 /// Height above the baseline of the font's tallest glyphs, and depth below it, at em size `size`.
 pub fn ascent_descent(size: f32) -> (f32, f32) {
     let font = font();

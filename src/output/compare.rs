@@ -1,12 +1,15 @@
-//! Image comparison for golden checks, cheapest layer first: identical pixels pass; otherwise a
-//! per-channel threshold with a budget of differing pixels; otherwise the perceptual FLIP metric
-//! (NVIDIA's, through the `nv-flip` crate: mean and 99th percentile of the per-pixel error). Alpha is
+//! Image comparison for golden checks, cheapest layer first: identical pixels pass; otherwise no
+//! compact region of change may be found (the spatial layer, `super::regions`, which every check
+//! applies), and then a per-channel threshold with a budget of differing pixels must hold, or else
+//! the perceptual FLIP metric (NVIDIA's, through the `nv-flip` crate: mean and 99th percentile of
+//! the per-pixel error). Alpha is
 //! compared as a fourth channel when either image is not opaque, and FLIP sees the colours
 //! composited over mid-grey. Images of different sizes are padded (magenta) so the difference
 //! can still be shown. Also the pictures a failure report needs: heatmap, signed difference,
 //! three-panel strip.
 
 use super::png::Decoded;
+use super::regions::{self, Region};
 use crate::scene::golden::Tolerance;
 
 /// How a comparison ended.
@@ -17,6 +20,8 @@ pub enum Verdict {
     WithinChannel,
     /// Beyond the per-channel budget, within the FLIP limits.
     Perceptual,
+    /// A compact region of change, whatever the pixel counts say.
+    Region,
     Different,
     SizeMismatch,
 }
@@ -31,6 +36,7 @@ impl Verdict {
             Verdict::Identical => "identical",
             Verdict::WithinChannel => "within per-channel tolerance",
             Verdict::Perceptual => "within FLIP tolerance",
+            Verdict::Region => "compact difference",
             Verdict::Different => "different",
             Verdict::SizeMismatch => "size mismatch",
         }
@@ -51,14 +57,37 @@ pub struct Comparison {
     pub flip_mean: Option<f64>,
     pub flip_p99: Option<f64>,
     pub flip_map: Option<Vec<f32>>,
+    /// Regions heavier than the tolerance's `max_region`, heaviest first: each fails the frame.
+    pub regions: Vec<Region>,
+    /// The weight of the heaviest region of change (0 when none).
+    pub heaviest_region: u32,
+    /// The tolerance's `max_region` it was judged by.
+    pub region_limit: u32,
+    /// What the pixel-count and FLIP layers alone say: a frame failed by its regions only passes
+    /// here.
+    pub without_regions: Verdict,
 }
 
 impl Comparison {
+    /// The verdict in words, with where the heaviest failing region is.
+    pub fn describe(&self) -> String {
+        match self.regions.first() {
+            Some(r) if self.verdict == Verdict::Region => format!("{}: {}", self.verdict.name(), region_text(r, self.region_limit)),
+            _ => self.verdict.name().to_string(),
+        }
+    }
+
     /// A single number for sorting failures worst first.
     pub fn severity(&self) -> f64 {
         let size = if self.verdict == Verdict::SizeMismatch { 10.0 } else { 0.0 };
-        size + self.flip_mean.unwrap_or(0.0) + self.differing_pixels as f64 / (self.width as f64 * self.height as f64).max(1.0)
+        let region = if self.regions.is_empty() { 0.0 } else { 1.0 };
+        size + region + self.flip_mean.unwrap_or(0.0) + self.differing_pixels as f64 / (self.width as f64 * self.height as f64).max(1.0)
     }
+}
+
+/// One region in words: `12×12 px at (217, 61), weight 144 > 7`.
+pub fn region_text(r: &Region, limit: u32) -> String {
+    format!("{}×{} px at ({}, {}), weight {} > {limit}", r.width, r.height, r.x, r.y, r.weight)
 }
 
 /// Pads `img` to `w` × `h`; new pixels are opaque magenta.
@@ -140,6 +169,10 @@ pub fn compare(expected: &Decoded, actual: &Decoded, tol: &Tolerance) -> Compari
         flip_mean: None,
         flip_p99: None,
         flip_map: None,
+        regions: Vec::new(),
+        heaviest_region: 0,
+        region_limit: tol.max_region,
+        without_regions: Verdict::Identical,
     };
     if same_size && e.rgba == a.rgba {
         return c;
@@ -153,22 +186,31 @@ pub fn compare(expected: &Decoded, actual: &Decoded, tol: &Tolerance) -> Compari
         }
     }
     c.mean_abs_diff = mean_abs_diff(&e, &a);
+    let found = regions::regions(&e, &a, channels, tol.channel);
+    c.heaviest_region = found.first().map_or(0, |r| r.weight);
+    c.regions = found.into_iter().filter(|r| r.weight > tol.max_region).collect();
     if same_size && tol.max_pixels.allows(c.differing_pixels, w as u64 * h as u64) {
+        c.without_regions = Verdict::WithinChannel;
         c.verdict = Verdict::WithinChannel;
-        return c;
+        if c.regions.is_empty() {
+            return c;
+        }
     }
     let map = flip_map(&e, &a);
     let (mean, p99) = mean_and_p99(&map);
     c.flip_mean = Some(mean);
     c.flip_p99 = Some(p99);
     c.flip_map = Some(map);
-    c.verdict = if !same_size {
-        Verdict::SizeMismatch
-    } else if tol.flip_mean > 0.0 && mean <= tol.flip_mean && p99 <= tol.flip_p99 {
-        Verdict::Perceptual
-    } else {
-        Verdict::Different
-    };
+    if c.without_regions != Verdict::WithinChannel {
+        c.without_regions = if !same_size {
+            Verdict::SizeMismatch
+        } else if tol.flip_mean > 0.0 && mean <= tol.flip_mean && p99 <= tol.flip_p99 {
+            Verdict::Perceptual
+        } else {
+            Verdict::Different
+        };
+    }
+    c.verdict = if c.without_regions.passed() && !c.regions.is_empty() { Verdict::Region } else { c.without_regions };
     c
 }
 
@@ -234,7 +276,7 @@ mod tests {
     }
 
     fn tol(channel: u8, max_pixels: PixelBudget, flip_mean: f64, flip_p99: f64) -> Tolerance {
-        Tolerance { channel, max_pixels, flip_mean, flip_p99, reason: "test".into() }
+        Tolerance { channel, max_pixels, flip_mean, flip_p99, max_region: crate::scene::golden::DEFAULT_MAX_REGION, reason: "test".into() }
     }
 
     #[test]
@@ -269,11 +311,49 @@ mod tests {
         assert!(mean > 0.01 && mean < 0.1, "{mean}");
         let (mean, p99) = mean_and_p99(&flip_map(&solid(32, 32, [40, 90, 200, 255]), &solid(32, 32, [40, 90, 200, 255])));
         assert_eq!((mean, p99), (0.0, 0.0));
-        // The perceptual layer passes a small uniform step only when its limits allow it.
+        // The perceptual layer passes a small uniform step only when its limits allow it (and the
+        // spatial layer is opened wide: beyond the channel threshold, a uniform step is one solid
+        // region of change)...
         let (a, b) = (solid(32, 32, [128, 128, 128, 255]), solid(32, 32, [130, 130, 130, 255]));
-        assert_eq!(compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.1, 0.1)).verdict, Verdict::Perceptual);
-        assert_eq!(compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.01, 0.1)).verdict, Verdict::Different);
-        assert_eq!(compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.0, 0.0)).verdict, Verdict::Different);
+        let open = |flip_mean, flip_p99| Tolerance { max_region: u32::MAX, ..tol(0, PixelBudget::Count(0), flip_mean, flip_p99) };
+        assert_eq!(compare(&a, &b, &open(0.1, 0.1)).verdict, Verdict::Perceptual);
+        assert_eq!(compare(&a, &b, &open(0.01, 0.1)).verdict, Verdict::Different);
+        assert_eq!(compare(&a, &b, &open(0.0, 0.0)).verdict, Verdict::Different);
+        // ... which it is not by default: the FLIP limits cannot absorb a compact change
+        let c = compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.1, 0.1));
+        assert_eq!((c.verdict, c.without_regions), (Verdict::Region, Verdict::Perceptual));
+        assert_eq!(c.regions, vec![Region { x: 0, y: 0, width: 32, height: 32, pixels: 1024, weight: 1024 }]);
+    }
+
+    #[test]
+    fn a_compact_patch_fails_within_the_pixel_budget_and_the_flip_limits() {
+        // the case in small: 144 inverted pixels in a 12×12 block are within a budget of
+        // 144 pixels and a FLIP mean of 0.2, yet fail; scattered, the same pixels pass
+        let a = Decoded {
+            width: 120,
+            height: 120,
+            rgba: (0..120 * 120).flat_map(|i| [(i % 120 * 2) as u8, 90, (i / 120 * 2) as u8, 255]).collect(),
+        };
+        let invert = |img: &mut Decoded, x: usize, y: usize| {
+            for c in 0..3 {
+                img.rgba[(y * 120 + x) * 4 + c] = 255 - img.rgba[(y * 120 + x) * 4 + c];
+            }
+        };
+        let t = tol(2, PixelBudget::Count(144), 0.2, 1.0);
+        let mut block = a.clone();
+        for k in 0..144 {
+            invert(&mut block, 50 + k % 12, 40 + k / 12);
+        }
+        let c = compare(&a, &block, &t);
+        assert_eq!((c.verdict, c.without_regions, c.differing_pixels), (Verdict::Region, Verdict::WithinChannel, 144));
+        assert_eq!((c.regions[0].x, c.regions[0].y, c.regions[0].width, c.regions[0].height), (50, 40, 12, 12));
+        assert!(c.verdict.name().contains("compact") && c.describe().contains("12×12 px at (50, 40)"), "{}", c.describe());
+        let mut scattered = a.clone();
+        for k in 0..144 {
+            invert(&mut scattered, 3 + k % 12 * 9, 5 + k / 12 * 9);
+        }
+        let c = compare(&a, &scattered, &t);
+        assert_eq!((c.verdict, c.heaviest_region), (Verdict::WithinChannel, 1));
     }
 
     #[test]

@@ -58,25 +58,36 @@ pub struct Quantized {
     pub dither: bool,
 }
 
+/// Why a frame has no palette: the quantizer's own message.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot make a palette for a {width}×{height} frame: {reason}")]
+pub struct QuantizeError {
+    pub width: u32,
+    pub height: u32,
+    pub reason: String,
+}
+
 /// The palette of one RGBA8 frame (alpha ignored: frames are opaque). Single-threaded, so that
 /// many frames can be quantized side by side.
-pub fn quantize(rgba: &[u8], width: u32, height: u32, dither: bool) -> Quantized {
+pub fn quantize(rgba: &[u8], width: u32, height: u32, dither: bool) -> Result<Quantized, QuantizeError> {
     let source: Vec<[u8; 3]> = rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
     let pixels: Vec<Srgb<u8>> = source.iter().map(|p| Srgb::new(p[0], p[1], p[2])).collect();
-    let palette = ImageRef::new(width, height, pixels.as_slice())
-        .ok()
-        .and_then(|image| {
-            Pipeline::new()
-                .palette_size(PaletteSize::from_u16_clamped(255))
-                .quantize_method(QuantizeMethod::Kmeans(KmeansOptions::new().sampling_factor(KMEANS_SAMPLING).seed(0)))
-                .parallel(false)
-                .input_image(image)
-                .output_srgb8_palette()
-        })
-        .map(|p| p.iter().map(|c| [c.red, c.green, c.blue]).collect::<Vec<_>>())
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| vec![[0; 3]]);
-    Quantized { width, height, palette, source, dither }
+    let fail = |reason: String| QuantizeError { width, height, reason };
+    let image = ImageRef::new(width, height, pixels.as_slice()).map_err(|e| fail(e.to_string()))?;
+    let palette: Vec<[u8; 3]> = Pipeline::new()
+        .palette_size(PaletteSize::from_u16_clamped(255))
+        .quantize_method(QuantizeMethod::Kmeans(KmeansOptions::new().sampling_factor(KMEANS_SAMPLING).seed(0)))
+        .parallel(false)
+        .input_image(image)
+        .output_srgb8_palette()
+        .ok_or_else(|| fail("the frame is empty or has more pixels than the quantizer takes".into()))?
+        .iter()
+        .map(|c| [c.red, c.green, c.blue])
+        .collect();
+    if palette.is_empty() {
+        return Err(fail("the quantizer returned an empty palette".into()));
+    }
+    Ok(Quantized { width, height, palette, source, dither })
 }
 
 /// Squared distance of a palette colour to a target, in 8-bit sRGB units.
@@ -323,6 +334,17 @@ impl<W: Write> GifWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_the_quantizer_cannot_take_is_an_error_not_a_black_palette() {
+        // four pixels said to be 3×3: the quantizer refuses; before, the frame became one black colour
+        let rgba = [200u8, 30, 40, 255].repeat(4);
+        let e = quantize(&rgba, 3, 3, true).unwrap_err();
+        assert_eq!((e.width, e.height), (3, 3));
+        assert!(e.to_string().starts_with("cannot make a palette for a 3×3 frame: "), "{e}");
+        let q = quantize(&rgba, 2, 2, true).unwrap();
+        assert_eq!(q.palette, vec![[200, 30, 40]]);
+    }
 
     /// A small deterministic stream for test data (64-bit LCG, high bits).
     fn stream(seed: u64) -> impl FnMut() -> u8 {

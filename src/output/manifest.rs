@@ -8,11 +8,14 @@ use super::OutputError;
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct Manifest {
     pub simreel: String,
+    /// The build that wrote it ([`crate::BUILD`]); empty in manifests of earlier builds.
+    #[serde(default)]
+    pub build: String,
     pub scene: String,
     pub scene_file: String,
     /// FNV-1a of the scene file, hex.
     pub scene_hash: String,
-    /// Everything that decides the pixels besides the scene file (size, MSAA, adapter), hashed.
+    /// Everything that decides the pixels besides the scene file (size, MSAA, adapter, build), hashed.
     pub settings_hash: String,
     pub kind: String,
     pub seed: u64,

@@ -10,6 +10,7 @@ pub mod manifest;
 pub mod mesh_file;
 pub mod picture;
 pub mod png;
+pub mod regions;
 pub mod report;
 
 use std::io::Write;
@@ -25,6 +26,12 @@ pub enum OutputError {
     },
     #[error("cannot read {}", path.display())]
     Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot remove {}, which is stale; remove it by hand and run again", path.display())]
+    Remove {
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -47,6 +54,20 @@ pub enum OutputError {
 
 fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     move |source| OutputError::Write { path: path.to_path_buf(), source }
+}
+
+/// Removes a stale file, or a folder with everything in it; one that is not there is fine. Any
+/// other failure is an error: what is left could be taken for new output.
+pub fn remove_stale(path: &Path) -> Result<(), OutputError> {
+    let removed = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) => Err(e),
+    };
+    match removed {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(OutputError::Remove { path: path.to_path_buf(), source: e }),
+        _ => Ok(()),
+    }
 }
 
 /// The temporary name a file is written under before it is renamed to `path`.
@@ -142,6 +163,24 @@ mod tests {
         let d = std::env::temp_dir().join(format!("simreel-output-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
+    }
+
+    #[test]
+    fn stale_files_and_folders_go_and_a_failure_to_remove_one_is_an_error() {
+        let dir = scratch("stale");
+        std::fs::create_dir_all(dir.join("report/old")).unwrap();
+        std::fs::write(dir.join("report/old/a.png"), b"x").unwrap();
+        std::fs::write(dir.join("shard.json"), b"{}").unwrap();
+        remove_stale(&dir.join("report")).unwrap();
+        remove_stale(&dir.join("shard.json")).unwrap();
+        assert!(!dir.join("report").exists() && !dir.join("shard.json").exists());
+        // not there: nothing to do
+        remove_stale(&dir.join("report")).unwrap();
+        // a path through a file cannot be looked at, let alone removed (root cannot either)
+        std::fs::write(dir.join("file"), b"x").unwrap();
+        let e = remove_stale(&dir.join("file/report")).unwrap_err();
+        assert!(matches!(e, OutputError::Remove { .. }) && e.to_string().contains("file/report"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

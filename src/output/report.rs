@@ -12,6 +12,7 @@ use base64::Engine as _;
 use super::compare::{self, Comparison};
 use super::picture;
 use super::png::{self, Decoded, Effort};
+use super::regions::{self, Region};
 use super::{OutputError, write_atomic};
 
 /// One checked frame, as the report shows it.
@@ -83,6 +84,12 @@ pub struct Record {
     pub mean_abs_diff: Option<f64>,
     pub flip_mean: Option<f64>,
     pub flip_p99: Option<f64>,
+    /// Compact regions of change that failed the frame, heaviest first.
+    #[serde(default)]
+    pub regions: Vec<Region>,
+    /// The weight of the heaviest region of change, failing or not.
+    #[serde(default)]
+    pub heaviest_region: Option<u32>,
     pub expected_file: Option<String>,
     pub state: String,
     pub tolerance_reason: String,
@@ -134,6 +141,8 @@ impl Report {
                     mean_abs_diff: c.map(|c| c.mean_abs_diff),
                     flip_mean: c.and_then(|c| c.flip_mean),
                     flip_p99: c.and_then(|c| c.flip_p99),
+                    regions: c.map(|c| c.regions.clone()).unwrap_or_default(),
+                    heaviest_region: c.map(|c| c.heaviest_region),
                     expected_file: e.expected_file.clone(),
                     state: e.state_message.clone(),
                     tolerance_reason: e.tolerance_reason.clone(),
@@ -215,7 +224,7 @@ pub fn write(
     adapter: &str,
     shard: Option<ReportShard>,
 ) -> Result<Report, OutputError> {
-    let _ = std::fs::remove_dir_all(dir);
+    super::remove_stale(dir)?;
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
     for e in entries.iter().filter(|e| !e.passed) {
         let s = stem_of(&e.scene, e.frame);
@@ -225,7 +234,7 @@ pub fn write(
         save("actual", &e.actual)?;
         if let (Some(exp), Some(c)) = (&e.expected, &e.comparison) {
             save("expected", exp)?;
-            let heat = compare::heatmap(c);
+            let heat = marked_heatmap(c);
             save("diff", &heat)?;
             save("signed", &compare::signed_diff(exp, &e.actual))?;
             let (pe, pa) = (compare::pad(exp, c.width, c.height), compare::pad(&e.actual, c.width, c.height));
@@ -246,6 +255,7 @@ fn summary_json(report: &Report) -> String {
                 "scene": r.scene, "frame": r.frame, "passed": r.passed, "verdict": r.verdict,
                 "differing_pixels": r.differing_pixels, "max_channel_diff": r.max_channel_diff,
                 "mean_abs_diff": r.mean_abs_diff, "flip_mean": r.flip_mean, "flip_p99": r.flip_p99,
+                "heaviest_region": r.heaviest_region, "regions": r.regions,
                 "expected_file": r.expected_file, "state": r.state, "tolerance_reason": r.tolerance_reason,
                 "bless": if r.passed { None } else { Some(&r.bless) },
                 "images": if r.passed { None } else { Some(stem_of(&r.scene, r.frame)) },
@@ -324,6 +334,19 @@ fn metrics_line(e: &Entry) -> String {
             if let (Some(m), Some(p)) = (c.flip_mean, c.flip_p99) {
                 let _ = write!(s, ", FLIP mean {m:.4}, p99 {p:.4}");
             }
+            if !c.regions.is_empty() {
+                let each: Vec<String> = c.regions.iter().take(5).map(|r| compare::region_text(r, c.region_limit)).collect();
+                let more = if c.regions.len() > 5 { format!(" and {} more", c.regions.len() - 5) } else { String::new() };
+                let _ = write!(
+                    s,
+                    "; {} compact region{} of change beyond anti-aliasing: {}{more}",
+                    c.regions.len(),
+                    if c.regions.len() == 1 { "" } else { "s" },
+                    each.join("; ")
+                );
+            } else {
+                let _ = write!(s, ", heaviest region of change weighs {} (limit {})", c.heaviest_region, c.region_limit);
+            }
             s
         }
     }
@@ -396,6 +419,14 @@ function selftest() {
 }
 "#;
 
+/// Where the failing regions are shown: cyan, which the magma scale of the heatmap never takes.
+const REGION_OUTLINE: [u8; 4] = [0, 230, 255, 255];
+
+/// The error heatmap with a box around each failing region.
+fn marked_heatmap(c: &Comparison) -> Decoded {
+    regions::outline(&compare::heatmap(c), &c.regions, REGION_OUTLINE)
+}
+
 /// A failed frame's card in `report.html`, inside its `<div class="card fail">`.
 fn failed_card(e: &Entry) -> String {
     let mut h = String::new();
@@ -407,7 +438,7 @@ fn failed_card(e: &Entry) -> String {
     match (&e.expected, &e.comparison) {
         (Some(exp), Some(c)) => {
             let expected = data_url(exp);
-            let diff = data_url(&compare::heatmap(c));
+            let diff = data_url(&marked_heatmap(c));
             let signed = data_url(&compare::signed_diff(exp, &e.actual));
             let _ = writeln!(
                 h,
@@ -415,7 +446,7 @@ fn failed_card(e: &Entry) -> String {
             );
             let _ = writeln!(
                 h,
-                "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"FLIP error\" src=\"{diff}\"><figcaption>error (FLIP, magma)</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
+                "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"FLIP error\" src=\"{diff}\"><figcaption>error (FLIP, magma); failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
             );
             let _ = writeln!(
                 h,
@@ -460,8 +491,9 @@ fn html(report: &Report) -> String {
     );
     let _ = writeln!(
         h,
-        "<h1>Golden check: {} of {total} frames failed</h1><div class=\"muted\">adapter: {}</div>",
+        "<h1>Golden check: {} of {} failed</h1><div class=\"muted\">adapter: {}</div>",
         failed.len(),
+        crate::text::count(total as u64, "frame", "frames"),
         xml(&report.adapter)
     );
     for s in &report.sequences {
@@ -522,5 +554,50 @@ mod tests {
         let thumb = png::decode(&bytes).unwrap();
         assert_eq!((thumb.width, thumb.height), (120, 90));
         assert!(thumb.rgba.chunks_exact(4).all(|p| p == [40, 90, 200, 255]), "a flat frame stays flat");
+    }
+
+    #[test]
+    fn a_failing_region_is_boxed_on_the_diff_and_listed_in_the_summary() {
+        let golden = Decoded { width: 64, height: 48, rgba: [200u8, 210, 220, 255].repeat(64 * 48) };
+        let mut actual = golden.clone();
+        for y in 20..25 {
+            for x in 30..36 {
+                actual.rgba[(y * 64 + x) * 4..(y * 64 + x) * 4 + 3].copy_from_slice(&[20, 20, 20]);
+            }
+        }
+        let tol = crate::scene::golden::Tolerance {
+            channel: 2,
+            max_pixels: crate::scene::golden::PixelBudget::Count(100),
+            flip_mean: 0.0,
+            flip_p99: 0.0,
+            max_region: crate::scene::golden::DEFAULT_MAX_REGION,
+            reason: "test".into(),
+        };
+        let c = compare::compare(&golden, &actual, &tol);
+        assert_eq!(c.verdict, compare::Verdict::Region);
+        let heat = marked_heatmap(&c);
+        let px = |x: usize, y: usize| &heat.rgba[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4];
+        assert_eq!(px(28, 20), REGION_OUTLINE, "left side of the box, two pixels out");
+        assert_eq!(px(37, 22), REGION_OUTLINE, "right side");
+        assert_ne!(px(32, 22), REGION_OUTLINE, "the region itself is not painted over");
+        let entry = Entry {
+            scene: "s".into(),
+            frame: 3,
+            passed: false,
+            verdict: c.describe(),
+            comparison: Some(c),
+            expected: Some(golden),
+            expected_file: None,
+            actual,
+            state_message: String::new(),
+            tolerance_reason: String::new(),
+            bless_command: String::new(),
+        };
+        let report = Report::of(&[entry], &[], "lavapipe");
+        let summary: serde_json::Value = serde_json::from_str(&summary_json(&report)).unwrap();
+        let f = &summary["frames"][0];
+        assert_eq!(f["regions"][0], serde_json::json!({"x": 30, "y": 20, "width": 6, "height": 5, "pixels": 30, "weight": 30}));
+        assert_eq!(f["heaviest_region"], 30);
+        assert!(report.records[0].metrics.contains("6×5 px at (30, 20), weight 30 > 7"), "{}", report.records[0].metrics);
     }
 }

@@ -103,7 +103,9 @@ fn gif_of_files(
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(f) = files.get(i) else { return stop.finish() };
                         let rgba = load(f)?;
-                        if tx.send((i, output::gif::quantize(&rgba, width, height, dither))).is_err() {
+                        let q = output::gif::quantize(&rgba, width, height, dither)
+                            .map_err(|e| OutputError::Gif { path: out.to_path_buf(), reason: format!("{}: {e}", f.display()) })?;
+                        if tx.send((i, q)).is_err() {
                             return stop.finish(); // the writer stopped; it says why
                         }
                     }
@@ -216,7 +218,7 @@ mod tests {
                         rgba.extend(if inside { [230, 40, 30, 255] } else { [(x * 5) as u8, (y * 7) as u8, 120, 255] });
                     }
                 }
-                output::gif::quantize(&rgba, w, h, true)
+                output::gif::quantize(&rgba, w, h, true).unwrap()
             })
             .collect()
     }

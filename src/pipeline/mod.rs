@@ -63,12 +63,23 @@ pub enum PipelineError {
     Output(#[from] OutputError),
     #[error("scene {scene}: the simulation broke at frame {frame}: {what}")]
     Simulation { scene: String, frame: u32, what: String },
-    #[error("interrupted: {done} of {total} frames of {scene} are written; rerun with --resume to finish")]
+    #[error("interrupted: {done} of {} of {scene} {} written; rerun with --resume to finish", crate::text::count(*total as u64, "frame", "frames"), if *done == 1 { "is" } else { "are" })]
     Interrupted { scene: String, done: usize, total: usize },
     #[error("scene {scene}: the encoder threads stopped before every frame was written")]
     EncodersStopped { scene: String },
     #[error("scene {scene}: the renderer returned frame {frame}, which this job did not submit (a bug in simreel)")]
     UnexpectedFrame { scene: String, frame: u32 },
+}
+
+/// Sets `flag` on Ctrl-C (and SIGTERM, SIGHUP), so that a running job stops between frames and
+/// keeps what it finished; a second signal exits at once with `code`.
+pub fn stop_on_interrupt(flag: std::sync::Arc<AtomicBool>, code: i32) -> Result<(), String> {
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(code); // a second Ctrl-C does not wait
+        }
+    })
+    .map_err(|e| format!("Ctrl-C cannot be caught ({e}): it will stop this render without writing its manifest; frames finished by the last checkpoint (every 2 s) are kept for --resume"))
 }
 
 /// What a finished job wrote.
@@ -82,6 +93,10 @@ pub struct Outcome {
     pub animations: Vec<PathBuf>,
     /// Frames kept from an earlier run (`--resume`).
     pub reused: usize,
+    /// Frames rendered by this run.
+    pub rendered: usize,
+    /// Why an earlier run's frames were not kept by `--resume`, when they were not.
+    pub stale: Option<String>,
 }
 
 /// A frame on its way from the simulation to the renderer.
@@ -272,11 +287,12 @@ fn checkpoint_every() -> Duration {
     Duration::from_millis(ms)
 }
 
-/// The settings besides the scene file that decide the pixels: a resumed run must match them.
+/// The settings besides the scene file that decide the pixels, this build of simreel among them:
+/// a resumed run, and the shards a merge joins, must match them.
 fn settings_hash(job: &Job, adapter: &str) -> String {
     let mut h = Fnv::new();
     let r = &job.scene.render;
-    h.bytes(format!("{}x{} msaa{} {} {}", r.width, r.height, r.msaa, adapter, env!("CARGO_PKG_VERSION")).as_bytes());
+    h.bytes(format!("{}x{} msaa{} {} {}", r.width, r.height, r.msaa, adapter, crate::BUILD).as_bytes());
     format!("{:016x}", h.finish())
 }
 
@@ -284,13 +300,30 @@ fn settings_hash(job: &Job, adapter: &str) -> String {
 type FrameState = (String, serde_json::Map<String, serde_json::Value>);
 
 /// Frames an earlier run of the same scene and settings finished, with their state digests:
-/// with `--resume`, those whose files are still there.
-fn kept_frames(job: &Job, out: &Outputs, scene_hash: &str, settings: &str) -> BTreeMap<u32, FrameState> {
-    match (job.resume && out.png, Manifest::read(&out.manifest)) {
-        (true, Some(m)) if m.scene_hash == scene_hash && m.settings_hash == settings => {
-            m.frames.into_iter().filter(|e| out.frames_dir.join(&e.file).is_file()).map(|e| (e.index, (e.state, e.facts))).collect()
+/// with `--resume`, those whose files are still there. When an earlier run's frames cannot be
+/// trusted, also why (they are rendered again).
+fn kept_frames(job: &Job, out: &Outputs, scene_hash: &str, settings: &str) -> (BTreeMap<u32, FrameState>, Option<String>) {
+    if !(job.resume && out.png) {
+        return (BTreeMap::new(), None);
+    }
+    let Some(m) = Manifest::read(&out.manifest) else { return (BTreeMap::new(), None) };
+    let stale = if m.build != crate::BUILD {
+        let by = if m.build.is_empty() { format!("{} (an earlier build)", m.simreel) } else { m.build.clone() };
+        Some(format!("another build of simreel ({by}, this is {})", crate::BUILD))
+    } else if m.scene_hash != scene_hash {
+        Some("another version of the scene file".into())
+    } else if m.settings_hash != settings {
+        Some("other settings (size, MSAA or adapter)".into())
+    } else {
+        None
+    };
+    match stale {
+        Some(why) if !m.frames.is_empty() => (BTreeMap::new(), Some(format!("the {} frames there were rendered by {why}", m.frames.len()))),
+        Some(_) => (BTreeMap::new(), None),
+        None => {
+            let kept = m.frames.into_iter().filter(|e| out.frames_dir.join(&e.file).is_file()).map(|e| (e.index, (e.state, e.facts)));
+            (kept.collect(), None)
         }
-        _ => BTreeMap::new(),
     }
 }
 
@@ -321,7 +354,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     let adapter = renderer.adapter().clone();
     let scene_hash = format!("{:016x}", scene.source_hash);
     let settings = settings_hash(job, &adapter.to_string());
-    let kept = kept_frames(job, &out, &scene_hash, &settings);
+    let (kept, stale) = kept_frames(job, &out, &scene_hash, &settings);
     let shared = Shared {
         job,
         cancel,
@@ -359,6 +392,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     });
     shared.progress.finish();
     let manifest = build_manifest(&shared, &adapter, scene_hash, settings, wall.elapsed(), gif_written);
+    let rendered = rendered_count(&shared);
     if shared.out.png {
         manifest.write(&shared.out.manifest)?;
     }
@@ -377,6 +411,8 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         gif: shared.out.gif.filter(|_| gif_written),
         animations,
         reused: shared.kept.len(),
+        rendered,
+        stale,
     })
 }
 
@@ -522,27 +558,26 @@ fn encode(shared: &Shared, rx: &Mutex<Receiver<Work>>, gif: SyncSender<(usize, Q
 /// Writes the PNG of one frame and/or quantizes it for the GIF (with its place in the GIF).
 fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quantized)>), PipelineError> {
     let (out, dither) = (&shared.out, shared.job.scene.output.gif_dither);
+    let quantize = |index: u32, rgba: &[u8], width: u32, height: u32| -> Result<_, PipelineError> {
+        let Some(gif) = &out.gif else { return Ok(None) };
+        let q = output::gif::quantize(rgba, width, height, dither)
+            .map_err(|e| OutputError::Gif { path: gif.clone(), reason: format!("frame {index}: {e}") })?;
+        Ok(Some((shared.position(index)?, q)))
+    };
     match work {
         Work::Rendered(img) => {
             if out.png {
                 let bytes = output::png::encode(&img.rgba, img.width, img.height, output::png::Effort::Fast);
                 output::write_atomic(&out.frame_path(img.index), &bytes)?;
             }
-            let q = match out.gif {
-                Some(_) => Some((shared.position(img.index)?, output::gif::quantize(&img.rgba, img.width, img.height, dither))),
-                None => None,
-            };
-            Ok((img.index, q))
+            Ok((img.index, quantize(img.index, &img.rgba, img.width, img.height)?))
         }
         Work::Kept(f) => {
-            let q = match out.gif {
-                Some(_) => {
-                    let d = output::png::read(&out.frame_path(f))?;
-                    Some((shared.position(f)?, output::gif::quantize(&d.rgba, d.width, d.height, dither)))
-                }
-                None => None,
-            };
-            Ok((f, q))
+            if out.gif.is_none() {
+                return Ok((f, None));
+            }
+            let d = output::png::read(&out.frame_path(f))?;
+            Ok((f, quantize(f, &d.rgba, d.width, d.height)?))
         }
     }
 }
@@ -560,6 +595,11 @@ fn assemble_gif(shared: &Shared, path: &Path, rx: Receiver<(usize, Quantized)>) 
             false
         }
     }
+}
+
+/// Frames this run rendered (not those `--resume` kept).
+fn rendered_count(shared: &Shared) -> usize {
+    shared.written.lock().expect("written").iter().filter(|f| !shared.kept.contains(f)).count()
 }
 
 /// The manifest of a finished (or stopped) job: what was written, how, and how long it took.
@@ -585,6 +625,7 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
     };
     Manifest {
         simreel: env!("CARGO_PKG_VERSION").to_string(),
+        build: crate::BUILD.to_string(),
         scene: scene.name.clone(),
         scene_file: scene.path.display().to_string(),
         scene_hash,
@@ -604,12 +645,28 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
             simulate_s: clock.simulate.as_secs_f64(),
             render_s: clock.render.as_secs_f64(),
             encode_s: clock.encode.as_secs_f64(),
-            frames_per_second: written.len() as f64 / wall_s.max(1e-9),
+            frames_per_second: rendered_count(shared) as f64 / wall_s.max(1e-9),
             slowest_stage: slowest,
             peak_memory_bytes: crate::output::manifest::peak_memory(),
         },
         final_state: shared.final_state.lock().expect("state").clone(),
         simulated_from: *shared.simulated_from.lock().expect("start"),
         shard: shared.job.shard.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn a_handler_that_cannot_be_installed_says_so() {
+        // the first installation in a process succeeds; a second cannot, and is told, not dropped
+        let first = super::stop_on_interrupt(Arc::new(AtomicBool::new(false)), 130);
+        let second = super::stop_on_interrupt(Arc::new(AtomicBool::new(false)), 130);
+        assert!(first.is_ok(), "{first:?}");
+        let e = second.unwrap_err();
+        assert!(e.starts_with("Ctrl-C cannot be caught (") && e.contains("--resume"), "{e}");
     }
 }

@@ -32,7 +32,8 @@ fn path(frames_dir: &Path, frame: u32, total: u32) -> PathBuf {
 /// checksum of the state that follows.
 fn header(scene: &Scene, frame: u32, state: &[u8]) -> Vec<u8> {
     let mut h = MAGIC.to_vec();
-    h.extend_from_slice(concat!(env!("CARGO_PKG_VERSION"), " ", env!("SIMREEL_SOURCE_HASH"), "\n").as_bytes());
+    h.extend_from_slice(crate::BUILD.as_bytes());
+    h.push(b'\n');
     h.extend_from_slice(&scene.source_hash.to_le_bytes());
     h.extend_from_slice(&frame.to_le_bytes());
     h.extend_from_slice(&Fnv::hash(state).to_le_bytes());

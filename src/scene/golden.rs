@@ -50,8 +50,16 @@ pub struct Tolerance {
     /// perceptual layer off.
     pub flip_mean: f64,
     pub flip_p99: f64,
+    /// The spatial layer, which every check applies: a connected region of differing pixels fails
+    /// the frame when more than this many of its pixels are beyond what anti-aliasing explains
+    /// (see `output::regions`), however few pixels differ in all.
+    pub max_region: u32,
     pub reason: String,
 }
+
+/// The default of `max_region`: llvmpipe through GL, where its pixel counts pass, weighs at
+/// most 6 per region against lavapipe on the shipped goldens; an inverted 4×4 patch at least 12.
+pub const DEFAULT_MAX_REGION: u32 = 7;
 
 /// Tolerance and approved images for adapters matching `backend` and, when given, substrings of
 /// the vendor and driver.
@@ -86,11 +94,12 @@ fn read_tolerance(t: &TableReader, defaults: Tolerance) -> Tolerance {
     };
     let flip_mean = t.f64_in("flip_mean", defaults.flip_mean, 0.0..1.0);
     let flip_p99 = t.f64_in("flip_p99", defaults.flip_p99, 0.0..1.0);
+    let max_region = t.int_in("max_region", defaults.max_region as i64, 0..=u32::MAX as i64) as u32;
     let reason = t.string("reason").unwrap_or_default();
     if reason.trim().is_empty() {
         t.error_here("every tolerance needs `reason`: which adapter bounded it and why");
     }
-    Tolerance { channel, max_pixels, flip_mean, flip_p99, reason }
+    Tolerance { channel, max_pixels, flip_mean, flip_p99, max_region, reason }
 }
 
 /// Reads `[golden]` for a scene of `frames` frames rendered at `width` × `height`.
@@ -138,7 +147,14 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
         fit
     };
     let max_flicker = t.has("max_flicker").then(|| t.f64_in("max_flicker", 2.0, 1.0..1e6));
-    let strict = Tolerance { channel: 0, max_pixels: PixelBudget::Count(0), flip_mean: 0.0, flip_p99: 0.0, reason: String::new() };
+    let strict = Tolerance {
+        channel: 0,
+        max_pixels: PixelBudget::Count(0),
+        flip_mean: 0.0,
+        flip_p99: 0.0,
+        max_region: DEFAULT_MAX_REGION,
+        reason: String::new(),
+    };
     let tt = t.table("tolerance");
     let tolerance = if t.has("tolerance") {
         read_tolerance(&tt, strict.clone())
@@ -179,7 +195,14 @@ mod tests {
     use super::*;
 
     fn tol() -> Tolerance {
-        Tolerance { channel: 0, max_pixels: PixelBudget::Count(0), flip_mean: 0.0, flip_p99: 0.0, reason: "t".into() }
+        Tolerance {
+            channel: 0,
+            max_pixels: PixelBudget::Count(0),
+            flip_mean: 0.0,
+            flip_p99: 0.0,
+            max_region: DEFAULT_MAX_REGION,
+            reason: "t".into(),
+        }
     }
 
     #[test]

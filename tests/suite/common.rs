@@ -42,3 +42,25 @@ pub fn shipped_scenes() -> Vec<PathBuf> {
 pub fn read_png(path: &Path) -> simreel::output::png::Decoded {
     simreel::output::png::read(path).unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// A file made immutable (`chattr +i`) until dropped: one that even root cannot remove. Tests that
+/// use it carry `#[cfg_attr(skip_privileged_tests, ignore = …)]`.
+pub struct Immutable(PathBuf);
+
+impl Immutable {
+    pub fn new(path: &Path) -> Immutable {
+        let st = Command::new("chattr").arg("+i").arg(path).status();
+        assert!(
+            st.is_ok_and(|s| s.success()),
+            "chattr +i {} failed: run as root on a file system that has the attribute, or set SIMREEL_SKIP_PRIVILEGED_TESTS=1 to count this test as ignored",
+            path.display()
+        );
+        Immutable(path.to_path_buf())
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+    }
+}

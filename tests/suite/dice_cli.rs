@@ -89,3 +89,12 @@ fn bad_study_arguments_exit_with_code_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+#[test]
+fn one_of_anything_is_said_in_the_singular() {
+    let out = simreel().args(["dice", "stats", "--dice", "1", "--seeds", "3", "--rolls-per-seed", "1", "--threads", "1"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (table, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(table.starts_with("1 die, seeds 3..3, 1 roll each: 1 roll, 1 die read, firmness 55"), "{table}");
+    assert!(err.contains(" s on 1 thread\n"), "{err}");
+}

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{require_gpu, root, scratch, simreel};
+use crate::common::{Immutable, require_gpu, root, scratch, simreel};
 
 #[test]
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
@@ -17,7 +17,12 @@ fn shipped_scenes_match_their_goldens() {
     assert!(o.status.success(), "golden check failed:\n{err}");
     assert!(err.contains("all ") && err.contains(" golden frames match"), "{err}");
     let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("golden-report/summary.json")).unwrap()).unwrap();
-    assert!(summary["checked"].as_u64().unwrap() >= 6);
+    let golden_frames: usize = simreel::golden::collect_scenes(&[root().join("scenes")])
+        .unwrap()
+        .iter()
+        .map(|s| s.golden.as_ref().expect("a golden table").frames.len())
+        .sum();
+    assert_eq!(summary["checked"].as_u64().unwrap() as usize, golden_frames, "every golden frame of every shipped scene is checked");
     assert_eq!(summary["failed"], 0);
     for f in summary["frames"].as_array().unwrap() {
         assert!(f["state"].as_str().unwrap().contains("identical"), "{f}");
@@ -86,7 +91,7 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
         let o = check_against_shipped_goldens(&scene, &out, &[]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(4), "{label} was not caught:\n{err}");
-        assert!(err.contains("golden checks failed"), "{label}: {err}");
+        assert!(err.contains(" of 1 golden check failed") || err.contains(" golden checks failed"), "{label}: {err}");
         assert!(err.contains("first diverging frame"), "{label}: {err}");
         let changed = err.contains("simulation state CHANGED");
         assert_eq!(changed, sim_changes, "{label}: the report should say whether the simulation changed:\n{err}");
@@ -147,11 +152,7 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
     let before: Vec<std::time::SystemTime> = files(&g).iter().map(|f| std::fs::metadata(g.join(f)).unwrap().modified().unwrap()).collect();
     let o = golden(&["bless"]);
     assert!(o.status.success());
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("0 file(s) written, 3 image(s) unchanged"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("0 files written, 3 images unchanged"), "{}", String::from_utf8_lossy(&o.stderr));
     let after: Vec<std::time::SystemTime> = files(&g).iter().map(|f| std::fs::metadata(g.join(f)).unwrap().modified().unwrap()).collect();
     assert_eq!(before, after);
 
@@ -161,7 +162,7 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
     let o = golden(&["bless", "--filter", "small_terrain:20"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert!(err.contains("1 file(s) written, 0 image(s) unchanged"), "{err}");
+    assert!(err.contains("1 file written, 0 images unchanged"), "{err}");
     assert!(check().status.success());
 
     // a second approved image is accepted too
@@ -317,6 +318,24 @@ fn other_adapters_use_their_override_folder() {
     assert!(run(&["golden", "check"], &over).status.success());
     let summary = std::fs::read_to_string(out.join("golden-report/summary.json")).unwrap();
     assert!(summary.contains("lavapipe (canonical)"), "{summary}");
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+#[cfg_attr(skip_privileged_tests, ignore = "needs root to make a file immutable (SIMREEL_SKIP_PRIVILEGED_TESTS is set)")]
+fn a_report_folder_that_cannot_be_cleared_fails_the_check_instead_of_keeping_old_images() {
+    require_gpu();
+    let out = scratch("golden-stale-report");
+    let report = out.join("golden-report");
+    std::fs::create_dir_all(&report).unwrap();
+    let old = report.join("flock_still__frame_0000__actual.png");
+    std::fs::copy(root().join("tests/golden/flock_still/frame_0000.png"), &old).unwrap();
+    let _stuck = Immutable::new(&old);
+    let o = simreel().args(["golden", "check", "--quiet", "scenes/flock_still.toml", "--out"]).arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "a report beside an earlier failure's image: {err}");
+    assert!(err.contains("cannot remove") && err.contains("golden-report"), "{err}");
+    assert!(!report.join("summary.json").exists(), "no report is written among stale files");
 }
 
 fn chromium() -> PathBuf {

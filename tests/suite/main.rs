@@ -7,6 +7,7 @@ mod common;
 mod dice_cli;
 mod figures;
 mod golden;
+mod golden_sweep;
 mod marching_cubes;
 mod render;
 mod scenes_and_cli;

@@ -2,7 +2,9 @@
 //! shadowed terrain over a gradient; frame ranges reproduce a full render byte for byte; the GIF,
 //! manifest and mesh export come out readable.
 
-use crate::common::{read_png, require_gpu, scratch, simreel};
+use std::path::Path;
+
+use crate::common::{read_png, require_gpu, root, scratch, simreel};
 
 fn luma(p: &[u8]) -> f64 {
     0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64
@@ -591,7 +593,7 @@ fn the_memory_estimate_bounds_every_shipped_scene_within_twice_its_peak() {
 #[test]
 #[cfg(target_os = "linux")]
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
-fn unwritable_and_full_outputs_fail_clearly_and_leave_no_partial_file() {
+fn an_unwritable_output_fails_clearly() {
     require_gpu();
     let dir = scratch("unwritable");
     // an output folder that cannot exist: a file stands where its parent should be
@@ -600,22 +602,30 @@ fn unwritable_and_full_outputs_fail_clearly_and_leave_no_partial_file() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("cannot write") && err.contains("file/out/small_terrain"), "{err}");
+}
 
-    // a full disk: a 200 KiB tmpfs, where this machine lets the test mount one (root in CI)
-    let tiny = dir.join("tiny");
-    std::fs::create_dir_all(&tiny).unwrap();
+/// Unmounts when dropped, so a failing assertion does not leave the mount behind.
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+#[cfg_attr(skip_privileged_tests, ignore = "needs root to mount a tmpfs (SIMREEL_SKIP_PRIVILEGED_TESTS is set)")]
+fn a_full_disk_fails_clearly_and_leaves_no_partial_file() {
+    require_gpu();
+    // a full disk: a 200 KiB tmpfs
+    let tiny = scratch("full-disk");
     let mounted = std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "size=200k", "tmpfs"]).arg(&tiny).status();
-    if !mounted.is_ok_and(|s| s.success()) {
-        eprintln!("no tmpfs could be mounted here: the full-disk half of this test did not run");
-        return;
-    }
-    /// Unmounts when dropped, so a failing assertion does not leave the mount behind.
-    struct Mounted(std::path::PathBuf);
-    impl Drop for Mounted {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(&self.0).status();
-        }
-    }
+    assert!(
+        mounted.is_ok_and(|s| s.success()),
+        "no tmpfs could be mounted: run as root, or set SIMREEL_SKIP_PRIVILEGED_TESTS=1 to count this test as ignored"
+    );
     let mount = Mounted(tiny.clone());
     let o = simreel()
         .args(["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--out"])
@@ -693,4 +703,54 @@ fn apng_mp4_and_webm_hold_every_frame_of_the_png_sequence() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("apt-get install ffmpeg"), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!none.join("flock").exists(), "nothing rendered");
+}
+
+/// What an earlier build of this version wrote as `manifest.json`: no `build`, and the settings
+/// hashed with the version alone.
+pub fn as_an_earlier_build_wrote_it(manifest: &Path, msaa: u32) {
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(manifest).unwrap()).unwrap();
+    m.as_object_mut().unwrap().remove("build");
+    let settings =
+        format!("{}x{} msaa{msaa} {} {}", m["width"], m["height"], m["adapter"].as_str().unwrap(), m["simreel"].as_str().unwrap());
+    m["settings_hash"] = format!("{:016x}", simreel::frame::Fnv::hash(settings.as_bytes())).into();
+    std::fs::write(manifest, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn resume_keeps_no_frame_of_another_build_and_counts_only_what_it_rendered() {
+    require_gpu();
+    let dir = scratch("resume-build");
+    let render = || {
+        let o = simreel()
+            .args(["render", "tests/scenes/small_terrain.toml", "--format", "png", "--frames", "0..2", "--resume", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{err}");
+        err
+    };
+    let first = render();
+    assert!(first.contains("small_terrain: wrote 3 frames in ") && first.contains(" frames/s on "), "{first}");
+    // everything is there: nothing to render, and no frame rate made of kept frames
+    let again = render();
+    assert!(again.contains("small_terrain: nothing to render: 3 frames in ") && again.contains(" kept from the last run"), "{again}");
+    assert!(!again.contains("frames/s"), "{again}");
+    // frames an earlier build rendered are rendered again, whatever their settings hash says
+    let frame = |f: u32| dir.join(format!("small_terrain/frame_{f:04}.png"));
+    let (frame0, frame1) = (std::fs::read(frame(0)).unwrap(), std::fs::read(frame(1)).unwrap());
+    assert_ne!(frame0, frame1);
+    std::fs::write(frame(1), &frame0).unwrap();
+    let msaa = simreel::scene::load(&root().join("tests/scenes/small_terrain.toml")).unwrap().render.msaa;
+    as_an_earlier_build_wrote_it(&dir.join("small_terrain/manifest.json"), msaa);
+    let rebuilt = render();
+    assert!(
+        rebuilt.contains("the 3 frames there were rendered by another build of simreel (") && rebuilt.contains("an earlier build"),
+        "{rebuilt}"
+    );
+    assert!(rebuilt.contains("wrote 3 frames in "), "{rebuilt}");
+    assert_eq!(std::fs::read(frame(1)).unwrap(), frame1, "the stale frame was rendered again");
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("small_terrain/manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["build"], simreel::BUILD);
 }

@@ -493,3 +493,89 @@ fn bench_gpu_script_refuses_bad_arguments() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn frame_specs_that_start_with_a_minus_work_as_the_help_says() {
+    crate::common::require_gpu();
+    let out = crate::common::scratch("minus-frames");
+    let render = |frames: &str| {
+        simreel()
+            .args(["render", "scenes/flock.toml", "--size", "64x48", "--format", "png", "--frames", frames, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = render("-1");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "--frames -1: {err}");
+    let last = simreel::scene::load(&root().join("scenes/flock.toml")).unwrap().render.frames - 1;
+    assert!(out.join(format!("flock/frame_{last:04}.png")).is_file());
+    assert!(err.contains("flock: wrote 1 frame in "), "singular: {err}");
+    let o = render("-3..");
+    assert!(o.status.success(), "--frames -3..: {}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("flock/manifest.json")).unwrap()).unwrap();
+    let frames: Vec<u64> = m["frames"].as_array().unwrap().iter().map(|f| f["index"].as_u64().unwrap()).collect();
+    let last = last as u64;
+    assert_eq!(frames, [last - 2, last - 1, last]);
+}
+
+#[test]
+fn gif_takes_threads_as_the_readme_says_and_states_its_frame_rate_range() {
+    let dir = crate::common::scratch("gif-threads");
+    let frames = dir.join("frames");
+    std::fs::create_dir_all(&frames).unwrap();
+    for i in 0..5u32 {
+        image::RgbImage::from_fn(40, 30, |x, y| image::Rgb([(x * 6 + i * 20) as u8, (y * 8) as u8, 90]))
+            .save(frames.join(format!("f{i}.png")))
+            .unwrap();
+    }
+    let gif = |threads: &str, name: &str| {
+        let o = simreel().args(["gif", "--threads", threads, "-o"]).arg(dir.join(name)).arg(&frames).output().unwrap();
+        assert!(o.status.success(), "--threads {threads}: {}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read(dir.join(name)).unwrap()
+    };
+    assert_eq!(gif("1", "one.gif"), gif("2", "two.gif"), "the GIF does not depend on the worker count");
+    let o = simreel().args(["gif", "--fps", "0", "-o"]).arg(dir.join("x.gif")).arg(&frames).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("outside (0, 100]"), "{err}");
+    // one frame is one frame
+    let single = dir.join("single");
+    std::fs::create_dir_all(&single).unwrap();
+    std::fs::copy(frames.join("f0.png"), single.join("f0.png")).unwrap();
+    let o = simreel().args(["gif", "-o"]).arg(dir.join("single.gif")).arg(&single).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("(1 frame at 30 fps)"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The methods a trait in `file` requires (declared without a body), by trait name.
+fn required_methods(file: &str, trait_name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let start = text.find(&format!("pub trait {trait_name}")).unwrap_or_else(|| panic!("no trait {trait_name} in {file}"));
+    let body = &text[start..];
+    let end = body.find("\n}").expect("the trait ends");
+    body[..end]
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("fn ") && l.ends_with(';'))
+        .map(|l| l[3..].split(['(', '<']).next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn adding_a_kind_as_the_readme_says_implements_everything_the_traits_require() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme.split("## Adding a scene kind").nth(1).expect("the README's section").split("\n## ").next().unwrap();
+    let mut required = Vec::new();
+    for (file, name) in [("src/kinds.rs", "KindTable"), ("src/kinds.rs", "KindSimulation"), ("src/sim/mod.rs", "Simulation")] {
+        let methods = required_methods(file, name);
+        assert!(!methods.is_empty(), "{name} requires nothing? the test reads {file} wrongly");
+        required.extend(methods.into_iter().map(|m| (name, m)));
+    }
+    for (name, method) in &required {
+        assert!(
+            section.contains(&format!("`{method}`")) || section.contains(&format!("`{method}(")),
+            "the README's \"Adding a scene kind\" leaves out {name}::{method}"
+        );
+    }
+}

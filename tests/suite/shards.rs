@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{require_gpu, root, scratch, simreel};
+use crate::common::{Immutable, require_gpu, root, scratch, simreel};
 
 /// `scenes/flock.toml`, 30 frames at 96×72, into `out` (extra arguments and environment added).
 fn render(out: &Path, extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
@@ -283,7 +283,7 @@ fn the_kubernetes_plan_is_a_valid_indexed_job_and_merge_job() {
         "parallelism: 4",
         "name: SIMREEL_SHARDS\n          value: \"8\"",
         "\"render\", \"scenes/dice.toml\", \"scenes/flock.toml\", \"--out\", \"/data/out\", \"--shard\", \"auto\", \"--resume\"",
-        "\"--size\", \"1024x1024\", \"--format\", \"png,gif\"",
+        "\"--size=1024x1024\", \"--format=png,gif\"",
         "\"merge\", \"/data/out\", \"scenes/dice.toml\", \"scenes/flock.toml\", \"--format\", \"png,gif\", \"--shards\", \"8\", \"--wait\"",
         "nvidia.com/gpu: 1",
         "claimName: \"renders\"",
@@ -307,7 +307,7 @@ fn the_slurm_plan_submits_an_array_and_a_merge_after_it_and_bad_plans_are_refuse
     for words in [
         "--array=1-5 --partition=gpu --time=2:00:00 --cpus-per-task=8 --gpus=1 --mem=16G --export=ALL,SIMREEL_SHARDS=5",
         "--dependency=afterok:\"$render\"",
-        "render scenes/flock.toml --out '/shared/it'\\\\''s here' --shard auto --resume --frames 0..99 --backend vulkan",
+        "render scenes/flock.toml --out '/shared/it'\\\\''s here' --shard auto --resume --frames=0..99 --backend=vulkan",
         "merge '/shared/it'\\\\''s here' scenes/flock.toml --shards 5",
     ] {
         assert!(script.contains(words), "missing {words:?} in:\n{script}");
@@ -460,4 +460,119 @@ fn a_shard_starts_from_a_saved_state_and_draws_the_same_bytes() {
     // a whole render replaces the foreign state with its own
     ok(&render(&split, &[], &[]));
     assert!(std::fs::read(&path).unwrap() == other, "frame 13's state is this build's again");
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn shards_of_two_builds_are_not_merged() {
+    require_gpu();
+    let out = scratch("shards-two-builds");
+    for i in 1..=2 {
+        ok(&render(&out, &["--shard", &format!("{i}/2")], &[]));
+    }
+    // shard 1 as an earlier build of the same version wrote it
+    let msaa = simreel::scene::load(&root().join("scenes/flock.toml")).unwrap().render.msaa;
+    crate::render::as_an_earlier_build_wrote_it(&out.join("flock/shard-1-of-2.json"), msaa);
+    let o = merge(&out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("does not agree with shard 1/2: rendered by simreel ")
+            && err.contains(&format!("against {} (an earlier build)", env!("CARGO_PKG_VERSION"))),
+        "{err}"
+    );
+    assert!(!out.join("flock.gif").exists() && !out.join("flock/manifest.json").exists(), "nothing is written");
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+#[cfg_attr(skip_privileged_tests, ignore = "needs root to make a file immutable (SIMREEL_SKIP_PRIVILEGED_TESTS is set)")]
+fn a_stale_shard_manifest_that_cannot_be_removed_stops_the_shard() {
+    require_gpu();
+    // one frame in two shards: shard 2 takes none, and its manifest of an earlier split must go
+    let out = scratch("shards-stale-manifest");
+    std::fs::create_dir_all(out.join("flock")).unwrap();
+    let stale = out.join("flock/shard-2-of-2.json");
+    std::fs::write(&stale, b"{}").unwrap();
+    let _stuck = Immutable::new(&stale);
+    let o =
+        simreel().args(["render", "scenes/flock.toml", "--frames", "0", "--shard", "2/2", "--quiet", "--out"]).arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot remove") && err.contains("shard-2-of-2.json"), "{err}");
+}
+
+#[test]
+fn every_command_a_plan_writes_is_read_by_the_real_command_line_parser() {
+    use clap::Parser;
+    use simreel::cli::{Cli, Command, ShardArg};
+    let dir = scratch("plan-parse");
+    let (bin, args_dir) = (dir.join("bin"), dir.join("args"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&args_dir).unwrap();
+    // stand-ins: `simreel` records its arguments (NUL-separated), `sbatch` runs its --wrap command
+    // through sh, as Slurm does, and prints a job id
+    let script = |name: &str, text: &str| {
+        let path = bin.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::process::Command::new("chmod").arg("+x").arg(&path).status().unwrap();
+    };
+    script("simreel", "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$(mktemp \"$ARGS_DIR/args.XXXXXX\")\"\n");
+    script("sbatch", "#!/bin/bash\nfor a in \"$@\"; do case \"$a\" in --wrap=*) sh -c \"${a#--wrap=}\" >&2;; esac; done\necho 42\n");
+    let plan = |engine: &str| {
+        let out = dir.join("it's out");
+        let o = simreel()
+            .args(["plan", "scenes/flock.toml", "--shards", "3", engine, "--frames=-5..", "--size", "96x72", "--adapter", "it's llvm"])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let check = |args: Vec<String>, text: &str| {
+        let cli = Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{args:?} from\n{text}\ndoes not parse: {e}"));
+        match cli.command {
+            Command::Render(r) => {
+                assert!(args.iter().any(|a| a == "--frames=-5.."), "{args:?}");
+                assert_eq!(
+                    (r.frames.as_deref(), r.shard, r.size, r.adapter.adapter.as_deref()),
+                    (Some("-5.."), Some(ShardArg::Auto), Some((96, 72)), Some("it's llvm"))
+                );
+                "render"
+            }
+            Command::Merge { shards, .. } => {
+                assert_eq!(shards, Some(3));
+                "merge"
+            }
+            other => panic!("a plan ran {other:?}"),
+        }
+    };
+    // Slurm: the script as bash runs it
+    let slurm = plan("--slurm");
+    let ran = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&slurm)
+        .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()))
+        .env("ARGS_DIR", &args_dir)
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{}", String::from_utf8_lossy(&ran.stderr));
+    let mut seen = Vec::new();
+    for f in std::fs::read_dir(&args_dir).unwrap().flatten() {
+        let bytes = std::fs::read(f.path()).unwrap();
+        let args: Vec<String> = std::iter::once("simreel".to_string())
+            .chain(bytes.split(|&b| b == 0).filter(|a| !a.is_empty()).map(|a| String::from_utf8(a.to_vec()).unwrap()))
+            .collect();
+        seen.push(check(args, &slurm));
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, ["merge", "render"]);
+    // Kubernetes: each container's command, a YAML flow sequence of JSON strings
+    let k8s = plan("--k8s");
+    let commands: Vec<Vec<String>> =
+        k8s.lines().filter_map(|l| l.trim().strip_prefix("command: ")).map(|c| serde_json::from_str(c).unwrap()).collect();
+    let mut seen: Vec<&str> = commands.into_iter().map(|c| check(c, &k8s)).collect();
+    seen.sort_unstable();
+    assert_eq!(seen, ["merge", "render"]);
 }

@@ -9,7 +9,7 @@ use super::CargoSim;
 use super::rig::{Poses, Rig};
 use super::route::{FEET, Frame, HIP, Hold, Script, axes, ground_height};
 use super::straps::Straps;
-use crate::frame::font::text_width;
+use crate::frame::font::{ascent_descent, text_box, text_width};
 use crate::frame::{Align, Canvas2d, Dash, FrameData, Material, MeshData, MeshInstance, MeshRef, Shape2d, Text2d, srgb8};
 use crate::scene::Scene;
 use crate::scene::cargo::{CargoSpec, EventKind, Leg, Shape, Trace};
@@ -348,14 +348,22 @@ fn line(a: [f32; 2], b: [f32; 2], width: f32, color: [f32; 4], dash: Option<Dash
 
 const INK: [f32; 4] = [0.15, 0.15, 0.17, 1.0];
 
-/// The strip chart's frame: where time and each lane go.
+/// Smallest text the strip chart shrinks its spring labels to, pixels; below it they are
+/// shortened instead.
+const MIN_TEXT: f32 = 7.0;
+
+/// The strip chart's frame: where time and each lane go, and the texts placed so far (which
+/// later labels keep clear of).
 struct Strip {
     left: f32,
     right: f32,
+    /// The top of the first lane (below the spring labels).
     top: f32,
     bottom: f32,
     pad: f32,
+    /// Em size of the lane names and the events' words, and of the limits in the margin.
     text: f32,
+    value: f32,
     t0: f64,
     seconds: f64,
     shapes: Vec<Shape2d>,
@@ -371,8 +379,18 @@ impl Strip {
         self.texts.push(Text2d { at, size, align, color, text });
     }
 
+    /// Whether a text at `at` would overlap one already placed.
+    fn clear(&self, text: &str, size: f32, at: [f32; 2], align: Align) -> bool {
+        let (a0, a1) = text_box(text, size, at, align);
+        self.texts.iter().all(|t| {
+            let (b0, b1) = text_box(&t.text, t.size, t.at, t.align);
+            a1[0] <= b0[0] || b1[0] <= a0[0] || a1[1] <= b0[1] || b1[1] <= a0[1]
+        })
+    }
+
     /// One lane from `y0` to `y1`: component `k` (pitch, roll, lift) of every load, its target and
-    /// its limits, on a scale that holds every load's range.
+    /// its limits, on a scale that holds every load's range. The limits are written in the margin
+    /// inside the lane's height; the name stands at the lane's top left on a light box.
     fn lane(&mut self, sim: &CargoSim, laws: &[[super::spring::Law; 3]], k: usize, name: &str, y: (f32, f32)) {
         let (y0, y1) = y;
         let lo = laws.iter().map(|l| l[k].lo).fold(0.0, f64::min);
@@ -380,12 +398,13 @@ impl Strip {
         let span = (hi - lo).max(1e-6) * 1.25;
         let mid = 0.5 * (hi + lo);
         let y_of = |v: f64| y1 - (y1 - y0) * (((v - mid) / span + 0.5).clamp(-0.05, 1.05)) as f32;
-        let (left, right, pad, text) = (self.left, self.right, self.pad, self.text);
+        let (left, right, pad) = (self.left, self.right, self.pad);
         self.shapes.push(line([left, y_of(0.0)], [right, y_of(0.0)], 1.0, [0.6, 0.6, 0.6, 1.0], None));
-        self.label([left + pad, y0 + text], text, Align::Left, INK, name.to_string());
-        for v in [hi, lo] {
-            self.label([left - pad, y_of(v) + 0.35 * text], text * 0.85, Align::Right, INK, format!("{v:.1}"));
-        }
+        let (ascent, descent) = ascent_descent(self.value);
+        let hi_at = (y_of(hi) + 0.35 * self.value).max(y0 + ascent);
+        let lo_at = (y_of(lo) + 0.35 * self.value).min(y1 - descent);
+        self.label([left - pad, hi_at], self.value, Align::Right, INK, format!("{hi:.1}"));
+        self.label([left - pad, lo_at], self.value, Align::Right, INK, format!("{lo:.1}"));
         for (i, link) in sim.spec().links.iter().enumerate() {
             let c = link.color.to_linear();
             let (solid, faint) = ([c[0], c[1], c[2], 1.0], [c[0], c[1], c[2], 0.45]);
@@ -400,9 +419,16 @@ impl Strip {
                 self.shapes.push(line([xa, y_of(a.links[i].0[k])], [xb, y_of(b.links[i].0[k])], 2.0, solid, None));
             }
         }
+        let size = self.text.min((y1 - y0) * 0.55);
+        let at = [left + pad, y0 + ascent_descent(size).0];
+        let (min, max) = text_box(name, size, at, Align::Left);
+        let backing = [0.97, 0.96, 0.94, 0.85];
+        let (min, max) = ([min[0] - 2.0, min[1] - 1.0], [max[0] + 2.0, max[1] + 1.0]);
+        self.shapes.push(Shape2d::Rect { min, max, radius: 2.0, border: 0.0, color: backing });
+        self.label(at, size, Align::Left, INK, name.to_string());
     }
 
-    /// A dashed line and a word at each event shown.
+    /// A dashed line at each event shown, and its word where that keeps clear of the others.
     fn events(&mut self, spec: &CargoSpec, now: f64) {
         let t0 = self.t0;
         for e in spec.events.iter().filter(|e| e.at >= t0 && e.at <= now) {
@@ -415,14 +441,71 @@ impl Strip {
             };
             let x = self.x_of(e.at);
             let dash = Some(Dash { on: 3.0, off: 3.0, phase: 0.0 });
-            self.shapes.push(line([x, self.top + self.pad], [x, self.bottom - self.pad], 1.0, [0.35, 0.35, 0.4, 0.8], dash));
-            self.label([x + 3.0, self.bottom - self.pad - 2.0], self.text * 0.85, Align::Left, INK, label.to_string());
+            // from the first lane down: the spring labels above stay clear
+            self.shapes.push(line([x, self.top], [x, self.bottom - self.pad], 1.0, [0.35, 0.35, 0.4, 0.8], dash));
+            let (size, at) = (self.value, [x + 3.0, self.bottom - self.pad - 2.0]);
+            let inside = text_box(label, size, at, Align::Left).1[0] <= self.right;
+            if inside && self.clear(label, size, at, Align::Left) {
+                self.label(at, size, Align::Left, INK, label.to_string());
+            }
         }
+    }
+
+    /// The springs in force, one label per load in a row along the top: shrunk to fit the width,
+    /// and shortened (without the gain, then without ζ, then the name alone) where shrinking
+    /// would take them below [`MIN_TEXT`].
+    fn springs(&mut self, spec: &CargoSpec, laws: &[[super::spring::Law; 3]], gains: &[[f64; 3]], baseline: f32) {
+        let gap = 3.0 * self.pad;
+        let forms = |short: usize| -> Vec<String> {
+            spec.links
+                .iter()
+                .enumerate()
+                .map(|(i, link)| {
+                    let hz = laws[i][0].omega / std::f64::consts::TAU;
+                    match short {
+                        0 => format!("{} {hz:.2} Hz ζ {:.2} gain {:.2}", link.name, laws[i][0].zeta, gains[i][0]),
+                        1 => format!("{} {hz:.2} Hz ζ {:.2}", link.name, laws[i][0].zeta),
+                        2 => format!("{} {hz:.2} Hz", link.name),
+                        _ => link.name.clone(),
+                    }
+                })
+                .collect()
+        };
+        let room = self.right - self.left;
+        let fit = |labels: &[String]| {
+            let gaps = gap * labels.len().saturating_sub(1) as f32;
+            let total = labels.iter().map(|l| text_width(l, self.text)).sum::<f32>();
+            self.text * ((room - gaps).max(0.0) / total.max(1e-6)).min(1.0)
+        };
+        let sized = |short: usize| {
+            let labels = forms(short);
+            let size = fit(&labels);
+            (labels, size)
+        };
+        let (labels, size) = (0..3).map(sized).find(|(_, size)| *size >= MIN_TEXT).unwrap_or_else(|| sized(3));
+        let mut x = self.left;
+        for (link, label) in spec.links.iter().zip(labels) {
+            let c = link.color.to_linear().map(|v| v * 0.8);
+            let width = text_width(&label, size);
+            self.label([x, baseline], size, Align::Left, [c[0], c[1], c[2], 1.0], label);
+            x += width + gap;
+        }
+    }
+}
+
+/// Which component of a load's motion a trace shows (pitch, roll, lift), and its lane's name.
+fn trace_row(trace: Trace) -> (usize, &'static str) {
+    match trace {
+        Trace::Pitch => (0, "pitch°"),
+        Trace::Roll => (1, "roll°"),
+        Trace::Lift => (2, "lift cm"),
     }
 }
 
 /// The strip chart along the bottom of the image: one lane per trace, each load's value (solid),
 /// its target (thin), its limits (dashed), events marked, labels with the constants in force.
+/// Every label fits the chart at any size: the margin is as wide as the widest limit, the limits
+/// shrink to the lanes' height, the spring labels to the width.
 fn chart(sim: &CargoSim, scene: &Scene) -> Canvas2d {
     let spec = sim.spec();
     let plot = spec.plot.as_ref().expect("a plot");
@@ -431,41 +514,44 @@ fn chart(sim: &CargoSim, scene: &Scene) -> Canvas2d {
     let pad = (h * 0.012).max(3.0);
     let text = (h * 0.028).max(9.0);
     let now = sim.shown_time();
+    let header = if plot.labels { text + pad } else { 0.0 };
+    let lane_h = (h - top - pad - header) / plot.traces.len() as f32;
+    // two limits a lane, one above the other, each the font's full height
+    let (a, d) = ascent_descent(1.0);
+    let value = (text * 0.85).min((lane_h - pad) / (2.0 * (a + d) + 0.1));
+    let (_, laws, gains) = super::rig::laws(spec, now, scene.render.duration());
+    let widest = plot
+        .traces
+        .iter()
+        .flat_map(|t| {
+            let (k, _) = trace_row(*t);
+            let lo = laws.iter().map(|l| l[k].lo).fold(0.0, f64::min);
+            let hi = laws.iter().map(|l| l[k].hi).fold(0.0, f64::max);
+            [format!("{hi:.1}"), format!("{lo:.1}")]
+        })
+        .map(|v| text_width(&v, value))
+        .fold(0.0, f32::max);
     let mut strip = Strip {
-        left: pad + text_width("-88.8", text) + pad,
+        left: pad + widest + pad,
         right: w - pad,
-        top,
+        top: top + header + pad,
         bottom: h,
         pad,
         text,
+        value,
         t0: (now - plot.seconds).max(0.0),
         seconds: plot.seconds,
         shapes: vec![Shape2d::Rect { min: [0.0, top], max: [w, h], radius: 0.0, border: 0.0, color: [0.97, 0.96, 0.94, 0.92] }],
         texts: Vec::new(),
     };
-    let header = if plot.labels { text + pad } else { 0.0 };
-    let lane_h = (h - top - pad - header) / plot.traces.len() as f32;
-    let (_, laws, gains) = super::rig::laws(spec, now, scene.render.duration());
+    if plot.labels {
+        strip.springs(spec, &laws, &gains, top + pad + ascent_descent(text).0);
+    }
     for (lane, trace) in plot.traces.iter().enumerate() {
-        let (k, name) = match trace {
-            Trace::Pitch => (0, "pitch°"),
-            Trace::Roll => (1, "roll°"),
-            Trace::Lift => (2, "lift cm"),
-        };
+        let (k, name) = trace_row(*trace);
         let y0 = top + header + pad + lane as f32 * lane_h;
         strip.lane(sim, &laws, k, name, (y0, y0 + lane_h - pad));
     }
     strip.events(spec, now);
-    if plot.labels {
-        let mut x = strip.left;
-        for (i, link) in spec.links.iter().enumerate() {
-            let c = link.color.to_linear().map(|v| v * 0.8);
-            let hz = laws[i][0].omega / std::f64::consts::TAU;
-            let label = format!("{} {:.2} Hz ζ {:.2} gain {:.2}", link.name, hz, laws[i][0].zeta, gains[i][0]);
-            let width = text_width(&label, text);
-            strip.label([x, top + pad + text], text, Align::Left, [c[0], c[1], c[2], 1.0], label);
-            x += width + 3.0 * pad;
-        }
-    }
     Canvas2d { size: [w, h], static_layer: None, shapes: strip.shapes, texts: strip.texts }
 }

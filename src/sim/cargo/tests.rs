@@ -392,3 +392,44 @@ fn a_put_down_fades_the_sway_and_every_stay_on_the_ground_ends_in_a_reset() {
     assert_eq!(s.counters.resets, 2);
     assert!(s.state.dofs().all(|d| d.x == 0.0 && d.v == 0.0));
 }
+
+#[test]
+fn the_strip_chart_labels_fit_and_keep_clear_of_each_other_at_any_width() {
+    use crate::frame::font::text_box;
+    use crate::sim::Simulation;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/cargo_walk.toml");
+    for width in [320u32, 400, 960] {
+        let mut scene = scene::load(&path).unwrap();
+        (scene.render.width, scene.render.height) = (width, width * 9 / 16);
+        let (w, h) = (width as f32, (width * 9 / 16) as f32);
+        let mut sim = CargoSim::from_scene(&scene).unwrap();
+        // after the start, with the first stop's event on screen
+        let canvas = sim.frame(140).canvas.expect("a strip chart");
+        let top = h * (1.0 - scene_plot_height(&scene));
+        let boxes: Vec<_> = canvas.texts.iter().map(|t| (t, text_box(&t.text, t.size, t.at, t.align))).collect();
+        assert!(boxes.len() >= 3 + 2 * 3 + 3, "{width}: springs, limits and lane names: {:?}", canvas.texts);
+        for (t, (min, max)) in &boxes {
+            assert!(
+                min[0] >= 0.0 && max[0] <= w && min[1] >= top && max[1] <= h,
+                "{width}: {:?} at {min:?}..{max:?} leaves the strip",
+                t.text
+            );
+            assert!(t.size >= 5.0, "{width}: {:?} is {} px", t.text, t.size);
+        }
+        for (i, (a, (a0, a1))) in boxes.iter().enumerate() {
+            for (b, (b0, b1)) in &boxes[i + 1..] {
+                let apart = a1[0] <= b0[0] || b1[0] <= a0[0] || a1[1] <= b0[1] || b1[1] <= a0[1];
+                assert!(apart, "{width}: {:?} overlaps {:?}", a.text, b.text);
+            }
+        }
+        // every load's spring label is there, whole or shortened
+        for name in ["bottom", "middle", "top"] {
+            assert!(canvas.texts.iter().any(|t| t.text.starts_with(&format!("{name} "))), "{width}: no label for {name}");
+        }
+    }
+}
+
+fn scene_plot_height(scene: &Scene) -> f32 {
+    let KindSpec::Cargo(spec) = &scene.kind else { unreachable!() };
+    spec.plot.as_ref().expect("cargo_walk has a plot").height as f32
+}

@@ -133,6 +133,48 @@ impl Study {
         self.rolls.iter().flat_map(|r| r.outcome.readings.iter().map(|d| d.confidence)).fold(1.0, f64::min)
     }
 
+    /// The summary as a table for people (what `simreel dice stats` prints).
+    pub fn table(&self) -> String {
+        use crate::text::count;
+        use std::fmt::Write;
+        let s = &self.spec;
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "{}, seeds {}..{}, {} each: {}, {} read, firmness {}",
+            count(s.dice as u64, "die", "dice"),
+            s.seeds.0,
+            s.seeds.1,
+            count(s.rolls_per_seed.into(), "roll", "rolls"),
+            count(self.rolls.len() as u64, "roll", "rolls"),
+            count((self.rolls.len() * s.dice) as u64, "die", "dice"),
+            s.firmness
+        );
+        let faces = self.face_counts().iter().enumerate().map(|(i, c)| format!("{}: {c}", i + 1)).collect::<Vec<_>>().join("  ");
+        let _ = writeln!(o, "faces           {faces}");
+        let chi = self.chi_square();
+        let verdict = if chi < CHI_SQUARE_CRITICAL { "no sign of bias" } else { "biased at α = 0.05" };
+        let _ = writeln!(o, "chi-square      {chi:.2} (df 5, critical {CHI_SQUARE_CRITICAL} at α = 0.05: {verdict})");
+        let st = self.settle_s();
+        let _ = writeln!(o, "settle (s)      median {:.2}, p95 {:.2}, max {:.2} (throw to first stillness)", st.median, st.p95, st.max);
+        let rs = self.result_s();
+        let _ = writeln!(o, "result (s)      median {:.2}, p95 {:.2}, max {:.2} (throw to final reading)", rs.median, rs.p95, rs.max);
+        let cocked = count(self.cocked() as u64, "roll", "rolls");
+        let _ = writeln!(
+            o,
+            "cocked          {cocked} (lowest confidence {:.3}; threshold {})",
+            self.lowest_confidence(),
+            super::roller::COCKED
+        );
+        let _ = writeln!(o, "nudges          {}", self.nudges());
+        let _ = writeln!(o, "fence contacts  {} touched the fence", count(self.fence_contacts(), "die", "dice"));
+        if self.unsettled() > 0 {
+            let still = count(self.unsettled() as u64, "roll", "rolls");
+            let _ = writeln!(o, "unsettled       {still} still moving after {} s", super::roller::MAX_ROLL_SECONDS);
+        }
+        o
+    }
+
     /// The summary as one JSON object.
     pub fn to_json(&self) -> serde_json::Value {
         let s = self.settle_s();
@@ -156,6 +198,9 @@ impl Study {
         })
     }
 }
+
+/// χ² at α = 0.05 with 5 degrees of freedom (six faces): above it, a die is biased.
+const CHI_SQUARE_CRITICAL: f64 = 11.07;
 
 /// Rollers per table: enough that their dice fill whole packs.
 fn rollers_per_table(dice: usize) -> usize {

@@ -107,8 +107,7 @@ fn filled(labels: &[LabelSpec], facts: &[(String, String)], data: Option<&serde_
 impl FigureSim {
     /// A line of text at em size `size`, smaller where it would be wider than `room`.
     fn text(&self, at: [f32; 2], size: f64, room: f32, align: Align, text: String) -> Text2d {
-        let width = crate::frame::font::text_width(&text, size as f32);
-        let size = if width > room { size as f32 * room / width } else { size as f32 };
+        let size = crate::frame::font::fitting_size(&text, size as f32, room);
         Text2d { at, size, align, color: with_alpha(self.spec.text_color.to_linear(), 1.0), text }
     }
 }
