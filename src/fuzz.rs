@@ -92,7 +92,7 @@ pub struct Report {
 /// files, not the shipped scenes.)
 pub fn corpus(root: &Path) -> Vec<String> {
     let mut paths: Vec<std::path::PathBuf> =
-        ["scenes", "tests/scenes"].iter().filter_map(|d| crate::golden::scene_files(&root.join(d)).ok()).flatten().collect();
+        ["scenes", "tests/scenes"].iter().filter_map(|d| crate::scene::scene_files(&root.join(d)).ok()).flatten().collect();
     paths.sort();
     paths.iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect()
 }

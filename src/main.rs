@@ -262,7 +262,7 @@ fn cargo_probe(args: &CargoProbeArgs) -> anyhow::Result<()> {
         Some(path) => simreel::scene::load(path)?,
         None => simreel::scene::parse("kind = \"cargo\"\n", std::path::Path::new("defaults.toml"))?,
     };
-    let simreel::kinds::KindSpec::Cargo(spec) = &scene.kind else {
+    let simreel::scene::KindSpec::Cargo(spec) = &scene.kind else {
         let path = args.scene.as_deref().unwrap_or(std::path::Path::new("?")).display();
         return Err(BadInput(format!("{path} is a {} scene; `cargo probe` takes a cargo scene", scene.kind.name())).into());
     };
@@ -496,14 +496,35 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
         GoldenCommand::Bless { common, .. } => (common, None),
         GoldenCommand::Merge(m) => return golden_merge(m),
     };
+    let scenes = golden_scenes(args)?;
+    let dirs = simreel::golden::Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard };
+    let (scenes, dealt) = match shard {
+        Some((i, n)) => {
+            let (mine, dealt) = simreel::golden::shard_scenes(scenes, i, n);
+            if !args.quiet {
+                let names: Vec<&str> = mine.iter().map(|s| s.name.as_str()).collect();
+                let took = if names.is_empty() { "nothing: the other shards cover the scenes".into() } else { names.join(", ") };
+                eprintln!("shard {i}/{n} checks {took}");
+            }
+            (mine, Some(dealt))
+        }
+        None => (scenes, None),
+    };
+    let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
+    match &action {
+        GoldenCommand::Bless { filter, from_last_run, .. } => golden_bless(&scenes, &dirs, args, mode, filter.as_deref(), *from_last_run),
+        _ => golden_check(&scenes, &dirs, args, mode, dealt),
+    }
+}
+
+/// The scenes a golden command takes (default: those in `scenes/` with a `[golden]` table), each
+/// within this machine's memory, no two of one name.
+fn golden_scenes(args: &GoldenArgs) -> anyhow::Result<Vec<scene::Scene>> {
     let paths = if args.paths.is_empty() { vec![std::path::PathBuf::from("scenes")] } else { args.paths.clone() };
     let scenes = simreel::golden::collect_scenes(&paths)?;
     if scenes.is_empty() {
-        return Err(BadInput(format!(
-            "no scene with a [golden] table in {}",
-            paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-        ))
-        .into());
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(BadInput(format!("no scene with a [golden] table in {}", names.join(", "))).into());
     }
     for s in &scenes {
         s.check_memory(scene::available_memory())?;
@@ -519,89 +540,69 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let dirs = simreel::golden::Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard };
-    let (scenes, dealt) = match shard {
-        Some((i, n)) => {
-            let (mine, dealt) = simreel::golden::shard_scenes(scenes, i, n);
-            if !args.quiet {
-                let names: Vec<&str> = mine.iter().map(|s| s.name.as_str()).collect();
-                eprintln!(
-                    "shard {i}/{n} checks {}",
-                    if names.is_empty() { "nothing: the other shards cover the scenes".into() } else { names.join(", ") }
-                );
-            }
-            (mine, Some(dealt))
+    Ok(scenes)
+}
+
+/// `simreel golden check`: every frame's verdict, the sequences' notes, exit code 4 on a failure.
+fn golden_check(
+    scenes: &[scene::Scene],
+    dirs: &simreel::golden::Paths,
+    args: &GoldenArgs,
+    mode: ProgressMode,
+    dealt: Option<simreel::golden::report::ReportShard>,
+) -> anyhow::Result<()> {
+    let summary = simreel::golden::check(scenes, dirs, &args.adapter.request(), mode, dealt)?;
+    if !args.quiet {
+        for e in &summary.entries {
+            let how = if e.passed { "pass" } else { "FAIL" };
+            eprintln!("{how} {} frame {}: {} — {}", e.scene, e.frame, e.verdict, e.state_message);
         }
-        None => (scenes, None),
-    };
-    let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
-    match &action {
-        GoldenCommand::Check { .. } => {
-            let summary = simreel::golden::check(&scenes, &dirs, &args.adapter.request(), mode, dealt)?;
-            if !args.quiet {
-                for e in &summary.entries {
-                    eprintln!(
-                        "{} {} frame {}: {} — {}",
-                        if e.passed { "pass" } else { "FAIL" },
-                        e.scene,
-                        e.frame,
-                        e.verdict,
-                        e.state_message
-                    );
-                }
-                for s in &summary.sequences {
-                    if let Some(f) = s.first_diverging {
-                        eprintln!("{}: first diverging frame {f}", s.scene);
-                    }
-                    if let Some(r) = s.flicker {
-                        eprintln!("{}: flicker {r:.2}× the golden sequence{}", s.scene, if s.flicker_failed { " (too much)" } else { "" });
-                    }
-                }
+        for s in &summary.sequences {
+            if let Some(f) = s.first_diverging {
+                eprintln!("{}: first diverging frame {f}", s.scene);
             }
-            let failed = summary.failures();
-            if failed > 0 {
-                return Err(GoldenMismatch {
-                    failed,
-                    checked: summary.entries.len(),
-                    report: dirs.report_dir().join("report.html").display().to_string(),
-                }
-                .into());
+            if let Some(r) = s.flicker {
+                eprintln!("{}: flicker {r:.2}× the golden sequence{}", s.scene, if s.flicker_failed { " (too much)" } else { "" });
             }
-            if !args.quiet && !summary.entries.is_empty() {
-                eprintln!("{} on {}", all_match(summary.entries.len()), summary.adapter);
-            }
-            Ok(())
         }
-        GoldenCommand::Bless { filter, from_last_run, .. } => {
-            let filter = filter.as_deref().map(simreel::golden::Filter::parse);
-            if let Some(f) = &filter {
-                let Some(scene) = scenes.iter().find(|s| s.name == f.scene) else {
-                    return Err(BadInput(format!(
-                        "--filter: no scene named \"{}\" among {}",
-                        f.scene,
-                        scenes.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
-                    ))
-                    .into());
-                };
-                f.golden_frames(scene)?; // a bad frame spec is said before anything renders
-            }
-            let done = simreel::golden::bless(&scenes, filter.as_ref(), *from_last_run, &dirs, &args.adapter.request(), mode)?;
-            for b in &done {
-                eprintln!(
-                    "{}: {} written, {} unchanged in {}",
-                    b.scene,
-                    count(b.written.len() as u64, "file", "files"),
-                    count(b.unchanged as u64, "image", "images"),
-                    b.dir.display()
-                );
-                for w in &b.written {
-                    eprintln!("  {}", w.display());
-                }
-            }
-            Ok(())
-        }
-        GoldenCommand::Merge(m) => golden_merge(m),
     }
+    let failed = summary.failures();
+    if failed > 0 {
+        let report = dirs.report_dir().join("report.html").display().to_string();
+        return Err(GoldenMismatch { failed, checked: summary.entries.len(), report }.into());
+    }
+    if !args.quiet && !summary.entries.is_empty() {
+        eprintln!("{} on {}", all_match(summary.entries.len()), summary.adapter);
+    }
+    Ok(())
+}
+
+/// `simreel golden bless`: the filter checked before anything renders, then what was written.
+fn golden_bless(
+    scenes: &[scene::Scene],
+    dirs: &simreel::golden::Paths,
+    args: &GoldenArgs,
+    mode: ProgressMode,
+    filter: Option<&str>,
+    from_last_run: bool,
+) -> anyhow::Result<()> {
+    let filter = filter.map(simreel::golden::Filter::parse);
+    if let Some(f) = &filter {
+        let Some(scene) = scenes.iter().find(|s| s.name == f.scene) else {
+            let names: Vec<&str> = scenes.iter().map(|s| s.name.as_str()).collect();
+            return Err(BadInput(format!("--filter: no scene named \"{}\" among {}", f.scene, names.join(", "))).into());
+        };
+        f.golden_frames(scene)?;
+    }
+    let done = simreel::golden::bless(scenes, filter.as_ref(), from_last_run, dirs, &args.adapter.request(), mode)?;
+    for b in &done {
+        let (written, unchanged) = (count(b.written.len() as u64, "file", "files"), count(b.unchanged as u64, "image", "images"));
+        eprintln!("{}: {written} written, {unchanged} unchanged in {}", b.scene, b.dir.display());
+        for w in &b.written {
+            eprintln!("  {}", w.display());
+        }
+    }
+    Ok(())
 }
 
 fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32, algorithm: Option<&str>) -> anyhow::Result<()> {

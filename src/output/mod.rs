@@ -4,14 +4,11 @@
 
 pub mod animation;
 pub mod claim;
-pub mod compare;
 pub mod gif;
 pub mod manifest;
 pub mod mesh_file;
 pub mod picture;
 pub mod png;
-pub mod regions;
-pub mod report;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -441,7 +441,7 @@ fn beside_outputs(job: &Job) -> Vec<PathBuf> {
 /// before the first frame to describe, and saves its state now and then ([`snapshots`]).
 fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
     let scene = &shared.job.scene;
-    let mut sim = crate::sim::build(scene);
+    let mut sim = crate::kinds::build(scene);
     let first = shared.job.frames.iter().copied().find(|f| !shared.kept.contains(f));
     if let Some(first) = first.filter(|_| shared.job.snapshots) {
         let restored = shared.timed(Stage::Simulate, || {

@@ -5,9 +5,9 @@
 //! metres, times seconds.
 
 use super::common::RenderSpec;
+use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
-use crate::kinds::KindTable;
 
 /// How the springs are stepped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,7 +232,7 @@ struct LinkDefault {
     lift: f64,
     gain: [f64; 3],
     size: [f64; 3],
-    color: &'static str,
+    color: Srgb,
     shape: Shape,
 }
 
@@ -249,7 +249,7 @@ const LINKS: [LinkDefault; 3] = [
         lift: 0.5,
         gain: [0.6, 0.6, 0.1],
         size: [0.42, 0.34, 0.62],
-        color: "#b5895a",
+        color: Srgb::hex("#b5895a"),
         shape: Shape::Sack,
     },
     LinkDefault {
@@ -262,7 +262,7 @@ const LINKS: [LinkDefault; 3] = [
         lift: 1.2,
         gain: [1.2, 1.2, 0.25],
         size: [0.36, 0.3, 0.54],
-        color: "#6f8f4e",
+        color: Srgb::hex("#6f8f4e"),
         shape: Shape::Crate,
     },
     LinkDefault {
@@ -275,7 +275,7 @@ const LINKS: [LinkDefault; 3] = [
         lift: 2.0,
         gain: [1.8, 1.8, 0.4],
         size: [0.3, 0.26, 0.44],
-        color: "#c4553b",
+        color: Srgb::hex("#c4553b"),
         shape: Shape::Bundle,
     },
 ];
@@ -291,11 +291,6 @@ impl KindTable for CargoSpec {
         // spring state, the strip chart's history (a sample a game frame), the strap mesh
         let history = (self.game_hz * 60.0) as u64 * 64;
         (1 << 20 | history, format!("{} loads", self.links.len()))
-    }
-
-    fn cost(&self) -> (f64, f64) {
-        // cargo_walk: 69 ms drawing at 640×400, 0.6 ms for a frame's poses, straps and chart
-        (270.0, 0.6)
     }
 }
 
@@ -446,7 +441,7 @@ fn default_link(d: &LinkDefault, name: String) -> LinkSpec {
         lift: d.lift,
         gain: d.gain,
         size: d.size,
-        color: Srgb::from_hex(d.color).expect("a colour"),
+        color: d.color,
         shape: d.shape,
     }
 }
@@ -516,7 +511,7 @@ fn read_ground(g: &TableReader) -> GroundSpec {
     let spec = GroundSpec {
         ramp,
         grid: g.f64_in("grid", 0.5, 0.05..100.0),
-        colors: [g.color("color", Srgb::from_hex("#c9c2b2").expect("hex")), g.color("color2", Srgb::from_hex("#b3ab99").expect("hex"))],
+        colors: [g.color("color", crate::srgb!("#c9c2b2")), g.color("color2", crate::srgb!("#b3ab99"))],
     };
     g.finish();
     spec

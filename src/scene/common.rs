@@ -27,8 +27,16 @@ impl RenderSpec {
         self.frames as f64 / self.fps as f64
     }
 
+    /// When frame `frame` is shown, seconds.
     pub fn time_of(&self, frame: u32) -> f64 {
         frame as f64 / self.fps as f64
+    }
+
+    /// The frame showing time `t` (seconds): the last one at or before it, the inverse of
+    /// [`RenderSpec::time_of`] (a time a hair before a frame's, from rounding, counts as that
+    /// frame). Simulations name the frame of a fault with it.
+    pub fn frame_at(&self, t: f64) -> u32 {
+        (t * self.fps as f64 + 1e-7).floor().clamp(0.0, u32::MAX as f64) as u32
     }
 }
 

@@ -5,9 +5,9 @@
 use toml::de::DeValue;
 
 use super::common::RenderSpec;
+use super::kind::KindTable;
 use super::reader::{TableReader, number_list};
 use super::values::Srgb;
-use crate::kinds::KindTable;
 
 /// Most dice a scene or a study may roll (the arena holds about this many side by side).
 pub const MAX_DICE: usize = 12;
@@ -78,7 +78,8 @@ pub struct DiceSpec {
 }
 
 /// Default body colours, one per die in turn.
-pub const PALETTE: [&str; 6] = ["#e8364f", "#2f8fe8", "#33b864", "#f2a516", "#9b5de5", "#f06fae"];
+pub const PALETTE: [Srgb; 6] =
+    [Srgb::hex("#e8364f"), Srgb::hex("#2f8fe8"), Srgb::hex("#33b864"), Srgb::hex("#f2a516"), Srgb::hex("#9b5de5"), Srgb::hex("#f06fae")];
 
 fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
     let die = g.int_in("die", 1, 1..=MAX_DICE as i64) as usize;
@@ -178,11 +179,6 @@ impl KindTable for DiceSpec {
         // results strip's text
         (self.count as u64 * ((10 << 10) + (4 << 20)) + (4 << 20), format!("{} dice", self.count))
     }
-
-    fn cost(&self) -> (f64, f64) {
-        // dice: 108 ms drawing at 640×400, 0.7 ms stepping five dice
-        (420.0, 0.15 * self.count as f64)
-    }
 }
 
 fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
@@ -198,23 +194,9 @@ fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
         },
         Some(_) => vec![t.f64_in("firmness", 55.0, 0.0..100.0); count],
     };
-    let colors = match t.raw("colors").map(|v| v.get_ref()) {
-        None => (0..count).map(|i| Srgb::from_hex(PALETTE[i % PALETTE.len()]).unwrap_or(Srgb([1.0, 0.2, 0.3]))).collect(),
-        Some(DeValue::Array(a)) => {
-            let parsed: Option<Vec<Srgb>> = a.iter().map(|c| c.get_ref().as_str().and_then(Srgb::from_hex)).collect();
-            match parsed {
-                Some(c) if !c.is_empty() => (0..count).map(|i| c[i % c.len()]).collect(),
-                _ => {
-                    t.error_at("colors", "expected an array of \"#rrggbb\" colours (used in turn)");
-                    vec![Srgb([0.9, 0.2, 0.3]); count]
-                }
-            }
-        }
-        Some(_) => {
-            t.error_at("colors", "expected an array of \"#rrggbb\" colours (used in turn)");
-            vec![Srgb([0.9, 0.2, 0.3]); count]
-        }
-    };
+    // the colours are used in turn
+    let palette = if t.has("colors") { t.color_list("colors").unwrap_or_else(|| PALETTE.to_vec()) } else { PALETTE.to_vec() };
+    let colors = (0..count).map(|i| palette[i % palette.len()]).collect();
     let rolls = match t.raw("rolls") {
         None => vec![0.0],
         Some(v) => match number_list(v.get_ref()) {

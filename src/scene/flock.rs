@@ -3,8 +3,8 @@
 //! the scene's pixels unless `canvas` says otherwise; y points down; times are seconds.
 
 use super::common::RenderSpec;
+use super::kind::KindTable;
 use super::reader::TableReader;
-use crate::kinds::KindTable;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Theme {
@@ -110,13 +110,6 @@ impl KindTable for FlockSpec {
         let trail = if self.show_trails { self.trail as u64 } else { 0 };
         let per_agent = 64 + 8 * trail + 96 * (trail + 3);
         (agents * per_agent, format!("{agents} agents"))
-    }
-
-    fn cost(&self) -> (f64, f64) {
-        // flock_crowd: 21 ms drawing at 960×540 (its canvas over the gradient, not
-        // multisampled), 4.7 ms stepping 4 000 agents
-        let agents = self.agents.resolve(self.canvas[0] * self.canvas[1], 1, MAX_AGENTS as u32) as f64;
-        (45.0, agents * 1.2e-3)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod figure;
 pub mod flock;
 pub mod frames;
 pub mod golden;
+pub mod kind;
 pub mod reader;
 pub mod terrain;
 pub mod values;
@@ -18,9 +19,9 @@ pub mod wind;
 
 use std::path::{Path, PathBuf};
 
-pub use crate::kinds::{KINDS, KindSpec};
 pub use common::{CameraSpec, Format, LightSpec, OutputSpec, RenderSpec};
 pub use error::{Diagnostic, SceneError};
+pub use kind::{KINDS, KindSpec, KindTable};
 use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
 
@@ -227,6 +228,23 @@ impl Scene {
         }
         Ok(())
     }
+}
+
+/// Every `*.toml` under `dir` and its subfolders, sorted (a folder's own files before its
+/// subfolders').
+pub fn scene_files(dir: &Path) -> Result<Vec<PathBuf>, SceneError> {
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|source| SceneError::Read { path: dir.to_path_buf(), source })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    let mut files: Vec<PathBuf> = entries.iter().filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "toml")).cloned().collect();
+    files.sort();
+    let mut dirs: Vec<&PathBuf> = entries.iter().filter(|d| d.is_dir()).collect();
+    dirs.sort();
+    for d in dirs {
+        files.extend(scene_files(d)?);
+    }
+    Ok(files)
 }
 
 /// Memory this process may use: `MemAvailable` from /proc/meminfo, else 8 GiB.

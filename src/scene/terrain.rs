@@ -3,9 +3,9 @@
 //! Field convention: negative inside the ground, positive in the air.
 
 use super::common::RenderSpec;
+use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
-use crate::kinds::KindTable;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TerrainSpec {
@@ -205,13 +205,6 @@ impl KindTable for TerrainSpec {
         let surface = (6 * (nx * nz + nx * ny + ny * nz)).min(samples);
         (samples * 4 + 3 * surface * (3 * 28 + 2 * 12), format!("a {nx}×{ny}×{nz} terrain grid"))
     }
-
-    fn cost(&self) -> (f64, f64) {
-        // 157 ms a frame at 640×360, 88 ms walled in (its back faces are not drawn); an animated
-        // field is re-sampled each frame (cliffs: 33 ms for 645 120 samples), a still one once
-        let culled = self.walled_without_cracks() && self.style != MeshStyle::Wireframe;
-        (if culled { 380.0 } else { 680.0 }, if self.is_animated() { self.samples() as f64 * 5e-5 } else { 0.0 })
-    }
 }
 
 fn read_terrain(t: &TableReader) -> TerrainSpec {
@@ -272,7 +265,7 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
     let bands = read_bands(&c);
     let colors = ColorSpec {
         bands,
-        cliff: c.color("cliff", Srgb::from_hex("#7a6a5c").unwrap_or(Srgb([0.5; 3]))),
+        cliff: c.color("cliff", crate::srgb!("#7a6a5c")),
         cliff_start_deg: c.f64_in("cliff_start", 32.0, 0.0..90.0),
         cliff_end_deg: c.f64_in("cliff_end", 48.0, 0.0..90.0),
         strata: c.f64_in("strata", 0.45, 0.0..1e3),
@@ -400,10 +393,13 @@ fn read_cube(c: &TableReader, iso: f64) -> CubeSpec {
 
 fn read_bands(c: &TableReader) -> Vec<(f64, Srgb)> {
     let defaults = || {
-        [(0.0, "#c8b68a"), (0.22, "#6f9a4a"), (0.55, "#3f6b35"), (0.8, "#8a8a80"), (0.93, "#f2f4f7")]
-            .iter()
-            .map(|&(h, hex)| (h, Srgb::from_hex(hex).unwrap_or(Srgb([0.5; 3]))))
-            .collect()
+        vec![
+            (0.0, crate::srgb!("#c8b68a")),
+            (0.22, crate::srgb!("#6f9a4a")),
+            (0.55, crate::srgb!("#3f6b35")),
+            (0.8, crate::srgb!("#8a8a80")),
+            (0.93, crate::srgb!("#f2f4f7")),
+        ]
     };
     let tables = c.tables("bands");
     if tables.is_empty() {

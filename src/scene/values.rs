@@ -9,7 +9,37 @@ use super::reader::{TableReader, number};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Srgb(pub [f32; 3]);
 
+/// A colour written in the code, `srgb!("#3f6f9f")`: checked when the program is compiled (a
+/// literal that is not `#rgb` or `#rrggbb` does not build), with no fallback to go wrong.
+#[macro_export]
+macro_rules! srgb {
+    ($hex:literal) => {
+        const { $crate::scene::values::Srgb::hex($hex) }
+    };
+}
+
 impl Srgb {
+    /// `#rgb` or `#rrggbb` as a constant (see [`srgb!`]); anything else panics, which in a
+    /// constant stops the build. Scene files go through [`Srgb::from_hex`] and the reader instead.
+    pub const fn hex(s: &str) -> Srgb {
+        const fn digit(c: u8) -> u8 {
+            match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                b'A'..=b'F' => c - b'A' + 10,
+                _ => panic!("a colour's digits are hexadecimal"),
+            }
+        }
+        let b = s.as_bytes();
+        assert!(!b.is_empty() && b[0] == b'#', "a colour starts with #");
+        let c = match b.len() {
+            4 => [digit(b[1]) * 17, digit(b[2]) * 17, digit(b[3]) * 17],
+            7 => [digit(b[1]) * 16 + digit(b[2]), digit(b[3]) * 16 + digit(b[4]), digit(b[5]) * 16 + digit(b[6])],
+            _ => panic!("a colour is #rgb or #rrggbb"),
+        };
+        Srgb([c[0] as f32 / 255.0, c[1] as f32 / 255.0, c[2] as f32 / 255.0])
+    }
+
     /// `#rgb` or `#rrggbb`.
     pub fn from_hex(s: &str) -> Option<Srgb> {
         let h = s.strip_prefix('#')?;
@@ -34,18 +64,39 @@ impl TableReader<'_, '_> {
     /// A colour at `key`: `"#rrggbb"`, `"#rgb"` or `[r, g, b]` with components in 0..1.
     pub fn color(&self, key: &'static str, default: Srgb) -> Srgb {
         let Some(v) = self.raw(key) else { return default };
+        self.color_of(key, v).unwrap_or(default)
+    }
+
+    /// An array of colours at `key`, each as [`TableReader::color`] takes one, every problem
+    /// reported at its item; `None` when the key is absent or the array has a problem.
+    pub fn color_list(&self, key: &'static str) -> Option<Vec<Srgb>> {
+        let v = self.raw(key)?;
+        let DeValue::Array(items) = v.get_ref() else {
+            self.error_at(key, "expected an array of colours, each \"#rrggbb\", \"#rgb\" or [r, g, b] in 0..1");
+            return None;
+        };
+        if items.is_empty() {
+            self.error_at(key, "expected at least one colour");
+            return None;
+        }
+        let colors: Vec<Option<Srgb>> = items.iter().map(|item| self.color_of(key, item)).collect();
+        colors.into_iter().collect()
+    }
+
+    /// The colour `v` holds (given at `key`), or its problem reported at `v`.
+    fn color_of(&self, key: &'static str, v: &toml::Spanned<DeValue<'_>>) -> Option<Srgb> {
+        let report = |message: String| {
+            self.diagnostics().error(v.span(), &self.key_path(key), message, None);
+            None
+        };
         match v.get_ref() {
-            DeValue::String(s) => Srgb::from_hex(s).unwrap_or_else(|| {
-                self.error_at(key, format!("\"{s}\" is not a colour: expected \"#rrggbb\", \"#rgb\" or [r, g, b] in 0..1"));
-                default
-            }),
+            DeValue::String(s) => Srgb::from_hex(s)
+                .map(Some)
+                .unwrap_or_else(|| report(format!("\"{s}\" is not a colour: expected \"#rrggbb\", \"#rgb\" or [r, g, b] in 0..1"))),
             _ => match self.numbers_of::<3>(key, v) {
-                Some(c) if c.iter().all(|x| (0.0..=1.0).contains(x)) => Srgb(c.map(|x| x as f32)),
-                Some(_) => {
-                    self.error_at(key, "colour components must be in 0..1 (or write \"#rrggbb\")");
-                    default
-                }
-                None => default,
+                Some(c) if c.iter().all(|x| (0.0..=1.0).contains(x)) => Some(Srgb(c.map(|x| x as f32))),
+                Some(_) => report("colour components must be in 0..1 (or write \"#rrggbb\")".into()),
+                None => None,
             },
         }
     }
@@ -138,12 +189,22 @@ pub enum Ease {
     Out,
 }
 
+/// 0 below `e0`, 1 above `e1`, and the cubic 3u² − 2u³ of u = (x − e0)/(e1 − e0) between: a
+/// step that starts and ends at rest. Where `e1` ≤ `e0`, a plain step at `e0`.
+pub fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
+    if e1 <= e0 {
+        return if x < e0 { 0.0 } else { 1.0 };
+    }
+    let u = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+    u * u * (3.0 - 2.0 * u)
+}
+
 impl Ease {
     pub fn apply(self, u: f64) -> f64 {
         let u = u.clamp(0.0, 1.0);
         match self {
             Ease::Linear => u,
-            Ease::Smooth => u * u * (3.0 - 2.0 * u),
+            Ease::Smooth => smoothstep(0.0, 1.0, u),
             Ease::In => u * u,
             Ease::Out => u * (2.0 - u),
         }
@@ -200,5 +261,30 @@ impl<const N: usize> Animated<N> {
 impl Animated<1> {
     pub fn scalar_at(&self, time: f64, duration: f64) -> f64 {
         self.at(time, duration)[0]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_colours_are_the_colours_scene_files_give() {
+        for s in ["#000", "#fff", "#3f6f9f", "#E0B48F", "#7aa34d", "#a1b"] {
+            assert_eq!(Some(Srgb::hex(s)), Srgb::from_hex(s), "{s}");
+        }
+        assert_eq!(srgb!("#ff0000"), Srgb([1.0, 0.0, 0.0]));
+        for bad in ["", "fff", "#ff", "#fffff", "#ggg"] {
+            assert!(Srgb::from_hex(bad).is_none(), "{bad}");
+            assert!(std::panic::catch_unwind(|| Srgb::hex(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn smoothstep_rests_at_both_ends_and_steps_where_its_edges_meet() {
+        assert_eq!((smoothstep(1.0, 3.0, 0.0), smoothstep(1.0, 3.0, 2.0), smoothstep(1.0, 3.0, 9.0)), (0.0, 0.5, 1.0));
+        assert_eq!(smoothstep(0.0, 1.0, 0.25), 0.25 * 0.25 * (3.0 - 2.0 * 0.25));
+        assert_eq!((smoothstep(2.0, 2.0, 1.9), smoothstep(2.0, 2.0, 2.0)), (0.0, 1.0));
+        assert_eq!(Ease::Smooth.apply(0.25), smoothstep(0.0, 1.0, 0.25));
     }
 }

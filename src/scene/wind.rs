@@ -7,9 +7,9 @@
 //! `[wind.overlay]` draws the field itself as arrows.
 
 use super::common::RenderSpec;
+use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
-use crate::kinds::KindTable;
 
 /// Metres per Roblox stud, the unit of the seed's code.
 pub const STUD: f64 = 0.28;
@@ -226,11 +226,6 @@ impl KindTable for WindSpec {
         let bytes = blades * BYTES_PER_BLADE + leaves * 160 + self.trees.len() as u64 * 64_000 + 1_000_000;
         (bytes, format!("{blades} grass blades, {} trees", self.trees.len()))
     }
-
-    fn cost(&self) -> (f64, f64) {
-        // wind_meadow: about 145 ms drawing at 640×360, 1.65 ms stepping, culling and batching
-        (630.0, 1.65)
-    }
 }
 
 fn model(t: &TableReader, default: Model) -> Model {
@@ -291,9 +286,9 @@ fn read_grass(t: &TableReader, default: Model) -> GrassSpec {
         width: t.f64_in("width", 0.014, 1e-4..1.0),
         stiffness: range(t, "stiffness", [0.6, 1.0], 100.0, ""),
         bend: t.f64_in("bend", 0.23, 0.0..10.0),
-        root: t.color("root", Srgb::from_hex("#2d5a1c").unwrap_or(Srgb([0.2; 3]))),
-        tip: t.color("tip", Srgb::from_hex("#a9c65c").unwrap_or(Srgb([0.6; 3]))),
-        dry: t.color("dry", Srgb::from_hex("#c8b06a").unwrap_or(Srgb([0.7; 3]))),
+        root: t.color("root", crate::srgb!("#2d5a1c")),
+        tip: t.color("tip", crate::srgb!("#a9c65c")),
+        dry: t.color("dry", crate::srgb!("#c8b06a")),
         dry_share: t.f64_in("dry_share", 0.12, 0.0..1.0),
         clumps: t.f64_in("clumps", 1.5, 0.0..1000.0),
         wave: WaveSpec {
@@ -341,8 +336,8 @@ fn read_tree(t: &TableReader, default: Model) -> TreeSpec {
         crown: t.f64_in("crown", height * 0.28, 0.01..100.0),
         leaves: t.int_in("leaves", 900, 0..=100_000) as u32,
         flutter,
-        bark: t.color("bark", Srgb::from_hex("#5a4330").unwrap_or(Srgb([0.3; 3]))),
-        leaf: t.color("leaf", Srgb::from_hex("#4f7d2a").unwrap_or(Srgb([0.3; 3]))),
+        bark: t.color("bark", crate::srgb!("#5a4330")),
+        leaf: t.color("leaf", crate::srgb!("#4f7d2a")),
     }
 }
 
@@ -473,7 +468,7 @@ fn read_wind(t: &TableReader) -> WindSpec {
         trees,
         lod: lod_spec,
         overlay,
-        ground: t.color("ground", Srgb::from_hex("#4a5a2e").unwrap_or(Srgb([0.3; 3]))),
+        ground: t.color("ground", crate::srgb!("#4a5a2e")),
         step_hz: t.int_in("step_hz", 60, 1..=2000) as u32,
     }
 }

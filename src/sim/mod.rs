@@ -1,9 +1,10 @@
 //! Simulations: the [`Simulation`] trait every scene kind implements, building one from a scene
-//! (through the registry in [`crate::kinds`]), and the shared deterministic tools (seeded RNG,
+//! (through the registry in `src/kinds.rs`), and the shared deterministic tools (seeded RNG,
 //! noise). Nothing here knows about the GPU: a simulation hands out [`FrameData`] and never fails;
 //! broken state is reported as data.
 
 pub mod cargo;
+pub mod clock;
 pub mod dice;
 pub mod duo;
 pub mod figure;
@@ -13,6 +14,8 @@ pub mod rng;
 pub mod snapshot;
 pub mod terrain;
 pub mod wind;
+
+pub use clock::FixedClock;
 
 use crate::frame::FrameData;
 use crate::scene::Scene;
@@ -69,9 +72,17 @@ pub trait Simulation: Send {
     }
 }
 
-/// Builds the simulation a scene asks for (see [`crate::kinds`]).
-pub fn build(scene: &Scene) -> Box<dyn Simulation> {
-    scene.kind.simulation(scene)
+/// What builds the simulation of any scene (the registry's `build`, in `src/kinds.rs`), handed to a simulation that
+/// is made of others (a figure's panels) so that no simulation names the registry above it.
+pub type Builder = fn(&Scene) -> Box<dyn Simulation>;
+
+/// What a kind's simulation implements (in `src/sim/<kind>/`): it is built from its own spec, so
+/// it never meets a scene of another kind. The registry, `src/kinds.rs`, lists which simulation plays which kind.
+pub trait KindSimulation: Simulation + Sized + 'static {
+    type Spec: crate::scene::KindTable;
+    /// The simulation of `scene`, whose kind table is `spec`. `build` makes the simulation of any
+    /// other scene (a figure's panels are scenes of other kinds).
+    fn new(scene: &Scene, spec: &Self::Spec, build: Builder) -> Self;
 }
 
 /// The lighting, background and camera every kind takes from the shared scene tables.

@@ -36,7 +36,7 @@ pub fn require_gpu() {
 
 /// Every shipped scene file: `scenes/*.toml` and the figures under `scenes/figures/`.
 pub fn shipped_scenes() -> Vec<PathBuf> {
-    simreel::golden::scene_files(&root().join("scenes")).expect("scenes/ is readable")
+    simreel::scene::scene_files(&root().join("scenes")).expect("scenes/ is readable")
 }
 
 pub fn read_png(path: &Path) -> simreel::output::png::Decoded {

@@ -61,12 +61,12 @@ fn a_line_chart_plots_every_frame_of_the_manifest_it_reads() {
     let simreel::scene::KindSpec::Figure(spec) = &scene.kind else { panic!("a figure") };
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(root().join("scenes/figures/data/flock_manifest.json")).unwrap()).unwrap();
-    let frame = simreel::sim::build(&scene).frame(0);
+    let frame = simreel::kinds::build(&scene).frame(0);
     let canvas = frame.canvas.as_ref().unwrap();
     let rect = spec.panel_rects()[1].map(|v| v as f32);
     let value = y_axis(canvas, rect);
     for (k, fact) in ["seek", "work", "curious"].iter().enumerate() {
-        let c = simreel::scene::Srgb::from_hex(simreel::sim::figure::chart::PALETTE[k]).unwrap().to_linear();
+        let c = simreel::sim::figure::chart::PALETTE[k].to_linear();
         let color = [c[0], c[1], c[2], 1.0];
         // the series' segments in drawing order: each one's start, and the last one's end
         let segments: Vec<([f32; 2], [f32; 2])> = canvas
@@ -93,12 +93,12 @@ fn chart_values_read_back_from_the_frame_equal_the_json_they_came_from() {
     let simreel::scene::KindSpec::Figure(spec) = &scene.kind else { panic!("a figure") };
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(root().join("scenes/figures/data/dice_study.json")).unwrap()).unwrap();
-    let mut sim = simreel::sim::build(&scene);
+    let mut sim = simreel::kinds::build(&scene);
     let frame = sim.frame(0);
     let canvas = frame.canvas.as_ref().expect("a figure draws on its canvas");
     let rects: Vec<[f32; 4]> = spec.panel_rects().iter().map(|r| r.map(|v| v as f32)).collect();
     let blue = {
-        let c = simreel::scene::Srgb::from_hex(simreel::sim::figure::chart::PALETTE[0]).unwrap().to_linear();
+        let c = simreel::sim::figure::chart::PALETTE[0].to_linear();
         [c[0], c[1], c[2], 1.0]
     };
     let faces = bars_read_back(canvas, rects[0], blue);
@@ -231,7 +231,7 @@ fn wireframes_are_thin_even_lines_with_hidden_lines_removed() {
 #[test]
 fn the_case_figure_shows_each_of_the_15_classes_once_labelled_from_its_cube() {
     let scene = simreel::scene::load(&root().join("scenes/figures/mc_cases.toml")).unwrap();
-    let mut sim = simreel::sim::build(&scene);
+    let mut sim = simreel::kinds::build(&scene);
     let frame = sim.frame(0);
     assert_eq!(frame.views.len(), 15);
     let canvas = frame.canvas.as_ref().unwrap();
@@ -274,7 +274,7 @@ fn a_panel_changes_its_scene_through_with_and_reports_bad_overrides() {
         .collect();
     assert_eq!(algorithms, [Algorithm::MarchingCubes, Algorithm::SurfaceNets, Algorithm::DualContouring]);
     // the captions count each panel's own triangles
-    let mut sim = simreel::sim::build(&scene);
+    let mut sim = simreel::kinds::build(&scene);
     let frame = sim.frame(0);
     for (k, name) in ["marching cubes", "surface nets", "dual contouring"].iter().enumerate() {
         let triangles = frame.views[k].frame.meshes[0].mesh.data.indices.len() / 3;
@@ -295,7 +295,7 @@ fn a_panel_changes_its_scene_through_with_and_reports_bad_overrides() {
     // a whole scene inline
     let inline = "[[figure.panel]]\nscene = { kind = \"terrain\", terrain = { cube = { class = 3 } } }\n";
     let s = simreel::scene::parse(&format!("kind = \"figure\"\n{inline}"), &root().join("scenes/figures/x.toml")).unwrap();
-    let mut sim = simreel::sim::build(&s);
+    let mut sim = simreel::kinds::build(&s);
     sim.frame(0);
     assert!(sim.digest().facts.contains(&("panel1.class".to_string(), "3".to_string())));
 }
@@ -334,7 +334,7 @@ fn an_animated_iso_sweeps_the_threshold_through_the_field() {
     let text = "kind = \"terrain\"\n[render]\nframes = 3\nfps = 1\n[terrain]\nsize = [1, 1, 1]\n\
                 iso = [[0.0, -0.9], [2.0, 0.9]]\n[terrain.cube]\nvalues = [-1, -0.5, 0, -0.25, 0.25, 0.5, 1, 0.75]\n";
     let scene = simreel::scene::parse(text, std::path::Path::new("sweep.toml")).unwrap();
-    let mut sim = simreel::sim::build(&scene);
+    let mut sim = simreel::kinds::build(&scene);
     let inside: Vec<u32> = (0..3)
         .map(|f| {
             sim.frame(f);
@@ -352,7 +352,7 @@ fn a_panel_draws_any_scenes_meshes_in_the_style_it_names() {
     let figure = "kind = \"figure\"\n[[figure.panel]]\nscene = \"../dice.toml\"\nframe = 0\nstyle = \"wireframe\"\nwire_width = 2\n\
                   [[figure.panel]]\nscene = \"../terrain.toml\"\nwith = { terrain = { resolution = [24, 16, 24] } }\nstyle = \"shaded+wire\"\nwire_color = \"#ff0000\"\n";
     let scene = simreel::scene::parse(figure, &root().join("scenes/figures/style.toml")).unwrap();
-    let frame = simreel::sim::build(&scene).frame(0);
+    let frame = simreel::kinds::build(&scene).frame(0);
     // dice: the table turns into a wireframe, the bent jelly bodies keep their fill and take no wire
     let dice = &frame.views[0].frame.meshes;
     assert!(

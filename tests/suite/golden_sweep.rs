@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use simreel::output::compare::{self, Comparison};
+use simreel::golden::compare::{self, Comparison};
 use simreel::output::png::Decoded;
 use simreel::scene::Scene;
 

@@ -385,7 +385,7 @@ fn a_canvas_over_nothing_in_3d_skips_multisampling_and_looks_the_same() {
     require_gpu();
     use simreel::frame::{IDENTITY, Material, MeshData, MeshInstance, MeshRef};
     let s = simreel::scene::load(&crate::common::root().join("scenes/flock.toml")).unwrap();
-    let plain = simreel::sim::build(&s).frame(120);
+    let plain = simreel::kinds::build(&s).frame(120);
     assert!(plain.meshes.is_empty() && plain.batches.is_empty() && plain.canvas.is_some(), "the flock is drawn on its canvas alone");
     // one triangle behind the camera: nothing of it shows, but the frame now has a 3-D draw and
     // goes through the multisampled pass
@@ -426,7 +426,7 @@ fn a_walled_terrain_is_drawn_without_its_back_faces_and_looks_the_same() {
         let path = dir.join(format!("{algorithm}.toml"));
         std::fs::write(&path, text.replace("[terrain]\n", &format!("[terrain]\nalgorithm = \"{algorithm}\"\n"))).unwrap();
         let s = simreel::scene::load(&path).unwrap();
-        let culled = simreel::sim::build(&s).frame(45);
+        let culled = simreel::kinds::build(&s).frame(45);
         assert!(culled.meshes[0].material.closed, "{algorithm}: a walled terrain seen from outside is closed");
         let mut both = culled.clone();
         both.meshes[0].material.closed = false;
@@ -445,7 +445,7 @@ fn a_walled_terrain_is_drawn_without_its_back_faces_and_looks_the_same() {
 fn jelly_dice_bend_on_the_gpu_as_on_the_cpu_and_show_colour_pips_and_results() {
     require_gpu();
     let s = simreel::scene::load(&crate::common::root().join("scenes/dice.toml")).unwrap();
-    let mut sim = simreel::sim::build(&s);
+    let mut sim = simreel::kinds::build(&s);
     let last = s.render.frames - 1;
     let data = sim.frame(last);
     let (w, h) = (480, 300);

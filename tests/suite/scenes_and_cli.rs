@@ -142,7 +142,7 @@ fn shipped_scenes_are_valid_and_cover_every_kind() {
 
 fn frames_of(path: &str, frames: &[u32]) -> Vec<(simreel::frame::FrameData, String)> {
     let s = scene::load(&root().join(path)).unwrap();
-    let mut sim = simreel::sim::build(&s);
+    let mut sim = simreel::kinds::build(&s);
     frames
         .iter()
         .map(|&f| {
@@ -214,11 +214,23 @@ fn layering_sim_and_scene_never_touch_wgpu_and_render_never_names_a_kind() {
         assert!(!text.contains("wgpu"), "{} mentions wgpu", f.display());
         assert!(!text.contains("crate::render"), "{} imports the renderer", f.display());
     }
-    // data flows one way: scene files are read without the simulations
+    // data flows one way: the scene layer stands alone (it imports neither the simulations nor
+    // the registry above both, `kinds`, nor anything built from them), and the simulations never
+    // name the registry (a figure's panels are built through the `Builder` it hands them)
     let mut scene_files = Vec::new();
     rust_files(&root().join("src/scene"), &mut scene_files);
     for f in &scene_files {
-        assert!(!std::fs::read_to_string(f).unwrap().contains("crate::sim"), "{} imports a simulation", f.display());
+        let text = std::fs::read_to_string(f).unwrap();
+        for above in ["crate::sim", "crate::kinds", "crate::pipeline", "crate::golden", "crate::split", "crate::output"] {
+            assert!(!text.contains(above), "{} imports {above}, a layer above the scene files", f.display());
+        }
+    }
+    let mut sim_files = Vec::new();
+    rust_files(&root().join("src/sim"), &mut sim_files);
+    for f in sim_files.iter().filter(|f| !f.ends_with("tests.rs")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        assert!(!code.contains("crate::kinds"), "{} names the registry above the simulations", f.display());
     }
     let mut render = Vec::new();
     rust_files(&root().join("src/render"), &mut render);
@@ -567,7 +579,7 @@ fn adding_a_kind_as_the_readme_says_implements_everything_the_traits_require() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let section = readme.split("## Adding a scene kind").nth(1).expect("the README's section").split("\n## ").next().unwrap();
     let mut required = Vec::new();
-    for (file, name) in [("src/kinds.rs", "KindTable"), ("src/kinds.rs", "KindSimulation"), ("src/sim/mod.rs", "Simulation")] {
+    for (file, name) in [("src/scene/kind.rs", "KindTable"), ("src/sim/mod.rs", "KindSimulation"), ("src/sim/mod.rs", "Simulation")] {
         let methods = required_methods(file, name);
         assert!(!methods.is_empty(), "{name} requires nothing? the test reads {file} wrongly");
         required.extend(methods.into_iter().map(|m| (name, m)));

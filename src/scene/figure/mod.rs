@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use super::Scene;
 use super::common::RenderSpec;
+use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::Srgb;
-use crate::kinds::KindTable;
 
 mod chart;
 mod panel;
@@ -194,11 +194,6 @@ impl KindTable for FigureSpec {
             })
             .sum();
         (scenes + (1 << 20), format!("a figure of {} panels", self.panels.len()))
-    }
-
-    fn cost(&self) -> (f64, f64) {
-        // panels of other kinds' scenes, charts and text: about a terrain's
-        (600.0, 5.0)
     }
 }
 

@@ -194,12 +194,26 @@ fn read_panel_scene(p: &TableReader, dir: &Path, camera: Option<CameraSpec>) -> 
     finish_panel_scene(p, key, in_panel(|| super::super::parse(&text, &path)), camera)
 }
 
+/// Marks a panel's scene as being read until dropped, a panic's unwinding included: then what it
+/// was before is restored.
+struct InPanel(bool);
+
+impl InPanel {
+    fn enter() -> InPanel {
+        InPanel(IN_PANEL.with(|f| f.replace(true)))
+    }
+}
+
+impl Drop for InPanel {
+    fn drop(&mut self) {
+        IN_PANEL.with(|f| f.set(self.0));
+    }
+}
+
 /// `load` with panel nesting marked (a figure met inside refuses to read panels of its own).
-fn in_panel<T>(load: impl FnOnce() -> T) -> T {
-    IN_PANEL.with(|f| f.set(true));
-    let out = load();
-    IN_PANEL.with(|f| f.set(false));
-    out
+pub(super) fn in_panel<T>(load: impl FnOnce() -> T) -> T {
+    let _marked = InPanel::enter();
+    load()
 }
 
 fn finish_panel_scene(

@@ -101,3 +101,14 @@ fn a_figure_cannot_be_its_own_panel() {
     assert!(e.to_string().contains("is the scene of a panel of another figure"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_panic_while_reading_a_panel_leaves_no_panel_marked() {
+    // a panic unwinding out of a panel's reading must not leave the next figure read on this
+    // thread thinking it is a panel (it would refuse all its panels)
+    let unwound = std::panic::catch_unwind(|| panel::in_panel(|| panic!("a reader bug")));
+    assert!(unwound.is_err());
+    assert!(!IN_PANEL.with(|f| f.get()), "the mark outlived the panic");
+    let nested = panel::in_panel(|| panel::in_panel(|| IN_PANEL.with(|f| f.get())));
+    assert!(nested && !IN_PANEL.with(|f| f.get()), "nested marks restore what was before");
+}

@@ -36,8 +36,9 @@ fn rgb(c: [f32; 3]) -> [u8; 4] {
     srgb8(c, 255)
 }
 
-fn hex(s: &str) -> [u8; 4] {
-    crate::scene::values::Srgb::from_hex(s).map_or([255, 0, 255, 255], |c| srgb8(c.to_linear(), 255))
+/// A colour of the code as opaque 8-bit sRGB, as meshes take it.
+fn rgba8(c: crate::scene::values::Srgb) -> [u8; 4] {
+    srgb8(c.to_linear(), 255)
 }
 
 /// Ground tiles over the route's extent, checkered, following the ramp.
@@ -89,7 +90,7 @@ fn ground_mesh(spec: &CargoSpec, script: &Script) -> MeshData {
 
 /// The carrier's torso, arms and head about the hips (x forward, y up, z right).
 fn torso_mesh() -> MeshData {
-    let (shirt, skin, sleeve) = (hex("#3f6f9f"), hex("#e0b48f"), hex("#35597d"));
+    let (shirt, skin, sleeve) = (rgba8(crate::srgb!("#3f6f9f")), rgba8(crate::srgb!("#e0b48f")), rgba8(crate::srgb!("#35597d")));
     let mut m = MeshData::default();
     m.push_box([-0.11, 0.0, -0.19], [0.11, 0.62, 0.19], shirt);
     for z in [-0.25, 0.25] {
@@ -113,15 +114,16 @@ fn append(m: &mut MeshData, other: &MeshData) {
 /// One leg hanging from the hip joint, with its foot.
 fn leg_mesh() -> MeshData {
     let mut m = MeshData::default();
-    m.push_box([-0.07, -(HIP as f32) + 0.06, -0.07], [0.07, 0.0, 0.07], hex("#4a4038"));
-    m.push_box([-0.07, -(HIP as f32), -0.07], [0.16, -(HIP as f32) + 0.06, 0.07], hex("#2b2622"));
+    m.push_box([-0.07, -(HIP as f32) + 0.06, -0.07], [0.07, 0.0, 0.07], rgba8(crate::srgb!("#4a4038")));
+    m.push_box([-0.07, -(HIP as f32), -0.07], [0.16, -(HIP as f32) + 0.06, 0.07], rgba8(crate::srgb!("#2b2622")));
     m
 }
 
 /// The wooden frame about its contact point with the back: uprights, crossbars, prongs with a
 /// slatted platform, a back pad and shoulder straps.
 fn jige_mesh() -> MeshData {
-    let (wood, dark, pad, strap) = (hex("#8a5a32"), hex("#6b4426"), hex("#c9b27c"), hex("#5b4a3a"));
+    let (wood, dark, pad, strap) =
+        (rgba8(crate::srgb!("#8a5a32")), rgba8(crate::srgb!("#6b4426")), rgba8(crate::srgb!("#c9b27c")), rgba8(crate::srgb!("#5b4a3a")));
     let mut m = MeshData::default();
     let feet = -(FEET as f32);
     for z in [-0.22f32, 0.22] {
@@ -215,8 +217,8 @@ impl Art {
             leg: MeshRef::new(leg_mesh()),
             jige: MeshRef::new(jige_mesh()),
             loads: spec.links.iter().map(|l| MeshRef::new(load_mesh(l.shape, l.size, l.color.to_linear()))).collect(),
-            rod: MeshRef::new(rod_mesh(hex("#7a5230"))),
-            grain: MeshRef::new(MeshData::sphere([0.0; 3], 1.0, 5, hex("#d8cbb0"))),
+            rod: MeshRef::new(rod_mesh(rgba8(crate::srgb!("#7a5230")))),
+            grain: MeshRef::new(MeshData::sphere([0.0; 3], 1.0, 5, rgba8(crate::srgb!("#d8cbb0")))),
             straps: Straps::new(&spec.links, &rig.rest_height),
         }
     }
@@ -314,7 +316,7 @@ pub fn frame(sim: &CargoSim, index: u32) -> FrameData {
     }
     let all_on = (0..spec.links.len()).all(|i| arrival(spec, i).is_none_or(|at| t >= at));
     if all_on {
-        let straps = MeshRef::new(art.straps.mesh(&poses, hex("#3b2f25")));
+        let straps = MeshRef::new(art.straps.mesh(&poses, rgba8(crate::srgb!("#3b2f25"))));
         meshes.push(instance(
             &straps,
             Frame { origin: DVec3::ZERO, rot: DMat3::IDENTITY }.matrix(),

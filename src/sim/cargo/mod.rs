@@ -19,11 +19,10 @@ pub mod straps;
 mod tests;
 
 use crate::frame::{Fnv, FrameData};
-use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::cargo::{CargoSpec, EventKind, Integrator};
 use crate::sim::rng::Rng;
-use crate::sim::{SimFault, Simulation, StateDigest};
+use crate::sim::{FixedClock, KindSimulation, SimFault, Simulation, StateDigest};
 use rig::{Rig, Targets};
 use route::{Hold, Script};
 use spring::Dof;
@@ -155,7 +154,14 @@ pub struct CargoSim {
 impl KindSimulation for CargoSim {
     type Spec = CargoSpec;
 
-    fn new(scene: &Scene, spec: &CargoSpec) -> Self {
+    fn new(scene: &Scene, spec: &CargoSpec, _: crate::sim::Builder) -> Self {
+        CargoSim::of(scene, spec)
+    }
+}
+
+impl CargoSim {
+    /// The simulation of `scene` played with `spec` (the probe plays variants of a scene's).
+    pub fn of(scene: &Scene, spec: &CargoSpec) -> Self {
         let script = Script::new(spec);
         let rig = Rig::new(spec);
         let hitches = spec
@@ -331,10 +337,11 @@ impl CargoSim {
     /// interval is shown by solving from the interval's start, so where the game frames fall
     /// changes nothing (not even the lift's floor, which is applied at the end of each solve).
     fn integrate_exact(&mut self, end: f64) {
-        let h = 1.0 / self.spec.substep_hz;
+        let grid = FixedClock::new(self.spec.substep_hz);
+        let h = grid.step_seconds();
         while self.now < end - 1e-12 {
-            let k = (self.now / h + 1e-7).floor() as u64;
-            let g = k as f64 * h;
+            let k = grid.steps_at(self.now);
+            let g = grid.time_of(k);
             if self.frozen.as_ref().map(|f| f.0) != Some(k) {
                 self.apply_events(g);
                 self.maybe_sleep(g);
@@ -349,7 +356,7 @@ impl CargoSim {
                 }
                 self.frozen = Some((k, targets, self.state.clone()));
             }
-            let next = (k + 1) as f64 * h;
+            let next = grid.time_of(k + 1);
             // a game frame ending within a hair of the grid point ends on it
             let (stop, span) = if end >= next - 1e-9 { (next, h) } else { (end, end - g) };
             let (_, targets, start) = self.frozen.as_ref().expect("frozen");
@@ -400,7 +407,7 @@ impl CargoSim {
                         format!("load \"{}\"'s {} is not finite", self.spec.links[(i - 2) / 3].name, ["pitch", "roll", "lift"][(i - 2) % 3])
                     }
                 };
-                self.fault = Some(SimFault { frame: (t * self.scene.render.fps as f64).floor() as u32, what });
+                self.fault = Some(SimFault { frame: self.scene.render.frame_at(t), what });
             }
         }
     }

@@ -9,7 +9,6 @@ use glam::{DMat3, DVec3};
 use super::route::Frame;
 use super::spring::{Dof, Law, overshoot_and_peak};
 use super::{CargoSim, rig};
-use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::cargo::{CargoSpec, EventKind, EventSpec, Input, Integrator};
 
@@ -130,7 +129,7 @@ fn with(spec: &CargoSpec, integrator: Integrator, input: Input, events: Vec<Even
 pub fn long_frames(scene: &Scene, spec: &CargoSpec, integrator: Integrator, input: Input, jump: f64) -> LongFrames {
     let hitch = EventSpec { at: 0.0, kind: EventKind::Hitch { dt: 1.0 / 3.0, count: 60 } };
     let spec = with(spec, integrator, input, vec![hitch]);
-    let mut sim = CargoSim::new(scene, &spec);
+    let mut sim = CargoSim::of(scene, &spec);
     sim.script.support = Some(alternating(jump));
     let mut finite = true;
     for k in 1..=60 {
@@ -192,7 +191,7 @@ pub fn probe(scene: &Scene, spec: &CargoSpec, fill: Option<f64>) -> Probe {
     .into_iter()
     .map(|(name, i, input)| {
         let hitch = EventSpec { at: 1.0, kind: EventKind::Hitch { dt: 1.0, count: 1 } };
-        let mut sim = CargoSim::new(scene, &with(&spec, i, input, vec![hitch]));
+        let mut sim = CargoSim::of(scene, &with(&spec, i, input, vec![hitch]));
         sim.advance_to(2.0 + 1e-6);
         (name, sim.counters.dropped)
     })

@@ -7,6 +7,7 @@
 use glam::{DMat3, DQuat, DVec3};
 
 use crate::scene::cargo::{CargoSpec, EventKind, GroundSpec, Leg, Mode, RouteSpec};
+use crate::scene::values::smoothstep;
 
 /// Height of the hips above the feet, and of the back's contact point above the hips (metres).
 pub const HIP: f64 = 0.95;
@@ -88,11 +89,6 @@ fn smoother_integral(u: f64) -> f64 {
 /// Peak of smootherstep's slope (at u = ½).
 const SMOOTHER_PEAK: f64 = 1.875;
 
-fn smoothstep(u: f64) -> f64 {
-    let u = u.clamp(0.0, 1.0);
-    u * u * (3.0 - 2.0 * u)
-}
-
 impl Route {
     pub fn new(spec: &RouteSpec) -> Self {
         let mut segs = Vec::new();
@@ -151,7 +147,7 @@ impl Route {
             SegKind::Stand { at, heading } => Place { pos: at, heading, speed: 0.0, accel: 0.0, walked: seg.s0 },
             SegKind::Turn { at, from, to } => {
                 let u = tau / (seg.t1 - seg.t0);
-                Place { pos: at, heading: from + (to - from) * smoothstep(u), speed: 0.0, accel: 0.0, walked: seg.s0 }
+                Place { pos: at, heading: from + (to - from) * smoothstep(0.0, 1.0, u), speed: 0.0, accel: 0.0, walked: seg.s0 }
             }
             SegKind::Move { from, dir, len, v, ramp, heading } => {
                 let dur = seg.t1 - seg.t0;
@@ -390,7 +386,7 @@ impl Script {
             Hold::Moving { to_ground, u } => {
                 let (back, upright) = worn();
                 let ground = self.ground_frame(t);
-                let w = smoothstep(if to_ground { u } else { 1.0 - u });
+                let w = smoothstep(0.0, 1.0, if to_ground { u } else { 1.0 - u });
                 let q = DQuat::from_mat3(&back.rot).slerp(DQuat::from_mat3(&ground.rot), w);
                 let authored = DQuat::from_mat3(&upright).slerp(DQuat::from_mat3(&ground.rot), w);
                 (Frame { origin: back.origin.lerp(ground.origin, w), rot: DMat3::from_quat(q) }, DMat3::from_quat(authored))

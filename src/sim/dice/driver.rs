@@ -7,15 +7,14 @@ use std::sync::Arc;
 use glam::DVec3;
 
 use crate::frame::{Align, BezierVolume, Canvas2d, Fnv, FrameData, IDENTITY, Material, MeshInstance, MeshRef, Shape2d, Text2d};
-use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::dice::{DiceSpec, Hold};
-use crate::sim::{SimFault, Simulation, StateDigest};
+use crate::sim::{KindSimulation, SimFault, Simulation, StateDigest};
 
 use super::math::V3;
 use super::orientation::corner_particle;
 use super::roller::Phase;
-use super::table::{STEP, Table};
+use super::table::Table;
 use super::throw::throw_stream;
 
 /// The turn of a placed die: face `up` to +y, then `turn` about the vertical, then `tilt` toward
@@ -84,7 +83,7 @@ pub struct DiceSim {
 impl KindSimulation for DiceSim {
     type Spec = DiceSpec;
 
-    fn new(scene: &Scene, spec: &DiceSpec) -> Self {
+    fn new(scene: &Scene, spec: &DiceSpec, _: crate::sim::Builder) -> Self {
         let mut table = Table::single(&spec.firmness, throw_stream(scene.seed));
         let n = spec.count;
         for i in 0..n {
@@ -176,7 +175,7 @@ impl DiceSim {
     }
 
     fn advance_to(&mut self, time: f64) {
-        while self.table.time() + STEP / 2.0 <= time {
+        while self.table.clock().is_behind(time) {
             self.apply_script();
             self.table.step();
             let roller = self.table.roller(0);

@@ -10,10 +10,12 @@ use super::model::{PARTICLES, SIZE};
 use super::pack::{LANES, Pack, edge_compliance};
 use super::rigid::{body_speeds, max_speeds};
 use super::roller::{Roller, Slot, Speeds};
+use crate::sim::FixedClock;
 use crate::sim::rng::Rng;
 
-/// Fixed step, and substeps per step (small-step XPBD).
-pub const STEP: f64 = 1.0 / 120.0;
+/// Fixed steps a second, the step, and substeps per step (small-step XPBD).
+pub const STEPS_PER_SECOND: f64 = 120.0;
+pub const STEP: f64 = 1.0 / STEPS_PER_SECOND;
 pub const SUBSTEPS: usize = 6;
 /// Radius of the invisible fence that keeps dice in frame, for up to [`ROOMY`] dice.
 pub const ARENA_R: f64 = 3.0;
@@ -38,9 +40,8 @@ pub const FLOOR_SPIN_DAMPING: f64 = 2.5;
 pub struct Table {
     packs: Vec<Pack>,
     rollers: Vec<Roller>,
-    /// Seconds simulated, and steps taken.
-    time: f64,
-    steps: u64,
+    /// Steps taken, at one a [`STEP`].
+    clock: FixedClock,
     /// Step two halves of the packs on two threads (see [`crate::sim::duo`]); never changes a
     /// result. Off for tables that already run side by side on every core (`dice stats`).
     two_threads: bool,
@@ -71,7 +72,7 @@ impl Table {
                 Roller::fresh(slots, rng)
             })
             .collect();
-        Table { packs, rollers, time: 0.0, steps: 0, two_threads: true }
+        Table { packs, rollers, clock: FixedClock::new(STEPS_PER_SECOND), two_threads: true }
     }
 
     /// A table with one roller.
@@ -93,12 +94,17 @@ impl Table {
 
     /// Seconds simulated.
     pub fn time(&self) -> f64 {
-        self.time
+        self.clock.time()
     }
 
     /// Steps taken.
     pub fn steps(&self) -> u64 {
-        self.steps
+        self.clock.steps()
+    }
+
+    /// The table's clock.
+    pub fn clock(&self) -> &FixedClock {
+        &self.clock
     }
 
     /// Whether a step may split its packs over two threads (it never changes a result).
@@ -233,8 +239,7 @@ impl Table {
                 }
             }
         }
-        self.time += STEP;
-        self.steps += 1;
+        self.clock.tick();
         for roller in self.rollers.iter_mut().filter(|r| !r.is_retired()) {
             let n = roller.slots().len();
             let (mut before, mut after, mut fence) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));

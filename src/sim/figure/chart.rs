@@ -5,6 +5,7 @@
 use crate::frame::font::{ascent_descent, text_width};
 use crate::frame::{Align, Dash, Shape2d, Text2d};
 use crate::scene::figure::{ChartKind, ChartSpec};
+use crate::scene::values::Srgb;
 
 pub struct Style {
     /// Text and axis colour (linear RGB).
@@ -22,12 +23,14 @@ pub struct Plot {
 }
 
 /// Series colours (sRGB hex) in order: a palette that stays distinct for colour-blind readers.
-pub const PALETTE: [&str; 6] = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2"];
-const REFERENCE: &str = "#c0392b";
+pub const PALETTE: [Srgb; 6] =
+    [Srgb::hex("#4e79a7"), Srgb::hex("#f28e2b"), Srgb::hex("#59a14f"), Srgb::hex("#e15759"), Srgb::hex("#b07aa1"), Srgb::hex("#76b7b2")];
+const REFERENCE: Srgb = Srgb::hex("#c0392b");
 
-fn hex(h: &str) -> [f32; 4] {
-    let c = crate::scene::values::Srgb::from_hex(h).expect("palette colours are valid").to_linear();
-    [c[0], c[1], c[2], 1.0]
+/// An opaque colour in linear RGBA, as shapes take it.
+fn opaque(c: Srgb) -> [f32; 4] {
+    let l = c.to_linear();
+    [l[0], l[1], l[2], 1.0]
 }
 
 /// A step of 1, 2 or 5 × 10ⁿ giving about `count` intervals over `span`.
@@ -134,13 +137,7 @@ impl Painter<'_> {
     }
 
     fn colour(&self, i: usize) -> [f32; 4] {
-        self.chart.series[i].color.map_or_else(
-            || hex(PALETTE[i % PALETTE.len()]),
-            |c| {
-                let l = c.to_linear();
-                [l[0], l[1], l[2], 1.0]
-            },
-        )
+        opaque(self.chart.series[i].color.unwrap_or(PALETTE[i % PALETTE.len()]))
     }
 
     /// Grid lines and labels of the y axis, and the axis labels.
@@ -246,7 +243,7 @@ impl Painter<'_> {
     fn reference(&mut self) {
         let (s, chart) = (self.size, self.chart);
         if let Some(r) = &chart.reference {
-            let c = hex(REFERENCE);
+            let c = opaque(REFERENCE);
             let at = self.y.at(r.value);
             let dash = Some(Dash { on: s * 0.6, off: s * 0.4, phase: 0.0 });
             self.plot.shapes.push(Shape2d::Line { a: [self.left, at], b: [self.right, at], width: 2.0, color_a: c, color_b: c, dash });
@@ -300,7 +297,7 @@ fn legend_entries(chart: &ChartSpec, colour: impl Fn(usize) -> [f32; 4]) -> Vec<
     let mut legend = Vec::new();
     if let Some(r) = chart.reference.as_ref().filter(|r| !r.label.is_empty()) {
         let label = format!("{} {}", r.label, tick_text(r.value, nice_step(r.value.abs().max(1e-9), 100.0)));
-        legend.push(Entry { label, color: hex(REFERENCE), line: true });
+        legend.push(Entry { label, color: opaque(REFERENCE), line: true });
     }
     if chart.series.len() > 1 || chart.series.iter().any(|x| !x.label.is_empty()) {
         let named = chart.series.iter().enumerate().filter(|(_, x)| !x.label.is_empty());

@@ -6,10 +6,9 @@ pub mod annotate;
 pub mod chart;
 
 use crate::frame::{Align, Canvas2d, Fill, Fnv, FrameData, Text2d, View, Wire};
-use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::figure::{FigureSpec, LabelSpec, PanelContent, PanelFrame, PanelStyle, lookup, placeholders};
-use crate::sim::{SimFault, Simulation, StateDigest};
+use crate::sim::{KindSimulation, SimFault, Simulation, StateDigest};
 
 /// One panel's scene: its simulation and the last frame it gave.
 struct PanelSim {
@@ -29,13 +28,13 @@ pub struct FigureSim {
 impl KindSimulation for FigureSim {
     type Spec = FigureSpec;
 
-    fn new(scene: &Scene, spec: &FigureSpec) -> Self {
+    fn new(scene: &Scene, spec: &FigureSpec, build: crate::sim::Builder) -> Self {
         let rects = spec.panel_rects().iter().map(|r| r.map(|v| v as f32)).collect();
         let panels = spec
             .panels
             .iter()
             .map(|p| match &p.content {
-                PanelContent::Scene(s) => Some(PanelSim { scene: (**s).clone(), sim: crate::sim::build(s), last: None }),
+                PanelContent::Scene(s) => Some(PanelSim { scene: (**s).clone(), sim: build(s), last: None }),
                 PanelContent::Chart(_) => None,
             })
             .collect();

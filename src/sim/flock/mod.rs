@@ -13,12 +13,11 @@ pub mod world;
 use std::sync::Arc;
 
 use crate::frame::{Canvas2d, Dash, Fnv, FrameData, Shape2d, StaticLayer};
-use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::flock::{FlockSpec, Theme};
 use crate::scene::values::Srgb;
 use crate::sim::rng::Rng;
-use crate::sim::{SimFault, Simulation, StateDigest};
+use crate::sim::{KindSimulation, SimFault, Simulation, StateDigest};
 use world::{PULSE_SECONDS, SHOCK_SECONDS, State, World};
 
 /// Colours of a theme, linear RGB.
@@ -34,34 +33,35 @@ struct Palette {
     cursor: [f32; 3],
 }
 
-fn hex(s: &str) -> [f32; 3] {
-    Srgb::from_hex(s).map_or([1.0, 0.0, 1.0], Srgb::to_linear)
+/// A colour of the code in linear RGB.
+fn linear(c: Srgb) -> [f32; 3] {
+    c.to_linear()
 }
 
 impl Palette {
     fn of(theme: Theme) -> Self {
         match theme {
             Theme::Light => Palette {
-                background: hex("#f6f7f9"),
-                dots: hex("#cfd5de"),
-                edge: hex("#8e99ad"),
-                node_fill: hex("#ffffff"),
-                node_ring: hex("#7b869a"),
-                seek: hex("#2f6fe4"),
-                work: hex("#e48a06"),
-                curious: hex("#d4357f"),
-                cursor: hex("#3c465a"),
+                background: linear(crate::srgb!("#f6f7f9")),
+                dots: linear(crate::srgb!("#cfd5de")),
+                edge: linear(crate::srgb!("#8e99ad")),
+                node_fill: linear(crate::srgb!("#ffffff")),
+                node_ring: linear(crate::srgb!("#7b869a")),
+                seek: linear(crate::srgb!("#2f6fe4")),
+                work: linear(crate::srgb!("#e48a06")),
+                curious: linear(crate::srgb!("#d4357f")),
+                cursor: linear(crate::srgb!("#3c465a")),
             },
             Theme::Dark => Palette {
-                background: hex("#0e1117"),
-                dots: hex("#252c39"),
-                edge: hex("#7e899c"),
-                node_fill: hex("#161b25"),
-                node_ring: hex("#8f9ab0"),
-                seek: hex("#5c9dff"),
-                work: hex("#ffb13d"),
-                curious: hex("#ff6cb0"),
-                cursor: hex("#d7dce6"),
+                background: linear(crate::srgb!("#0e1117")),
+                dots: linear(crate::srgb!("#252c39")),
+                edge: linear(crate::srgb!("#7e899c")),
+                node_fill: linear(crate::srgb!("#161b25")),
+                node_ring: linear(crate::srgb!("#8f9ab0")),
+                seek: linear(crate::srgb!("#5c9dff")),
+                work: linear(crate::srgb!("#ffb13d")),
+                curious: linear(crate::srgb!("#ff6cb0")),
+                cursor: linear(crate::srgb!("#d7dce6")),
             },
         }
     }
@@ -98,7 +98,7 @@ pub struct FlockSim {
 impl KindSimulation for FlockSim {
     type Spec = FlockSpec;
 
-    fn new(scene: &Scene, spec: &FlockSpec) -> Self {
+    fn new(scene: &Scene, spec: &FlockSpec, _: crate::sim::Builder) -> Self {
         let canvas = spec.canvas.map(|c| c as f32);
         let area = spec.canvas[0] * spec.canvas[1];
         let (nodes, edges) = if spec.node_list.is_empty() {
@@ -136,7 +136,7 @@ impl FlockSim {
         let w = &self.world;
         let p = &self.palette;
         let mut shapes = Vec::with_capacity(w.edges.len() + w.agents.len() * (w.trail_len + 3) + w.nodes.len() * 3);
-        let t = w.time as f32;
+        let t = w.time() as f32;
         for &[a, b] in &w.edges {
             let (a, b) = (w.nodes[a as usize], w.nodes[b as usize]);
             shapes.push(Shape2d::Line { a, b, width: 1.2, color_a: rgba(p.edge, 0.45), color_b: rgba(p.edge, 0.45), dash: None });
@@ -361,7 +361,7 @@ impl Simulation for FlockSim {
             h.bytes(&a.target.to_le_bytes());
             counts[a.state as usize] += 1;
         }
-        h.bytes(&w.steps.to_le_bytes());
+        h.bytes(&w.steps().to_le_bytes());
         StateDigest {
             hash: h.finish(),
             facts: vec![
@@ -371,7 +371,7 @@ impl Simulation for FlockSim {
                 ("work".into(), counts[1].to_string()),
                 ("curious".into(), counts[2].to_string()),
                 ("packets".into(), w.packets.len().to_string()),
-                ("steps".into(), w.steps.to_string()),
+                ("steps".into(), w.steps().to_string()),
             ],
         }
     }

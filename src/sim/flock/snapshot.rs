@@ -12,7 +12,7 @@ const LAYOUT: u32 = 1;
 impl World {
     pub fn snapshot(&self, w: &mut Writer) {
         w.u32(LAYOUT).count(self.agents.len()).count(self.trail_len).count(self.nodes.len());
-        w.f64(self.time).u64(self.steps);
+        w.f64(self.time()).u64(self.steps());
         let c = &self.cursor;
         w.f32s(&c.raw).f32s(&c.smooth).f64(c.last_move).u32(c.alive as u32);
         for a in &self.agents {
@@ -42,8 +42,11 @@ impl World {
     pub fn restore(&mut self, r: &mut Reader) -> bool {
         let Some(read) = self.read(r) else { return false };
         let (time, steps, cursor, agents, pulses, packets, shocks, (head, count, trail)) = read;
-        (self.time, self.steps, self.cursor, self.agents, self.pulses, self.packets, self.shocks) =
-            (time, steps, cursor, agents, pulses, packets, shocks);
+        if time != self.clock.time_of(steps) {
+            return false;
+        }
+        self.clock.set_steps(steps);
+        (self.cursor, self.agents, self.pulses, self.packets, self.shocks) = (cursor, agents, pulses, packets, shocks);
         (self.trail_head, self.trail_count, self.trail) = (head, count, trail);
         true
     }

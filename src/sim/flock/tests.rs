@@ -52,7 +52,7 @@ fn seek_becomes_work_on_arrival_then_seek_again_with_pulse_and_packet() {
     assert_eq!(w.pulses.len(), 1, "completion pulse");
     assert_eq!(w.packets.len(), 1, "packet along the edge");
     assert_eq!((w.packets[0].from, w.packets[0].to), (0, 1));
-    let steps = w.steps;
+    let steps = w.steps();
     assert!((steps as i64 - started as i64 - 61).abs() <= 1, "worked {} steps at 60 Hz", steps as i64 - started as i64);
 }
 
@@ -64,11 +64,11 @@ fn arrival_slows_down_without_overshoot() {
     let mut last = f32::INFINITY;
     let mut max_x = 0.0f32;
     let mut speeds = Vec::new();
-    while w.agents[0].state == State::Seek && w.steps < 3000 {
+    while w.agents[0].state == State::Seek && w.steps() < 3000 {
         w.step();
         let a = &w.agents[0];
         let d = ((a.pos[0] - 600.0).powi(2) + (a.pos[1] - 300.0).powi(2)).sqrt();
-        assert!(d <= last + 1e-4, "distance grew from {last} to {d} at step {}", w.steps);
+        assert!(d <= last + 1e-4, "distance grew from {last} to {d} at step {}", w.steps());
         last = d;
         max_x = max_x.max(a.pos[0]);
         speeds.push((a.vel[0] * a.vel[0] + a.vel[1] * a.vel[1]).sqrt());
@@ -95,16 +95,16 @@ fn live_cursor_lures_and_cooldown_is_honoured() {
     // curious for 0.5 s, then back to its task for the 1 s cooldown although still in range
     let mut ended = None;
     let mut lured_again = None;
-    while w.time < 3.0 {
+    while w.time() < 3.0 {
         let before = w.agents[0].state;
         w.step();
         let now = w.agents[0].state;
         if before == State::Curious && now == State::Seek && ended.is_none() {
-            ended = Some(w.time);
+            ended = Some(w.time());
             assert_eq!(w.agents[0].target, 1, "back to its own task");
         }
         if ended.is_some() && before != State::Curious && now == State::Curious && lured_again.is_none() {
-            lured_again = Some(w.time);
+            lured_again = Some(w.time());
         }
     }
     let (ended, again) = (ended.expect("curiosity never ended"), lured_again.expect("never lured again"));
@@ -124,7 +124,7 @@ fn live_cursor_lures_and_cooldown_is_honoured() {
 fn cursor_is_smoothed_exponentially() {
     let mut s = lone("cursor = [[0.0, 0, 0], [0.01, 100, 0]]");
     let w = s.world_mut();
-    let dt = w.dt as f32;
+    let dt = w.dt() as f32;
     w.step(); // raw jumps most of the way; the smoothed cursor moves by (raw − s)·8·dt
     let raw = w.cursor.raw[0];
     assert!((w.cursor.smooth[0] - raw * 8.0 * dt).abs() < 1e-3, "{:?}", w.cursor);
@@ -147,7 +147,7 @@ fn shockwave_resets_workers_and_pushes_them_out() {
         a.timer = 0.0;
     }
     // up to just before the click
-    while w.time + w.dt < 2.0 - 1e-9 {
+    while w.time() + w.dt() < 2.0 - 1e-9 {
         w.step();
     }
     let before: Vec<[f32; 2]> = w.agents.iter().map(|a| a.pos).collect();
@@ -279,8 +279,8 @@ fn a_restored_snapshot_carries_on_bit_for_bit_and_a_foreign_one_is_refused() {
     let (a, b) = (whole.world(), later.world());
     assert_eq!((&a.agents, &a.pulses, &a.packets, &a.shocks), (&b.agents, &b.pulses, &b.packets, &b.shocks));
     assert_eq!(
-        (&a.trail, a.trail_head, a.trail_count, a.cursor, a.time, a.steps),
-        (&b.trail, b.trail_head, b.trail_count, b.cursor, b.time, b.steps)
+        (&a.trail, a.trail_head, a.trail_count, a.cursor, a.time(), a.steps()),
+        (&b.trail, b.trail_head, b.trail_count, b.cursor, b.time(), b.steps())
     );
     // refused, the state untouched: another frame, cut short, another flock
     let fresh = sim(flock).digest();

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::grid::NeighbourGrid;
 use super::steer;
 use crate::scene::flock::FlockSpec;
+use crate::sim::FixedClock;
 use crate::sim::rng::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,10 +267,8 @@ pub struct World {
     pub trail_len: usize,
     pub trail_head: usize,
     pub trail_count: usize,
-    pub time: f64,
-    pub steps: u64,
-    pub dt: f64,
-    step_hz: f64,
+    /// `step_hz` steps a second.
+    pub clock: FixedClock,
     grid: NeighbourGrid,
     xs: Vec<f32>,
     ys: Vec<f32>,
@@ -329,10 +328,7 @@ impl World {
             trail_len,
             trail_head: 0,
             trail_count: 0,
-            time: 0.0,
-            steps: 0,
-            dt: 1.0 / spec.step_hz as f64,
-            step_hz: spec.step_hz as f64,
+            clock: FixedClock::new(spec.step_hz as f64),
             grid: NeighbourGrid::default(),
             xs: Vec::new(),
             ys: Vec::new(),
@@ -359,11 +355,25 @@ impl World {
         Some(p.map(|c| c as f32))
     }
 
+    /// Seconds simulated.
+    pub fn time(&self) -> f64 {
+        self.clock.time()
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.clock.steps()
+    }
+
+    /// Seconds a step lasts.
+    pub fn dt(&self) -> f64 {
+        self.clock.step_seconds()
+    }
+
     /// One fixed step.
     pub fn step(&mut self) {
-        let dt = self.dt as f32;
-        // the clock is a step count, so it never drifts: step 120 at 60 Hz is exactly 2 s
-        let t1 = (self.steps + 1) as f64 / self.step_hz;
+        let dt = self.dt() as f32;
+        let t1 = self.clock.time_of(self.clock.steps() + 1);
         if let Some(raw) = self.cursor_at(t1) {
             if raw != self.cursor.raw {
                 self.cursor.last_move = t1;
@@ -378,7 +388,7 @@ impl World {
         }
         let mut new_shocks = Vec::new();
         for &(t, at) in &self.clicks {
-            if t > self.time && t <= t1 {
+            if t > self.time() && t <= t1 {
                 let pos = match at {
                     Some(p) => p.map(|c| c as f32),
                     None => self.cursor_at(t).unwrap_or(self.cursor.raw),
@@ -439,8 +449,7 @@ impl World {
         }
         // a packet lights its destination briefly
         self.pulses.extend(arrived.into_iter().map(|node| Pulse { node, age: 0.5 * PULSE_SECONDS }));
-        self.time = t1;
-        self.steps += 1;
+        self.clock.tick();
         self.record_trail();
     }
 
@@ -465,7 +474,7 @@ impl World {
 
     /// Steps until the clock reaches `t` (never backwards).
     pub fn advance_to(&mut self, t: f64) {
-        while self.time + 0.5 * self.dt < t {
+        while self.clock.is_behind(t) {
             self.step();
         }
     }

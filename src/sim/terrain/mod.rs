@@ -15,12 +15,12 @@ use rayon::prelude::*;
 
 use crate::frame::srgb8;
 use crate::frame::{Fill, FrameData, IDENTITY, Material, MeshData, MeshInstance, MeshRef, Wire};
-use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::terrain::{Algorithm, MeshStyle, TerrainSpec};
+use crate::scene::values::smoothstep;
 use crate::sim::noise::Noise;
 use crate::sim::rng::Rng;
-use crate::sim::{SimFault, Simulation, StateDigest};
+use crate::sim::{KindSimulation, SimFault, Simulation, StateDigest};
 use field::{FieldAt, GridFrame};
 
 pub struct TerrainSim {
@@ -53,7 +53,7 @@ pub struct TerrainSim {
 impl KindSimulation for TerrainSim {
     type Spec = TerrainSpec;
 
-    fn new(scene: &Scene, spec: &TerrainSpec) -> Self {
+    fn new(scene: &Scene, spec: &TerrainSpec, _: crate::sim::Builder) -> Self {
         TerrainSim {
             scene: scene.clone(),
             spec: spec.clone(),
@@ -218,11 +218,6 @@ fn tinted(c: [u8; 4], b: u32) -> [u8; 4] {
     srgb8(lin, c[3])
 }
 
-fn smoothstep(e0: f64, e1: f64, x: f64) -> f64 {
-    let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
-}
-
 impl Simulation for TerrainSim {
     fn frame(&mut self, frame: u32) -> FrameData {
         let mesh = self.mesh_at(frame);
@@ -315,7 +310,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::scene::{self, KindSpec};
+    use crate::scene;
 
     /// A small walled terrain: ground at 2 m in a 10 × 6 × 10 m block of 24 × 16 × 24 samples
     /// (half a cell is 0.2 m), with `extra` keys in `[terrain]`.
@@ -324,8 +319,7 @@ mod tests {
             "kind = \"terrain\"\n[render]\nframes = 4\nfps = 10\n[terrain]\nresolution = [24, 16, 24]\nsize = [10.0, 6.0, 10.0]\n{extra}\n[terrain.height]\nbase = 2.0\namplitude = 0.5\n"
         );
         let s = scene::parse(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
-        let KindSpec::Terrain(t) = &s.kind else { panic!("a terrain scene") };
-        TerrainSim::new(&s, t)
+        <TerrainSim as crate::kinds::FromScene>::from_scene(&s).expect("a terrain scene")
     }
 
     #[test]

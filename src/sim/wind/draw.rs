@@ -9,6 +9,7 @@ use super::grass::Meadow;
 use super::trees::Grove;
 use super::{WindSim, presser_at};
 use crate::frame::{Deform, FrameData, IDENTITY, InstanceBatch, Material, MeshData, MeshInstance, MeshRef, Motion, srgb8};
+use crate::scene::values::smoothstep;
 use crate::scene::wind::{GrassSpec, LodSpec, WindSpec};
 use crate::sim::scene_frame;
 
@@ -94,14 +95,6 @@ impl Art {
         let blades = meadow.patches.iter().map(|p| spec.lod.segments.map(|rows| MeshRef::new(blade_mesh(rows, &p.spec)))).collect();
         Art { ground: MeshRef::new(ground), blades, walker: MeshRef::new(walker_mesh()), vehicle: MeshRef::new(vehicle_mesh()) }
     }
-}
-
-fn smoothstep(a: f64, b: f64, x: f64) -> f64 {
-    if b <= a {
-        return if x < a { 0.0 } else { 1.0 };
-    }
-    let u = ((x - a) / (b - a)).clamp(0.0, 1.0);
-    u * u * (3.0 - 2.0 * u)
 }
 
 /// Whether a box is wholly outside the view (all eight corners beyond one clip plane).

@@ -14,10 +14,9 @@ mod tests;
 pub mod trees;
 
 use crate::frame::{Fnv, FrameData, Motion};
-use crate::kinds::KindSimulation;
 use crate::scene::Scene;
 use crate::scene::wind::{PresserSpec, WindSpec};
-use crate::sim::{SimFault, Simulation, StateDigest};
+use crate::sim::{FixedClock, KindSimulation, SimFault, Simulation, StateDigest};
 use field::{WindField, WindGrid};
 use grass::Meadow;
 use trees::Grove;
@@ -30,9 +29,8 @@ pub struct WindSim {
     meadow: Meadow,
     grove: Grove,
     art: draw::Art,
-    /// Seconds per step (a whole number of steps per frame).
-    dt: f64,
-    steps: u64,
+    /// A whole number of steps per frame.
+    clock: FixedClock,
     /// The time the blades and trees were last posed at.
     posed: Option<f64>,
     fault: Option<SimFault>,
@@ -41,7 +39,7 @@ pub struct WindSim {
 impl KindSimulation for WindSim {
     type Spec = WindSpec;
 
-    fn new(scene: &Scene, spec: &WindSpec) -> Self {
+    fn new(scene: &Scene, spec: &WindSpec, _: crate::sim::Builder) -> Self {
         let field = WindField::new(spec, scene.seed, scene.render.duration());
         let meadow = Meadow::new(&spec.grass, scene.seed);
         let mut grove = Grove::new(&spec.trees, scene.seed);
@@ -61,8 +59,7 @@ impl KindSimulation for WindSim {
             meadow,
             grove,
             art,
-            dt: 1.0 / (fps as f64 * per_frame as f64),
-            steps: 0,
+            clock: FixedClock::new(fps as f64 * per_frame as f64),
             posed: None,
             fault: None,
         }
@@ -103,12 +100,12 @@ pub fn presser_at(p: &PresserSpec, t: f64) -> Option<([f64; 2], [f64; 2])> {
 impl WindSim {
     /// Seconds of simulated time so far.
     pub fn time(&self) -> f64 {
-        self.steps as f64 * self.dt
+        self.clock.time()
     }
 
     /// Seconds per fixed step.
     pub fn step_seconds(&self) -> f64 {
-        self.dt
+        self.clock.step_seconds()
     }
 
     pub fn field(&self) -> &WindField {
@@ -126,20 +123,20 @@ impl WindSim {
     /// One fixed step: springs move, walkers press.
     fn step(&mut self) {
         let t = self.time();
-        self.grove.step(&self.field, t, self.dt);
-        let end = t + self.dt;
+        let dt = self.clock.step_seconds();
+        self.grove.step(&self.field, t, dt);
+        let end = self.clock.time_of(self.clock.steps() + 1);
         let pressing: Vec<(&PresserSpec, [f64; 2], [f64; 2])> =
             self.spec.pressers.iter().filter_map(|p| presser_at(p, end).map(|(pos, vel)| (p, pos, vel))).collect();
-        self.meadow.step(&pressing, self.dt);
-        self.steps += 1;
+        self.meadow.step(&pressing, dt);
+        self.clock.tick();
         self.posed = None;
     }
 
     /// Steps the clock to `time` (the last step at or before it) and poses every blade and tree
     /// there: the work of one simulation step of the whole field.
     pub fn advance_to(&mut self, time: f64) {
-        let target = (time / self.dt + 1e-9).floor().max(0.0) as u64;
-        while self.steps < target {
+        while self.clock.is_behind(time) {
             self.step();
         }
         let t = self.time();
@@ -150,7 +147,7 @@ impl WindSim {
             let moment = self.field.moment(t);
             self.grid.sample(|x, z| moment.wind(x, z));
             if let Some(i) = self.meadow.shape(&self.field, &self.grid, t) {
-                let frame = (t * self.scene.render.fps as f64).round() as u32;
+                let frame = self.scene.render.frame_at(t);
                 self.fault.get_or_insert(SimFault { frame, what: format!("grass blade {i} has a non-finite shape") });
             }
         }

@@ -8,8 +8,8 @@
 //! can still be shown. Also the pictures a failure report needs: heatmap, signed difference,
 //! three-panel strip.
 
-use super::png::Decoded;
 use super::regions::{self, Region};
+use crate::output::png::Decoded;
 use crate::scene::golden::Tolerance;
 
 /// How a comparison ended.

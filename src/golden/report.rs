@@ -10,10 +10,9 @@ use std::path::Path;
 use base64::Engine as _;
 
 use super::compare::{self, Comparison};
-use super::picture;
-use super::png::{self, Decoded, Effort};
 use super::regions::{self, Region};
-use super::{OutputError, write_atomic};
+use crate::output::png::{self, Decoded, Effort};
+use crate::output::{OutputError, picture, write_atomic};
 
 /// One checked frame, as the report shows it.
 pub struct Entry {
@@ -224,7 +223,7 @@ pub fn write(
     adapter: &str,
     shard: Option<ReportShard>,
 ) -> Result<Report, OutputError> {
-    super::remove_stale(dir)?;
+    crate::output::remove_stale(dir)?;
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
     for e in entries.iter().filter(|e| !e.passed) {
         let s = stem_of(&e.scene, e.frame);

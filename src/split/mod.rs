@@ -3,6 +3,8 @@
 //! (`golden check --shard I/N`). Every shard computes the same split from the same arguments, so
 //! the machines never talk to each other.
 
+mod cost;
+
 use std::ops::Range;
 
 use crate::output::manifest::{Block, ShardInfo};
@@ -11,9 +13,9 @@ use crate::scene::Scene;
 
 /// Estimated seconds a frame of `scene` costs on the software adapter at `width` × `height`:
 /// drawing it (pixels × the kind's cost per pixel, with MSAA) and simulating it (see
-/// [`crate::kinds::KindTable::cost`]). Only the ratios between scenes matter.
+/// [`cost::kind_cost`]). Only the ratios between scenes matter.
 pub fn costs(scene: &Scene, width: u32, height: u32) -> (f64, f64) {
-    let (ns_per_pixel, simulate_ms) = scene.kind.cost();
+    let (ns_per_pixel, simulate_ms) = cost::kind_cost(&scene.kind);
     let pixels = width as f64 * height as f64;
     // 4× MSAA is what the per-pixel costs were measured at; 1× costs about 60 % of it
     let msaa = 0.6 + 0.1 * scene.render.msaa as f64;

@@ -18,7 +18,7 @@
 //! inverted 3×3 patch on flat ground 9, 8 inverted pixels in a row on flat ground 8. Hence the
 //! default limit of 7 (`max_region`).
 
-use super::png::Decoded;
+use crate::output::png::Decoded;
 
 /// A connected area of differing pixels, and how much of it anti-aliasing cannot explain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

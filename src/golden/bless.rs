@@ -1,0 +1,176 @@
+//! `simreel golden bless`: approve images, from two renders that must agree or from the last
+//! check's, into the folder of the adapter they were rendered on.
+
+use std::path::{Path, PathBuf};
+
+use super::{GoldenError, Paths, applied, render_golden, state_path};
+use crate::output::manifest::Manifest;
+use crate::output::png::{self, Decoded, Effort};
+use crate::output::{frame_file_name, write_atomic};
+use crate::pipeline::{self, ProgressMode};
+use crate::render::{AdapterRequest, AdapterSummary};
+use crate::scene::Scene;
+use crate::scene::golden::GoldenSpec;
+
+/// `--filter SCENE[:FRAMES]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Filter {
+    pub scene: String,
+    pub frames: Option<String>,
+}
+
+impl Filter {
+    pub fn parse(s: &str) -> Filter {
+        match s.split_once(':') {
+            Some((a, b)) => Filter { scene: a.to_string(), frames: Some(b.to_string()) },
+            None => Filter { scene: s.to_string(), frames: None },
+        }
+    }
+
+    /// The golden frames of `scene` (which the filter names) that the filter keeps: all of them
+    /// without a frame spec; an error for a bad spec or a frame that is not a golden frame.
+    pub fn golden_frames(&self, scene: &Scene) -> Result<Vec<u32>, GoldenError> {
+        let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
+        let Some(text) = &self.frames else { return Ok(spec.frames.clone()) };
+        let wanted = crate::scene::frames::parse_frames(text, scene.render.frames)
+            .map_err(|e| GoldenError::Filter(format!("{}:{text}: {e}", self.scene)))?;
+        let others: Vec<String> = wanted.iter().filter(|f| !spec.frames.contains(f)).map(u32::to_string).collect();
+        if !others.is_empty() {
+            let golden: Vec<String> = spec.frames.iter().map(u32::to_string).collect();
+            let (frames, are, them) = if others.len() == 1 { ("frame", "is", "it") } else { ("frames", "are", "them") };
+            return Err(GoldenError::Filter(format!(
+                "{}:{text}: {frames} {} {are} not among {}'s golden frames ({}); add {them} to its [golden] frames first",
+                self.scene,
+                others.join(", "),
+                self.scene,
+                golden.join(", ")
+            )));
+        }
+        Ok(wanted)
+    }
+}
+
+/// What blessing did to one scene.
+#[derive(Debug)]
+pub struct Blessed {
+    pub scene: String,
+    pub dir: PathBuf,
+    pub written: Vec<PathBuf>,
+    pub unchanged: usize,
+}
+
+/// One frame to approve: its image and the simulation state it shows.
+struct Candidate {
+    frame: u32,
+    image: Decoded,
+    state: String,
+}
+
+/// Writes new goldens for the scenes (narrowed by `filter`): renders twice and refuses when the
+/// renders differ, or takes the last check's images with `from_last_run`. Only files whose pixels
+/// (or state digest) changed are written; PNGs are compressed hard to stay small.
+pub fn bless(
+    scenes: &[Scene],
+    filter: Option<&Filter>,
+    from_last_run: bool,
+    paths: &Paths,
+    adapter: &AdapterRequest,
+    mode: ProgressMode,
+) -> Result<Vec<Blessed>, GoldenError> {
+    let mut done = Vec::new();
+    for scene in scenes.iter().filter(|s| filter.is_none_or(|f| f.scene == s.name)) {
+        let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
+        let frames = match filter {
+            Some(f) => f.golden_frames(scene)?,
+            None => spec.frames.clone(),
+        };
+        let (candidates, adapter_used) =
+            if from_last_run { last_run(scene, spec, &frames, paths)? } else { render_twice(scene, spec, &frames, paths, adapter, mode)? };
+        let dest = applied(spec, &paths.goldens.join(&scene.name), &adapter_used)
+            .bless_dir
+            .ok_or_else(|| GoldenError::NoOverride { scene: scene.name.clone(), adapter: adapter_used.to_string() })?;
+        done.push(write_changed(scene, &dest, &candidates)?);
+    }
+    Ok(done)
+}
+
+/// What the last `golden check` rendered of `frames`, refused when it rendered another version of
+/// the scene or at another size.
+fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> Result<(Vec<Candidate>, AdapterSummary), GoldenError> {
+    let run_dir = paths.run_dir().join(&scene.name);
+    let m = Manifest::read(&run_dir.join("manifest.json"))
+        .ok_or_else(|| GoldenError::NoLastRun(format!("no earlier check of {} in {}", scene.name, run_dir.display())))?;
+    if m.scene_hash != format!("{:016x}", scene.source_hash) || (m.width, m.height) != spec.size {
+        let why = format!("the last run of {} used another version of the scene; run `simreel golden check` again", scene.name);
+        return Err(GoldenError::NoLastRun(why));
+    }
+    let mut out = Vec::new();
+    for &frame in frames {
+        let e = m
+            .frames
+            .iter()
+            .find(|e| e.index == frame)
+            .ok_or_else(|| GoldenError::NoLastRun(format!("frame {frame} of {} is not in the last run", scene.name)))?;
+        out.push(Candidate { frame, image: png::read(&run_dir.join(&e.file))?, state: e.state.clone() });
+    }
+    Ok((out, m.adapter_info))
+}
+
+/// `frames` rendered twice; refused when the two renders differ in a pixel or a state (a bug to
+/// report, not to bless).
+fn render_twice(
+    scene: &Scene,
+    spec: &GoldenSpec,
+    frames: &[u32],
+    paths: &Paths,
+    adapter: &AdapterRequest,
+    mode: ProgressMode,
+) -> Result<(Vec<Candidate>, AdapterSummary), GoldenError> {
+    let second = paths.out.join("golden-run-second");
+    let a = render_golden(scene, spec, frames, &paths.run_dir(), adapter, mode)?;
+    let b = render_golden(scene, spec, frames, &second, adapter, mode)?;
+    let read = |o: &pipeline::Outcome, frame: u32| -> Result<Candidate, GoldenError> {
+        let image = png::read(&o.frames_dir.join(frame_file_name(frame, scene.render.frames)))?;
+        let state = o.manifest.frames.iter().find(|e| e.index == frame).map(|e| e.state.clone()).unwrap_or_default();
+        Ok(Candidate { frame, image, state })
+    };
+    let (mut out, mut differ, mut what) = (Vec::new(), Vec::new(), String::new());
+    for &frame in frames {
+        let (first, again) = (read(&a, frame)?, read(&b, frame)?);
+        if first.state != again.state {
+            what = format!("simulation state [{}] then [{}]", first.state, again.state);
+            differ.push(frame);
+        } else if first.image.rgba != again.image.rgba {
+            what = "same simulation state, different pixels".into();
+            differ.push(frame);
+        }
+        out.push(first);
+    }
+    crate::output::remove_stale(&second)?;
+    if !differ.is_empty() {
+        return Err(GoldenError::NonDeterministic { scene: scene.name.clone(), frames: differ, what });
+    }
+    Ok((out, a.adapter))
+}
+
+/// Writes into `dest` the images and state files that differ from what is there.
+fn write_changed(scene: &Scene, dest: &Path, candidates: &[Candidate]) -> Result<Blessed, GoldenError> {
+    let total = scene.render.frames;
+    let (mut written, mut unchanged) = (Vec::new(), 0);
+    for c in candidates {
+        let (img, path) = (&c.image, dest.join(frame_file_name(c.frame, total)));
+        let same = png::read(&path).is_ok_and(|old| (old.width, old.height) == (img.width, img.height) && old.rgba == img.rgba);
+        if same {
+            unchanged += 1;
+        } else {
+            write_atomic(&path, &png::encode(&img.rgba, img.width, img.height, Effort::Small))?;
+            written.push(path);
+        }
+        let sp = state_path(dest, c.frame, total);
+        if std::fs::read_to_string(&sp).map(|s| s.trim().to_string()).ok().as_deref() != Some(c.state.as_str()) {
+            write_atomic(&sp, format!("{}\n", c.state).as_bytes())?;
+            written.push(sp);
+        }
+    }
+    Ok(Blessed { scene: scene.name.clone(), dir: dest.to_path_buf(), written, unchanged })
+}

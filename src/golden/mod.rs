@@ -1,0 +1,336 @@
+//! Golden-image checks, all in one place: `simreel golden check` renders the frames a scene's
+//! `[golden]` table lists, compares them with the approved images under `tests/golden/<scene>/`
+//! (canonical ones from lavapipe, override folders for other adapters; [`compare`], with its
+//! spatial layer in [`regions`]) and explains failures: which frame first diverged, whether the
+//! simulation state changed or only the rendering, and a report with pictures ([`report`]).
+//! Checking never writes goldens; blessing ([`bless`]) renders twice and refuses
+//! non-determinism. A check split across machines is dealt and merged in `shards`.
+
+mod bless;
+pub mod compare;
+pub mod regions;
+pub mod report;
+mod shards;
+
+pub use bless::{Blessed, Filter, bless};
+use shards::shard_report_name;
+pub use shards::{merge_reports, shard_scenes};
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use compare::Comparison;
+use report::{Entry, SequenceNote};
+
+use crate::output::png::{self, Decoded};
+use crate::output::{OutputError, frame_file_name};
+use crate::pipeline::{self, Job, PipelineError, ProgressMode};
+use crate::render::{AdapterRequest, AdapterSummary};
+use crate::scene::golden::{GoldenSpec, Tolerance};
+use crate::scene::{Format, Scene};
+
+/// Where goldens, renders and reports live.
+#[derive(Clone, Debug)]
+pub struct Paths {
+    /// `tests/golden`
+    pub goldens: PathBuf,
+    /// `out`: renders go to `out/golden-run/<scene>/`, the report to `out/golden-report/`.
+    pub out: PathBuf,
+    /// Shard I of N of a split check: its report goes to `out/golden-report/shard-I-of-N/`.
+    pub shard: Option<(u32, u32)>,
+}
+
+impl Paths {
+    pub fn run_dir(&self) -> PathBuf {
+        self.out.join("golden-run")
+    }
+
+    /// Where this check's report goes.
+    pub fn report_dir(&self) -> PathBuf {
+        match self.shard {
+            Some((i, n)) => self.merged_report_dir().join(shard_report_name(i, n)),
+            None => self.merged_report_dir(),
+        }
+    }
+
+    /// Where a whole check's report, or the merge of a split check's, goes.
+    pub fn merged_report_dir(&self) -> PathBuf {
+        self.out.join("golden-report")
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GoldenError {
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("{scene} has no [golden] table")]
+    NoGolden { scene: String },
+    #[error("refusing to bless {scene}: two renders differ at frame{} {}: {what}. Non-determinism is a bug to report, not to bless", if frames.len() == 1 { "" } else { "s" }, frames.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
+    NonDeterministic { scene: String, frames: Vec<u32>, what: String },
+    #[error(
+        "refusing to bless {scene} on {adapter}: goldens for adapters other than lavapipe go to an override folder; add a [[golden.overrides]] entry for it (backend, vendor, driver, reason)"
+    )]
+    NoOverride { scene: String, adapter: String },
+    #[error("--from-last-run: {0}")]
+    NoLastRun(String),
+    #[error("--filter {0}")]
+    Filter(String),
+    #[error("{0}")]
+    Shards(String),
+}
+
+/// The tolerance and approved-image folders that apply to `adapter` (most specific first).
+pub struct Applied<'a> {
+    pub tolerance: &'a Tolerance,
+    pub dirs: Vec<PathBuf>,
+    /// Folder new goldens for this adapter are written to (`None`: no override covers it).
+    pub bless_dir: Option<PathBuf>,
+    pub key: String,
+}
+
+pub fn applied<'a>(spec: &'a GoldenSpec, scene_dir: &Path, adapter: &AdapterSummary) -> Applied<'a> {
+    if adapter.is_lavapipe() {
+        return Applied {
+            tolerance: &spec.tolerance,
+            dirs: vec![scene_dir.to_path_buf()],
+            bless_dir: Some(scene_dir.to_path_buf()),
+            key: "lavapipe (canonical)".into(),
+        };
+    }
+    let best = spec
+        .overrides
+        .iter()
+        .map(|o| (o.specificity(&adapter.backend, &adapter.vendor, &adapter.driver), o))
+        .filter(|(s, _)| *s > 0)
+        .max_by_key(|(s, _)| *s)
+        .map(|(_, o)| o);
+    match best {
+        Some(o) => Applied {
+            tolerance: &o.tolerance,
+            dirs: vec![scene_dir.join(&o.images), scene_dir.to_path_buf()],
+            bless_dir: Some(scene_dir.join(&o.images)),
+            key: format!("override \"{}\"", o.images),
+        },
+        None => Applied {
+            tolerance: &spec.tolerance,
+            dirs: vec![scene_dir.to_path_buf()],
+            bless_dir: None,
+            key: "no override for this adapter: canonical tolerance".into(),
+        },
+    }
+}
+
+/// Approved images for `frame` in the first folder that has any: `frame_NNNN.png` and any
+/// `frame_NNNN.<label>.png` alternatives, sorted.
+fn approved(dirs: &[PathBuf], frame: u32, total: u32) -> Vec<PathBuf> {
+    let name = frame_file_name(frame, total);
+    let stem = name.trim_end_matches(".png");
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(d) else { continue };
+        let mut found: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                n == name || (n.starts_with(&format!("{stem}.")) && n.ends_with(".png"))
+            })
+            .collect();
+        if !found.is_empty() {
+            found.sort();
+            return found;
+        }
+    }
+    Vec::new()
+}
+
+fn state_path(dir: &Path, frame: u32, total: u32) -> PathBuf {
+    dir.join(frame_file_name(frame, total).replace(".png", ".state.txt"))
+}
+
+fn read_state(dirs: &[PathBuf], frame: u32, total: u32) -> Option<String> {
+    dirs.iter().find_map(|d| std::fs::read_to_string(state_path(d, frame, total)).ok()).map(|s| s.trim().to_string())
+}
+
+/// Renders the golden frames of `scene` into `into/<scene>/` and returns the outcome.
+fn render_golden(
+    scene: &Scene,
+    spec: &GoldenSpec,
+    frames: &[u32],
+    into: &Path,
+    adapter: &AdapterRequest,
+    mode: ProgressMode,
+) -> Result<pipeline::Outcome, PipelineError> {
+    let mut s = scene.clone();
+    (s.render.width, s.render.height) = spec.size;
+    let job = Job {
+        scene: s,
+        frames: frames.to_vec(),
+        out_dir: into.to_path_buf(),
+        formats: vec![Format::Png],
+        adapter: adapter.clone(),
+        resume: false,
+        shard: None,
+        snapshots: false,
+    };
+    pipeline::run(&job, mode, &AtomicBool::new(false))
+}
+
+/// The outcome of checking scenes.
+pub struct CheckSummary {
+    pub entries: Vec<Entry>,
+    pub sequences: Vec<SequenceNote>,
+    pub adapter: String,
+}
+
+impl CheckSummary {
+    pub fn failures(&self) -> usize {
+        self.entries.iter().filter(|e| !e.passed).count() + self.sequences.iter().filter(|s| s.flicker_failed).count()
+    }
+}
+
+fn bless_command(scene: &Scene, frame: Option<u32>) -> String {
+    let filter = match frame {
+        Some(f) => format!("{}:{f}", scene.name),
+        None => scene.name.clone(),
+    };
+    format!("simreel golden bless {} --filter {filter} --from-last-run", scene.path.display())
+}
+
+/// Checks every scene (each must have `[golden]`), writes the report, returns what happened.
+/// A shard of a split check passes `shard`: what it was given and took, for its report.
+pub fn check(
+    scenes: &[Scene],
+    paths: &Paths,
+    adapter: &AdapterRequest,
+    mode: ProgressMode,
+    shard: Option<report::ReportShard>,
+) -> Result<CheckSummary, GoldenError> {
+    let mut entries = Vec::new();
+    let mut sequences = Vec::new();
+    let mut adapter_name = String::new();
+    for scene in scenes {
+        let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
+        let outcome = render_golden(scene, spec, &spec.frames, &paths.run_dir(), adapter, mode)?;
+        adapter_name = outcome.adapter.to_string();
+        let rule = applied(spec, &paths.goldens.join(&scene.name), &outcome.adapter);
+        let checked = spec.frames.iter().map(|&f| check_frame(scene, &rule, f, &outcome)).collect::<Result<Vec<_>, _>>()?;
+        sequences.push(sequence_note(scene, spec, &checked));
+        entries.extend(checked.into_iter().map(|(entry, _)| entry));
+    }
+    report::write(&paths.report_dir(), &entries, &sequences, &adapter_name, shard)?;
+    Ok(CheckSummary { entries, sequences, adapter: adapter_name })
+}
+
+/// Frame `f` of a check's render of `scene` against its approved images under `rule`: the report's
+/// entry, and the approved image it was compared with (for the sequence's flicker).
+fn check_frame(scene: &Scene, rule: &Applied, f: u32, outcome: &pipeline::Outcome) -> Result<(Entry, Option<Decoded>), GoldenError> {
+    let total = scene.render.frames;
+    let actual = png::read(&outcome.frames_dir.join(frame_file_name(f, total)))?;
+    let state_actual = outcome.manifest.frames.iter().find(|e| e.index == f).map(|e| e.state.clone()).unwrap_or_default();
+    let state_message = match read_state(&rule.dirs, f, total) {
+        None => "no golden state digest".to_string(),
+        Some(s) if s == state_actual => "simulation state identical (only the rendering can differ)".to_string(),
+        Some(s) => format!("simulation state CHANGED: golden [{s}] now [{state_actual}]"),
+    };
+    let candidates = approved(&rule.dirs, f, total);
+    let best = best_match(&candidates, &actual, rule.tolerance)?;
+    let (passed, verdict, comparison, expected, expected_file) = match best {
+        None => (false, format!("no golden image in {}", rule.dirs[0].display()), None, None, None),
+        Some((c, file, exp)) => {
+            let alt = if candidates.len() > 1 { format!(" (best of {} approved images)", candidates.len()) } else { String::new() };
+            (c.verdict.passed(), format!("{}{alt}", c.describe()), Some(c), Some(exp), Some(file.display().to_string()))
+        }
+    };
+    let entry = Entry {
+        scene: scene.name.clone(),
+        frame: f,
+        passed,
+        verdict,
+        comparison,
+        expected: expected.clone(),
+        expected_file,
+        actual,
+        state_message,
+        tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.reason),
+        bless_command: bless_command(scene, Some(f)),
+    };
+    Ok((entry, expected))
+}
+
+/// The approved image `actual` comes closest to: a passing one before a failing one, then the
+/// least severe.
+fn best_match(candidates: &[PathBuf], actual: &Decoded, tol: &Tolerance) -> Result<Option<(Comparison, PathBuf, Decoded)>, GoldenError> {
+    let mut best: Option<(Comparison, PathBuf, Decoded)> = None;
+    for c in candidates {
+        let expected = png::read(c)?;
+        let cmp = compare::compare(&expected, actual, tol);
+        let better = best.as_ref().is_none_or(|(b, _, _)| {
+            (cmp.verdict.passed() && !b.verdict.passed()) || (cmp.verdict.passed() == b.verdict.passed() && cmp.severity() < b.severity())
+        });
+        if better {
+            best = Some((cmp, c.clone(), expected));
+        }
+    }
+    Ok(best)
+}
+
+/// A scene's sequence facts: the first frame that failed, and the flicker, the largest ratio of
+/// the actual frame-to-frame change to the golden sequence's.
+fn sequence_note(scene: &Scene, spec: &GoldenSpec, checked: &[(Entry, Option<Decoded>)]) -> SequenceNote {
+    let first_diverging = checked.iter().filter(|(e, _)| !e.passed).map(|(e, _)| e.frame).min();
+    let ratios = checked.windows(2).filter_map(|w| {
+        let ((a, Some(ga)), (b, Some(gb))) = (&w[0], &w[1]) else { return None };
+        let (golden, actual) = (compare::mean_abs_diff(ga, gb), compare::mean_abs_diff(&a.actual, &b.actual));
+        (golden.is_finite() && actual.is_finite()).then(|| match (golden > 0.0, actual > 0.0) {
+            (true, _) => actual / golden,
+            (false, true) => f64::INFINITY,
+            (false, false) => 1.0,
+        })
+    });
+    let flicker = ratios.fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+    let flicker_failed = matches!((flicker, spec.max_flicker), (Some(r), Some(max)) if r > max);
+    SequenceNote { scene: scene.name.clone(), first_diverging, flicker, flicker_failed }
+}
+
+/// Scene files named on the command line: files as given, folders searched (with their
+/// subfolders, such as `scenes/figures/`) for `*.toml`; only scenes with a `[golden]` table are
+/// returned from folders.
+pub fn collect_scenes(paths: &[PathBuf]) -> Result<Vec<Scene>, crate::scene::SceneError> {
+    let mut scenes = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            for f in crate::scene::scene_files(p)? {
+                let s = crate::scene::load(&f)?;
+                if s.golden.is_some() {
+                    scenes.push(s);
+                }
+            }
+        } else {
+            scenes.push(crate::scene::load(p)?);
+        }
+    }
+    Ok(scenes)
+}
+
+/// The first two scenes that share a name (and so an output and a golden folder), if any.
+pub fn same_name(scenes: &[Scene]) -> Option<(&Scene, &Scene)> {
+    scenes.iter().enumerate().find_map(|(i, a)| scenes[i + 1..].iter().find(|b| b.name == a.name).map(|b| (a, b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn scenes_sharing_a_name_are_found() {
+        let scene =
+            |name: &str, file: &str| crate::scene::parse(&format!("kind = \"terrain\"\nname = \"{name}\"\n"), Path::new(file)).unwrap();
+        let scenes = [scene("a", "x/a.toml"), scene("b", "x/b.toml"), scene("a", "y/a.toml")];
+        let (first, second) = same_name(&scenes).expect("two named a");
+        assert_eq!((first.path.as_path(), second.path.as_path()), (Path::new("x/a.toml"), Path::new("y/a.toml")));
+        assert!(same_name(&scenes[..2]).is_none());
+    }
+}
