@@ -111,6 +111,16 @@ pub enum Command {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: Option<u32>,
     },
+    /// Print the JSON Schema of scene files (draft-07, for editors: Taplo / Even Better TOML), made
+    /// from the same declarations the scene reader checks against.
+    Schema {
+        /// The schema of one kind's scene files only.
+        #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(crate::scene::KINDS))]
+        kind: Option<String>,
+        /// Print the scene reference (Markdown) instead, as docs/scene-reference.md holds it.
+        #[arg(long, conflicts_with = "kind")]
+        reference: bool,
+    },
     /// Print a shell completion script, e.g. `simreel completions bash > ~/.local/share/bash-completion/completions/simreel`.
     Completions {
         #[arg(value_enum)]

@@ -135,6 +135,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             eprintln!("wrote {} ({} at {fps} fps)", output.display(), count(n as u64, "frame", "frames"));
             Ok(())
         }
+        Command::Schema { kind, reference } => {
+            if reference {
+                print!("{}", scene::schema::reference());
+            } else {
+                let schema = scene::schema::json_schema(kind.as_deref()).expect("clap checked the kind");
+                println!("{}", serde_json::to_string_pretty(&schema).expect("a schema serialises"));
+            }
+            Ok(())
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "simreel", &mut std::io::stdout());
             Ok(())

@@ -1,8 +1,71 @@
 //! The tables every scene kind shares: `[render]`, `[camera]`, `[light]`, `[output]`.
 //! Every field has a default; units are metres, seconds and degrees; y is up.
 
+use super::keys::{Key, Table, Ty};
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
+
+const WIDTH: Key = Key::int("width", 640, 16, MAX_SIDE).unit("px").doc("frame width").drawing();
+const HEIGHT: Key = Key::int("height", 480, 16, MAX_SIDE).unit("px").doc("frame height").drawing();
+const FPS: Key = Key::int("fps", 30, 1, 240).unit("frames/s").doc("frames per second of the animation");
+const FRAMES: Key = Key::int("frames", 60, 1, MAX_FRAMES).doc("number of frames (or give `duration`)");
+const DURATION: Key =
+    Key::float("duration", 2.0, 0.001, 86_400.0).unit("s").doc("length of the scene; frames = duration × fps (or give `frames`)");
+const MSAA: Key = Key::int("msaa", 4, 1, 4).doc("samples a pixel: 4 (anti-aliased) or 1 (drafts)").drawing();
+const BG_TOP: Key = Key::color("top", Srgb([0.56, 0.72, 0.91])).doc("colour at the top of the frame").drawing();
+const BG_BOTTOM: Key = Key::color("bottom", Srgb([0.91, 0.93, 0.96])).doc("colour at the bottom (and of the fog)").drawing();
+const BACKGROUND: Table = Table::new("a vertical gradient behind everything", &[BG_TOP, BG_BOTTOM]);
+const BACKGROUND_KEY: Key = Key::table("background", &BACKGROUND).doc("the background gradient").drawing();
+
+/// `[render]`.
+pub const RENDER: Table =
+    Table::new("frame size and timing, anti-aliasing, background", &[WIDTH, HEIGHT, FPS, FRAMES, DURATION, MSAA, BACKGROUND_KEY]);
+
+const FAR: f64 = 1.0e6;
+const POSITION: Key = Key::animated("position", &[6.0, 4.0, 8.0], -FAR, FAR).unit("m").doc("where the eye is").drawing();
+const TARGET: Key = Key::animated("target", &[0.0, 0.0, 0.0], -FAR, FAR).unit("m").doc("the point looked at").drawing();
+const FOV: Key = Key::float("fov", 45.0, 5.0, 150.0).unit("°").doc("vertical field of view").drawing();
+const NEAR: Key = Key::float("near", 0.05, 1e-4, 1e4).unit("m").doc("nearest distance drawn").drawing();
+const FAR_KEY: Key = Key::float("far", 500.0, 1e-3, FAR).unit("m").doc("farthest distance drawn").drawing();
+const CENTER: Key = Key::vector("center", &[0.0, 0.0, 0.0], -FAR, FAR).unit("m").doc("the point the eye circles and looks at").drawing();
+const RADIUS: Key = Key::float("radius", 10.0, 1e-3, FAR).unit("m").doc("horizontal distance of the eye from the centre").drawing();
+const ORBIT_HEIGHT: Key = Key::float("height", 5.0, -FAR, FAR).unit("m").doc("height of the eye above the centre").drawing();
+const START: Key = Key::float("start", 0.0, -3600.0, 3600.0).unit("°").doc("azimuth at the first frame, from +x towards +z").drawing();
+const SWEEP: Key = Key::float("sweep", 90.0, -3600.0, 3600.0).unit("°").doc("azimuth swept over the whole scene").drawing();
+const ORBIT: Table = Table::new("an eye circling a centre over the scene", &[CENTER, RADIUS, ORBIT_HEIGHT, START, SWEEP]);
+const ORBIT_KEY: Key = Key::table("orbit", &ORBIT).doc("orbit a centre instead of a fixed `position` and `target`").drawing();
+
+/// `[camera]`.
+pub const CAMERA: Table =
+    Table::new("a fixed or animated camera, or one orbiting a centre", &[POSITION, TARGET, FOV, NEAR, FAR_KEY, ORBIT_KEY]);
+
+const SUN_AZIMUTH: Key = Key::float("sun_azimuth", 35.0, -360.0, 360.0).unit("°").doc("direction of the sun, from +x towards +z").drawing();
+const SUN_ELEVATION: Key = Key::float("sun_elevation", 40.0, 1.0, 90.0).unit("°").doc("height of the sun above the horizon").drawing();
+const SUN_COLOR: Key = Key::color("sun_color", Srgb([1.0, 0.96, 0.9])).doc("colour of the sunlight").drawing();
+const SUN_INTENSITY: Key = Key::float("sun_intensity", 3.0, 0.0, 100.0).doc("strength of the sunlight").drawing();
+const SKY: Key = Key::color("sky", Srgb([0.62, 0.75, 0.95])).doc("light from above (hemisphere)").drawing();
+const GROUND: Key = Key::color("ground", Srgb([0.36, 0.31, 0.26])).doc("light from below (hemisphere)").drawing();
+const AMBIENT: Key = Key::float("ambient", 0.35, 0.0, 10.0).doc("strength of the sky and ground light").drawing();
+const SHADOWS: Key = Key::flag("shadows", true).doc("the sun casts shadows").drawing();
+const SHADOW_SOFTNESS: Key = Key::float("shadow_softness", 1.5, 0.0, 8.0).unit("texels").doc("blur of shadow edges").drawing();
+const FOG: Key =
+    Key::float("fog", 0.0, 0.0, 10.0).unit("1/m").doc("fog density (0: none); the fog takes the background's bottom colour").drawing();
+
+/// `[light]`.
+pub const LIGHT: Table = Table::new(
+    "a sun with shadows, a hemisphere of sky and ground light, distance fog",
+    &[SUN_AZIMUTH, SUN_ELEVATION, SUN_COLOR, SUN_INTENSITY, SKY, GROUND, AMBIENT, SHADOWS, SHADOW_SOFTNESS, FOG],
+);
+
+const FORMATS: Key = Key::of("formats", Ty::List(&Ty::Choice(&Format::NAMES)))
+    .said("[\"png\", \"gif\"]")
+    .doc("what a render writes: png, gif, apng, mp4, webm (apng, mp4 and webm are made from the PNG frames)")
+    .output();
+const GIF_FPS: Key = Key::int("gif_fps", 30, 1, 100).said("the render's fps").unit("frames/s").doc("the GIF's frame rate").output();
+const GIF_DITHER: Key = Key::flag("gif_dither", true).doc("error-diffusion dithering in the GIF").output();
+
+/// `[output]`.
+pub const OUTPUT: Table = Table::new("what a render writes", &[FORMATS, GIF_FPS, GIF_DITHER]);
 
 /// `[render]`: frame size and timing, anti-aliasing, background.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,25 +109,25 @@ pub const MAX_SIDE: i64 = 8192;
 pub const MAX_FRAMES: i64 = 5_184_000;
 
 pub fn read_render(t: &TableReader) -> RenderSpec {
-    let width = t.int_in("width", 640, 16..=MAX_SIDE) as u32;
-    let height = t.int_in("height", 480, 16..=MAX_SIDE) as u32;
-    let fps = t.int_in("fps", 30, 1..=240) as u32;
-    let frames = if t.has("duration") && t.has("frames") {
-        t.error_at("duration", "give either `frames` or `duration`, not both");
+    let width = t.int(&WIDTH) as u32;
+    let height = t.int(&HEIGHT) as u32;
+    let fps = t.int(&FPS) as u32;
+    let frames = if t.has(&DURATION) && t.has(&FRAMES) {
+        t.error_at(&DURATION, "give either `frames` or `duration`, not both");
         60
-    } else if t.has("duration") {
-        let d = t.f64_in("duration", 2.0, 0.001..86_400.0);
+    } else if t.has(&DURATION) {
+        let d = t.float(&DURATION);
         ((d * fps as f64).round() as u32).max(1)
     } else {
-        t.int_in("frames", 60, 1..=MAX_FRAMES) as u32
+        t.int(&FRAMES) as u32
     };
-    let msaa = t.int_in("msaa", 4, 1..=4) as u32;
+    let msaa = t.int(&MSAA) as u32;
     if msaa != 1 && msaa != 4 {
-        t.error_at("msaa", format!("{msaa} samples are not supported: use 1 or 4"));
+        t.error_at(&MSAA, format!("{msaa} samples are not supported: use 1 or 4"));
     }
-    let bg = t.table("background");
-    let background_top = bg.color("top", Srgb([0.56, 0.72, 0.91]));
-    let background_bottom = bg.color("bottom", Srgb([0.91, 0.93, 0.96]));
+    let bg = t.table(&BACKGROUND_KEY);
+    let background_top = bg.color(&BG_TOP);
+    let background_bottom = bg.color(&BG_BOTTOM);
     bg.finish();
     RenderSpec { width, height, fps, frames, msaa: if msaa == 4 { 4 } else { 1 }, background_top, background_bottom }
 }
@@ -121,29 +184,28 @@ impl CameraSpec {
 }
 
 pub fn read_camera(t: &TableReader) -> CameraSpec {
-    const FAR: f64 = 1.0e6;
-    let position = t.animated("position", [6.0, 4.0, 8.0], -FAR..FAR);
-    let target = t.animated("target", [0.0, 0.0, 0.0], -FAR..FAR);
-    let fov_deg = t.f64_in("fov", 45.0, 5.0..150.0);
-    let near = t.f64_in("near", 0.05, 1e-4..1e4);
-    let far = t.f64_in("far", 500.0, 1e-3..FAR);
+    let position = t.animated(&POSITION);
+    let target = t.animated(&TARGET);
+    let fov_deg = t.float(&FOV);
+    let near = t.float(&NEAR);
+    let far = t.float(&FAR_KEY);
     if far <= near {
-        t.error_at("far", "far must be larger than near");
+        t.error_at(&FAR_KEY, "far must be larger than near");
     }
-    let orbit = t.has("orbit").then(|| {
-        let o = t.table("orbit");
+    let orbit = t.has(&ORBIT_KEY).then(|| {
+        let o = t.table(&ORBIT_KEY);
         let spec = OrbitSpec {
-            center: o.numbers("center", [0.0, 0.0, 0.0]),
-            radius: o.f64_in("radius", 10.0, 1e-3..FAR),
-            height: o.f64_in("height", 5.0, -FAR..FAR),
-            start_deg: o.f64_in("start", 0.0, -3600.0..3600.0),
-            sweep_deg: o.f64_in("sweep", 90.0, -3600.0..3600.0),
+            center: o.numbers(&CENTER),
+            radius: o.float(&RADIUS),
+            height: o.float(&ORBIT_HEIGHT),
+            start_deg: o.float(&START),
+            sweep_deg: o.float(&SWEEP),
         };
         o.finish();
         spec
     });
-    if orbit.is_some() && (t.has("position") || t.has("target")) {
-        t.error_at("orbit", "an orbiting camera takes its position and target from [camera.orbit]; remove `position`/`target`");
+    if orbit.is_some() && (t.has(&POSITION) || t.has(&TARGET)) {
+        t.error_at(&ORBIT_KEY, "an orbiting camera takes its position and target from [camera.orbit]; remove `position`/`target`");
     }
     CameraSpec { position, target, fov_deg, near, far, orbit }
 }
@@ -176,16 +238,16 @@ impl LightSpec {
 
 pub fn read_light(t: &TableReader) -> LightSpec {
     LightSpec {
-        sun_azimuth_deg: t.f64_in("sun_azimuth", 35.0, -360.0..360.0),
-        sun_elevation_deg: t.f64_in("sun_elevation", 40.0, 1.0..90.0),
-        sun_color: t.color("sun_color", Srgb([1.0, 0.96, 0.9])),
-        sun_intensity: t.f64_in("sun_intensity", 3.0, 0.0..100.0),
-        sky: t.color("sky", Srgb([0.62, 0.75, 0.95])),
-        ground: t.color("ground", Srgb([0.36, 0.31, 0.26])),
-        ambient: t.f64_in("ambient", 0.35, 0.0..10.0),
-        shadows: t.bool("shadows", true),
-        shadow_softness: t.f64_in("shadow_softness", 1.5, 0.0..8.0),
-        fog: t.f64_in("fog", 0.0, 0.0..10.0),
+        sun_azimuth_deg: t.float(&SUN_AZIMUTH),
+        sun_elevation_deg: t.float(&SUN_ELEVATION),
+        sun_color: t.color(&SUN_COLOR),
+        sun_intensity: t.float(&SUN_INTENSITY),
+        sky: t.color(&SKY),
+        ground: t.color(&GROUND),
+        ambient: t.float(&AMBIENT),
+        shadows: t.flag(&SHADOWS),
+        shadow_softness: t.float(&SHADOW_SOFTNESS),
+        fog: t.float(&FOG),
     }
 }
 
@@ -245,23 +307,23 @@ pub struct OutputSpec {
 
 pub fn read_output(t: &TableReader) -> OutputSpec {
     let mut formats = Vec::new();
-    if let Some(v) = t.raw("formats") {
+    if let Some(v) = t.raw(&FORMATS) {
         match v.get_ref() {
             toml::de::DeValue::Array(items) => {
                 for item in items.iter() {
                     match item.get_ref().as_str().and_then(Format::from_name) {
                         Some(f) => formats.push(f),
-                        _ => t.error_at("formats", "formats are \"png\", \"gif\", \"apng\", \"mp4\" and \"webm\""),
+                        _ => t.error_at(&FORMATS, "formats are \"png\", \"gif\", \"apng\", \"mp4\" and \"webm\""),
                     }
                 }
             }
-            _ => t.error_at("formats", "expected an array such as [\"png\", \"gif\"]"),
+            _ => t.error_at(&FORMATS, "expected an array such as [\"png\", \"gif\"]"),
         }
     } else {
         formats = vec![Format::Png, Format::Gif];
     }
     formats.dedup();
-    let gif_fps = t.has("gif_fps").then(|| t.int_in("gif_fps", 30, 1..=100) as u32);
-    let gif_dither = t.bool("gif_dither", true);
+    let gif_fps = t.has(&GIF_FPS).then(|| t.int(&GIF_FPS) as u32);
+    let gif_dither = t.flag(&GIF_DITHER);
     OutputSpec { formats, gif_fps, gif_dither }
 }

@@ -5,9 +5,53 @@
 use toml::de::DeValue;
 
 use super::common::RenderSpec;
+use super::keys::{Key, Table, Ty};
 use super::kind::KindTable;
 use super::reader::{TableReader, number_list};
 use super::values::Srgb;
+
+const DIE: Key = Key::int("die", 1, 1, MAX_DICE as i64).doc("which die, numbered from 1");
+const CORNER: Key = Key::of("corner", Ty::Either(&[Ty::Choice(&["top"]), Ty::Vector { len: 3, min: 0.0, max: 1.0 }]))
+    .said("\"top\"")
+    .doc("where the hand takes hold: \"top\" (the highest corner) or [x, y, z], each 0 or 1 along the die's own axes");
+const PARTICLE: Key = Key::int("particle", 0, 0, 63).doc("or hold lattice particle 0..63 (i + 4j + 16k in the pip frame)");
+const GRAB_AT: Key = Key::float("at", 0.0, 0.0, 86_400.0).unit("s").doc("when the hand closes");
+const RELEASE: Key = Key::float("release", 1.0, 0.0, 86_400.0).said("at + 1").unit("s").doc("when the hand lets go");
+const PATH: Key =
+    Key::of("path", Ty::Rows(&[4])).doc("[[time, dx, dy, dz], …]: seconds, and metres from the grabbed point; linear between, held after");
+const GRAB: Table =
+    Table::new("a scripted hand: grab a die, drag it along a path, let go", &[DIE, CORNER, PARTICLE, GRAB_AT, RELEASE, PATH]);
+
+const PLACE_AT: Key = Key::vector("at", &[0.0, 0.5, 0.0], -10.0, 10.0).required().unit("m").doc("the die's centre");
+const UP: Key = Key::int("up", 1, 1, 6).doc("the face that points up before `turn` and `tilt`");
+const TURN: Key = Key::float("turn", 0.0, -3600.0, 3600.0).unit("°").doc("turned about the vertical, counter-clockwise seen from above");
+const TILT: Key = Key::float("tilt", 0.0, -180.0, 180.0).unit("°").doc("leaning over toward `toward`");
+const TOWARD: Key = Key::float("toward", 0.0, -3600.0, 3600.0).unit("°").doc("the azimuth the die leans toward, from +x toward +z");
+const ASLEEP: Key = Key::flag("asleep", false).doc("held still where it is put until thrown, nudged, grabbed or touched");
+const PLACE: Table = Table::new("a die put somewhere by hand before the scene starts", &[DIE, PLACE_AT, UP, TURN, TILT, TOWARD, ASLEEP]);
+
+const COUNT: Key = Key::int("count", 5, 1, MAX_DICE as i64).doc("how many dice");
+const FIRMNESS: Key = Key::of("firmness", Ty::Either(&[Ty::Float { min: 0.0, max: 100.0 }, Ty::List(&Ty::Float { min: 0.0, max: 100.0 })]))
+    .said("55")
+    .doc("0 (soft) to 100 (firm): one for every die, or an array with one per die");
+const FIRMNESS_ONE: Key = Key::float("firmness", 55.0, 0.0, 100.0);
+const COLORS: Key = Key::of("colors", Ty::List(&Ty::Color)).said("six bright colours").doc("body colours, used in turn").drawing();
+const PIP_COLOR: Key = Key::color("pip_color", Srgb([0.97, 0.97, 0.95])).doc("colour of the pips").drawing();
+const OPACITY: Key = Key::float("opacity", 0.58, 0.05, 1.0).doc("opacity of the jelly bodies").drawing();
+const ROLLS: Key = Key::of("rolls", Ty::List(&Ty::Float { min: 0.0, max: 86_400.0 }))
+    .said("[0.0]")
+    .unit("s")
+    .doc("when every die is thrown, increasing ([] for never)");
+const DROP: Key = Key::float("drop", 0.0, 0.0, 10.0).unit("m").doc("height of the dice above the table before the first throw");
+const RESULTS: Key = Key::flag("results", true).doc("draw the strip of results read from the physics").drawing();
+const GRAB_KEY: Key = Key::tables("grab", &GRAB).doc(GRAB.doc);
+const PLACE_KEY: Key = Key::tables("place", &PLACE).doc(PLACE.doc);
+
+/// `[dice]`.
+const DICE: Table = Table::new(
+    "jelly dice as small-step XPBD soft bodies, thrown, settled, read from the physics (seed 000)",
+    &[COUNT, FIRMNESS, COLORS, PIP_COLOR, OPACITY, ROLLS, DROP, RESULTS, GRAB_KEY, PLACE_KEY],
+);
 
 /// Most dice a scene or a study may roll (the arena holds about this many side by side).
 pub const MAX_DICE: usize = 12;
@@ -82,36 +126,35 @@ pub const PALETTE: [Srgb; 6] =
     [Srgb::hex("#e8364f"), Srgb::hex("#2f8fe8"), Srgb::hex("#33b864"), Srgb::hex("#f2a516"), Srgb::hex("#9b5de5"), Srgb::hex("#f06fae")];
 
 fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
-    let die = g.int_in("die", 1, 1..=MAX_DICE as i64) as usize;
+    let die = g.int(&DIE) as usize;
     if die > count {
-        g.error_at("die", format!("die {die} does not exist: the scene has {count} (numbered from 1)"));
+        g.error_at(&DIE, format!("die {die} does not exist: the scene has {count} (numbered from 1)"));
     }
-    let holds = ["corner", "particle"].iter().filter(|k| g.has(k)).count();
-    if holds > 1 {
+    if g.has(&CORNER) && g.has(&PARTICLE) {
         g.error_here("give `corner` or `particle`, not both");
     }
-    let hold = if g.has("particle") {
-        Hold::Particle(g.int_in("particle", 0, 0..=63) as u8)
+    let hold = if g.has(&PARTICLE) {
+        Hold::Particle(g.int(&PARTICLE) as u8)
     } else {
-        match g.raw("corner").map(|v| v.get_ref()) {
+        match g.raw(&CORNER).map(|v| v.get_ref()) {
             None => Hold::TopCorner,
             Some(DeValue::String(s)) if s.as_ref() == "top" => Hold::TopCorner,
             Some(v) => match number_list(v) {
                 Some(c) if c.len() == 3 && c.iter().all(|&x| x == 0.0 || x == 1.0) => Hold::Corner([c[0] as u8, c[1] as u8, c[2] as u8]),
                 _ => {
-                    g.error_at("corner", "expected \"top\" or [x, y, z] with each 0 or 1 (the die's own axes)");
+                    g.error_at(&CORNER, "expected \"top\" or [x, y, z] with each 0 or 1 (the die's own axes)");
                     Hold::TopCorner
                 }
             },
         }
     };
-    let at = g.f64_in("at", 0.0, 0.0..86_400.0);
-    let release = g.f64_in("release", at + 1.0, 0.0..86_400.0);
+    let at = g.float(&GRAB_AT);
+    let release = g.float_or(&RELEASE, at + 1.0);
     if release <= at {
-        g.error_at("release", format!("the hand lets go at {release} s, before it grabs at {at} s"));
+        g.error_at(&RELEASE, format!("the hand lets go at {release} s, before it grabs at {at} s"));
     }
     let mut path = Vec::new();
-    if let Some(v) = g.raw("path") {
+    if let Some(v) = g.raw(&PATH) {
         let items = match v.get_ref() {
             DeValue::Array(a) => a.iter().map(|i| number_list(i.get_ref())).collect::<Option<Vec<_>>>(),
             _ => None,
@@ -122,45 +165,45 @@ fn read_grab(g: &TableReader, count: usize, duration: f64) -> Option<GrabSpec> {
                     path.push((i[0], [i[1], i[2], i[3]]));
                 }
             }
-            _ => g.error_at("path", "expected [[time, dx, dy, dz], …]: seconds, and metres from the grabbed point"),
+            _ => g.error_at(&PATH, "expected [[time, dx, dy, dz], …]: seconds, and metres from the grabbed point"),
         }
     }
     if path.windows(2).any(|w| w[1].0 <= w[0].0) {
-        g.error_at("path", "path times must increase");
+        g.error_at(&PATH, "path times must increase");
     }
     if path.first().is_some_and(|p| p.0 < at) {
-        g.error_at("path", format!("the path starts before the hand grabs (at = {at} s)"));
+        g.error_at(&PATH, format!("the path starts before the hand grabs (at = {at} s)"));
     }
     if path.iter().any(|p| p.1.iter().any(|d| d.abs() > 6.0)) {
-        g.error_at("path", "offsets are at most 6 m: the table is 6 m across");
+        g.error_at(&PATH, "offsets are at most 6 m: the table is 6 m across");
     }
     if at > duration {
-        g.error_at("at", format!("the scene ends at {duration:.2} s, before this grab"));
+        g.error_at(&GRAB_AT, format!("the scene ends at {duration:.2} s, before this grab"));
     }
     g.finish();
     Some(GrabSpec { die: die - 1, hold, at, path, release })
 }
 
 fn read_place(p: &TableReader, count: usize) -> Option<PlaceSpec> {
-    let die = p.int_in("die", 1, 1..=MAX_DICE as i64) as usize;
+    let die = p.int(&DIE) as usize;
     if die > count {
-        p.error_at("die", format!("die {die} does not exist: the scene has {count} (numbered from 1)"));
+        p.error_at(&DIE, format!("die {die} does not exist: the scene has {count} (numbered from 1)"));
     }
-    if !p.has("at") {
+    if !p.has(&PLACE_AT) {
         p.error_here("a placed die needs `at = [x, y, z]` (its centre, metres)");
     }
-    let at = p.numbers("at", [0.0, 0.5, 0.0]);
-    if at[1] < 0.0 || at.iter().any(|c| c.abs() > 10.0) {
-        p.error_at("at", "the centre is on or above the table (y ≥ 0) and within 10 m of its middle");
+    let at = p.numbers(&PLACE_AT);
+    if at[1] < 0.0 {
+        p.error_at(&PLACE_AT, "the centre is on or above the table (y ≥ 0) and within 10 m of its middle");
     }
     let spec = PlaceSpec {
         die: die - 1,
         at,
-        up: p.int_in("up", 1, 1..=6) as u8,
-        turn: p.f64_in("turn", 0.0, -3600.0..3600.0),
-        tilt: p.f64_in("tilt", 0.0, -180.0..180.0),
-        toward: p.f64_in("toward", 0.0, -3600.0..3600.0),
-        asleep: p.bool("asleep", false),
+        up: p.int(&UP) as u8,
+        turn: p.float(&TURN),
+        tilt: p.float(&TILT),
+        toward: p.float(&TOWARD),
+        asleep: p.flag(&ASLEEP),
     };
     p.finish();
     Some(spec)
@@ -168,6 +211,7 @@ fn read_place(p: &TableReader, count: usize) -> Option<PlaceSpec> {
 
 impl KindTable for DiceSpec {
     const NAME: &'static str = "dice";
+    const TABLE: &'static Table = &DICE;
 
     fn read(t: &TableReader, render: &RenderSpec) -> Self {
         read_dice(t, render.duration())
@@ -182,52 +226,52 @@ impl KindTable for DiceSpec {
 }
 
 fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
-    let count = t.int_in("count", 5, 1..=MAX_DICE as i64) as usize;
-    let firmness = match t.raw("firmness").map(|v| v.get_ref()) {
+    let count = t.int(&COUNT) as usize;
+    let firmness = match t.raw(&FIRMNESS).map(|v| v.get_ref()) {
         None => vec![55.0; count],
-        Some(DeValue::Array(_)) => match t.raw("firmness").and_then(|v| number_list(v.get_ref())) {
+        Some(DeValue::Array(_)) => match t.raw(&FIRMNESS).and_then(|v| number_list(v.get_ref())) {
             Some(f) if f.len() == count && f.iter().all(|x| (0.0..=100.0).contains(x)) => f,
             _ => {
-                t.error_at("firmness", format!("expected one firmness from 0 to 100, or an array of {count} (one per die)"));
+                t.error_at(&FIRMNESS, format!("expected one firmness from 0 to 100, or an array of {count} (one per die)"));
                 vec![55.0; count]
             }
         },
-        Some(_) => vec![t.f64_in("firmness", 55.0, 0.0..100.0); count],
+        Some(_) => vec![t.float(&FIRMNESS_ONE); count],
     };
     // the colours are used in turn
-    let palette = if t.has("colors") { t.color_list("colors").unwrap_or_else(|| PALETTE.to_vec()) } else { PALETTE.to_vec() };
+    let palette = if t.has(&COLORS) { t.color_list(&COLORS).unwrap_or_else(|| PALETTE.to_vec()) } else { PALETTE.to_vec() };
     let colors = (0..count).map(|i| palette[i % palette.len()]).collect();
-    let rolls = match t.raw("rolls") {
+    let rolls = match t.raw(&ROLLS) {
         None => vec![0.0],
         Some(v) => match number_list(v.get_ref()) {
             Some(r) if r.iter().all(|&x| (0.0..=86_400.0).contains(&x)) && r.windows(2).all(|w| w[1] > w[0]) => r,
             _ => {
-                t.error_at("rolls", "expected increasing throw times in seconds, e.g. [0.0, 6.0] (or [] for none)");
+                t.error_at(&ROLLS, "expected increasing throw times in seconds, e.g. [0.0, 6.0] (or [] for none)");
                 vec![0.0]
             }
         },
     };
-    let grabs: Vec<GrabSpec> = t.tables("grab").iter().filter_map(|g| read_grab(g, count, duration)).collect();
+    let grabs: Vec<GrabSpec> = t.tables(&GRAB_KEY).iter().filter_map(|g| read_grab(g, count, duration)).collect();
     let mut by_time: Vec<&GrabSpec> = grabs.iter().collect();
     by_time.sort_by(|a, b| a.at.total_cmp(&b.at));
     if by_time.windows(2).any(|w| w[1].at < w[0].release) {
-        t.error_at("grab", "one hand at a time: a grab must start after the previous one is released");
+        t.error_at(&GRAB_KEY, "one hand at a time: a grab must start after the previous one is released");
     }
-    let places: Vec<PlaceSpec> = t.tables("place").iter().filter_map(|p| read_place(p, count)).collect();
+    let places: Vec<PlaceSpec> = t.tables(&PLACE_KEY).iter().filter_map(|p| read_place(p, count)).collect();
     for (i, a) in places.iter().enumerate() {
         if places[..i].iter().any(|b| b.die == a.die) {
-            t.error_at("place", format!("die {} is placed twice", a.die + 1));
+            t.error_at(&PLACE_KEY, format!("die {} is placed twice", a.die + 1));
         }
     }
     DiceSpec {
         count,
         firmness,
         colors,
-        pip_color: t.color("pip_color", Srgb([0.97, 0.97, 0.95])),
-        opacity: t.f64_in("opacity", 0.58, 0.05..1.0),
+        pip_color: t.color(&PIP_COLOR),
+        opacity: t.float(&OPACITY),
         rolls,
-        drop: t.f64_in("drop", 0.0, 0.0..10.0),
-        results: t.bool("results", true),
+        drop: t.float(&DROP),
+        results: t.flag(&RESULTS),
         grabs,
         places,
     }

@@ -3,8 +3,100 @@
 //! the scene's pixels unless `canvas` says otherwise; y points down; times are seconds.
 
 use super::common::RenderSpec;
+use super::keys::{Key, Table, Ty};
 use super::kind::KindTable;
 use super::reader::TableReader;
+
+/// A count: a number, or "auto" (scaled with the canvas area).
+const AGENT_COUNT: Key = Key::int("agents", 1, 0, MAX_AGENTS);
+const NODE_COUNT: Key = Key::int("nodes", 1, 0, MAX_NODES);
+
+const CANVAS: Key =
+    Key::vector("canvas", &[640.0, 480.0], 16.0, 1e6).said("the render's size").doc("the logical canvas the agents move on");
+const THEME: Key = Key::choice("theme", &["light", "dark"]).doc("colours: light or dark").drawing();
+const AGENTS: Key = Key::of("agents", Ty::Either(&[AGENT_COUNT.ty, Ty::Choice(&["auto"])]))
+    .said("\"auto\": one per 40 000 square units")
+    .doc("how many agents");
+const NODES: Key = Key::of("nodes", Ty::Either(&[NODE_COUNT.ty, Ty::Choice(&["auto"])]))
+    .said("\"auto\": one per 110 000 square units")
+    .doc("how many nodes the graph has (unless listed)");
+const X: Key = Key::float("x", 0.0, -1e6, 1e6).required().doc("across, canvas units");
+const Y: Key = Key::float("y", 0.0, -1e6, 1e6).required().doc("down, canvas units");
+const NODE: Table = Table::new("a node of the graph, placed by hand", &[X, Y]);
+const NODE_KEY: Key = Key::tables("node", &NODE).doc("nodes placed by hand (instead of generated)");
+const EDGES: Key = Key::of("edges", Ty::Rows(&[2])).doc("edges between listed nodes, [a, b] (numbered from 0)");
+const EDGES_PER_NODE: Key = Key::int("edges_per_node", 2, 0, 16).doc("each generated node links to this many nearest neighbours");
+const MAX_SPEED: Key = Key::float("max_speed", 80.0, 1e-3, 1e6).unit("units/s").doc("fastest an agent moves");
+const ARRIVE_RADIUS: Key = Key::float("arrive_radius", 111.1, 1e-3, 1e6)
+    .said("max_speed / 0.72")
+    .unit("units")
+    .doc("inside it the desired speed falls in proportion (arrival)");
+const REACTIVITY: Key = Key::float("reactivity", 3.2, 1e-3, 1e3).unit("1/s").doc("how fast velocity follows the desired velocity");
+const WANDER: Key = Key::float("wander", 14.0, 0.0, 1e6).unit("units/s").doc("strength of the wander while seeking");
+const ORBIT_RADIUS: Key = Key::float("orbit_radius", 22.0, 1e-3, 1e6).unit("units").doc("radius a curious agent circles the cursor at");
+const WORK_TIME: Key = Key::vector("work_time", &[1.4, 3.2], 1e-6, 1e6).unit("s").doc("[shortest, longest] time an agent works a node");
+const CURIOUS_TIME: Key =
+    Key::vector("curious_time", &[1.6, 3.2], 1e-6, 1e6).unit("s").doc("[shortest, longest] time an agent stays curious");
+const LURE_RADIUS: Key = Key::float("lure_radius", 150.0, 0.0, 1e6).unit("units").doc("the live cursor lures agents within this distance");
+const LURE_RATE: Key =
+    Key::float("lure_rate", 1.5, 0.0, 1e3).unit("1/s").doc("chance per second of turning curious within the lure radius");
+const COOLDOWN: Key = Key::float("cooldown", 2.5, 0.0, 1e4).unit("s").doc("after being curious, an agent is not lured again for this long");
+const CURSOR_ALIVE: Key =
+    Key::float("cursor_alive", 2.2, 0.0, 1e4).unit("s").doc("the cursor counts as alive this long after it last moved");
+const CURSOR_SMOOTHING: Key = Key::float("cursor_smoothing", 8.0, 1e-3, 1e3).unit("1/s").doc("exponential smoothing rate of the cursor");
+const SEPARATION_RADIUS: Key = Key::float("separation_radius", 16.0, 0.0, 1e6).unit("units").doc("agents push apart within this distance");
+const SEPARATION_STRENGTH: Key = Key::float("separation_strength", 240.0, 0.0, 1e7).unit("units/s²").doc("how hard agents push apart");
+const SHOCK_RADIUS: Key = Key::float("shock_radius", 260.0, 0.0, 1e6).unit("units").doc("a click pushes agents within this distance");
+const SHOCK_STRENGTH: Key = Key::float("shock_strength", 420.0, 0.0, 1e7).unit("units/s").doc("how hard a click pushes");
+const PACKET_SPEED: Key =
+    Key::float("packet_speed", 240.0, 1e-3, 1e6).unit("units/s").doc("speed of a packet along an edge after work is done").drawing();
+const TRAIL: Key = Key::int("trail", 22, 0, 256).doc("positions kept per agent for its trail").drawing();
+const STEP_HZ: Key = Key::int("step_hz", 60, 1, 2000).unit("steps/s").doc("simulation steps a second");
+const REDUCED_MOTION: Key =
+    Key::flag("reduced_motion", false).doc("one still frame of the graph instead of the animation (prefers-reduced-motion)");
+const TRAILS: Key = Key::flag("trails", true).doc("draw the agents' trails").drawing();
+const PATHS: Key = Key::flag("paths", true).doc("draw the edges of the graph").drawing();
+const CURSOR: Key =
+    Key::of("cursor", Ty::Rows(&[3])).doc("cursor keyframes [time, x, y], linear in between; it rests before the first and after the last");
+const CLICKS: Key = Key::of("clicks", Ty::Rows(&[1, 3])).doc("clicks [time] (at the cursor) or [time, x, y]");
+
+/// `[flock]`.
+const FLOCK: Table = Table::new(
+    "2-D agents working a graph of nodes, lured by a scripted cursor (seed 004)",
+    &[
+        CANVAS,
+        THEME,
+        AGENTS,
+        NODES,
+        NODE_KEY,
+        EDGES,
+        EDGES_PER_NODE,
+        MAX_SPEED,
+        ARRIVE_RADIUS,
+        REACTIVITY,
+        WANDER,
+        ORBIT_RADIUS,
+        WORK_TIME,
+        CURIOUS_TIME,
+        LURE_RADIUS,
+        LURE_RATE,
+        COOLDOWN,
+        CURSOR_ALIVE,
+        CURSOR_SMOOTHING,
+        SEPARATION_RADIUS,
+        SEPARATION_STRENGTH,
+        SHOCK_RADIUS,
+        SHOCK_STRENGTH,
+        PACKET_SPEED,
+        TRAIL,
+        STEP_HZ,
+        REDUCED_MOTION,
+        TRAILS,
+        PATHS,
+        CURSOR,
+        CLICKS,
+    ],
+);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Theme {
@@ -84,20 +176,22 @@ pub const MAX_AGENTS: i64 = 2_000_000;
 /// Largest node count: generated nodes are placed by best-candidate sampling, O(n²).
 pub const MAX_NODES: i64 = 2_000;
 
-fn count(t: &TableReader, key: &'static str, per_area: f64, max: i64) -> Count {
+/// A count at `key` (read as `number`: its range), or "auto": one per `per_area`.
+fn count(t: &TableReader, key: &Key, number: &Key, per_area: f64) -> Count {
     match t.raw(key).map(|v| v.get_ref().as_str().map(str::to_string)) {
         Some(Some(s)) if s == "auto" => Count::PerArea(per_area),
         Some(Some(s)) => {
             t.error_at(key, format!("\"{s}\" is not a count: use a number or \"auto\""));
             Count::PerArea(per_area)
         }
-        Some(None) => Count::Fixed(t.int_in(key, 1, 0..=max) as u32),
+        Some(None) => Count::Fixed(t.int(number) as u32),
         None => Count::PerArea(per_area),
     }
 }
 
 impl KindTable for FlockSpec {
     const NAME: &'static str = "flock";
+    const TABLE: &'static Table = &FLOCK;
 
     fn read(t: &TableReader, render: &RenderSpec) -> Self {
         read_flock(t, render.width, render.height)
@@ -114,24 +208,21 @@ impl KindTable for FlockSpec {
 }
 
 fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
-    let canvas = t.numbers("canvas", [width as f64, height as f64]);
-    if canvas.iter().any(|c| !(16.0..=1e6).contains(c)) {
-        t.error_at("canvas", "canvas sides are from 16 to 10⁶ units");
-    }
-    let range = |key: &'static str, default: [f64; 2]| {
-        let r = t.numbers::<2>(key, default);
+    let canvas = t.numbers_or(&CANVAS, [width as f64, height as f64]);
+    let range = |key: &Key| {
+        let r = t.numbers::<2>(key);
         if !(r[0] > 0.0 && r[1] >= r[0]) {
             t.error_at(key, "expected [shortest, longest] seconds, both positive");
-            return default;
+            return key.default_numbers();
         }
         r
     };
     let node_list: Vec<[f64; 2]> = t
-        .tables("node")
+        .tables(&NODE_KEY)
         .iter()
         .map(|n| {
-            let p = [n.f64_in("x", 0.0, -1e6..1e6), n.f64_in("y", 0.0, -1e6..1e6)];
-            if !n.has("x") || !n.has("y") {
+            let p = [n.float(&X), n.float(&Y)];
+            if !n.has(&X) || !n.has(&Y) {
                 n.error_here("a node needs `x` and `y`");
             }
             n.finish();
@@ -139,70 +230,70 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
         })
         .collect();
     let edges: Vec<[u32; 2]> = t
-        .rows("edges", 2, "a pair of node numbers [a, b]")
+        .rows(&EDGES, "a pair of node numbers [a, b]")
         .into_iter()
         .filter_map(|e| {
             let ok = e.iter().all(|&v| v >= 0.0 && v.fract() == 0.0 && (v as usize) < node_list.len());
             if !ok {
-                t.error_at("edges", format!("edges join listed nodes, numbered 0 to {}", node_list.len().saturating_sub(1)));
+                t.error_at(&EDGES, format!("edges join listed nodes, numbered 0 to {}", node_list.len().saturating_sub(1)));
             }
             ok.then(|| [e[0] as u32, e[1] as u32])
         })
         .collect();
-    let cursor: Vec<[f64; 3]> = t.rows("cursor", 3, "[time, x, y]").into_iter().map(|p| [p[0], p[1], p[2]]).collect();
+    let cursor: Vec<[f64; 3]> = t.rows(&CURSOR, "[time, x, y]").into_iter().map(|p| [p[0], p[1], p[2]]).collect();
     if cursor.windows(2).any(|w| w[1][0] <= w[0][0]) {
-        t.error_at("cursor", "cursor keyframe times must increase");
+        t.error_at(&CURSOR, "cursor keyframe times must increase");
     }
     let clicks = t
-        .rows("clicks", 0, "[time] or [time, x, y]")
+        .rows(&CLICKS, "[time] or [time, x, y]")
         .into_iter()
         .filter_map(|c| match c.len() {
             1 => Some((c[0], None)),
             3 => Some((c[0], Some([c[1], c[2]]))),
             _ => {
-                t.error_at("clicks", "each click is [time] (at the cursor) or [time, x, y]");
+                t.error_at(&CLICKS, "each click is [time] (at the cursor) or [time, x, y]");
                 None
             }
         })
         .collect();
-    let max_speed = t.f64_in("max_speed", 80.0, 1e-3..1e6);
+    let max_speed = t.float(&MAX_SPEED);
     let spec = FlockSpec {
         canvas,
-        theme: if t.choice("theme", &["light", "dark"]) == "dark" { Theme::Dark } else { Theme::Light },
-        agents: count(t, "agents", 40_000.0, MAX_AGENTS),
-        nodes: count(t, "nodes", 110_000.0, MAX_NODES),
+        theme: if t.choice(&THEME) == "dark" { Theme::Dark } else { Theme::Light },
+        agents: count(t, &AGENTS, &AGENT_COUNT, 40_000.0),
+        nodes: count(t, &NODES, &NODE_COUNT, 110_000.0),
         node_list,
         edges,
-        edges_per_node: t.int_in("edges_per_node", 2, 0..=16) as u32,
+        edges_per_node: t.int(&EDGES_PER_NODE) as u32,
         max_speed,
         // With reactivity 3.2/s the approach is overdamped (no overshoot) while the arrival gain
         // max_speed / arrive_radius stays below 3.2 / 4 = 0.8 per second.
-        arrive_radius: t.f64_in("arrive_radius", max_speed / 0.72, 1e-3..1e6),
-        reactivity: t.f64_in("reactivity", 3.2, 1e-3..1e3),
-        wander: t.f64_in("wander", 14.0, 0.0..1e6),
-        orbit_radius: t.f64_in("orbit_radius", 22.0, 1e-3..1e6),
-        work_time: range("work_time", [1.4, 3.2]),
-        curious_time: range("curious_time", [1.6, 3.2]),
-        lure_radius: t.f64_in("lure_radius", 150.0, 0.0..1e6),
-        lure_rate: t.f64_in("lure_rate", 1.5, 0.0..1e3),
-        cooldown: t.f64_in("cooldown", 2.5, 0.0..1e4),
-        cursor_alive: t.f64_in("cursor_alive", 2.2, 0.0..1e4),
-        cursor_smoothing: t.f64_in("cursor_smoothing", 8.0, 1e-3..1e3),
-        separation_radius: t.f64_in("separation_radius", 16.0, 0.0..1e6),
-        separation_strength: t.f64_in("separation_strength", 240.0, 0.0..1e7),
-        shock_radius: t.f64_in("shock_radius", 260.0, 0.0..1e6),
-        shock_strength: t.f64_in("shock_strength", 420.0, 0.0..1e7),
-        packet_speed: t.f64_in("packet_speed", 240.0, 1e-3..1e6),
-        trail: t.int_in("trail", 22, 0..=256) as u32,
-        step_hz: t.int_in("step_hz", 60, 1..=2000) as u32,
-        reduced_motion: t.bool("reduced_motion", false),
-        show_trails: t.bool("trails", true),
-        show_paths: t.bool("paths", true),
+        arrive_radius: t.float_or(&ARRIVE_RADIUS, max_speed / 0.72),
+        reactivity: t.float(&REACTIVITY),
+        wander: t.float(&WANDER),
+        orbit_radius: t.float(&ORBIT_RADIUS),
+        work_time: range(&WORK_TIME),
+        curious_time: range(&CURIOUS_TIME),
+        lure_radius: t.float(&LURE_RADIUS),
+        lure_rate: t.float(&LURE_RATE),
+        cooldown: t.float(&COOLDOWN),
+        cursor_alive: t.float(&CURSOR_ALIVE),
+        cursor_smoothing: t.float(&CURSOR_SMOOTHING),
+        separation_radius: t.float(&SEPARATION_RADIUS),
+        separation_strength: t.float(&SEPARATION_STRENGTH),
+        shock_radius: t.float(&SHOCK_RADIUS),
+        shock_strength: t.float(&SHOCK_STRENGTH),
+        packet_speed: t.float(&PACKET_SPEED),
+        trail: t.int(&TRAIL) as u32,
+        step_hz: t.int(&STEP_HZ) as u32,
+        reduced_motion: t.flag(&REDUCED_MOTION),
+        show_trails: t.flag(&TRAILS),
+        show_paths: t.flag(&PATHS),
         cursor,
         clicks,
     };
     if spec.node_list.is_empty() && !spec.edges.is_empty() {
-        t.error_at("edges", "`edges` need listed nodes ([[flock.node]])");
+        t.error_at(&EDGES, "`edges` need listed nodes ([[flock.node]])");
     }
     spec
 }

@@ -3,7 +3,61 @@
 //! why); adapters other than the canonical one (lavapipe, what CI has) get overrides keyed by
 //! backend, vendor and driver, each with its own folder of approved images.
 
+use super::keys::{Key, Table, Ty};
 use super::reader::TableReader;
+
+const CHANNEL: Key = Key::int("channel", 0, 0, 255).doc("a pixel differs when a channel moves by more than this").output();
+const MAX_PIXELS: Key = Key::of("max_pixels", Ty::Either(&[Ty::Int { min: 0, max: i64::MAX }, Ty::Float { min: 0.0, max: 1.0 }]))
+    .said("0 (the parent tolerance's in an override)")
+    .doc("differing pixels allowed: a count (an integer) or a share of the frame (0..1)")
+    .output();
+const FLIP_MEAN: Key =
+    Key::float("flip_mean", 0.0, 0.0, 1.0).doc("perceptual layer: the largest mean FLIP error (0: the layer is off)").output();
+const FLIP_P99: Key = Key::float("flip_p99", 0.0, 0.0, 1.0).doc("perceptual layer: the largest 99th percentile of the FLIP error").output();
+const MAX_REGION: Key = Key::int("max_region", DEFAULT_MAX_REGION as i64, 0, u32::MAX as i64)
+    .doc("spatial layer: a connected region of change weighing more than this fails the frame")
+    .output();
+const REASON: Key = Key::text("reason").required().doc("which adapter bounded this tolerance and why").output();
+
+/// `[golden.tolerance]`.
+const TOLERANCE: Table = Table::new(
+    "how close frames must come to the approved images on lavapipe",
+    &[CHANNEL, MAX_PIXELS, FLIP_MEAN, FLIP_P99, MAX_REGION, REASON],
+);
+
+const BACKEND: Key = Key::choice("backend", &["vulkan", "gl", "metal", "dx12"]).required().doc("the adapter's graphics API").output();
+const VENDOR: Key = Key::text("vendor").doc("a substring of the adapter's vendor (`simreel adapters` shows it)").output();
+const DRIVER: Key = Key::text("driver").doc("a substring of the adapter's driver").output();
+const IMAGES: Key =
+    Key::text("images").said("backend-vendor-driver").doc("the folder under tests/golden/<scene>/ holding this adapter's images").output();
+
+/// `[[golden.overrides]]`: an adapter and its tolerance (the canonical one's keys unless given).
+const OVERRIDE: Table = Table::new(
+    "another adapter's tolerance and approved images",
+    &[BACKEND, VENDOR, DRIVER, IMAGES, CHANNEL, MAX_PIXELS, FLIP_MEAN, FLIP_P99, MAX_REGION, REASON],
+);
+
+const FRAMES: Key = Key::of("frames", Ty::Either(&[Ty::List(&Ty::Int { min: 0, max: i64::MAX }), Ty::Str]))
+    .required()
+    .doc("the frames to check: an array of frame numbers or a frame spec such as \"0,40..42,-1\"")
+    .output();
+const SIZE: Key = Key::vector("size", &[320.0, 240.0], 16.0, 8192.0)
+    .said("the scene's size scaled to fit 320×240")
+    .unit("px")
+    .doc("the size the check renders at")
+    .output();
+const MAX_FLICKER: Key = Key::float("max_flicker", 2.0, 1.0, 1e6)
+    .said("none: the flicker is reported, not judged")
+    .doc("fail when the frames change from one checked frame to the next by more than this times the goldens do")
+    .output();
+const TOLERANCE_KEY: Key = Key::table("tolerance", &TOLERANCE).required().doc(TOLERANCE.doc).output();
+const OVERRIDES: Key = Key::tables("overrides", &OVERRIDE).doc(OVERRIDE.doc).output();
+
+/// `[golden]`.
+pub const GOLDEN: Table = Table::new(
+    "the frames a golden-image check renders, at what size, and how close they must come to the approved images",
+    &[FRAMES, SIZE, MAX_FLICKER, TOLERANCE_KEY, OVERRIDES],
+);
 
 /// Largest golden side unless the scene asks for more: goldens stay small in the repository.
 pub const DEFAULT_MAX_SIZE: (u32, u32) = (320, 240);
@@ -85,17 +139,21 @@ impl Override {
     }
 }
 
+/// The ends of `max_pixels` as an integer and as a share of the frame.
+const PIXEL_COUNT: Key = Key::int("max_pixels", 0, 0, i64::MAX);
+const PIXEL_SHARE: Key = Key::float("max_pixels", 0.0, 0.0, 1.0);
+
 fn read_tolerance(t: &TableReader, defaults: Tolerance) -> Tolerance {
-    let channel = t.int_in("channel", defaults.channel as i64, 0..=255) as u8;
-    let max_pixels = match t.raw("max_pixels").map(|v| v.get_ref().is_integer()) {
-        Some(true) => PixelBudget::Count(t.int_in("max_pixels", 0, 0..=i64::MAX) as u64),
-        Some(false) => PixelBudget::Ratio(t.f64_in("max_pixels", 0.0, 0.0..1.0)),
+    let channel = t.int_or(&CHANNEL, defaults.channel as i64) as u8;
+    let max_pixels = match t.raw(&MAX_PIXELS).map(|v| v.get_ref().is_integer()) {
+        Some(true) => PixelBudget::Count(t.int(&PIXEL_COUNT) as u64),
+        Some(false) => PixelBudget::Ratio(t.float(&PIXEL_SHARE)),
         None => defaults.max_pixels,
     };
-    let flip_mean = t.f64_in("flip_mean", defaults.flip_mean, 0.0..1.0);
-    let flip_p99 = t.f64_in("flip_p99", defaults.flip_p99, 0.0..1.0);
-    let max_region = t.int_in("max_region", defaults.max_region as i64, 0..=u32::MAX as i64) as u32;
-    let reason = t.string("reason").unwrap_or_default();
+    let flip_mean = t.float_or(&FLIP_MEAN, defaults.flip_mean);
+    let flip_p99 = t.float_or(&FLIP_P99, defaults.flip_p99);
+    let max_region = t.int_or(&MAX_REGION, defaults.max_region as i64) as u32;
+    let reason = t.string(&REASON).unwrap_or_default();
     if reason.trim().is_empty() {
         t.error_here("every tolerance needs `reason`: which adapter bounded it and why");
     }
@@ -104,9 +162,9 @@ fn read_tolerance(t: &TableReader, defaults: Tolerance) -> Tolerance {
 
 /// Reads `[golden]` for a scene of `frames` frames rendered at `width` × `height`.
 pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> GoldenSpec {
-    let frame_list = match t.raw("frames").map(|v| v.get_ref().clone()) {
+    let frame_list = match t.raw(&FRAMES).map(|v| v.get_ref().clone()) {
         Some(toml::de::DeValue::String(spec)) => super::frames::parse_frames(&spec, frames).unwrap_or_else(|e| {
-            t.error_at("frames", e);
+            t.error_at(&FRAMES, e);
             Vec::new()
         }),
         Some(toml::de::DeValue::Array(items)) => {
@@ -114,7 +172,7 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
             for item in items.iter() {
                 match item.get_ref().as_integer().and_then(|i| i.as_str().replace('_', "").parse::<u32>().ok()) {
                     Some(f) if f < frames => v.push(f),
-                    _ => t.error_at("frames", format!("frames are integers from 0 to {}", frames.saturating_sub(1))),
+                    _ => t.error_at(&FRAMES, format!("frames are integers from 0 to {}", frames.saturating_sub(1))),
                 }
             }
             v.sort_unstable();
@@ -122,7 +180,7 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
             v
         }
         Some(_) => {
-            t.error_at("frames", "expected an array of frame numbers or a frame spec such as \"0,40..42,-1\"");
+            t.error_at(&FRAMES, "expected an array of frame numbers or a frame spec such as \"0,40..42,-1\"");
             Vec::new()
         }
         None => {
@@ -135,10 +193,10 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
         let s = (mw as f64 / width as f64).min(mh as f64 / height as f64).min(1.0);
         (((width as f64 * s).round() as u32).max(16), ((height as f64 * s).round() as u32).max(16))
     };
-    let size = if t.has("size") {
-        let s = t.numbers::<2>("size", [fit.0 as f64, fit.1 as f64]);
+    let size = if t.has(&SIZE) {
+        let s = t.numbers_or::<2>(&SIZE, [fit.0 as f64, fit.1 as f64]);
         if s.iter().any(|&v| v.fract() != 0.0 || !(16.0..=8192.0).contains(&v)) {
-            t.error_at("size", "golden sizes are whole pixels from 16 to 8192");
+            t.error_at(&SIZE, "golden sizes are whole pixels from 16 to 8192");
             fit
         } else {
             (s[0] as u32, s[1] as u32)
@@ -146,7 +204,7 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
     } else {
         fit
     };
-    let max_flicker = t.has("max_flicker").then(|| t.f64_in("max_flicker", 2.0, 1.0..1e6));
+    let max_flicker = t.has(&MAX_FLICKER).then(|| t.float(&MAX_FLICKER));
     let strict = Tolerance {
         channel: 0,
         max_pixels: PixelBudget::Count(0),
@@ -155,8 +213,8 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
         max_region: DEFAULT_MAX_REGION,
         reason: String::new(),
     };
-    let tt = t.table("tolerance");
-    let tolerance = if t.has("tolerance") {
+    let tt = t.table(&TOLERANCE_KEY);
+    let tolerance = if t.has(&TOLERANCE_KEY) {
         read_tolerance(&tt, strict.clone())
     } else {
         t.error_here("`[golden]` needs `[golden.tolerance]` with a `reason`, even for exact matching (channel = 0)");
@@ -164,14 +222,14 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
     };
     tt.finish();
     let mut overrides = Vec::new();
-    for o in t.tables("overrides") {
-        let backend = o.choice("backend", &["vulkan", "gl", "metal", "dx12"]).to_string();
-        if !o.has("backend") {
+    for o in t.tables(&OVERRIDES) {
+        let backend = o.choice(&BACKEND).to_string();
+        if !o.has(&BACKEND) {
             o.error_here("an override needs `backend`");
         }
-        let vendor = o.string("vendor");
-        let driver = o.string("driver");
-        let images = o.string("images").unwrap_or_else(|| {
+        let vendor = o.string(&VENDOR);
+        let driver = o.string(&DRIVER);
+        let images = o.string(&IMAGES).unwrap_or_else(|| {
             [Some(backend.clone()), vendor.clone(), driver.clone()]
                 .into_iter()
                 .flatten()
@@ -181,7 +239,7 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
                 .replace(' ', "_")
         });
         if images.is_empty() || images.contains(['/', '\\', '.']) {
-            o.error_at("images", "the images folder is a plain folder name");
+            o.error_at(&IMAGES, "the images folder is a plain folder name");
         }
         let tolerance = read_tolerance(&o, tolerance.clone());
         o.finish();

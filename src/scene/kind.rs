@@ -7,12 +7,15 @@
 use std::fmt::Debug;
 
 use super::RenderSpec;
+use super::keys::{Key, Table, Ty};
 use super::reader::TableReader;
 
 /// What a kind's scene table implements (in `src/scene/<kind>.rs`).
 pub trait KindTable: Clone + Debug + PartialEq + Sized {
     /// As written in `kind = "…"`; also the name of the kind's own table, `[<NAME>]`.
     const NAME: &'static str;
+    /// The declaration of the kind's table: every key, with its default, range and meaning.
+    const TABLE: &'static Table;
     /// Reads the kind's table. Problems go to the reader's diagnostics (with their positions);
     /// what is missing or wrong takes its documented default, so reading never fails.
     fn read(table: &TableReader, render: &RenderSpec) -> Self;
@@ -21,9 +24,14 @@ pub trait KindTable: Clone + Debug + PartialEq + Sized {
     fn memory(&self) -> (u64, String);
 }
 
+/// The key of a kind's table at the top level of a scene file.
+const fn table_key<T: KindTable>() -> Key {
+    Key::table(T::NAME, T::TABLE).doc(T::TABLE.doc)
+}
+
 /// Reads `[T::NAME]` from the scene's root table and reports the keys nobody asked for.
 fn read_table<T: KindTable>(root: &TableReader, render: &RenderSpec) -> T {
-    let table = root.table(T::NAME);
+    let table = root.table(&table_key::<T>());
     let spec = T::read(&table, render);
     table.finish();
     spec
@@ -39,6 +47,18 @@ macro_rules! kind_tables {
 
         /// The scene kinds, as written in `kind = "…"`.
         pub const KINDS: &[&str] = &[$(<$spec as KindTable>::NAME,)*];
+
+        /// The top level of a scene file: the tables every kind shares, `kind`, and the table of
+        /// the kind it names.
+        pub const ROOT: Table = Table::tagged(
+            "a scene file: what kind of scene, its shared tables and the kind's own",
+            &super::ROOT_KEYS,
+            "kind",
+            &[$((<$spec as KindTable>::NAME, &[table_key::<$spec>()]),)*],
+        );
+
+        /// `kind = "…"`.
+        pub const KIND: Key = Key::of("kind", Ty::Choice(KINDS)).required().doc("what this scene is; the kind's table is named after it");
 
         impl KindSpec {
             /// The kind's name, as written in `kind = "…"`.

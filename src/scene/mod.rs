@@ -11,8 +11,10 @@ pub mod figure;
 pub mod flock;
 pub mod frames;
 pub mod golden;
+pub mod keys;
 pub mod kind;
 pub mod reader;
+pub mod schema;
 pub mod terrain;
 pub mod values;
 pub mod wind;
@@ -21,9 +23,23 @@ use std::path::{Path, PathBuf};
 
 pub use common::{CameraSpec, Format, LightSpec, OutputSpec, RenderSpec};
 pub use error::{Diagnostic, SceneError};
+use keys::Key;
 pub use kind::{KINDS, KindSpec, KindTable};
 use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
+
+const NAME: Key =
+    Key::text("name").said("the file's name without .toml").doc("names the output folder and files, and the goldens' folder").output();
+const SEED: Key = Key::int("seed", 0, 0, i64::MAX).doc("every random draw of the simulation comes from it");
+const DESCRIPTION: Key = Key::text("description").doc("what the scene shows, for people").output();
+const RENDER: Key = Key::table("render", &common::RENDER).doc(common::RENDER.doc);
+const CAMERA: Key = Key::table("camera", &common::CAMERA).doc(common::CAMERA.doc).drawing();
+const LIGHT: Key = Key::table("light", &common::LIGHT).doc(common::LIGHT.doc).drawing();
+const OUTPUT: Key = Key::table("output", &common::OUTPUT).doc(common::OUTPUT.doc).output();
+const GOLDEN: Key = Key::table("golden", &golden::GOLDEN).doc(golden::GOLDEN.doc).output();
+
+/// The keys at the top level of every scene file (the kind's own table comes with `kind`).
+const ROOT_KEYS: [Key; 9] = [kind::KIND, NAME, SEED, DESCRIPTION, RENDER, CAMERA, LIGHT, OUTPUT, GOLDEN];
 
 /// A loaded, validated scene.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,7 +148,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
         let span = e.span().unwrap_or(0..0);
         diags.error(span, "", format!("TOML syntax: {}", e.message().trim()), None);
     }
-    let root = TableReader::root(&doc, &diags);
+    let root = TableReader::root(&doc, &kind::ROOT, &diags);
     let scene = read_scene(&root, path, text);
     root.finish();
     if diags.has_errors() {
@@ -144,7 +160,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
 }
 
 fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
-    let kind_name = match root.string("kind") {
+    let kind_name = match root.string(&kind::KIND) {
         Some(k) => Some(k),
         None => {
             root.error_here(format!(
@@ -159,33 +175,33 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
             Some(k)
         } else {
             let hint = reader::did_you_mean(&k, KINDS.iter().copied()).map(|h| format!("; did you mean \"{h}\"?")).unwrap_or_default();
-            root.error_at("kind", format!("unknown scene kind \"{k}\": this build simulates {}{hint}", KINDS.join(", ")));
+            root.error_at(&kind::KIND, format!("unknown scene kind \"{k}\": this build simulates {}{hint}", KINDS.join(", ")));
             None
         }
     });
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
-    let name = root.string("name").unwrap_or(stem);
+    let name = root.string(&NAME).unwrap_or(stem);
     if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-        root.error_at("name", "the name becomes a folder name: use letters, digits, '-' and '_'");
+        root.error_at(&NAME, "the name becomes a folder name: use letters, digits, '-' and '_'");
     } else if name.chars().count() > MAX_NAME {
-        root.error_at("name", format!("the name becomes a folder name: at most {MAX_NAME} characters, not {}", name.chars().count()));
+        root.error_at(&NAME, format!("the name becomes a folder name: at most {MAX_NAME} characters, not {}", name.chars().count()));
     }
-    let seed = root.int_in("seed", 0, 0..=i64::MAX) as u64;
-    let _ = root.string("description");
-    let r = root.table("render");
+    let seed = root.int(&SEED) as u64;
+    let _ = root.string(&DESCRIPTION);
+    let r = root.table(&RENDER);
     let render = common::read_render(&r);
     r.finish();
-    let c = root.table("camera");
+    let c = root.table(&CAMERA);
     let camera = common::read_camera(&c);
     c.finish();
-    let l = root.table("light");
+    let l = root.table(&LIGHT);
     let light = common::read_light(&l);
     l.finish();
-    let o = root.table("output");
+    let o = root.table(&OUTPUT);
     let output = common::read_output(&o);
     o.finish();
-    let golden = root.has("golden").then(|| {
-        let g = root.table("golden");
+    let golden = root.has(&GOLDEN).then(|| {
+        let g = root.table(&GOLDEN);
         let spec = golden::read_golden(&g, render.frames, render.width, render.height);
         g.finish();
         spec

@@ -1,6 +1,8 @@
 //! Reading a TOML document into typed specs while collecting every problem with its position:
-//! a `TableReader` hands out values by key (with defaults and ranges), remembers which keys it was
-//! asked for, and on `finish` reports the keys nobody asked for, with a "did you mean" hint.
+//! a `TableReader` hands out values by their declarations ([`super::keys`]: the defaults and
+//! ranges come from there, and a key its table does not declare cannot be asked for), remembers
+//! which keys it was asked for, and on `finish` reports the keys nobody asked for, with a "did you
+//! mean" hint.
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -8,6 +10,7 @@ use std::ops::Range;
 use toml::de::{DeTable, DeValue};
 
 use super::error::Diagnostic;
+use super::keys::{DefaultValue, Key, Table, Ty};
 
 type Spanned<T> = toml::Spanned<T>;
 
@@ -89,11 +92,12 @@ const HINTED: usize = 1000;
 /// Longest string a scene may give (names, descriptions, choices), in characters.
 pub const MAX_STRING: usize = 4096;
 
-/// A view of one TOML table with the dotted path that leads to it.
+/// A view of one TOML table with the dotted path that leads to it and the declaration of its keys.
 pub struct TableReader<'a, 's> {
     path: String,
     span: Range<usize>,
     table: Option<&'a DeTable<'s>>,
+    decl: &'static Table,
     diags: &'a Diagnostics<'s>,
     asked: RefCell<Vec<&'static str>>,
 }
@@ -151,13 +155,18 @@ pub fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str
 }
 
 impl<'a, 's> TableReader<'a, 's> {
-    pub fn root(table: &'a Spanned<DeTable<'s>>, diags: &'a Diagnostics<'s>) -> Self {
-        TableReader { path: String::new(), span: table.span(), table: Some(table.get_ref()), diags, asked: RefCell::new(Vec::new()) }
+    pub fn root(table: &'a Spanned<DeTable<'s>>, decl: &'static Table, diags: &'a Diagnostics<'s>) -> Self {
+        TableReader { path: String::new(), span: table.span(), table: Some(table.get_ref()), decl, diags, asked: RefCell::new(Vec::new()) }
     }
 
     /// A reader over nothing: every key takes its default (for absent optional tables).
-    pub fn empty(path: &str, diags: &'a Diagnostics<'s>) -> Self {
-        TableReader { path: path.to_string(), span: 0..0, table: None, diags, asked: RefCell::new(Vec::new()) }
+    pub fn empty(path: &str, decl: &'static Table, diags: &'a Diagnostics<'s>) -> Self {
+        TableReader { path: path.to_string(), span: 0..0, table: None, decl, diags, asked: RefCell::new(Vec::new()) }
+    }
+
+    /// A reader of `table` at `path` (a panel's inline scene table, read as a scene of its own).
+    pub fn of(table: &'a DeTable<'s>, path: String, span: Range<usize>, decl: &'static Table, diags: &'a Diagnostics<'s>) -> Self {
+        TableReader { path, span, table: Some(table), decl, diags, asked: RefCell::new(Vec::new()) }
     }
 
     pub fn path(&self) -> &str {
@@ -168,25 +177,36 @@ impl<'a, 's> TableReader<'a, 's> {
         self.diags
     }
 
+    /// The declaration of this table's keys.
+    pub fn declaration(&self) -> &'static Table {
+        self.decl
+    }
+
     /// Dotted path of a key of this table.
     pub fn key_path(&self, key: &str) -> String {
         if self.path.is_empty() { key.to_string() } else { format!("{}.{key}", self.path) }
     }
 
-    fn lookup(&self, key: &'static str) -> Option<(&'a Spanned<DeValue<'s>>, Range<usize>)> {
-        self.asked.borrow_mut().push(key);
+    fn lookup(&self, key: &Key) -> Option<(&'a Spanned<DeValue<'s>>, Range<usize>)> {
+        assert!(
+            self.decl.key(key.name).is_some(),
+            "`{}` is read from [{}] without being declared there (scene/keys.rs)",
+            key.name,
+            self.path
+        );
+        self.asked.borrow_mut().push(key.name);
         let table = self.table?;
-        table.iter().find(|(k, _)| k.get_ref().as_ref() == key).map(|(k, v)| (v, k.span().start..v.span().end))
+        table.iter().find(|(k, _)| k.get_ref().as_ref() == key.name).map(|(k, v)| (v, k.span().start..v.span().end))
     }
 
-    pub fn has(&self, key: &'static str) -> bool {
+    pub fn has(&self, key: &Key) -> bool {
         self.lookup(key).is_some()
     }
 
     /// Reports a problem with the value at `key` (or with the table when the key is absent).
-    pub fn error_at(&self, key: &'static str, message: impl Into<String>) {
+    pub fn error_at(&self, key: &Key, message: impl Into<String>) {
         let span = self.lookup(key).map(|(v, _)| v.span()).unwrap_or(self.span.clone());
-        self.diags.error(span, &self.key_path(key), message, None);
+        self.diags.error(span, &self.key_path(key.name), message, None);
     }
 
     /// Reports a problem with the table as a whole.
@@ -194,24 +214,32 @@ impl<'a, 's> TableReader<'a, 's> {
         self.diags.error(self.span.clone(), &self.path, message, None);
     }
 
-    fn wrong_type(&self, key: &'static str, v: &Spanned<DeValue<'s>>, expected: &str) {
-        self.diags.error(v.span(), &self.key_path(key), format!("expected {expected}, found {}", kind_of(v.get_ref())), None);
+    fn wrong_type(&self, key: &Key, v: &Spanned<DeValue<'s>>, expected: &str) {
+        self.diags.error(v.span(), &self.key_path(key.name), format!("expected {expected}, found {}", kind_of(v.get_ref())), None);
     }
 
     /// A raw value for custom parsing (colours, vectors, animated values).
-    pub fn raw(&self, key: &'static str) -> Option<&'a Spanned<DeValue<'s>>> {
+    pub fn raw(&self, key: &Key) -> Option<&'a Spanned<DeValue<'s>>> {
         self.lookup(key).map(|(v, _)| v)
     }
 
-    pub fn f64_in(&self, key: &'static str, default: f64, range: Range<f64>) -> f64 {
+    /// A number at `key`, within its declared range; its declared default when absent or wrong.
+    pub fn float(&self, key: &Key) -> f64 {
+        let DefaultValue::Float(default) = key.default else { panic!("`{}` has no number default: use float_or", key.name) };
+        self.float_or(key, default)
+    }
+
+    /// A number at `key`, within its declared range; `default` when absent or wrong.
+    pub fn float_or(&self, key: &Key, default: f64) -> f64 {
+        let (lo, hi) = key.float_range();
         let Some((v, _)) = self.lookup(key) else { return default };
         match number(v.get_ref()) {
-            Some(x) if x.is_finite() && x >= range.start && x <= range.end => x,
+            Some(x) if x.is_finite() && x >= lo && x <= hi => x,
             Some(x) => {
                 self.diags.error(
                     v.span(),
-                    &self.key_path(key),
-                    format!("{x} is out of range: expected a number from {} to {}", range.start, range.end),
+                    &self.key_path(key.name),
+                    format!("{x} is out of range: expected a number from {lo} to {hi}"),
                     None,
                 );
                 default
@@ -223,7 +251,16 @@ impl<'a, 's> TableReader<'a, 's> {
         }
     }
 
-    pub fn int_in(&self, key: &'static str, default: i64, range: std::ops::RangeInclusive<i64>) -> i64 {
+    /// A whole number at `key`, within its declared range; its declared default when absent or
+    /// wrong.
+    pub fn int(&self, key: &Key) -> i64 {
+        let DefaultValue::Int(default) = key.default else { panic!("`{}` has no integer default: use int_or", key.name) };
+        self.int_or(key, default)
+    }
+
+    /// A whole number at `key`, within its declared range; `default` when absent or wrong.
+    pub fn int_or(&self, key: &Key, default: i64) -> i64 {
+        let range = key.int_range();
         let Some((v, _)) = self.lookup(key) else { return default };
         let parsed = match v.get_ref() {
             DeValue::Integer(i) => integer(i.as_str(), i.radix()),
@@ -238,7 +275,7 @@ impl<'a, 's> TableReader<'a, 's> {
             Some(x) => {
                 self.diags.error(
                     v.span(),
-                    &self.key_path(key),
+                    &self.key_path(key.name),
                     format!("{x} is out of range: expected an integer from {} to {}", range.start(), range.end()),
                     None,
                 );
@@ -251,7 +288,14 @@ impl<'a, 's> TableReader<'a, 's> {
         }
     }
 
-    pub fn bool(&self, key: &'static str, default: bool) -> bool {
+    /// `true` or `false` at `key`; its declared default when absent or wrong.
+    pub fn flag(&self, key: &Key) -> bool {
+        let DefaultValue::Bool(default) = key.default else { panic!("`{}` has no boolean default: use flag_or", key.name) };
+        self.flag_or(key, default)
+    }
+
+    /// `true` or `false` at `key`; `default` when absent or wrong.
+    pub fn flag_or(&self, key: &Key, default: bool) -> bool {
         let Some((v, _)) = self.lookup(key) else { return default };
         match v.get_ref() {
             DeValue::Boolean(b) => *b,
@@ -262,7 +306,7 @@ impl<'a, 's> TableReader<'a, 's> {
         }
     }
 
-    pub fn string(&self, key: &'static str) -> Option<String> {
+    pub fn string(&self, key: &Key) -> Option<String> {
         let (v, _) = self.lookup(key)?;
         match v.get_ref() {
             DeValue::String(s) if s.chars().count() > MAX_STRING => {
@@ -277,8 +321,9 @@ impl<'a, 's> TableReader<'a, 's> {
         }
     }
 
-    /// One of `choices` (the first is the default).
-    pub fn choice(&self, key: &'static str, choices: &[&'static str]) -> &'static str {
+    /// One of the key's declared choices (the first is the default).
+    pub fn choice(&self, key: &Key) -> &'static str {
+        let Ty::Choice(choices) = key.ty else { panic!("`{}` is not declared a choice", key.name) };
         let Some((v, _)) = self.lookup(key) else { return choices[0] };
         let DeValue::String(s) = v.get_ref() else {
             self.wrong_type(key, v, &format!("one of {}", quoted(choices)));
@@ -288,18 +333,29 @@ impl<'a, 's> TableReader<'a, 's> {
             return c;
         }
         let hint = did_you_mean(s, choices.iter().copied()).map(|c| format!("did you mean \"{c}\"?"));
-        self.diags.error(v.span(), &self.key_path(key), format!("\"{s}\" is not one of {}", quoted(choices)), hint);
+        self.diags.error(v.span(), &self.key_path(key.name), format!("\"{s}\" is not one of {}", quoted(choices)), hint);
         choices[0]
     }
 
-    /// An array of exactly N numbers.
-    pub fn numbers<const N: usize>(&self, key: &'static str, default: [f64; N]) -> [f64; N] {
+    /// An array of exactly N numbers at `key`; its declared default when absent or wrong.
+    pub fn numbers<const N: usize>(&self, key: &Key) -> [f64; N] {
+        self.numbers_or(key, key.default_numbers())
+    }
+
+    /// An array of exactly N numbers at `key`; `default` when absent or wrong.
+    pub fn numbers_or<const N: usize>(&self, key: &Key, default: [f64; N]) -> [f64; N] {
         let Some((v, _)) = self.lookup(key) else { return default };
-        self.numbers_of(key, v).unwrap_or(default)
+        let Some(n) = self.numbers_of::<N>(key, v) else { return default };
+        let (lo, hi) = key.float_range();
+        if n.iter().any(|x| *x < lo || *x > hi) {
+            self.error_at(key, format!("values must be from {lo} to {hi}"));
+            return default;
+        }
+        n
     }
 
     /// Parses `v` as an array of exactly N finite numbers, reporting problems under `key`.
-    pub fn numbers_of<const N: usize>(&self, key: &'static str, v: &Spanned<DeValue<'s>>) -> Option<[f64; N]> {
+    pub fn numbers_of<const N: usize>(&self, key: &Key, v: &Spanned<DeValue<'s>>) -> Option<[f64; N]> {
         let expected = format!("an array of {N} numbers");
         let DeValue::Array(a) = v.get_ref() else {
             self.wrong_type(key, v, &expected);
@@ -307,16 +363,17 @@ impl<'a, 's> TableReader<'a, 's> {
         };
         let nums: Vec<Option<f64>> = a.iter().map(|x| number(x.get_ref()).filter(|n| n.is_finite())).collect();
         if nums.len() != N || nums.iter().any(Option::is_none) {
-            self.diags.error(v.span(), &self.key_path(key), format!("expected {expected}, found {} items", nums.len()), None);
+            self.diags.error(v.span(), &self.key_path(key.name), format!("expected {expected}, found {} items", nums.len()), None);
             return None;
         }
         Some(std::array::from_fn(|i| nums[i].unwrap_or(0.0)))
     }
 
-    /// An array of number arrays at `key`, each of `width` numbers (any count when 0), e.g. keyframes
-    /// `[[t, x, y], …]`; `what` names one item in the message when one is wrong (and then nothing is
+    /// An array of number arrays at `key`, each of one of the key's declared lengths (`[[t, x, y],
+    /// …]`); `what` names one item in the message when one is wrong (and then nothing is
     /// returned).
-    pub fn rows(&self, key: &'static str, width: usize, what: &str) -> Vec<Vec<f64>> {
+    pub fn rows(&self, key: &Key, what: &str) -> Vec<Vec<f64>> {
+        let Ty::Rows(widths) = key.ty else { panic!("`{}` is not declared rows", key.name) };
         let Some(v) = self.raw(key) else { return Vec::new() };
         let DeValue::Array(items) = v.get_ref() else {
             self.error_at(key, format!("expected an array of {what}"));
@@ -325,7 +382,7 @@ impl<'a, 's> TableReader<'a, 's> {
         let mut out = Vec::new();
         for item in items.iter() {
             match number_list(item.get_ref()) {
-                Some(n) if (width == 0 || n.len() == width) && n.iter().all(|x| x.is_finite()) => out.push(n),
+                Some(n) if widths.contains(&n.len()) && n.iter().all(|x| x.is_finite()) => out.push(n),
                 _ => {
                     self.error_at(key, format!("each item is {what}"));
                     return Vec::new();
@@ -336,24 +393,24 @@ impl<'a, 's> TableReader<'a, 's> {
     }
 
     /// A sub-table; absent gives an empty reader (all defaults).
-    pub fn table(&self, key: &'static str) -> TableReader<'a, 's> {
-        let path = self.key_path(key);
+    pub fn table(&self, key: &Key) -> TableReader<'a, 's> {
+        let Ty::Table(decl) = key.ty else { panic!("`{}` is not declared a table", key.name) };
+        let path = self.key_path(key.name);
         match self.lookup(key) {
-            None => TableReader::empty(&path, self.diags),
+            None => TableReader::empty(&path, decl, self.diags),
             Some((v, _)) => match v.get_ref() {
-                DeValue::Table(t) => {
-                    TableReader { path, span: v.span(), table: Some(t), diags: self.diags, asked: RefCell::new(Vec::new()) }
-                }
+                DeValue::Table(t) => TableReader::of(t, path, v.span(), decl, self.diags),
                 _ => {
                     self.wrong_type(key, v, "a table");
-                    TableReader::empty(&path, self.diags)
+                    TableReader::empty(&path, decl, self.diags)
                 }
             },
         }
     }
 
     /// An array of tables (`[[key]]`), each with its index in the path.
-    pub fn tables(&self, key: &'static str) -> Vec<TableReader<'a, 's>> {
+    pub fn tables(&self, key: &Key) -> Vec<TableReader<'a, 's>> {
+        let Ty::Tables(decl) = key.ty else { panic!("`{}` is not declared an array of tables", key.name) };
         let Some((v, _)) = self.lookup(key) else { return Vec::new() };
         let DeValue::Array(a) = v.get_ref() else {
             self.wrong_type(key, v, "an array of tables");
@@ -361,11 +418,9 @@ impl<'a, 's> TableReader<'a, 's> {
         };
         let mut out = Vec::new();
         for (i, item) in a.iter().enumerate() {
-            let path = format!("{}[{i}]", self.key_path(key));
+            let path = format!("{}[{i}]", self.key_path(key.name));
             match item.get_ref() {
-                DeValue::Table(t) => {
-                    out.push(TableReader { path, span: item.span(), table: Some(t), diags: self.diags, asked: RefCell::new(Vec::new()) })
-                }
+                DeValue::Table(t) => out.push(TableReader::of(t, path, item.span(), decl, self.diags)),
                 other => self.diags.error(item.span(), &path, format!("expected a table, found {}", kind_of(other)), None),
             }
         }
@@ -381,14 +436,18 @@ impl<'a, 's> TableReader<'a, 's> {
         known.sort();
         known.dedup();
         let known = (!known.is_empty()).then(|| format!("known keys here: {}", known.join(", ")));
+        let declared = self.decl.names();
         for (k, _) in table.iter() {
             let name = k.get_ref().as_ref();
             if asked.contains(&name) {
                 continue;
             }
             // a file with thousands of problems lists only its first ones: the rest need no
-            // "did you mean", which would cost more than everything else put together
-            let close = if self.diags.count() < HINTED { did_you_mean(name, asked.iter().copied()) } else { None };
+            // "did you mean", which would cost more than everything else put together; a key this
+            // table declares but did not take here (another kind's table, another case's key) is
+            // not a misspelling
+            let close =
+                if self.diags.count() < HINTED && !declared.contains(&name) { did_you_mean(name, declared.iter().copied()) } else { None };
             let hint = close.map(|c| format!("did you mean `{c}`?")).or_else(|| known.clone());
             self.diags.error(k.span(), &self.key_path(name), format!("unknown key `{name}` {place}"), hint);
         }

@@ -3,9 +3,132 @@
 //! Field convention: negative inside the ground, positive in the air.
 
 use super::common::RenderSpec;
+use super::keys::{Key, Table, Ty};
 use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
+
+const FAR: f64 = 1e6;
+
+const RESOLUTION_ONE: Key = Key::int("resolution", 96, 2, MAX_RESOLUTION);
+const RESOLUTION_XYZ: Key = Key::vector("resolution", &[96.0, 64.0, 96.0], 2.0, MAX_RESOLUTION as f64);
+const RESOLUTION: Key = Key::of("resolution", Ty::Either(&[RESOLUTION_ONE.ty, RESOLUTION_XYZ.ty]))
+    .said("[96, 64, 96]")
+    .doc("samples along x, y and z (one number: the same along each)");
+const SIZE: Key =
+    Key::vector("size", &[12.0, 8.0, 12.0], 0.0, FAR).unit("m").doc("extent along x, y, z: x and z centred on 0, y from 0 up");
+const ISO: Key =
+    Key::animated("iso", &[0.0], -FAR, FAR).doc("the surface is where the field equals this (animate it to sweep a threshold)");
+const ALGORITHM: Key = Key::choice("algorithm", &Algorithm::NAMES).doc("how the surface is extracted from the sampled field");
+const CLOSED: Key = Key::flag("closed", true).doc("close the surface at the grid's sides and bottom (a cut-out block)");
+const STYLE: Key = Key::choice("style", &["shaded", "wireframe", "shaded+wire"]).doc("how the mesh is drawn").drawing();
+const WIRE_COLOR: Key = Key::color("wire_color", Srgb([0.1, 0.1, 0.11])).doc("colour of the wireframe").drawing();
+const WIRE_WIDTH: Key = Key::float("wire_width", 1.0, 0.25, 32.0).unit("px").doc("width of the wireframe's lines").drawing();
+
+const BASE: Key = Key::animated("base", &[2.8], -FAR, FAR).said("0.35 × size y").unit("m").doc("height of the ground before the noise");
+const AMPLITUDE: Key =
+    Key::animated("amplitude", &[2.0], 0.0, FAR).said("0.25 × size y").unit("m").doc("height of the first octave of noise");
+const OCTAVES: Key = Key::int("octaves", 5, 0, 12).doc("layers of noise");
+const FREQUENCY: Key = Key::float("frequency", 0.12, 1e-6, 1e3).unit("1/m").doc("cycles per metre of the first octave");
+const LACUNARITY: Key = Key::float("lacunarity", 2.0, 1.0, 8.0).doc("each octave's frequency over the one before");
+const GAIN: Key = Key::float("gain", 0.5, 0.0, 1.0).doc("each octave's amplitude over the one before");
+const OFFSET: Key =
+    Key::animated("offset", &[0.0, 0.0], -FAR, FAR).unit("m").doc("shifts the noise pattern (animate it to pan the landscape)");
+const HEIGHT: Table = Table::new(
+    "the ground: base + Σ amplitude · gainᵒ · noise(frequency · lacunarityᵒ · (x, z) + offset)",
+    &[BASE, AMPLITUDE, OCTAVES, FREQUENCY, LACUNARITY, GAIN, OFFSET],
+);
+
+const OVERHANG_AMPLITUDE: Key = Key::animated("amplitude", &[0.0], 0.0, FAR).unit("m").doc("strength of the 3-D term (0: none)");
+const OVERHANG_FREQUENCY: Key = Key::float("frequency", 0.3, 1e-6, 1e3).unit("1/m").doc("cycles per metre of its first octave");
+const OVERHANG_OCTAVES: Key = Key::int("octaves", 2, 1, 8).doc("layers of 3-D noise");
+const OVERHANG: Table = Table::new(
+    "a 3-D noise term added to the whole field: overhangs, arches and caves where it beats the height's slope",
+    &[OVERHANG_AMPLITUDE, OVERHANG_FREQUENCY, OVERHANG_OCTAVES],
+);
+
+const SHAPES: [&str; 4] = ["sphere", "box", "capsule", "plane"];
+const TYPE: Key = Key::choice("type", &SHAPES).required().doc("the primitive");
+const OP: Key = Key::choice("op", &["union", "subtract", "intersect"]).doc("how it joins the field: add, carve, or keep only both");
+const SMOOTH: Key = Key::animated("smooth", &[0.0], 0.0, FAR).unit("m").doc("blend radius of the join (0: sharp)");
+const CENTER: Key = Key::animated("center", &[0.0, 0.0, 0.0], -FAR, FAR).unit("m").doc("centre");
+const SPHERE_RADIUS: Key = Key::animated("radius", &[1.0], 0.0, FAR).unit("m").doc("radius");
+const BOX_SIZE: Key = Key::vector("size", &[1.0, 1.0, 1.0], 0.0, FAR).unit("m").doc("size along x, y, z");
+const ROUNDING: Key = Key::float("rounding", 0.0, 0.0, FAR).unit("m").doc("radius of the rounded edges");
+const A: Key = Key::animated("a", &[0.0, 0.0, 0.0], -FAR, FAR).unit("m").doc("one end of the segment");
+const B: Key = Key::animated("b", &[0.0, 1.0, 0.0], -FAR, FAR).unit("m").doc("the other end");
+const CAPSULE_RADIUS: Key = Key::animated("radius", &[0.5], 0.0, FAR).unit("m").doc("radius swept along the segment");
+const NORMAL: Key = Key::vector("normal", &[0.0, 1.0, 0.0], -FAR, FAR).doc("the plane's normal (normalised)");
+const PLANE_OFFSET: Key = Key::animated("offset", &[0.0], -FAR, FAR).unit("m").doc("the half-space below n·p = offset");
+const SHAPE: Table = Table::tagged(
+    "an SDF primitive joined to the field with smooth CSG",
+    &[TYPE, OP, SMOOTH],
+    "type",
+    &[
+        ("sphere", &[CENTER, SPHERE_RADIUS]),
+        ("box", &[CENTER, BOX_SIZE, ROUNDING]),
+        ("capsule", &[A, B, CAPSULE_RADIUS]),
+        ("plane", &[NORMAL, PLANE_OFFSET]),
+    ],
+);
+
+const BAND_HEIGHT: Key = Key::float("height", 0.0, 0.0, 1.0).required().doc("where the colour is full, as a fraction of the grid's height");
+const BAND_COLOR: Key = Key::color("color", Srgb([0.5, 0.5, 0.5])).required().doc("the colour");
+const BAND: Table = Table::new("one stop of the colour gradient by height", &[BAND_HEIGHT, BAND_COLOR]);
+const BANDS: Key =
+    Key::tables("bands", &BAND).said("sand, grass, forest, rock, snow").doc("the gradient by height, heights increasing").drawing();
+const CLIFF: Key = Key::color("cliff", crate::srgb!("#7a6a5c")).doc("rock colour on steep slopes").drawing();
+const CLIFF_START: Key = Key::float("cliff_start", 32.0, 0.0, 90.0).unit("°").doc("slope where the rock colour starts").drawing();
+const CLIFF_END: Key = Key::float("cliff_end", 48.0, 0.0, 90.0).unit("°").doc("slope where the rock colour is complete").drawing();
+const STRATA: Key =
+    Key::float("strata", 0.45, 0.0, 1e3).unit("m").doc("thickness of the rock's light and dark layers (0: plain rock)").drawing();
+const COLORS: Table = Table::new("colours by height and slope", &[BANDS, CLIFF, CLIFF_START, CLIFF_END, STRATA]);
+
+const VALUES: Key = Key::vector("values", &[1.0; 8], -FAR, FAR).doc("the values at Bourke's corners 0..7");
+const CASE: Key = Key::int("case", 0, 0, 255).doc("or the case: bit i set = corner i inside");
+const CLASS: Key = Key::int("class", 0, 0, 14).doc("or Lorensen's class 0–14 (its smallest case)");
+const GRID: Key =
+    Key::vector("grid", &[2.0, 2.0, 2.0], 2.0, MAX_CUBE_GRID as f64).doc("or a small grid of samples along x, y, z (with `samples`)");
+const SAMPLES: Key = Key::of("samples", Ty::List(&Ty::Float { min: -FAR, max: FAR })).doc("the grid's samples, x fastest");
+const DOT: Key = Key::float("dot", 0.06, 0.0, 0.5).doc("corner dot radius, as a fraction of the cube's smallest side").drawing();
+const CROSSINGS: Key = Key::flag("crossings", true).doc("mark where the surface crosses the cube's edges").drawing();
+const CUBE_COLOR: Key = Key::color("color", Srgb([0.84, 0.15, 0.16])).doc("colour of the surface").drawing();
+const CUBE: Table = Table::new(
+    "one marching cube (or a few) with given corner values instead of the field: the seed's case figures",
+    &[VALUES, CASE, CLASS, GRID, SAMPLES, DOT, CROSSINGS, CUBE_COLOR],
+);
+
+const HEIGHT_KEY: Key = Key::table("height", &HEIGHT).doc(HEIGHT.doc);
+const OVERHANG_KEY: Key = Key::table("overhang", &OVERHANG).doc(OVERHANG.doc);
+const SHAPES_KEY: Key = Key::tables("shapes", &SHAPE).doc("SDF primitives joined to the field in order");
+const COLORS_KEY: Key = Key::table("colors", &COLORS).doc(COLORS.doc).drawing();
+const CUBE_KEY: Key = Key::table("cube", &CUBE).doc(CUBE.doc);
+const CHUNKS: Key =
+    Key::vector("chunks", &[16.0, 16.0, 16.0], 1.0, 1024.0).said("none: one mesh").doc("mesh in blocks of this many cells along x, y, z");
+const CHUNK_TINT: Key =
+    Key::flag("chunk_tint", false).said("true with `chunks`").doc("tint each block's vertices to show where blocks meet").drawing();
+
+/// `[terrain]`.
+const TERRAIN: Table = Table::new(
+    "marching cubes over a layered-noise field with SDF shapes (seed 002)",
+    &[
+        RESOLUTION,
+        SIZE,
+        ISO,
+        ALGORITHM,
+        CLOSED,
+        STYLE,
+        WIRE_COLOR,
+        WIRE_WIDTH,
+        HEIGHT_KEY,
+        OVERHANG_KEY,
+        SHAPES_KEY,
+        COLORS_KEY,
+        CUBE_KEY,
+        CHUNKS,
+        CHUNK_TINT,
+    ],
+);
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TerrainSpec {
@@ -191,6 +314,7 @@ pub const MAX_RESOLUTION: i64 = 1024;
 
 impl KindTable for TerrainSpec {
     const NAME: &'static str = "terrain";
+    const TABLE: &'static Table = &TERRAIN;
 
     fn read(t: &TableReader, _render: &RenderSpec) -> Self {
         read_terrain(t)
@@ -208,96 +332,96 @@ impl KindTable for TerrainSpec {
 }
 
 fn read_terrain(t: &TableReader) -> TerrainSpec {
-    let resolution = match t.raw("resolution").map(|v| v.get_ref().is_array()) {
+    let resolution = match t.raw(&RESOLUTION).map(|v| v.get_ref().is_array()) {
         Some(true) => {
-            let r = t.numbers::<3>("resolution", [96.0, 64.0, 96.0]);
-            if r.iter().any(|&x| x.fract() != 0.0 || !(2.0..=MAX_RESOLUTION as f64).contains(&x)) {
-                t.error_at("resolution", format!("each resolution must be a whole number from 2 to {MAX_RESOLUTION}"));
+            let r = t.numbers::<3>(&RESOLUTION_XYZ);
+            if r.iter().any(|&x| x.fract() != 0.0) {
+                t.error_at(&RESOLUTION, format!("each resolution must be a whole number from 2 to {MAX_RESOLUTION}"));
                 [96, 64, 96]
             } else {
                 r.map(|x| x as usize)
             }
         }
         Some(false) => {
-            let n = t.int_in("resolution", 96, 2..=MAX_RESOLUTION) as usize;
+            let n = t.int(&RESOLUTION_ONE) as usize;
             [n, n, n]
         }
         None => [96, 64, 96],
     };
-    let size = t.numbers("size", [12.0, 8.0, 12.0]);
+    let size = t.numbers(&SIZE);
     if size.iter().any(|&s| !(s > 0.0 && s < 1e6)) {
-        t.error_at("size", "sizes must be positive metres");
+        t.error_at(&SIZE, "sizes must be positive metres");
     }
-    let iso = t.animated("iso", [0.0], -1e6..1e6);
-    let algorithm = Algorithm::from_name(t.choice("algorithm", &Algorithm::NAMES)).unwrap_or(Algorithm::MarchingCubes);
-    let closed = t.bool("closed", true);
-    let style = match t.choice("style", &["shaded", "wireframe", "shaded+wire"]) {
+    let iso = t.animated(&ISO);
+    let algorithm = Algorithm::from_name(t.choice(&ALGORITHM)).unwrap_or(Algorithm::MarchingCubes);
+    let closed = t.flag(&CLOSED);
+    let style = match t.choice(&STYLE) {
         "wireframe" => MeshStyle::Wireframe,
         "shaded+wire" => MeshStyle::ShadedWire,
         _ => MeshStyle::Shaded,
     };
-    let wire_color = t.color("wire_color", Srgb([0.1, 0.1, 0.11]));
-    let wire_width = t.f64_in("wire_width", 1.0, 0.25..32.0);
+    let wire_color = t.color(&WIRE_COLOR);
+    let wire_width = t.float(&WIRE_WIDTH);
 
-    let h = t.table("height");
+    let h = t.table(&HEIGHT_KEY);
     let height = HeightSpec {
-        base: h.animated("base", [size[1] * 0.35], -1e6..1e6),
-        amplitude: h.animated("amplitude", [size[1] * 0.25], 0.0..1e6),
-        octaves: h.int_in("octaves", 5, 0..=12) as u32,
-        frequency: h.f64_in("frequency", 0.12, 1e-6..1e3),
-        lacunarity: h.f64_in("lacunarity", 2.0, 1.0..8.0),
-        gain: h.f64_in("gain", 0.5, 0.0..1.0),
-        offset: h.animated("offset", [0.0, 0.0], -1e6..1e6),
+        base: h.animated_or(&BASE, [size[1] * 0.35]),
+        amplitude: h.animated_or(&AMPLITUDE, [size[1] * 0.25]),
+        octaves: h.int(&OCTAVES) as u32,
+        frequency: h.float(&FREQUENCY),
+        lacunarity: h.float(&LACUNARITY),
+        gain: h.float(&GAIN),
+        offset: h.animated(&OFFSET),
     };
     h.finish();
 
-    let o = t.table("overhang");
+    let o = t.table(&OVERHANG_KEY);
     let overhang = OverhangSpec {
-        amplitude: o.animated("amplitude", [0.0], 0.0..1e6),
-        frequency: o.f64_in("frequency", 0.3, 1e-6..1e3),
-        octaves: o.int_in("octaves", 2, 1..=8) as u32,
+        amplitude: o.animated(&OVERHANG_AMPLITUDE),
+        frequency: o.float(&OVERHANG_FREQUENCY),
+        octaves: o.int(&OVERHANG_OCTAVES) as u32,
     };
     o.finish();
 
-    let shapes = t.tables("shapes").iter().filter_map(read_shape).collect();
+    let shapes = t.tables(&SHAPES_KEY).iter().filter_map(read_shape).collect();
 
-    let c = t.table("colors");
+    let c = t.table(&COLORS_KEY);
     let bands = read_bands(&c);
     let colors = ColorSpec {
         bands,
-        cliff: c.color("cliff", crate::srgb!("#7a6a5c")),
-        cliff_start_deg: c.f64_in("cliff_start", 32.0, 0.0..90.0),
-        cliff_end_deg: c.f64_in("cliff_end", 48.0, 0.0..90.0),
-        strata: c.f64_in("strata", 0.45, 0.0..1e3),
+        cliff: c.color(&CLIFF),
+        cliff_start_deg: c.float(&CLIFF_START),
+        cliff_end_deg: c.float(&CLIFF_END),
+        strata: c.float(&STRATA),
     };
     if colors.cliff_end_deg < colors.cliff_start_deg {
-        c.error_at("cliff_end", "cliff_end must be at least cliff_start");
+        c.error_at(&CLIFF_END, "cliff_end must be at least cliff_start");
     }
     c.finish();
-    let cube = t.has("cube").then(|| {
-        let c = t.table("cube");
+    let cube = t.has(&CUBE_KEY).then(|| {
+        let c = t.table(&CUBE_KEY);
         // the shorthands put corners one unit either side of a constant iso (of 0 when it is animated)
         let spec = read_cube(&c, if iso.is_constant() { iso.scalar_at(0.0, 1.0) } else { 0.0 });
         c.finish();
-        if t.has("resolution") {
-            t.error_at("resolution", "[terrain.cube] sets the grid (one cube: 2×2×2, or its `grid`); remove `resolution`");
+        if t.has(&RESOLUTION) {
+            t.error_at(&RESOLUTION, "[terrain.cube] sets the grid (one cube: 2×2×2, or its `grid`); remove `resolution`");
         }
-        if closed && t.has("closed") {
-            t.error_at("closed", "[terrain.cube] shows one open cube; `closed` does not apply");
+        if closed && t.has(&CLOSED) {
+            t.error_at(&CLOSED, "[terrain.cube] shows one open cube; `closed` does not apply");
         }
         spec
     });
-    let chunks = t.has("chunks").then(|| {
-        let c = t.numbers("chunks", [16.0; 3]);
-        if c.iter().any(|&n| n.fract() != 0.0 || !(1.0..=1024.0).contains(&n)) {
-            t.error_at("chunks", "blocks of 1 to 1024 cells along each axis");
+    let chunks = t.has(&CHUNKS).then(|| {
+        let c = t.numbers::<3>(&CHUNKS);
+        if c.iter().any(|&n| n.fract() != 0.0) {
+            t.error_at(&CHUNKS, "blocks of 1 to 1024 cells along each axis");
         }
         if !matches!(algorithm, Algorithm::MarchingCubes | Algorithm::MarchingCubesClassic) {
-            t.error_at("chunks", "blocks are meshed by marching cubes; the dual meshers' quads would need the cells beyond a block");
+            t.error_at(&CHUNKS, "blocks are meshed by marching cubes; the dual meshers' quads would need the cells beyond a block");
         }
         c.map(|n| n.max(1.0) as usize)
     });
-    let chunk_tint = t.bool("chunk_tint", chunks.is_some());
+    let chunk_tint = t.flag_or(&CHUNK_TINT, chunks.is_some());
     let (resolution, closed) = match &cube {
         Some(c) => (c.dims, false),
         None => (resolution, closed),
@@ -351,44 +475,38 @@ pub fn case_corners(case: u8, iso: f64) -> [f64; 8] {
 /// 0–14) shorthand (inside corners `iso − 1`, outside `iso + 1`), or a small `grid` with its
 /// `samples` (x fastest); none of them: one cube with every corner outside.
 fn read_cube(c: &TableReader, iso: f64) -> CubeSpec {
-    let given = ["values", "case", "class", "samples"].iter().filter(|k| c.has(k)).count();
+    let given = [&VALUES, &CASE, &CLASS, &SAMPLES].iter().filter(|k| c.has(k)).count();
     if given > 1 {
         c.error_here("[terrain.cube] takes one of `values` (eight corner values), `case` (0–255), `class` (0–14) or `grid` with `samples`");
     }
-    let mut values = if c.has("values") {
-        CubeValues::Samples(cube_samples(c.numbers("values", [1.0; 8])))
-    } else if c.has("case") {
-        CubeValues::Samples(cube_samples(case_corners(c.int_in("case", 0, 0..=255) as u8, iso)))
-    } else if c.has("class") {
-        CubeValues::Class { class: c.int_in("class", 0, 0..=14) as u8, iso }
+    let mut values = if c.has(&VALUES) {
+        CubeValues::Samples(cube_samples(c.numbers(&VALUES)))
+    } else if c.has(&CASE) {
+        CubeValues::Samples(cube_samples(case_corners(c.int(&CASE) as u8, iso)))
+    } else if c.has(&CLASS) {
+        CubeValues::Class { class: c.int(&CLASS) as u8, iso }
     } else {
         CubeValues::Samples(cube_samples(case_corners(0, iso)))
     };
     let mut dims = [2, 2, 2];
-    if c.has("grid") || c.has("samples") {
-        let g = c.numbers("grid", [2.0; 3]);
-        if g.iter().any(|&n| n.fract() != 0.0 || !(2.0..=MAX_CUBE_GRID as f64).contains(&n)) {
-            c.error_at("grid", format!("a cube grid has 2 to {MAX_CUBE_GRID} samples along each axis"));
+    if c.has(&GRID) || c.has(&SAMPLES) {
+        let g = c.numbers::<3>(&GRID);
+        if g.iter().any(|&n| n.fract() != 0.0) {
+            c.error_at(&GRID, format!("a cube grid has 2 to {MAX_CUBE_GRID} samples along each axis"));
         } else {
             dims = g.map(|n| n as usize);
             let n = dims.iter().product::<usize>();
-            match c.raw("samples").and_then(|v| super::reader::number_list(v.get_ref())) {
+            match c.raw(&SAMPLES).and_then(|v| super::reader::number_list(v.get_ref())) {
                 Some(v) if v.len() == n => values = CubeValues::Samples(v),
                 Some(v) => c.error_at(
-                    "samples",
+                    &SAMPLES,
                     format!("{} samples for a {}×{}×{} grid (x fastest): {n} needed", v.len(), dims[0], dims[1], dims[2]),
                 ),
-                None => c.error_at("samples", format!("`grid` needs `samples`: {n} numbers, x fastest")),
+                None => c.error_at(&SAMPLES, format!("`grid` needs `samples`: {n} numbers, x fastest")),
             }
         }
     }
-    CubeSpec {
-        dims,
-        values,
-        dot: c.f64_in("dot", 0.06, 0.0..0.5),
-        crossings: c.bool("crossings", true),
-        color: c.color("color", Srgb([0.84, 0.15, 0.16])),
-    }
+    CubeSpec { dims, values, dot: c.float(&DOT), crossings: c.flag(&CROSSINGS), color: c.color(&CUBE_COLOR) }
 }
 
 fn read_bands(c: &TableReader) -> Vec<(f64, Srgb)> {
@@ -401,15 +519,15 @@ fn read_bands(c: &TableReader) -> Vec<(f64, Srgb)> {
             (0.93, crate::srgb!("#f2f4f7")),
         ]
     };
-    let tables = c.tables("bands");
+    let tables = c.tables(&BANDS);
     if tables.is_empty() {
         return defaults();
     }
     let mut bands = Vec::new();
     for b in &tables {
-        let h = b.f64_in("height", 0.0, 0.0..1.0);
-        let col = b.color("color", Srgb([0.5; 3]));
-        if !b.has("height") || !b.has("color") {
+        let h = b.float(&BAND_HEIGHT);
+        let col = b.color(&BAND_COLOR);
+        if !b.has(&BAND_HEIGHT) || !b.has(&BAND_COLOR) {
             b.error_here("each band needs `height` (fraction of the grid height) and `color`");
         }
         bands.push((h, col));
@@ -418,53 +536,45 @@ fn read_bands(c: &TableReader) -> Vec<(f64, Srgb)> {
         b.finish();
     }
     if bands.windows(2).any(|w| w[1].0 < w[0].0) {
-        c.error_at("bands", "band heights must increase");
+        c.error_at(&BANDS, "band heights must increase");
     }
     bands
 }
 
 fn read_shape(s: &TableReader) -> Option<ShapeSpec> {
-    const FAR: f64 = 1e6;
-    let op = match s.choice("op", &["union", "subtract", "intersect"]) {
+    let op = match s.choice(&OP) {
         "subtract" => CsgOp::Subtract,
         "intersect" => CsgOp::Intersect,
         _ => CsgOp::Union,
     };
-    let smooth = s.animated("smooth", [0.0], 0.0..FAR);
-    let Some(kind) = s.string("type") else {
+    let smooth = s.animated(&SMOOTH);
+    let Some(kind) = s.string(&TYPE) else {
         s.error_here("a shape needs `type` = \"sphere\", \"box\", \"capsule\" or \"plane\"");
         s.finish();
         return None;
     };
     let primitive = match kind.as_str() {
-        "sphere" => Primitive::Sphere { center: s.animated("center", [0.0; 3], -FAR..FAR), radius: s.animated("radius", [1.0], 0.0..FAR) },
+        "sphere" => Primitive::Sphere { center: s.animated(&CENTER), radius: s.animated(&SPHERE_RADIUS) },
         "box" => {
-            let size = s.numbers("size", [1.0; 3]);
+            let size = s.numbers(&BOX_SIZE);
             if size.iter().any(|&v| v <= 0.0) {
-                s.error_at("size", "box sizes must be positive");
+                s.error_at(&BOX_SIZE, "box sizes must be positive");
             }
-            Primitive::Box { center: s.animated("center", [0.0; 3], -FAR..FAR), size, rounding: s.f64_in("rounding", 0.0, 0.0..FAR) }
+            Primitive::Box { center: s.animated(&CENTER), size, rounding: s.float(&ROUNDING) }
         }
-        "capsule" => Primitive::Capsule {
-            a: s.animated("a", [0.0; 3], -FAR..FAR),
-            b: s.animated("b", [0.0, 1.0, 0.0], -FAR..FAR),
-            radius: s.animated("radius", [0.5], 0.0..FAR),
-        },
+        "capsule" => Primitive::Capsule { a: s.animated(&A), b: s.animated(&B), radius: s.animated(&CAPSULE_RADIUS) },
         "plane" => {
-            let n = s.numbers("normal", [0.0, 1.0, 0.0]);
+            let n = s.numbers::<3>(&NORMAL);
             let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
             if len == 0.0 {
-                s.error_at("normal", "the normal must not be zero");
+                s.error_at(&NORMAL, "the normal must not be zero");
             }
             let len = if len == 0.0 { 1.0 } else { len };
-            Primitive::Plane { normal: n.map(|c| c / len), offset: s.animated("offset", [0.0], -FAR..FAR) }
+            Primitive::Plane { normal: n.map(|c| c / len), offset: s.animated(&PLANE_OFFSET) }
         }
         other => {
-            let hint = super::reader::did_you_mean(other, ["sphere", "box", "capsule", "plane"]);
-            s.error_at(
-                "type",
-                format!("unknown shape \"{other}\"{}", hint.map(|h| format!("; did you mean \"{h}\"?")).unwrap_or_default()),
-            );
+            let hint = super::reader::did_you_mean(other, SHAPES);
+            s.error_at(&TYPE, format!("unknown shape \"{other}\"{}", hint.map(|h| format!("; did you mean \"{h}\"?")).unwrap_or_default()));
             s.finish();
             return None;
         }

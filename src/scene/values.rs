@@ -3,6 +3,7 @@
 
 use toml::de::DeValue;
 
+use super::keys::{DefaultValue, Key, Table, Ty};
 use super::reader::{TableReader, number};
 
 /// A colour as written in scene files: sRGB-encoded components in 0..1.
@@ -61,15 +62,17 @@ impl Srgb {
 pub use crate::frame::{linear_to_srgb, srgb_to_linear};
 
 impl TableReader<'_, '_> {
-    /// A colour at `key`: `"#rrggbb"`, `"#rgb"` or `[r, g, b]` with components in 0..1.
-    pub fn color(&self, key: &'static str, default: Srgb) -> Srgb {
+    /// A colour at `key`: `"#rrggbb"`, `"#rgb"` or `[r, g, b]` with components in 0..1; its
+    /// declared default when absent or wrong.
+    pub fn color(&self, key: &Key) -> Srgb {
+        let DefaultValue::Color(default) = key.default else { panic!("`{}` has no colour default", key.name) };
         let Some(v) = self.raw(key) else { return default };
         self.color_of(key, v).unwrap_or(default)
     }
 
     /// An array of colours at `key`, each as [`TableReader::color`] takes one, every problem
     /// reported at its item; `None` when the key is absent or the array has a problem.
-    pub fn color_list(&self, key: &'static str) -> Option<Vec<Srgb>> {
+    pub fn color_list(&self, key: &Key) -> Option<Vec<Srgb>> {
         let v = self.raw(key)?;
         let DeValue::Array(items) = v.get_ref() else {
             self.error_at(key, "expected an array of colours, each \"#rrggbb\", \"#rgb\" or [r, g, b] in 0..1");
@@ -84,9 +87,9 @@ impl TableReader<'_, '_> {
     }
 
     /// The colour `v` holds (given at `key`), or its problem reported at `v`.
-    fn color_of(&self, key: &'static str, v: &toml::Spanned<DeValue<'_>>) -> Option<Srgb> {
+    fn color_of(&self, key: &Key, v: &toml::Spanned<DeValue<'_>>) -> Option<Srgb> {
         let report = |message: String| {
-            self.diagnostics().error(v.span(), &self.key_path(key), message, None);
+            self.diagnostics().error(v.span(), &self.key_path(key.name), message, None);
             None
         };
         match v.get_ref() {
@@ -101,15 +104,22 @@ impl TableReader<'_, '_> {
         }
     }
 
+    /// A number that may change over the scene, with its declared default and range.
+    pub fn animated<const N: usize>(&self, key: &Key) -> Animated<N> {
+        self.animated_or(key, key.default_numbers())
+    }
+
     /// A number that may change over the scene: `2.0`, `{ from = 0.0, to = 2.0, start = 0.2,
     /// end = 0.8, ease = "smooth" }` (start/end as fractions of the scene's duration) or
-    /// keyframes `[[t_seconds, value], …]` (linear between keys, held outside them).
-    pub fn animated<const N: usize>(&self, key: &'static str, default: [f64; N], range: std::ops::Range<f64>) -> Animated<N> {
+    /// keyframes `[[t_seconds, value], …]` (linear between keys, held outside them); `default`
+    /// when absent or wrong.
+    pub fn animated_or<const N: usize>(&self, key: &Key, default: [f64; N]) -> Animated<N> {
         let Some(v) = self.raw(key) else { return Animated::Constant(default) };
+        let (lo, hi) = key.float_range();
         let check = |vals: [f64; N]| -> bool {
-            let ok = vals.iter().all(|x| x.is_finite() && *x >= range.start && *x <= range.end);
+            let ok = vals.iter().all(|x| x.is_finite() && *x >= lo && *x <= hi);
             if !ok {
-                self.error_at(key, format!("values must be from {} to {}", range.start, range.end));
+                self.error_at(key, format!("values must be from {lo} to {hi}"));
             }
             ok
         };
@@ -122,20 +132,20 @@ impl TableReader<'_, '_> {
             self.numbers_of::<N>(key, item)
         };
         match v.get_ref() {
-            DeValue::Table(_) => {
-                let t = self.table(key);
-                let from = t.raw("from").and_then(&parse_vec);
-                let to = t.raw("to").and_then(&parse_vec);
-                let start = t.f64_in("start", 0.0, 0.0..1.0);
-                let end = t.f64_in("end", 1.0, 0.0..1.0);
-                let ease = match t.choice("ease", &["smooth", "linear", "in", "out"]) {
+            DeValue::Table(table) => {
+                let t = TableReader::of(table, self.key_path(key.name), v.span(), &RAMP, self.diagnostics());
+                let from = t.raw(&FROM).and_then(&parse_vec);
+                let to = t.raw(&TO).and_then(&parse_vec);
+                let start = t.float(&START);
+                let end = t.float(&END);
+                let ease = match t.choice(&EASE) {
                     "linear" => Ease::Linear,
                     "in" => Ease::In,
                     "out" => Ease::Out,
                     _ => Ease::Smooth,
                 };
                 if end <= start {
-                    t.error_at("end", "end must come after start");
+                    t.error_at(&END, "end must come after start");
                 }
                 let (Some(from), Some(to)) = (from, to) else {
                     t.error_here("a ramp needs both `from` and `to`");
@@ -176,6 +186,17 @@ impl TableReader<'_, '_> {
         }
     }
 }
+
+const FROM: Key = Key::of("from", Ty::Free).doc("the value at `start`");
+const TO: Key = Key::of("to", Ty::Free).doc("the value at `end`");
+const START: Key = Key::float("start", 0.0, 0.0, 1.0).doc("when the ramp starts, as a fraction of the scene's duration");
+const END: Key = Key::float("end", 1.0, 0.0, 1.0).doc("when the ramp ends, as a fraction of the scene's duration");
+const EASE: Key =
+    Key::choice("ease", &["smooth", "linear", "in", "out"]).doc("how the value moves between: smoothstep, straight, quadratic in or out");
+
+/// The keys of an animated value's ramp table (its schema is made by [`Ty::Animated`], which gives
+/// `from` and `to` their length and range).
+pub const RAMP: Table = Table::new("a ramp from one value to another over part of the scene", &[FROM, TO, START, END, EASE]);
 
 /// Easing of a ramp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

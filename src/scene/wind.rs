@@ -7,9 +7,181 @@
 //! `[wind.overlay]` draws the field itself as arrows.
 
 use super::common::RenderSpec;
+use super::keys::{Key, Table, Ty};
 use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
+
+const FAR: f64 = 1e6;
+const MODEL: Key = Key::choice("model", &["default", "seed"]).doc("simreel's field and response, or the seed's code as written");
+const INHERITED_MODEL: Key = MODEL.said("the wind's").doc("the wind's `model` unless given");
+
+const GUST_AMPLITUDE: Key = Key::float("amplitude", 3.4, 0.0, 200.0).unit("m/s").doc("gust speed per unit of noise");
+const GUST_SCALE: Key = Key::float("scale", 18.7, 0.1, 1e5).unit("m").doc("size of a gust (one noise lattice cell)");
+const GUST_PERIOD: Key = Key::float("period", 2.9, 0.01, 1e5).unit("s").doc("time for a gust to change shape as it travels");
+const GUST_OCTAVES: Key = Key::int("octaves", 2, 1, 6).doc("layers of noise");
+const ADVECT: Key =
+    Key::flag("advect", true).doc("gusts are carried downwind by the mean wind (off: they evolve in place, as in the seed)");
+const GUST: Table =
+    Table::new("noise on the along-wind speed, carried downwind", &[GUST_AMPLITUDE, GUST_SCALE, GUST_PERIOD, GUST_OCTAVES, ADVECT]);
+
+const SWIRL_AMPLITUDE: Key = Key::float("amplitude", 0.0, 0.0, 200.0).unit("m/s").doc("strength of the cross-flow (0: none)");
+const SWIRL_SCALE: Key = Key::float("scale", 6.0, 0.1, 1e5).unit("m").doc("size of a swirl");
+const SWIRL_PERIOD: Key = Key::float("period", 5.0, 0.01, 1e5).unit("s").doc("time for a swirl to change shape");
+const SWIRL: Table = Table::new("divergence-free cross-flow: the curl of a noise potential", &[SWIRL_AMPLITUDE, SWIRL_SCALE, SWIRL_PERIOD]);
+
+const FRONT_AT: Key = Key::float("at", 0.0, -FAR, FAR).unit("s").doc("when the band crosses the line through the origin across the wind");
+const FRONT_STRENGTH: Key = Key::float("strength", 4.0, -200.0, 200.0).unit("m/s").doc("extra wind in the band");
+const FRONT_WIDTH: Key = Key::float("width", 6.0, 0.01, 1e5).unit("m").doc("width of the band");
+const FRONT_SPEED: Key = Key::float("speed", 5.0, 0.0, 1000.0).unit("m/s").doc("how fast the band travels downwind");
+const FRONT: Table = Table::new("a band of stronger wind travelling downwind", &[FRONT_AT, FRONT_STRENGTH, FRONT_WIDTH, FRONT_SPEED]);
+
+const BLAST_AT: Key = Key::float("at", 0.0, 0.0, FAR).unit("s").doc("when it goes off");
+const BLAST_CENTER: Key = Key::vector("center", &[0.0, 0.0], -FAR, FAR).unit("m").doc("where, [x, z]");
+const BLAST_STRENGTH: Key = Key::float("strength", 10.0, 0.0, 1000.0).unit("m/s").doc("outward wind at the ring");
+const BLAST_SPEED: Key = Key::float("speed", 20.0, 0.01, 10_000.0).unit("m/s").doc("how fast the ring expands");
+const BLAST_WIDTH: Key = Key::float("width", 2.5, 0.01, 1e4).unit("m").doc("width of the ring");
+const BLAST_DECAY: Key = Key::float("decay", 0.8, 0.01, 1e4).unit("s").doc("time for the ring to fade");
+const BLAST: Table = Table::new(
+    "an explosion: a ring of outward wind expanding from a point",
+    &[BLAST_AT, BLAST_CENTER, BLAST_STRENGTH, BLAST_SPEED, BLAST_WIDTH, BLAST_DECAY],
+);
+
+const PRESSER_PATH: Key = Key::of("path", Ty::Rows(&[3])).required().doc("keyframes [[seconds, x, z], …]; Hermite between them");
+const WALKER_RADIUS: Key = Key::float("radius", 1.12, 0.0, 100.0).unit("m").doc("how far from the path blades are pressed (4 studs)");
+const VEHICLE_RADIUS: Key = Key::float("radius", 1.8, 0.0, 100.0).unit("m").doc("how far from the path blades are pressed");
+const FLATTEN: Key = Key::float("flatten", 80.0, 0.0, 89.0).unit("°").doc("how far a pressed blade is laid over");
+const SHOW: Key = Key::flag("show", true).doc("draw the walker or vehicle").drawing();
+const WALKER: Table = Table::new("a scripted walker that tramples the grass", &[PRESSER_PATH, WALKER_RADIUS, FLATTEN, SHOW]);
+const VEHICLE: Table = Table::new("a scripted vehicle that flattens the grass", &[PRESSER_PATH, VEHICLE_RADIUS, FLATTEN, SHOW]);
+
+/// `[low, high]`, or one number for both, from 0 to `max`.
+macro_rules! spread {
+    ($name:literal, $max:expr) => {
+        Key::of($name, Ty::Either(&[Ty::Float { min: 0.0, max: $max }, Ty::Vector { len: 2, min: 0.0, max: $max }]))
+    };
+}
+const GRASS_HEIGHT: Key = spread!("height", 10.0).numbers(&[0.35, 0.7]).unit("m").doc("[shortest, tallest] blade, or one height for all");
+const GRASS_STIFFNESS: Key = spread!("stiffness", 100.0).numbers(&[0.6, 1.0]).doc("[least, most] stiffness, or one for all");
+const RECOVER: Key =
+    spread!("recover", 600.0).numbers(&[1.5, 2.5]).unit("s").doc("[fastest, slowest] time a pressed blade takes to stand up");
+const GRASS_CENTER: Key = Key::vector("center", &[0.0, 0.0], -FAR, FAR).unit("m").doc("middle of the patch, [x, z]");
+const AREA: Key = Key::vector("area", &[20.0, 20.0], 0.0, 1e5).unit("m").doc("[width, depth] of the patch");
+const DENSITY: Key = Key::float("density", 40.0, 0.0, 100_000.0).unit("blades/m²").doc("blades per square metre");
+const BLADE_WIDTH: Key = Key::float("width", 0.014, 1e-4, 1.0).unit("m").doc("width of a blade at its root");
+const BEND: Key = Key::float("bend", 0.23, 0.0, 10.0).doc("how far the wind bends a blade");
+const ROOT: Key = Key::color("root", crate::srgb!("#2d5a1c")).doc("colour at the root").drawing();
+const TIP: Key = Key::color("tip", crate::srgb!("#a9c65c")).doc("colour at the tip").drawing();
+const DRY: Key = Key::color("dry", crate::srgb!("#c8b06a")).doc("colour of the dry blades").drawing();
+const DRY_SHARE: Key = Key::float("dry_share", 0.12, 0.0, 1.0).doc("share of dry blades").drawing();
+const CLUMPS: Key = Key::float("clumps", 1.5, 0.0, 1000.0).doc("how much blades gather in clumps");
+const WAVELENGTH: Key = Key::float("wavelength", 6.0, 0.05, 1e5).unit("m").doc("length of the waves running over the grass");
+const WAVE_SPEED: Key = Key::float("speed", 3.0, 0.0, 1000.0).said("the wind's speed").unit("m/s").doc("how fast the waves run");
+const WAVE_AMPLITUDE: Key = Key::float("amplitude", 10.0, 0.0, 60.0).unit("°").doc("how far a wave bends the blades");
+const WAVE: Table = Table::new("waves running over the grass with the wind", &[WAVELENGTH, WAVE_SPEED, WAVE_AMPLITUDE]);
+const WAVE_KEY: Key = Key::table("wave", &WAVE).doc(WAVE.doc);
+const GRASS_DAMPING: Key = Key::float("damping", 0.8, 0.05, 0.999).doc("damping ratio of a blade's spring");
+const GRASS_SHADOWS: Key = Key::flag("shadows", true).doc("the blades cast shadows").drawing();
+const GRASS: Table = Table::new(
+    "a patch of grass: instanced blades bent by the wind and pressed by walkers",
+    &[
+        INHERITED_MODEL,
+        GRASS_CENTER,
+        AREA,
+        DENSITY,
+        GRASS_HEIGHT,
+        BLADE_WIDTH,
+        GRASS_STIFFNESS,
+        BEND,
+        ROOT,
+        TIP,
+        DRY,
+        DRY_SHARE,
+        CLUMPS,
+        WAVE_KEY,
+        RECOVER,
+        GRASS_DAMPING,
+        GRASS_SHADOWS,
+    ],
+);
+
+const TREE_AT: Key = Key::vector("at", &[0.0, 0.0], -FAR, FAR).required().unit("m").doc("where the tree stands, [x, z]");
+const TREE_HEIGHT: Key = Key::float("height", 7.0, 0.1, 200.0).unit("m").doc("height of the trunk");
+const FREQUENCIES: Key = Key::of("frequencies", Ty::List(&Ty::Float { min: 0.0, max: 100.0 }))
+    .said("[1.975, 0.793, 0.375, 0.193]")
+    .unit("Hz")
+    .doc("1 to 8 frequencies of the leaves' flutter (Crysis's detail-bending set)");
+const FLUTTER_AMPLITUDE: Key = Key::float("amplitude", 18.0, 0.0, 90.0).unit("°").doc("how far the leaves flutter");
+const FLUTTER: Table = Table::new("the leaves' flutter", &[FREQUENCIES, FLUTTER_AMPLITUDE]);
+const FLUTTER_KEY: Key = Key::table("flutter", &FLUTTER).doc(FLUTTER.doc);
+const TREE_STIFFNESS: Key = Key::float("stiffness", 1.0, 0.01, 100.0).doc("how hard the trunk resists the wind");
+const TREE_FREQUENCY: Key = Key::float("frequency", 0.45, 0.01, 20.0).unit("Hz").doc("the trunk's sway frequency");
+const TREE_DAMPING: Key = Key::float("damping", 0.3, 0.01, 0.999).doc("damping ratio of the sway");
+const CROWN: Key = Key::float("crown", 1.96, 0.01, 100.0).said("0.28 × height").unit("m").doc("radius of the crown");
+const LEAVES: Key = Key::int("leaves", 900, 0, 100_000).doc("leaves in the crown");
+const BARK: Key = Key::color("bark", crate::srgb!("#5a4330")).doc("colour of the trunk").drawing();
+const LEAF: Key = Key::color("leaf", crate::srgb!("#4f7d2a")).doc("colour of the leaves").drawing();
+const TREE: Table = Table::new(
+    "a tree: a trunk that sways with inertia and a crown of fluttering leaves",
+    &[INHERITED_MODEL, TREE_AT, TREE_HEIGHT, FLUTTER_KEY, TREE_STIFFNESS, TREE_FREQUENCY, TREE_DAMPING, CROWN, LEAVES, BARK, LEAF],
+);
+
+const LOD_NEAR: Key = Key::float("near", 14.0, 0.0, FAR).unit("m").doc("full detail up to this distance").drawing();
+const LOD_FAR: Key = Key::float("far", 42.0, 0.0, FAR).unit("m").doc("least detail beyond this distance").drawing();
+const BLEND: Key = Key::float("blend", 6.0, 0.0, FAR).unit("m").doc("distance over which one level blends into the next").drawing();
+const SEGMENTS: Key = Key::vector("segments", &[4.0, 3.0, 2.0], 1.0, 32.0).doc("segments of a blade near, mid and far").drawing();
+const THIN: Key = Key::float("thin", 1.0, 0.0, 4.0).doc("how strongly far grass is thinned out").drawing();
+const CULL: Key = Key::flag("cull", true).doc("skip what the camera cannot see").drawing();
+const DEBUG: Key = Key::flag("debug", false).doc("tint blades by level of detail").drawing();
+const LOD: Table = Table::new("how much is drawn (never what is simulated)", &[LOD_NEAR, LOD_FAR, BLEND, SEGMENTS, THIN, CULL, DEBUG]);
+
+const OVERLAY_AREA: Key =
+    Key::vector("area", &[20.0, 20.0], 0.0, FAR).said("the grass's extent").unit("m").doc("[width, depth] the arrows cover").drawing();
+const SPACING: Key = Key::float("spacing", 2.0, 0.05, 1e4).unit("m").doc("distance between arrows").drawing();
+const OVERLAY_HEIGHT: Key = Key::float("height", 0.05, -1e3, 1e3).unit("m").doc("height of the arrows above the ground").drawing();
+const OVERLAY_MAX_SPEED: Key = Key::float("max_speed", 8.0, 0.01, 1e4).unit("m/s").doc("wind speed drawn as the longest arrow").drawing();
+const OVERLAY: Table = Table::new("the wind field drawn as arrows", &[OVERLAY_AREA, SPACING, OVERLAY_HEIGHT, OVERLAY_MAX_SPEED]);
+
+const DIRECTION: Key =
+    Key::animated("direction", &[27.0], -3600.0, 3600.0).unit("°").doc("where the mean wind blows to, from +x towards +z");
+const SPEED: Key = Key::animated("speed", &[2.5], 0.0, 200.0).unit("m/s").doc("mean wind speed");
+const GUST_KEY: Key = Key::table("gust", &GUST).doc(GUST.doc);
+const GUST_MIN: Key = Key::float("gust_min", 0.0, -200.0, 200.0).unit("m/s").doc("the slowest the along-wind speed gets");
+const SWIRL_KEY: Key = Key::table("swirl", &SWIRL).doc(SWIRL.doc);
+const FRONT_KEY: Key = Key::tables("front", &FRONT).doc(FRONT.doc);
+const BLAST_KEY: Key = Key::tables("blast", &BLAST).doc(BLAST.doc);
+const WALKER_KEY: Key = Key::tables("walker", &WALKER).doc(WALKER.doc);
+const VEHICLE_KEY: Key = Key::tables("vehicle", &VEHICLE).doc(VEHICLE.doc);
+const GRASS_KEY: Key = Key::tables("grass", &GRASS).doc(GRASS.doc);
+const TREE_KEY: Key = Key::tables("tree", &TREE).doc(TREE.doc);
+const LOD_KEY: Key = Key::table("lod", &LOD).doc(LOD.doc).drawing();
+const OVERLAY_KEY: Key = Key::table("overlay", &OVERLAY).doc(OVERLAY.doc).drawing();
+const GROUND: Key = Key::color("ground", crate::srgb!("#4a5a2e")).doc("colour of the ground").drawing();
+const STEP_HZ: Key =
+    Key::int("step_hz", 60, 1, 2000).unit("steps/s").doc("simulation steps a second (rounded up to a whole number a frame)");
+
+/// `[wind]`.
+const WIND: Table = Table::new(
+    "grass and trees in a gusting wind field, drawn as instanced batches (seed 003)",
+    &[
+        MODEL,
+        DIRECTION,
+        SPEED,
+        GUST_KEY,
+        GUST_MIN,
+        SWIRL_KEY,
+        FRONT_KEY,
+        BLAST_KEY,
+        WALKER_KEY,
+        VEHICLE_KEY,
+        GRASS_KEY,
+        TREE_KEY,
+        LOD_KEY,
+        OVERLAY_KEY,
+        GROUND,
+        STEP_HZ,
+    ],
+);
 
 /// Metres per Roblox stud, the unit of the seed's code.
 pub const STUD: f64 = 0.28;
@@ -215,6 +387,7 @@ impl WindSpec {
 
 impl KindTable for WindSpec {
     const NAME: &'static str = "wind";
+    const TABLE: &'static Table = &WIND;
 
     fn read(t: &TableReader, _render: &RenderSpec) -> Self {
         read_wind(t)
@@ -229,17 +402,19 @@ impl KindTable for WindSpec {
 }
 
 fn model(t: &TableReader, default: Model) -> Model {
-    if !t.has("model") {
+    if !t.has(&MODEL) {
         return default;
     }
-    if t.choice("model", &["default", "seed"]) == "seed" { Model::Seed } else { Model::Default }
+    if t.choice(&MODEL) == "seed" { Model::Seed } else { Model::Default }
 }
 
 /// `[low, high]` with 0 < low ≤ high (a single number means both).
-fn range(t: &TableReader, key: &'static str, default: [f64; 2], max: f64, unit: &str) -> [f64; 2] {
+fn range(t: &TableReader, key: &Key, unit: &str) -> [f64; 2] {
+    let (_, max) = key.float_range();
+    let default = key.default_numbers();
     let r = match t.raw(key).and_then(|v| super::reader::number(v.get_ref())) {
         Some(x) => [x, x],
-        None => t.numbers::<2>(key, default),
+        None => t.numbers_or::<2>(key, default),
     };
     if !(r[0] > 0.0 && r[1] >= r[0] && r[1] <= max) {
         t.error_at(key, format!("expected [smallest, largest] {unit}, both above 0 and at most {max}"));
@@ -250,169 +425,163 @@ fn range(t: &TableReader, key: &'static str, default: [f64; 2], max: f64, unit: 
 
 fn read_gust(t: &TableReader) -> GustSpec {
     GustSpec {
-        amplitude: t.f64_in("amplitude", 3.4, 0.0..200.0),
-        scale: t.f64_in("scale", 18.7, 0.1..1e5),
-        period: t.f64_in("period", 2.9, 0.01..1e5),
-        octaves: t.int_in("octaves", 2, 1..=6) as u32,
-        advect: t.bool("advect", true),
+        amplitude: t.float(&GUST_AMPLITUDE),
+        scale: t.float(&GUST_SCALE),
+        period: t.float(&GUST_PERIOD),
+        octaves: t.int(&GUST_OCTAVES) as u32,
+        advect: t.flag(&ADVECT),
     }
 }
 
 fn read_presser(t: &TableReader, vehicle: bool) -> PresserSpec {
-    let path: Vec<[f64; 3]> = t.rows("path", 3, "a keyframe [seconds, x, z]").into_iter().map(|r| [r[0], r[1], r[2]]).collect();
+    let path: Vec<[f64; 3]> = t.rows(&PRESSER_PATH, "a keyframe [seconds, x, z]").into_iter().map(|r| [r[0], r[1], r[2]]).collect();
     if path.is_empty() {
-        t.error_at("path", "a walker or vehicle needs a path of keyframes [[seconds, x, z], …], at least one");
+        t.error_at(&PRESSER_PATH, "a walker or vehicle needs a path of keyframes [[seconds, x, z], …], at least one");
     }
     if path.windows(2).any(|w| w[1][0] <= w[0][0]) {
-        t.error_at("path", "keyframe times must increase along the path");
+        t.error_at(&PRESSER_PATH, "keyframe times must increase along the path");
     }
-    let default_radius = if vehicle { 1.8 } else { 1.12 };
-    let mut radius = t.f64_in("radius", default_radius, -1e6..100.0);
+    let radius_key = if vehicle { &VEHICLE_RADIUS } else { &WALKER_RADIUS };
+    let mut radius = t.float(radius_key);
     if radius <= 0.0 {
-        t.error_at("radius", "the radius is how far from the path blades are pressed: above 0 m");
-        radius = default_radius;
+        t.error_at(radius_key, "the radius is how far from the path blades are pressed: above 0 m");
+        radius = radius_key.default_float();
     }
-    PresserSpec { path, radius, flatten_deg: t.f64_in("flatten", 80.0, 0.0..89.0), vehicle, show: t.bool("show", true) }
+    PresserSpec { path, radius, flatten_deg: t.float(&FLATTEN), vehicle, show: t.flag(&SHOW) }
 }
 
 fn read_grass(t: &TableReader, default: Model) -> GrassSpec {
-    let wave = t.table("wave");
+    let wave = t.table(&WAVE_KEY);
     let spec = GrassSpec {
         model: model(t, default),
-        center: t.numbers("center", [0.0, 0.0]),
-        area: t.numbers("area", [20.0, 20.0]),
-        density: t.f64_in("density", 40.0, 0.0..100_000.0),
-        height: range(t, "height", [0.35, 0.7], 10.0, "metres"),
-        width: t.f64_in("width", 0.014, 1e-4..1.0),
-        stiffness: range(t, "stiffness", [0.6, 1.0], 100.0, ""),
-        bend: t.f64_in("bend", 0.23, 0.0..10.0),
-        root: t.color("root", crate::srgb!("#2d5a1c")),
-        tip: t.color("tip", crate::srgb!("#a9c65c")),
-        dry: t.color("dry", crate::srgb!("#c8b06a")),
-        dry_share: t.f64_in("dry_share", 0.12, 0.0..1.0),
-        clumps: t.f64_in("clumps", 1.5, 0.0..1000.0),
+        center: t.numbers(&GRASS_CENTER),
+        area: t.numbers(&AREA),
+        density: t.float(&DENSITY),
+        height: range(t, &GRASS_HEIGHT, "metres"),
+        width: t.float(&BLADE_WIDTH),
+        stiffness: range(t, &GRASS_STIFFNESS, ""),
+        bend: t.float(&BEND),
+        root: t.color(&ROOT),
+        tip: t.color(&TIP),
+        dry: t.color(&DRY),
+        dry_share: t.float(&DRY_SHARE),
+        clumps: t.float(&CLUMPS),
         wave: WaveSpec {
-            wavelength: wave.f64_in("wavelength", 6.0, 0.05..1e5),
-            speed: wave.has("speed").then(|| wave.f64_in("speed", 3.0, 0.0..1000.0)),
-            amplitude_deg: wave.f64_in("amplitude", 10.0, 0.0..60.0),
+            wavelength: wave.float(&WAVELENGTH),
+            speed: wave.has(&WAVE_SPEED).then(|| wave.float(&WAVE_SPEED)),
+            amplitude_deg: wave.float(&WAVE_AMPLITUDE),
         },
-        recover: range(t, "recover", [1.5, 2.5], 600.0, "seconds"),
-        damping: t.f64_in("damping", 0.8, 0.05..0.999),
-        shadows: t.bool("shadows", true),
+        recover: range(t, &RECOVER, "seconds"),
+        damping: t.float(&GRASS_DAMPING),
+        shadows: t.flag(&GRASS_SHADOWS),
     };
     wave.finish();
-    if spec.area.iter().any(|a| !(0.0..=1e5).contains(a)) {
-        t.error_at("area", "expected [width, depth] in metres, from 0 to 10⁵");
-    }
     spec
 }
 
 fn read_tree(t: &TableReader, default: Model) -> TreeSpec {
-    if !t.has("at") {
+    if !t.has(&TREE_AT) {
         t.error_here("a tree needs `at` = [x, z]");
     }
-    let height = t.f64_in("height", 7.0, 0.1..200.0);
-    let f = t.table("flutter");
-    let frequencies = match f.raw("frequencies") {
+    let height = t.float(&TREE_HEIGHT);
+    let f = t.table(&FLUTTER_KEY);
+    let frequencies = match f.raw(&FREQUENCIES) {
         Some(v) => {
             let list = super::reader::number_list(v.get_ref()).unwrap_or_default();
             if list.is_empty() || list.len() > 8 || list.iter().any(|x| !(*x > 0.0 && *x < 100.0)) {
-                f.error_at("frequencies", "expected 1 to 8 frequencies in Hz, each above 0 and below 100");
+                f.error_at(&FREQUENCIES, "expected 1 to 8 frequencies in Hz, each above 0 and below 100");
             }
             list
         }
         // Crysis's detail-bending wave set (GPU Gems 3, ch. 16)
         None => vec![1.975, 0.793, 0.375, 0.193],
     };
-    let flutter = FlutterSpec { amplitude_deg: f.f64_in("amplitude", 18.0, 0.0..90.0), frequencies };
+    let flutter = FlutterSpec { amplitude_deg: f.float(&FLUTTER_AMPLITUDE), frequencies };
     f.finish();
     TreeSpec {
         model: model(t, default),
-        at: t.numbers("at", [0.0, 0.0]),
+        at: t.numbers(&TREE_AT),
         height,
-        stiffness: t.f64_in("stiffness", 1.0, 0.01..100.0),
-        frequency: t.f64_in("frequency", 0.45, 0.01..20.0),
-        damping: t.f64_in("damping", 0.3, 0.01..0.999),
-        crown: t.f64_in("crown", height * 0.28, 0.01..100.0),
-        leaves: t.int_in("leaves", 900, 0..=100_000) as u32,
+        stiffness: t.float(&TREE_STIFFNESS),
+        frequency: t.float(&TREE_FREQUENCY),
+        damping: t.float(&TREE_DAMPING),
+        crown: t.float_or(&CROWN, height * 0.28),
+        leaves: t.int(&LEAVES) as u32,
         flutter,
-        bark: t.color("bark", crate::srgb!("#5a4330")),
-        leaf: t.color("leaf", crate::srgb!("#4f7d2a")),
+        bark: t.color(&BARK),
+        leaf: t.color(&LEAF),
     }
 }
 
 fn read_lod(t: &TableReader) -> LodSpec {
-    let near = t.f64_in("near", 14.0, 0.0..1e6);
-    let far = t.f64_in("far", 42.0, 0.0..1e6);
+    let near = t.float(&LOD_NEAR);
+    let far = t.float(&LOD_FAR);
     if far < near {
-        t.error_at("far", "far must be at least near");
+        t.error_at(&LOD_FAR, "far must be at least near");
     }
-    let segments = t.numbers::<3>("segments", [4.0, 3.0, 2.0]);
-    if segments.iter().any(|s| s.fract() != 0.0 || !(1.0..=32.0).contains(s)) {
-        t.error_at("segments", "expected three whole numbers of segments from 1 to 32: [near, mid, far]");
+    let segments = t.numbers::<3>(&SEGMENTS);
+    if segments.iter().any(|s| s.fract() != 0.0) {
+        t.error_at(&SEGMENTS, "expected three whole numbers of segments from 1 to 32: [near, mid, far]");
     }
     LodSpec {
         near,
         far,
-        blend: t.f64_in("blend", 6.0, 0.0..1e6),
+        blend: t.float(&BLEND),
         segments: segments.map(|s| s.clamp(1.0, 32.0) as u32),
-        thin: t.f64_in("thin", 1.0, 0.0..4.0),
-        cull: t.bool("cull", true),
-        debug: t.bool("debug", false),
+        thin: t.float(&THIN),
+        cull: t.flag(&CULL),
+        debug: t.flag(&DEBUG),
     }
 }
 
 fn read_wind(t: &TableReader) -> WindSpec {
     let model = model(t, Model::Default);
-    let gust = t.table("gust");
+    let gust = t.table(&GUST_KEY);
     let gust_spec = read_gust(&gust);
     gust.finish();
-    let swirl = t.table("swirl");
-    let swirl_spec = SwirlSpec {
-        amplitude: swirl.f64_in("amplitude", 0.0, 0.0..200.0),
-        scale: swirl.f64_in("scale", 6.0, 0.1..1e5),
-        period: swirl.f64_in("period", 5.0, 0.01..1e5),
-    };
+    let swirl = t.table(&SWIRL_KEY);
+    let swirl_spec =
+        SwirlSpec { amplitude: swirl.float(&SWIRL_AMPLITUDE), scale: swirl.float(&SWIRL_SCALE), period: swirl.float(&SWIRL_PERIOD) };
     swirl.finish();
     let fronts = t
-        .tables("front")
+        .tables(&FRONT_KEY)
         .iter()
         .map(|f| {
             let s = FrontSpec {
-                at: f.f64_in("at", 0.0, -1e6..1e6),
-                strength: f.f64_in("strength", 4.0, -200.0..200.0),
-                width: f.f64_in("width", 6.0, 0.01..1e5),
-                speed: f.f64_in("speed", 5.0, 0.0..1000.0),
+                at: f.float(&FRONT_AT),
+                strength: f.float(&FRONT_STRENGTH),
+                width: f.float(&FRONT_WIDTH),
+                speed: f.float(&FRONT_SPEED),
             };
             f.finish();
             s
         })
         .collect();
     let blasts = t
-        .tables("blast")
+        .tables(&BLAST_KEY)
         .iter()
         .map(|b| {
             let s = BlastSpec {
-                at: b.f64_in("at", 0.0, 0.0..1e6),
-                center: b.numbers("center", [0.0, 0.0]),
-                strength: b.f64_in("strength", 10.0, 0.0..1000.0),
-                speed: b.f64_in("speed", 20.0, 0.01..10_000.0),
-                width: b.f64_in("width", 2.5, 0.01..1e4),
-                decay: b.f64_in("decay", 0.8, 0.01..1e4),
+                at: b.float(&BLAST_AT),
+                center: b.numbers(&BLAST_CENTER),
+                strength: b.float(&BLAST_STRENGTH),
+                speed: b.float(&BLAST_SPEED),
+                width: b.float(&BLAST_WIDTH),
+                decay: b.float(&BLAST_DECAY),
             };
             b.finish();
             s
         })
         .collect();
     let mut pressers = Vec::new();
-    for (key, vehicle) in [("walker", false), ("vehicle", true)] {
+    for (key, vehicle) in [(&WALKER_KEY, false), (&VEHICLE_KEY, true)] {
         for p in t.tables(key) {
             pressers.push(read_presser(&p, vehicle));
             p.finish();
         }
     }
     let grass: Vec<GrassSpec> = t
-        .tables("grass")
+        .tables(&GRASS_KEY)
         .iter()
         .map(|g| {
             let s = read_grass(g, model);
@@ -423,16 +592,16 @@ fn read_wind(t: &TableReader) -> WindSpec {
     let blades: u64 = grass.iter().map(GrassSpec::blades).sum();
     if blades > MAX_BLADES {
         let gb = (blades * BYTES_PER_BLADE) as f64 / 1e9;
-        let key_of = t.tables("grass");
+        let key_of = t.tables(&GRASS_KEY);
         let at = key_of.iter().zip(&grass).max_by_key(|(_, g)| g.blades()).map(|(r, _)| r);
         let msg = format!("{blades} blades would need about {gb:.1} GB; a scene holds at most {MAX_BLADES}");
         match at {
-            Some(r) => r.error_at("density", msg),
+            Some(r) => r.error_at(&DENSITY, msg),
             None => t.error_here(msg),
         }
     }
     let trees = t
-        .tables("tree")
+        .tables(&TREE_KEY)
         .iter()
         .map(|tr| {
             let s = read_tree(tr, model);
@@ -440,26 +609,26 @@ fn read_wind(t: &TableReader) -> WindSpec {
             s
         })
         .collect();
-    let lod = t.table("lod");
+    let lod = t.table(&LOD_KEY);
     let lod_spec = read_lod(&lod);
     lod.finish();
-    let overlay = t.has("overlay").then(|| {
-        let o = t.table("overlay");
+    let overlay = t.has(&OVERLAY_KEY).then(|| {
+        let o = t.table(&OVERLAY_KEY);
         let s = OverlaySpec {
-            area: o.has("area").then(|| o.numbers("area", [20.0, 20.0])),
-            spacing: o.f64_in("spacing", 2.0, 0.05..1e4),
-            height: o.f64_in("height", 0.05, -1e3..1e3),
-            max_speed: o.f64_in("max_speed", 8.0, 0.01..1e4),
+            area: o.has(&OVERLAY_AREA).then(|| o.numbers(&OVERLAY_AREA)),
+            spacing: o.float(&SPACING),
+            height: o.float(&OVERLAY_HEIGHT),
+            max_speed: o.float(&OVERLAY_MAX_SPEED),
         };
         o.finish();
         s
     });
     WindSpec {
         model,
-        direction_deg: t.animated("direction", [27.0], -3600.0..3600.0),
-        speed: t.animated("speed", [2.5], 0.0..200.0),
+        direction_deg: t.animated(&DIRECTION),
+        speed: t.animated(&SPEED),
         gust: gust_spec,
-        gust_min: t.f64_in("gust_min", 0.0, -200.0..200.0),
+        gust_min: t.float(&GUST_MIN),
         swirl: swirl_spec,
         fronts,
         blasts,
@@ -468,8 +637,8 @@ fn read_wind(t: &TableReader) -> WindSpec {
         trees,
         lod: lod_spec,
         overlay,
-        ground: t.color("ground", crate::srgb!("#4a5a2e")),
-        step_hz: t.int_in("step_hz", 60, 1..=2000) as u32,
+        ground: t.color(&GROUND),
+        step_hz: t.int(&STEP_HZ) as u32,
     }
 }
 
@@ -492,7 +661,7 @@ mod tests {
 
     #[test]
     fn bad_input_is_reported_where_it_is() {
-        let text = "kind = \"wind\"\n[wind]\nspeeed = 3\n\n[[wind.walker]]\npath = [[2.0, 0.0, 0.0], [1.0, 1.0, 0.0]]\nradius = -1.0\n\n\
+        let text = "kind = \"wind\"\n[wind]\nspeeed = 3\n\n[[wind.walker]]\npath = [[2.0, 0.0, 0.0], [1.0, 1.0, 0.0]]\nradius = 0.0\n\n\
                     [[wind.grass]]\narea = [1000.0, 1000.0]\ndensity = 20000\n\n[[wind.tree]]\nheight = 5.0\n";
         let p = problems(text);
         let has = |at: &str, what: &str| p.iter().any(|l| l.starts_with(at) && l.contains(what));

@@ -315,7 +315,7 @@ fn cube_tables_take_one_way_of_giving_their_values() {
     assert!(problems("class = 3\ncase = 5").contains("takes one of"));
     assert!(problems("class = 15").contains("out of range"));
     assert!(problems("grid = [3, 2, 2]\nsamples = [1, 2]").contains("2 samples for a 3×2×2 grid"));
-    assert!(problems("grid = [9, 2, 2]\nsamples = [1]").contains("2 to 8 samples"));
+    assert!(problems("grid = [9, 2, 2]\nsamples = [1]").contains("values must be from 2 to 8"));
     assert_eq!(problems("values = [-1, 1, 1, 1, 1, 1, 1, 1]"), "");
     let d = match simreel::scene::parse(
         "kind = \"terrain\"\n[terrain]\nresolution = 40\n[terrain.cube]\nclass = 1\n",

@@ -11,5 +11,6 @@ mod golden_sweep;
 mod marching_cubes;
 mod render;
 mod scenes_and_cli;
+mod schema;
 mod shards;
 mod slurm;

@@ -3,12 +3,13 @@
 
 use toml::de::DeValue;
 
+use super::super::keys::Key;
 use super::super::reader::TableReader;
-use super::super::values::Srgb;
+use super::keys::*;
 use super::{ChartKind, ChartSpec, Data, MAX_VALUES, Reference, Series, lookup, lookup_all};
 
 /// Numbers at `key`: an inline array, or a dotted path into `data` naming one.
-fn read_values(t: &TableReader, key: &'static str, data: Option<&Data>) -> Option<Vec<f64>> {
+fn read_values(t: &TableReader, key: &Key, data: Option<&Data>) -> Option<Vec<f64>> {
     let v = t.raw(key)?;
     let values = match v.get_ref() {
         DeValue::String(path) => {
@@ -58,31 +59,31 @@ fn read_values(t: &TableReader, key: &'static str, data: Option<&Data>) -> Optio
 
 /// One series: its values, its x (line charts), label and colour.
 fn read_series(s: &TableReader, data: Option<&Data>, kind: ChartKind) -> Series {
-    let values = read_values(s, "values", data);
-    if values.is_none() && !s.has("values") {
+    let values = read_values(s, &VALUES, data);
+    if values.is_none() && !s.has(&VALUES) {
         s.error_here("a series needs `values`");
     }
     let values = values.unwrap_or_default();
-    let x = s.has("x").then(|| read_values(s, "x", data)).flatten();
+    let x = s.has(&X).then(|| read_values(s, &X, data)).flatten();
     if let Some(x) = &x {
         if kind != ChartKind::Line {
-            s.error_at("x", "`x` is for line charts; bars take `categories`, histograms count `values`");
+            s.error_at(&X, "`x` is for line charts; bars take `categories`, histograms count `values`");
         } else if x.len() != values.len() {
-            s.error_at("x", format!("{} x values for {} values", x.len(), values.len()));
+            s.error_at(&X, format!("{} x values for {} values", x.len(), values.len()));
         }
     }
-    Series { label: s.string("label").unwrap_or_default(), x, values, color: s.has("color").then(|| s.color("color", Srgb([0.0; 3]))) }
+    Series { label: s.string(&SERIES_LABEL).unwrap_or_default(), x, values, color: s.has(&SERIES_COLOR).then(|| s.color(&SERIES_COLOR)) }
 }
 
 /// A chart panel's `[…chart]` table.
 pub(super) fn read_chart(c: &TableReader, data: Option<&Data>) -> ChartSpec {
-    let kind = match c.choice("type", &["bar", "histogram", "line"]) {
+    let kind = match c.choice(&CHART_TYPE) {
         "histogram" => ChartKind::Histogram,
         "line" => ChartKind::Line,
         _ => ChartKind::Bar,
     };
     let mut series: Vec<Series> = c
-        .tables("series")
+        .tables(&SERIES_KEY)
         .iter()
         .map(|s| {
             let out = read_series(s, data, kind);
@@ -90,15 +91,15 @@ pub(super) fn read_chart(c: &TableReader, data: Option<&Data>) -> ChartSpec {
             out
         })
         .collect();
-    if c.has("values") {
+    if c.has(&VALUES) {
         if !series.is_empty() {
-            c.error_at("values", "give `values` or `[[…series]]`, not both");
+            c.error_at(&VALUES, "give `values` or `[[…series]]`, not both");
         }
         series.insert(0, read_series(c, data, kind));
     } else if series.is_empty() {
         c.error_here("a chart needs `values` or `[[…series]]`");
     }
-    let categories: Vec<String> = match c.raw("categories").map(|v| v.get_ref()) {
+    let categories: Vec<String> = match c.raw(&CATEGORIES).map(|v| v.get_ref()) {
         None => Vec::new(),
         Some(DeValue::Array(a)) => a
             .iter()
@@ -108,29 +109,32 @@ pub(super) fn read_chart(c: &TableReader, data: Option<&Data>) -> ChartSpec {
             })
             .collect(),
         Some(_) => {
-            c.error_at("categories", "expected an array of names");
+            c.error_at(&CATEGORIES, "expected an array of names");
             Vec::new()
         }
     };
     let longest = series.iter().map(|s| s.values.len()).max().unwrap_or(0);
     if !categories.is_empty() && categories.len() != longest {
-        c.error_at("categories", format!("{} categories for {longest} values", categories.len()));
+        c.error_at(&CATEGORIES, format!("{} categories for {longest} values", categories.len()));
     }
-    let reference = c.has("reference").then(|| read_reference(c, data, &series)).flatten();
+    let reference = c.has(&REFERENCE).then(|| read_reference(c, data, &series)).flatten();
+    if c.has(&REFERENCE_LABEL) && !c.has(&REFERENCE) {
+        c.error_at(&REFERENCE_LABEL, "`reference_label` names the `reference` line; give `reference` too");
+    }
     ChartSpec {
         kind,
         series,
         categories,
-        bins: c.int_in("bins", 20, 1..=1000) as usize,
+        bins: c.int(&BINS) as usize,
         reference,
-        x_label: c.string("x_label").unwrap_or_default(),
-        y_label: c.string("y_label").unwrap_or_default(),
+        x_label: c.string(&X_LABEL).unwrap_or_default(),
+        y_label: c.string(&Y_LABEL).unwrap_or_default(),
     }
 }
 
 /// `reference`: a number, `"mean"` (of the first series), or a dotted name in the data.
 fn read_reference(c: &TableReader, data: Option<&Data>, series: &[Series]) -> Option<Reference> {
-    let v = c.raw("reference")?;
+    let v = c.raw(&REFERENCE)?;
     let value = match v.get_ref() {
         DeValue::String(s) if s.as_ref() == "mean" => {
             let first = series.first().map(|s| s.values.as_slice()).unwrap_or_default();
@@ -139,7 +143,7 @@ fn read_reference(c: &TableReader, data: Option<&Data>, series: &[Series]) -> Op
         DeValue::String(s) => match data.map(|d| lookup(&d.json, s)) {
             Some(Ok(j)) => j.as_f64(),
             Some(Err(e)) => {
-                c.error_at("reference", e);
+                c.error_at(&REFERENCE, e);
                 return None;
             }
             None => None,
@@ -147,8 +151,8 @@ fn read_reference(c: &TableReader, data: Option<&Data>, series: &[Series]) -> Op
         other => super::super::reader::number(other),
     };
     let Some(value) = value.filter(|v| v.is_finite()) else {
-        c.error_at("reference", "expected a number, \"mean\", or the dotted name of a number in the data");
+        c.error_at(&REFERENCE, "expected a number, \"mean\", or the dotted name of a number in the data");
         return None;
     };
-    Some(Reference { value, label: c.string("reference_label").unwrap_or_default() })
+    Some(Reference { value, label: c.string(&REFERENCE_LABEL).unwrap_or_default() })
 }

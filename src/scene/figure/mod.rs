@@ -14,12 +14,16 @@ use std::sync::Arc;
 
 use super::Scene;
 use super::common::RenderSpec;
+use super::keys::{Key, Table};
 use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::Srgb;
 
 mod chart;
+mod keys;
 mod panel;
+
+use keys::*;
 #[cfg(test)]
 mod tests;
 
@@ -179,6 +183,7 @@ pub struct ChartSpec {
 
 impl KindTable for FigureSpec {
     const NAME: &'static str = "figure";
+    const TABLE: &'static Table = &FIGURE;
 
     fn read(t: &TableReader, render: &RenderSpec) -> Self {
         read_figure(t, [render.width as f64, render.height as f64])
@@ -211,7 +216,9 @@ thread_local! {
 fn read_figure(t: &TableReader, size: [f64; 2]) -> FigureSpec {
     if IN_PANEL.with(|p| p.get()) {
         t.error_here("this figure is the scene of a panel of another figure; a panel shows a scene of another kind");
-        let _ = (t.raw("title"), t.raw("panel"), t.raw("data"), t.raw("columns"), t.raw("label"), t.raw("arrow"));
+        for key in FIGURE.keys {
+            let _ = t.raw(key);
+        }
         return FigureSpec {
             size,
             title: None,
@@ -229,36 +236,39 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> FigureSpec {
         };
     }
     let dir = base_dir(t);
-    let data = t.has("data").then(|| read_data(t, "data", &dir)).flatten();
-    let title = t.string("title");
+    let data = t.has(&DATA).then(|| read_data(t, &DATA, &dir)).flatten();
+    let title = t.string(&TITLE);
     if let Some(title) = &title {
-        check_placeholders(t, "title", title, data.as_ref(), false);
+        check_placeholders(t, &TITLE, title, data.as_ref(), false);
     }
-    let readers = t.tables("panel");
+    let readers = t.tables(&PANEL_KEY);
     let panels: Vec<PanelSpec> = readers.iter().map(|p| panel::read_panel(p, &dir, data.as_ref())).collect();
     if panels.len() > MAX_PANELS {
-        t.error_at("panel", format!("{} panels; a figure has at most {MAX_PANELS}", panels.len()));
+        t.error_at(&PANEL_KEY, format!("{} panels; a figure has at most {MAX_PANELS}", panels.len()));
     }
     let default_columns = (panels.len() as f64).sqrt().ceil().clamp(1.0, 4.0) as i64;
-    let columns = t.int_in("columns", default_columns, 1..=MAX_PANELS as i64) as usize;
-    let labels = t.tables("label").iter().map(|l| panel::read_label(l, false, data.as_ref())).collect();
-    let arrows = t.tables("arrow").iter().map(|a| panel::read_arrow(a, false)).collect();
+    let columns = t.int_or(&COLUMNS, default_columns) as usize;
+    let labels = t.tables(&LABEL_KEY).iter().map(|l| panel::read_label(l, false, data.as_ref())).collect();
+    let arrows = t.tables(&ARROW_KEY).iter().map(|a| panel::read_arrow(a, false)).collect();
     let spec = FigureSpec {
         size,
         title,
         columns,
-        gap: t.f64_in("gap", 16.0, 0.0..1e4),
-        margin: t.f64_in("margin", 16.0, 0.0..1e4),
-        title_size: t.f64_in("title_size", 22.0, 4.0..400.0),
-        caption_size: t.f64_in("caption_size", 15.0, 4.0..400.0),
-        text_color: t.color("text_color", Srgb([0.12, 0.12, 0.14])),
-        chart_background: t.color("chart_background", Srgb([1.0, 1.0, 1.0])),
+        gap: t.float(&GAP),
+        margin: t.float(&MARGIN),
+        title_size: t.float(&TITLE_SIZE),
+        caption_size: t.float(&CAPTION_SIZE),
+        text_color: t.color(&TEXT_COLOR),
+        chart_background: t.color(&CHART_BACKGROUND),
         data,
         panels,
         labels,
         arrows,
     };
     check_panels(&spec, &readers);
+    for r in &readers {
+        r.finish();
+    }
     spec
 }
 
@@ -274,7 +284,7 @@ fn check_panels(spec: &FigureSpec, readers: &[TableReader]) {
             PanelFrame::Time(s) => s.min(scene.render.time_of(last)),
             PanelFrame::Frame(f) => {
                 if f > last {
-                    r.error_at("frame", format!("frame {f} is past the last frame ({last}) of {}", scene.path.display()));
+                    r.error_at(&FRAME, format!("frame {f} is past the last frame ({last}) of {}", scene.path.display()));
                 }
                 scene.render.time_of(f.min(last))
             }
@@ -301,13 +311,13 @@ fn check_panels(spec: &FigureSpec, readers: &[TableReader]) {
             }
             Anchor::Canvas(_) => None,
         };
-        for (l, lr) in p.labels.iter().zip(r.tables("label")) {
+        for (l, lr) in p.labels.iter().zip(r.tables(&PANEL_LABEL)) {
             if let Some(message) = outside(l.at) {
-                lr.error_at("at", message);
+                lr.error_at(&AT, message);
             }
         }
-        for (a, ar) in p.arrows.iter().zip(r.tables("arrow")) {
-            for (key, anchor) in [("from", a.from), ("to", a.to)] {
+        for (a, ar) in p.arrows.iter().zip(r.tables(&PANEL_ARROW)) {
+            for (key, anchor) in [(&FROM, a.from), (&TO, a.to)] {
                 if let Some(message) = outside(anchor) {
                     ar.error_at(key, message);
                 }
@@ -317,7 +327,7 @@ fn check_panels(spec: &FigureSpec, readers: &[TableReader]) {
 }
 
 /// Reads the JSON file named at `key` (relative to `dir`).
-fn read_data(t: &TableReader, key: &'static str, dir: &Path) -> Option<Data> {
+fn read_data(t: &TableReader, key: &Key, dir: &Path) -> Option<Data> {
     let name = t.string(key)?;
     let path = dir.join(&name);
     let text = match std::fs::metadata(&path) {
@@ -404,7 +414,7 @@ pub fn placeholders(text: &str) -> Result<Vec<(String, Option<usize>)>, String> 
 
 /// Checks the placeholders of `text`: well formed, and (unless the panel may supply its own
 /// facts) present in `data`.
-fn check_placeholders(t: &TableReader, key: &'static str, text: &str, data: Option<&Data>, panel_facts: bool) {
+fn check_placeholders(t: &TableReader, key: &Key, text: &str, data: Option<&Data>, panel_facts: bool) {
     let names = match placeholders(text) {
         Ok(n) => n,
         Err(e) => return t.error_at(key, e),

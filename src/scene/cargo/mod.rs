@@ -4,7 +4,12 @@
 //! `../shared/specs/cargo.md` §1.13 suggests. Angles are degrees, lift is centimetres, lengths
 //! metres, times seconds.
 
+mod keys;
+
+use keys::*;
+
 use super::common::RenderSpec;
+use super::keys::Table;
 use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
@@ -282,6 +287,7 @@ const LINKS: [LinkDefault; 3] = [
 
 impl KindTable for CargoSpec {
     const NAME: &'static str = "cargo";
+    const TABLE: &'static Table = &CARGO;
 
     fn read(t: &TableReader, render: &RenderSpec) -> Self {
         read_cargo(t, render.duration())
@@ -295,134 +301,124 @@ impl KindTable for CargoSpec {
 }
 
 fn read_cargo(t: &TableReader, duration: f64) -> CargoSpec {
-    let integrator = match t.choice("integrator", &["exact", "seed_fixed", "seed"]) {
+    let integrator = match t.choice(&INTEGRATOR) {
         "seed" => Integrator::Seed,
         "seed_fixed" => Integrator::SeedFixed,
         _ => Integrator::Exact,
     };
     let input_default = if integrator == Integrator::Exact { "exact" } else { "difference" };
-    let input = match t.raw("input") {
+    let input = match t.raw(&INPUT) {
         None => input_default,
-        Some(_) => t.choice("input", &["exact", "difference"]),
+        Some(_) => t.choice(&INPUT),
     };
     if input == "exact" && integrator != Integrator::Exact {
-        t.error_at("input", "the seed's integrators take the seed's input: `input = \"difference\"` (or leave it out)");
+        t.error_at(&INPUT, "the seed's integrators take the seed's input: `input = \"difference\"` (or leave it out)");
     }
-    let light_heavy = t.numbers("fill_light_heavy", [0.3, 0.8]);
+    let light_heavy = t.numbers(&FILL_LIGHT_HEAVY);
     if !(light_heavy[0] >= 0.0 && light_heavy[1] <= 1.0 && light_heavy[0] < light_heavy[1]) {
-        t.error_at("fill_light_heavy", "expected [light, heavy] fill ratios with 0 ≤ light < heavy ≤ 1");
+        t.error_at(&FILL_LIGHT_HEAVY, "expected [light, heavy] fill ratios with 0 ≤ light < heavy ≤ 1");
     }
-    let heavy_t = t.table("heavy");
-    let heavy =
-        [heavy_t.f64_in("frequency", 0.7, 0.05..4.0), heavy_t.f64_in("gain", 1.3, 0.0..10.0), heavy_t.f64_in("damping", 0.9, 0.05..4.0)];
+    let heavy_t = t.table(&HEAVY_KEY);
+    let heavy = [heavy_t.float(&HEAVY_FREQUENCY), heavy_t.float(&HEAVY_GAIN), heavy_t.float(&HEAVY_DAMPING)];
     heavy_t.finish();
     let links = read_links(t);
     let names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
-    let route = read_route(&t.table("route"));
-    let transition = t.f64_in("transition", 1.0, 0.05..10.0);
+    let route = read_route(&t.table(&ROUTE_KEY));
+    let transition = t.float(&TRANSITION);
     let events = read_events(t, &names, duration, transition);
-    let wall_t = t.table("wall");
-    let wall = [wall_t.f64_in("stiffness", 2.0, 0.0..20.0), wall_t.f64_in("damping", 1.0, 0.0..20.0)];
+    let wall_t = t.table(&WALL_KEY);
+    let wall = [wall_t.float(&WALL_STIFFNESS), wall_t.float(&WALL_DAMPING)];
     wall_t.finish();
     CargoSpec {
-        mode: if t.choice("mode", &["back", "ground"]) == "ground" { Mode::Ground } else { Mode::Back },
-        fill: t.animated("fill", [0.3], 0.0..1.0),
+        mode: if t.choice(&MODE) == "ground" { Mode::Ground } else { Mode::Back },
+        fill: t.animated(&FILL),
         light_heavy,
         heavy,
         integrator,
         input: if input == "exact" { Input::Exact } else { Input::Difference },
-        substep_hz: t.f64_in("substep_hz", 120.0, 30.0..10_000.0),
-        max_substeps: t.int_in("max_substeps", 8, 1..=1000) as u32,
-        game_hz: t.f64_in("game_hz", 60.0, 5.0..1000.0),
-        teleport_speed: t.f64_in("teleport_speed", 20.0, 0.1..1e6),
-        max_accel: t.f64_in("max_accel", 60.0, 0.1..1e6),
-        reduced_input: t.f64_in("reduced_input", 0.3, 0.0..1.0),
-        ground_reset: t.f64_in("ground_reset", 1.6, 0.0..60.0),
-        reset_fade: t.f64_in("reset_fade", 0.4, 0.0..10.0),
+        substep_hz: t.float(&SUBSTEP_HZ),
+        max_substeps: t.int(&MAX_SUBSTEPS) as u32,
+        game_hz: t.float(&GAME_HZ),
+        teleport_speed: t.float(&TELEPORT_SPEED),
+        max_accel: t.float(&MAX_ACCEL),
+        reduced_input: t.float(&REDUCED_INPUT),
+        ground_reset: t.float(&GROUND_RESET),
+        reset_fade: t.float(&RESET_FADE),
         transition,
         wall,
-        frame: read_frame(&t.table("frame")),
+        frame: read_frame(&t.table(&FRAME_KEY)),
         links,
         route,
-        ground: read_ground(&t.table("ground")),
+        ground: read_ground(&t.table(&GROUND_KEY)),
         events,
         plot: read_plot(t),
         follow: read_follow(t),
-        dust: t.bool("dust", true),
-        ghost: t.bool("ghost", false),
+        dust: t.flag(&DUST),
+        ghost: t.flag(&GHOST),
     }
 }
 
 fn read_frame(f: &TableReader) -> FrameSpec {
     let spec = FrameSpec {
-        frequency: f.f64_in("frequency", 1.6, 1e-3..100.0),
-        damping: f.f64_in("damping", 0.4, 0.0..2.0),
-        max_angle: f.f64_in("max_angle", 5.0, 0.0..45.0),
-        gain: f.numbers("gain", [0.8, 0.8]),
-        impulse: f.f64_in("impulse", 10.0, -1e3..1e3),
+        frequency: f.float(&FRAME_FREQUENCY),
+        damping: f.float(&FRAME_DAMPING),
+        max_angle: f.float(&MAX_ANGLE),
+        gain: f.numbers(&FRAME_GAIN),
+        impulse: f.float(&FRAME_IMPULSE),
     };
-    if spec.gain.iter().any(|g| !(0.0..=100.0).contains(g)) {
-        f.error_at("gain", "frame gains are from 0 to 100 °/(m/s²)");
-    }
     f.finish();
     spec
 }
 
 fn read_links(t: &TableReader) -> Vec<LinkSpec> {
-    let tables = t.tables("link");
+    let tables = t.tables(&LINK_KEY);
     if tables.is_empty() {
         return LINKS.iter().map(|d| default_link(d, d.name.to_string())).collect();
     }
     if tables.len() > 8 {
-        t.error_at("link", "at most 8 loads");
+        t.error_at(&LINK_KEY, "at most 8 loads");
     }
     let mut out: Vec<LinkSpec> = Vec::new();
     for (i, l) in tables.iter().enumerate().take(8) {
-        let name = l.string("name").unwrap_or_else(|| LINKS.get(i).map_or(format!("load{i}"), |d| d.name.to_string()));
+        let name = l.string(&LINK_NAME).unwrap_or_else(|| LINKS.get(i).map_or(format!("load{i}"), |d| d.name.to_string()));
         let base = LINKS.iter().find(|d| d.name == name).unwrap_or(&LINKS[i.min(2)]);
         let mut link = default_link(base, name.clone());
-        link.support = match l.string("support").as_deref() {
+        link.support = match l.string(&SUPPORT).as_deref() {
             None => base.support.filter(|&s| s < i),
             Some("root") => None,
             Some(s) => match out.iter().position(|o| o.name == s) {
                 Some(k) => Some(k),
                 None => {
-                    l.error_at("support", format!("\"{s}\" is not an earlier load: name one listed above, or \"root\""));
+                    l.error_at(&SUPPORT, format!("\"{s}\" is not an earlier load: name one listed above, or \"root\""));
                     None
                 }
             },
         };
-        link.frequency = l.f64_in("frequency", base.frequency, 1e-3..100.0);
+        link.frequency = l.float_or(&LINK_FREQUENCY, base.frequency);
         if link.frequency <= 0.0 {
-            l.error_at("frequency", "a frequency must be above 0 Hz");
+            l.error_at(&LINK_FREQUENCY, "a frequency must be above 0 Hz");
         }
-        link.damping = l.f64_in("damping", base.damping, 0.0..2.0);
-        link.pitch = l.numbers("pitch", base.pitch);
+        link.damping = l.float_or(&LINK_DAMPING, base.damping);
+        link.pitch = l.numbers_or(&LINK_PITCH, base.pitch);
         if !(link.pitch[0] <= 0.0 && 0.0 <= link.pitch[1] && link.pitch[1] - link.pitch[0] <= 180.0) {
-            l.error_at("pitch", "expected [most away from the back, most toward it] degrees, with min ≤ 0 ≤ max");
+            l.error_at(&LINK_PITCH, "expected [most away from the back, most toward it] degrees, with min ≤ 0 ≤ max");
             link.pitch = base.pitch;
         }
-        link.roll = l.f64_in("roll", base.roll, 0.0..90.0);
-        link.lift = l.f64_in("lift", base.lift, 0.0..100.0);
-        link.gain = l.numbers("gain", base.gain);
-        if link.gain.iter().any(|g| !(0.0..=100.0).contains(g)) {
-            l.error_at("gain", "gains are from 0 to 100 (°/(m/s²) for pitch and roll, cm/(m/s²) for lift)");
-            link.gain = base.gain;
+        link.roll = l.float_or(&LINK_ROLL, base.roll);
+        link.lift = l.float_or(&LINK_LIFT, base.lift);
+        link.gain = l.numbers_or(&LINK_GAIN, base.gain);
+        link.size = l.numbers_or(&LINK_SIZE, base.size);
+        if l.has(&LINK_COLOR) {
+            link.color = l.color(&LINK_COLOR);
         }
-        link.size = l.numbers("size", base.size);
-        if link.size.iter().any(|s| !(0.02..=3.0).contains(s)) {
-            l.error_at("size", "sides are from 0.02 to 3 metres");
-            link.size = base.size;
-        }
-        link.color = l.color("color", link.color);
-        link.shape = match l.choice("shape", &["sack", "crate", "bundle"]) {
+        link.shape = match l.choice(&LINK_SHAPE) {
             "crate" => Shape::Crate,
             "bundle" => Shape::Bundle,
-            _ if l.has("shape") => Shape::Sack,
+            _ if l.has(&LINK_SHAPE) => Shape::Sack,
             _ => base.shape,
         };
         if out.iter().any(|o| o.name == name) {
-            l.error_at("name", format!("two loads are named \"{name}\""));
+            l.error_at(&LINK_NAME, format!("two loads are named \"{name}\""));
         }
         l.finish();
         out.push(link);
@@ -447,72 +443,58 @@ fn default_link(d: &LinkDefault, name: String) -> LinkSpec {
 }
 
 fn read_route(r: &TableReader) -> RouteSpec {
-    let cruise = r.f64_in("cruise", 1.4, 0.05..20.0);
-    let gait_t = r.table("gait");
-    let gait = GaitSpec {
-        step_hz: gait_t.f64_in("step_hz", 1.9, 0.1..10.0),
-        bob: gait_t.f64_in("bob", 0.02, 0.0..0.3),
-        sway: gait_t.f64_in("sway", 0.02, 0.0..0.3),
-        lean: gait_t.f64_in("lean", 1.5, 0.0..20.0),
-    };
+    let cruise = r.float(&CRUISE);
+    let gait_t = r.table(&GAIT_KEY);
+    let gait = GaitSpec { step_hz: gait_t.float(&STEP_HZ), bob: gait_t.float(&BOB), sway: gait_t.float(&SWAY), lean: gait_t.float(&LEAN) };
     gait_t.finish();
     let mut legs = Vec::new();
-    for l in r.tables("legs") {
-        let n = ["to", "wait", "teleport"].iter().filter(|k| l.has(k)).count();
+    for l in r.tables(&LEGS) {
+        let n = [&TO, &WAIT, &TELEPORT].iter().filter(|k| l.has(k)).count();
         if n != 1 {
             l.error_here("a leg is one of { to = [x, z] }, { wait = seconds } or { teleport = [x, z] }");
         }
-        if l.has("to") {
-            legs.push(Leg::To { to: l.numbers("to", [0.0, 0.0]), cruise: l.f64_in("cruise", cruise, 0.05..20.0) });
-        } else if l.has("wait") {
-            legs.push(Leg::Wait(l.f64_in("wait", 1.0, 0.0..1e5)));
-        } else if l.has("teleport") {
-            legs.push(Leg::Teleport(l.numbers("teleport", [0.0, 0.0])));
+        if l.has(&LEG_CRUISE) && !l.has(&TO) {
+            l.error_at(&LEG_CRUISE, "`cruise` is the walking speed of a `to` leg");
+        }
+        if l.has(&TO) {
+            legs.push(Leg::To { to: l.numbers(&TO), cruise: l.float_or(&LEG_CRUISE, cruise) });
+        } else if l.has(&WAIT) {
+            legs.push(Leg::Wait(l.float(&WAIT)));
+        } else if l.has(&TELEPORT) {
+            legs.push(Leg::Teleport(l.numbers(&TELEPORT)));
         }
         l.finish();
     }
-    let start = r.numbers("start", [0.0, 0.0]);
+    let start = r.numbers(&START);
     let mut at = start;
     for (i, leg) in legs.iter().enumerate() {
         match leg {
             Leg::To { to, .. } if (to[0] - at[0]).hypot(to[1] - at[1]) < 1e-3 => {
-                r.error_at("legs", format!("leg {i} goes nowhere: it ends where it starts ({:.2}, {:.2})", at[0], at[1]));
+                r.error_at(&LEGS, format!("leg {i} goes nowhere: it ends where it starts ({:.2}, {:.2})", at[0], at[1]));
             }
             Leg::To { to, .. } | Leg::Teleport(to) => at = *to,
             Leg::Wait(_) => {}
         }
     }
-    let spec = RouteSpec {
-        start,
-        heading: r.f64_in("heading", 0.0, -360.0..360.0),
-        cruise,
-        accel: r.f64_in("accel", 1.8, 0.05..100.0),
-        legs,
-        gait,
-    };
+    let spec = RouteSpec { start, heading: r.float(&HEADING), cruise, accel: r.float(&ACCEL), legs, gait };
     r.finish();
     spec
 }
 
 fn read_ground(g: &TableReader) -> GroundSpec {
-    let ramp = g.has("ramp").then(|| {
-        let r = g.table("ramp");
-        let ramp =
-            Ramp { from: r.f64_in("from", 0.0, -1e4..1e4), to: r.f64_in("to", 1.0, -1e4..1e4), rise: r.f64_in("rise", 0.5, -100.0..100.0) };
+    let ramp = g.has(&RAMP_KEY).then(|| {
+        let r = g.table(&RAMP_KEY);
+        let ramp = Ramp { from: r.float(&RAMP_FROM), to: r.float(&RAMP_TO), rise: r.float(&RISE) };
         if ramp.to - ramp.from < 1.0 {
             r.error_here("a ramp runs at least 1 m: `to` must be 1 or more above `from`");
         }
         if ramp.rise.abs() > 0.5 * (ramp.to - ramp.from) {
-            r.error_at("rise", "a ramp steeper than 1 in 2 cannot be walked");
+            r.error_at(&RISE, "a ramp steeper than 1 in 2 cannot be walked");
         }
         r.finish();
         ramp
     });
-    let spec = GroundSpec {
-        ramp,
-        grid: g.f64_in("grid", 0.5, 0.05..100.0),
-        colors: [g.color("color", crate::srgb!("#c9c2b2")), g.color("color2", crate::srgb!("#b3ab99"))],
-    };
+    let spec = GroundSpec { ramp, grid: g.float(&GRID), colors: [g.color(&GROUND_COLOR), g.color(&GROUND_COLOR2)] };
     g.finish();
     spec
 }
@@ -521,48 +503,50 @@ fn read_events(t: &TableReader, names: &[String], duration: f64, transition: f64
     let mut out = Vec::new();
     let mut last = f64::NEG_INFINITY;
     // where the jige is (from `mode`) and when it was last moved, to check put-downs and pick-ups
-    let mut grounded = t.raw("mode").and_then(|v| v.get_ref().as_str().map(|m| m == "ground")).unwrap_or(false);
+    let mut grounded = t.raw(&MODE).and_then(|v| v.get_ref().as_str().map(|m| m == "ground")).unwrap_or(false);
     let mut moved = f64::NEG_INFINITY;
-    for e in t.tables("event") {
-        let at = e.f64_in("at", 0.0, 0.0..1e5);
-        if !e.has("at") {
+    for e in t.tables(&EVENT_KEY) {
+        let at = e.float(&EVENT_AT);
+        if !e.has(&EVENT_AT) {
             e.error_here("an event needs `at` (seconds)");
         }
         if at < last {
-            e.error_at("at", format!("events are listed in time order: {at} s comes after {last} s"));
+            e.error_at(&EVENT_AT, format!("events are listed in time order: {at} s comes after {last} s"));
         }
         if at > duration {
-            e.error_at("at", format!("{at} s is after the scene's end ({duration} s)"));
+            e.error_at(&EVENT_AT, format!("{at} s is after the scene's end ({duration} s)"));
         }
         last = at;
-        if !e.has("kind") {
+        if !e.has(&EVENT_KIND) {
             e.error_here("an event needs `kind`: load, action, hitch, put_down or pick_up");
         }
-        let kind = match e.choice("kind", &["load", "action", "hitch", "put_down", "pick_up"]) {
-            _ if !e.has("kind") => EventKind::Action { duration: 0.0 },
+        let kind = match e.choice(&EVENT_KIND) {
+            _ if !e.has(&EVENT_KIND) => EventKind::Action { duration: 0.0 },
             "load" => {
-                let name = e.string("link").unwrap_or_default();
+                let name = e.string(&EVENT_LINK).unwrap_or_default();
                 let link = names.iter().position(|n| *n == name).unwrap_or_else(|| {
-                    e.error_at("link", format!("\"{name}\" is not a load: one of {}", names.join(", ")));
+                    e.error_at(&EVENT_LINK, format!("\"{name}\" is not a load: one of {}", names.join(", ")));
                     0
                 });
-                let imp = e.table("impulse");
-                let impulse =
-                    [imp.f64_in("pitch", 25.0, -1e3..1e3), imp.f64_in("roll", 8.0, -1e3..1e3), imp.f64_in("lift", 0.15, -10.0..10.0)];
+                let imp = e.table(&IMPULSE_KEY);
+                let impulse = [imp.float(&IMPULSE_PITCH), imp.float(&IMPULSE_ROLL), imp.float(&IMPULSE_LIFT)];
                 imp.finish();
-                let fill = e.has("fill").then(|| e.f64_in("fill", 0.5, 0.0..1.0));
+                let fill = e.has(&EVENT_FILL).then(|| e.float(&EVENT_FILL));
                 EventKind::Load { link, fill, impulse }
             }
-            "action" => EventKind::Action { duration: e.f64_in("duration", 0.7, 0.0..1e4) },
-            "hitch" => EventKind::Hitch { dt: e.f64_in("dt", 1.0 / 3.0, 1e-3..10.0), count: e.int_in("count", 1, 1..=1000) as u32 },
+            "action" => EventKind::Action { duration: e.float(&ACTION_DURATION) },
+            "hitch" => EventKind::Hitch { dt: e.float(&HITCH_DT), count: e.int(&HITCH_COUNT) as u32 },
             swap => {
                 let down = swap == "put_down";
                 if down == grounded {
                     let (now, then) = if grounded { ("on the ground", "pick_up") } else { ("on the back", "put_down") };
-                    e.error_at("kind", format!("the jige is {now} at {at} s: the next swap is a `{then}`"));
+                    e.error_at(&EVENT_KIND, format!("the jige is {now} at {at} s: the next swap is a `{then}`"));
                 } else if at < moved + transition {
                     let until = moved + transition;
-                    e.error_at("at", format!("the previous put-down or pick-up takes until {until:.2} s (`transition` = {transition} s)"));
+                    e.error_at(
+                        &EVENT_AT,
+                        format!("the previous put-down or pick-up takes until {until:.2} s (`transition` = {transition} s)"),
+                    );
                 }
                 grounded = down;
                 moved = at;
@@ -576,12 +560,12 @@ fn read_events(t: &TableReader, names: &[String], duration: f64, transition: f64
 }
 
 fn read_plot(t: &TableReader) -> Option<PlotSpec> {
-    if !t.has("plot") {
+    if !t.has(&PLOT_KEY) {
         return None;
     }
-    let p = t.table("plot");
+    let p = t.table(&PLOT_KEY);
     let mut traces = Vec::new();
-    if let Some(v) = p.raw("traces") {
+    if let Some(v) = p.raw(&TRACES) {
         match v.get_ref().as_array() {
             Some(items) => {
                 for item in items.iter() {
@@ -589,34 +573,29 @@ fn read_plot(t: &TableReader) -> Option<PlotSpec> {
                         Some("pitch") => traces.push(Trace::Pitch),
                         Some("roll") => traces.push(Trace::Roll),
                         Some("lift") => traces.push(Trace::Lift),
-                        _ => p.error_at("traces", "traces are \"pitch\", \"roll\" and \"lift\""),
+                        _ => p.error_at(&TRACES, "traces are \"pitch\", \"roll\" and \"lift\""),
                     }
                 }
             }
-            None => p.error_at("traces", "expected an array such as [\"pitch\", \"lift\"]"),
+            None => p.error_at(&TRACES, "expected an array such as [\"pitch\", \"lift\"]"),
         }
     } else {
         traces = vec![Trace::Pitch, Trace::Lift];
     }
     if traces.is_empty() {
-        p.error_at("traces", "name at least one trace");
+        p.error_at(&TRACES, "name at least one trace");
     }
-    let spec = PlotSpec {
-        seconds: p.f64_in("seconds", 4.0, 0.5..600.0),
-        traces,
-        height: p.f64_in("height", 0.3, 0.1..0.8),
-        labels: p.bool("labels", true),
-    };
+    let spec = PlotSpec { seconds: p.float(&PLOT_SECONDS), traces, height: p.float(&PLOT_HEIGHT), labels: p.flag(&LABELS) };
     p.finish();
     Some(spec)
 }
 
 fn read_follow(t: &TableReader) -> Option<FollowSpec> {
-    if !t.has("follow") {
+    if !t.has(&FOLLOW_KEY) {
         return None;
     }
-    let f = t.table("follow");
-    let spec = FollowSpec { offset: f.numbers("offset", [0.0, 1.6, 4.2]), look: f.numbers("look", [0.0, 1.1, 0.0]) };
+    let f = t.table(&FOLLOW_KEY);
+    let spec = FollowSpec { offset: f.numbers(&OFFSET), look: f.numbers(&LOOK) };
     f.finish();
     Some(spec)
 }

@@ -1,0 +1,392 @@
+//! The JSON Schema of scene files and the scene reference in the docs, both made from the key
+//! declarations the reader checks against ([`super::keys`]), so neither can drift from it.
+//!
+//! The schema is draft-07, the newest draft Taplo (Even Better TOML) validates with: `kind` picks
+//! one of the alternatives of the top level, each holding the shared tables and that kind's own;
+//! a tagged table (a terrain shape's `type`, a cargo event's `kind`) is an alternative per tag.
+
+use serde_json::{Map, Value, json};
+
+use super::keys::{DefaultValue, Effect, Key, Table, Ty};
+use super::kind::{KINDS, ROOT};
+use super::reader::MAX_STRING;
+
+/// The draft the schema is written to.
+pub const DRAFT: &str = "http://json-schema.org/draft-07/schema#";
+
+/// The schema of scene files of every kind, or of kind `kind` alone; `None` for a kind this build
+/// does not know.
+pub fn json_schema(kind: Option<&str>) -> Option<Value> {
+    let tagged = ROOT.tagged.as_ref().expect("the top level is tagged by kind");
+    let cases: Vec<&(&str, &[Key])> = tagged.cases.iter().filter(|(name, _)| kind.is_none_or(|k| k == *name)).collect();
+    if cases.is_empty() {
+        return None;
+    }
+    let mut alternatives: Vec<Value> = cases.iter().map(|(name, keys)| case_schema(&ROOT, tagged.tag, name, keys)).collect();
+    let mut schema = if alternatives.len() == 1 { alternatives.remove(0) } else { json!({ "oneOf": alternatives }) };
+    let definitions = shared_tables(&mut schema);
+    let top = schema.as_object_mut().expect("an object");
+    if !definitions.is_empty() {
+        top.insert("definitions".into(), Value::Object(definitions));
+    }
+    top.insert("$schema".into(), json!(DRAFT));
+    top.insert("title".into(), json!(format!("simreel scene file{}", kind.map(|k| format!(" (kind = \"{k}\")")).unwrap_or_default())));
+    top.insert("description".into(), json!(ROOT.doc));
+    Some(schema)
+}
+
+/// Tables that appear more than once (the shared tables in every kind's alternative, a camera in
+/// a panel) moved to `definitions` and referred to, each named after the key it first appears
+/// at: the schema an editor loads is a fraction of the size.
+fn shared_tables(schema: &mut Value) -> Map<String, Value> {
+    fn count(v: &Value, seen: &mut std::collections::HashMap<String, usize>) {
+        match v {
+            Value::Object(o) => {
+                if o.get("type") == Some(&json!("object")) && o.contains_key("properties") {
+                    *seen.entry(v.to_string()).or_default() += 1;
+                }
+                o.values().for_each(|c| count(c, seen));
+            }
+            Value::Array(a) => a.iter().for_each(|c| count(c, seen)),
+            _ => {}
+        }
+    }
+    fn replace(
+        v: &mut Value,
+        key: &str,
+        seen: &std::collections::HashMap<String, usize>,
+        defs: &mut Map<String, Value>,
+        names: &mut std::collections::HashMap<String, String>,
+    ) {
+        let table = v.get("type") == Some(&json!("object")) && v.get("properties").is_some();
+        let text = table.then(|| v.to_string()).filter(|t| seen.get(t).copied().unwrap_or(0) > 1);
+        if let Some(text) = text {
+            // an animated value's ramp is a ramp, whichever key first had it
+            let ramp = v.get("description").and_then(Value::as_str).is_some_and(|d| d.starts_with("a ramp"));
+            let key = if ramp { "ramp" } else { key };
+            let name = names
+                .entry(text)
+                .or_insert_with(|| {
+                    let mut name = key.to_string();
+                    let mut n = 1;
+                    while defs.contains_key(&name) {
+                        n += 1;
+                        name = format!("{key}{n}");
+                    }
+                    name
+                })
+                .clone();
+            if !defs.contains_key(&name) {
+                let mut body = v.clone();
+                if let Value::Object(b) = &mut body {
+                    for (k, c) in b.iter_mut() {
+                        replace(c, k, seen, defs, names);
+                    }
+                }
+                defs.insert(name.clone(), body);
+            }
+            *v = json!({ "$ref": format!("#/definitions/{name}") });
+            return;
+        }
+        match v {
+            Value::Object(o) => {
+                for (k, c) in o.iter_mut() {
+                    let k = if ["properties", "items", "oneOf", "anyOf"].contains(&k.as_str()) { key.to_string() } else { k.clone() };
+                    replace(c, &k, seen, defs, names);
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|c| replace(c, key, seen, defs, names)),
+            _ => {}
+        }
+    }
+    let mut seen = std::collections::HashMap::new();
+    count(schema, &mut seen);
+    let (mut defs, mut names) = (Map::new(), std::collections::HashMap::new());
+    replace(schema, "table", &seen, &mut defs, &mut names);
+    defs
+}
+
+/// One alternative of a tagged table: its own keys, the tag's value, and that case's keys.
+fn case_schema(table: &Table, tag: &str, case: &str, keys: &[Key]) -> Value {
+    let mut object = object_schema(table.doc, table.keys.iter().chain(keys));
+    let properties = object["properties"].as_object_mut().expect("properties");
+    let tag_doc = properties.get(tag).and_then(|p| p.get("description")).cloned().unwrap_or(json!(""));
+    properties.insert(tag.to_string(), json!({ "const": case, "description": tag_doc }));
+    object
+}
+
+/// An object of `keys`: each described, none other allowed, the required ones required.
+fn object_schema<'k>(doc: &str, keys: impl Iterator<Item = &'k Key>) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for k in keys {
+        properties.insert(k.name.to_string(), key_schema(k));
+        if k.required {
+            required.push(json!(k.name));
+        }
+    }
+    let mut o = json!({ "type": "object", "description": doc, "properties": properties, "additionalProperties": false });
+    if !required.is_empty() {
+        o["required"] = Value::Array(required);
+    }
+    o
+}
+
+/// A key's schema: its type's, with its description (unit, what changing it redoes) and default.
+fn key_schema(k: &Key) -> Value {
+    let mut s = type_schema(&k.ty);
+    let o = s.as_object_mut().expect("an object");
+    o.insert("description".into(), json!(description(k)));
+    if let Some(d) = default_value(k) {
+        o.insert("default".into(), d);
+    }
+    s
+}
+
+/// The one line an editor shows for a key: what it is, its unit, its default in words when it
+/// has one, and what a change to it redoes.
+pub fn description(k: &Key) -> String {
+    let mut d = k.doc.to_string();
+    if !k.unit.is_empty() {
+        d.push_str(&format!(" ({})", k.unit));
+    }
+    if !k.said.is_empty() {
+        d.push_str(&format!("; default: {}", k.said));
+    }
+    d.push_str(effect_words(k));
+    d
+}
+
+/// What a change to the key redoes, in words (nothing for the simulation: the usual case).
+fn effect_words(k: &Key) -> &'static str {
+    match k.effect {
+        Effect::Simulation => "",
+        Effect::Drawing => "; changes the drawing only",
+        Effect::Output => "; changes no frame",
+    }
+}
+
+/// The declared default as JSON, where it is the default (not one said in words).
+fn default_value(k: &Key) -> Option<Value> {
+    if !k.said.is_empty() {
+        return None;
+    }
+    Some(match k.default {
+        DefaultValue::Nothing => return None,
+        DefaultValue::Int(i) => json!(i),
+        DefaultValue::Float(f) => json!(f),
+        DefaultValue::Bool(b) => json!(b),
+        DefaultValue::Str(s) => json!(s),
+        DefaultValue::Color(c) => json!(hex(c.0)),
+        DefaultValue::Numbers(n) if n.len() == 1 => json!(n[0]),
+        DefaultValue::Numbers(n) => json!(n),
+    })
+}
+
+/// `#rrggbb` of an sRGB colour.
+fn hex(c: [f32; 3]) -> String {
+    let b = c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8);
+    format!("#{:02x}{:02x}{:02x}", b[0], b[1], b[2])
+}
+
+/// A number from `min` to `max` (an end at the largest float is left open).
+fn number(min: f64, max: f64) -> Value {
+    let mut n = json!({ "type": "number" });
+    if min > -f64::MAX {
+        n["minimum"] = json!(min);
+    }
+    if max < f64::MAX {
+        n["maximum"] = json!(max);
+    }
+    n
+}
+
+/// An array of exactly `len` of `item`.
+fn tuple(item: Value, len: usize) -> Value {
+    json!({ "type": "array", "items": item, "minItems": len, "maxItems": len })
+}
+
+fn type_schema(ty: &Ty) -> Value {
+    match *ty {
+        Ty::Int { min, max } => json!({ "type": "integer", "minimum": min, "maximum": max }),
+        Ty::Float { min, max } => number(min, max),
+        Ty::Bool => json!({ "type": "boolean" }),
+        Ty::Str => json!({ "type": "string", "maxLength": MAX_STRING }),
+        Ty::Choice(choices) => json!({ "type": "string", "enum": choices }),
+        Ty::Color => json!({ "anyOf": [
+            { "type": "string", "pattern": "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" },
+            tuple(number(0.0, 1.0), 3),
+        ] }),
+        Ty::Vector { len, min, max } => tuple(number(min, max), len),
+        Ty::Animated { len, min, max } => {
+            let value = if len == 1 { number(min, max) } else { tuple(number(min, max), len) };
+            let keyframe = json!({ "type": "array", "items": { "type": "number" }, "minItems": len + 1, "maxItems": len + 1 });
+            let ramp = json!({
+                "type": "object",
+                "description": "a ramp from `from` to `to` between fractions `start` and `end` of the scene",
+                "properties": {
+                    "from": value, "to": value,
+                    "start": number(0.0, 1.0), "end": number(0.0, 1.0),
+                    "ease": { "type": "string", "enum": ["smooth", "linear", "in", "out"] },
+                },
+                "required": ["from", "to"],
+                "additionalProperties": false,
+            });
+            json!({ "anyOf": [value, ramp, { "type": "array", "items": keyframe, "minItems": 1 }] })
+        }
+        Ty::Rows(widths) => {
+            let rows: Vec<Value> = widths.iter().map(|&w| tuple(json!({ "type": "number" }), w)).collect();
+            let row = if rows.len() == 1 { rows[0].clone() } else { json!({ "anyOf": rows }) };
+            json!({ "type": "array", "items": row })
+        }
+        Ty::List(item) => json!({ "type": "array", "items": type_schema(item) }),
+        Ty::Table(t) => table_schema(t),
+        Ty::Tables(t) => json!({ "type": "array", "items": table_schema(t) }),
+        Ty::Either(types) => json!({ "anyOf": types.iter().map(type_schema).collect::<Vec<_>>() }),
+        Ty::Free => json!({ "type": "object" }),
+    }
+}
+
+fn table_schema(t: &Table) -> Value {
+    match &t.tagged {
+        None => object_schema(t.doc, t.keys.iter()),
+        Some(tagged) => {
+            let cases: Vec<Value> = tagged.cases.iter().map(|(name, keys)| case_schema(t, tagged.tag, name, keys)).collect();
+            json!({ "description": t.doc, "oneOf": cases })
+        }
+    }
+}
+
+/// The scene reference: every table and key of every kind, as Markdown, from the declarations.
+pub fn reference() -> String {
+    let mut out = String::from(
+        "# Scene reference\n\n<!-- made by `simreel schema --reference`: edit the key declarations (src/scene), not this file -->\n\n\
+         Every key of a scene file: its type, default, range or choices, unit, and what a change to it redoes. \
+         `simreel schema` prints the same as a JSON Schema for editors. Tables are written `[table]` or `[[table]]` (an \
+         array of tables); a dotted path such as `terrain.height` is the table `[terrain.height]`.\n\n",
+    );
+    let tagged = ROOT.tagged.as_ref().expect("tagged by kind");
+    out.push_str("## Every scene\n\n");
+    section(&mut out, "", ROOT.doc, ROOT.keys);
+    for (name, keys) in tagged.cases {
+        out.push_str(&format!("## `kind = \"{name}\"`\n\n"));
+        for k in keys.iter() {
+            if let Ty::Table(t) = k.ty {
+                table_reference(&mut out, name, t);
+            }
+        }
+    }
+    debug_assert_eq!(tagged.cases.len(), KINDS.len());
+    out
+}
+
+/// A table's keys, then its sub-tables', depth first.
+fn table_reference(out: &mut String, path: &str, t: &Table) {
+    let mut keys: Vec<&Key> = t.keys.iter().collect();
+    if let Some(tagged) = &t.tagged {
+        section(out, path, t.doc, t.keys);
+        for (case, case_keys) in tagged.cases {
+            if !case_keys.is_empty() {
+                section(out, &format!("{path} ({} = \"{case}\")", tagged.tag), "", case_keys);
+            }
+        }
+        keys.extend(tagged.cases.iter().flat_map(|(_, k)| k.iter()));
+    } else {
+        section(out, path, t.doc, t.keys);
+    }
+    let mut seen = Vec::new();
+    for k in keys {
+        let sub = match k.ty {
+            Ty::Table(s) | Ty::Tables(s) => s,
+            _ => continue,
+        };
+        if seen.contains(&k.name) {
+            continue;
+        }
+        seen.push(k.name);
+        table_reference(out, &format!("{path}.{}", k.name), sub);
+    }
+}
+
+/// One table's keys as a Markdown table.
+fn section(out: &mut String, path: &str, doc: &str, keys: &[Key]) {
+    if !path.is_empty() {
+        out.push_str(&format!("### `[{path}]`\n\n"));
+    }
+    if !doc.is_empty() {
+        out.push_str(&format!("{}.\n\n", capitalised(doc)));
+    }
+    out.push_str("| key | type | default | unit | meaning |\n|---|---|---|---|---|\n");
+    for k in keys {
+        let default = if !k.said.is_empty() {
+            k.said.to_string()
+        } else if k.required {
+            "required".to_string()
+        } else {
+            default_words(k).unwrap_or_else(|| "—".into())
+        };
+        let cell = |s: &str| s.replace('|', "\\|");
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {}{} |\n",
+            k.name,
+            cell(&type_words(&k.ty)),
+            cell(&default),
+            cell(k.unit),
+            cell(k.doc),
+            effect_words(k)
+        ));
+    }
+    out.push('\n');
+}
+
+/// A number as a person writes it: `12`, `0.35`, `1e6`.
+fn number_words(v: f64) -> String {
+    if v.abs() >= 1e6 && v.fract() == 0.0 { format!("{v:e}") } else { format!("{v}") }
+}
+
+/// The declared default as a scene file would write it.
+fn default_words(k: &Key) -> Option<String> {
+    Some(match k.default {
+        DefaultValue::Nothing => return None,
+        DefaultValue::Int(i) => format!("`{i}`"),
+        DefaultValue::Float(f) => format!("`{}`", number_words(f)),
+        DefaultValue::Bool(b) => format!("`{b}`"),
+        DefaultValue::Str(s) => format!("`\"{s}\"`"),
+        DefaultValue::Color(c) => format!("`\"{}\"`", hex(c.0)),
+        DefaultValue::Numbers(n) if n.len() == 1 => format!("`{}`", number_words(n[0])),
+        DefaultValue::Numbers(n) => format!("`[{}]`", n.iter().map(|&v| number_words(v)).collect::<Vec<_>>().join(", ")),
+    })
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+/// A type in words, with its range.
+fn type_words(ty: &Ty) -> String {
+    let range = |min: f64, max: f64| match (min <= -f64::MAX, max >= f64::MAX) {
+        (true, true) => String::new(),
+        (false, true) => format!(" ≥ {}", number_words(min)),
+        (true, false) => format!(" ≤ {}", number_words(max)),
+        (false, false) => format!(" {}..{}", number_words(min), number_words(max)),
+    };
+    match *ty {
+        Ty::Int { min, max: i64::MAX } => format!("integer ≥ {min}"),
+        Ty::Int { min, max } => format!("integer {min}..{max}"),
+        Ty::Float { min, max } => format!("number{}", range(min, max)),
+        Ty::Bool => "boolean".into(),
+        Ty::Str => "string".into(),
+        Ty::Choice(c) => c.iter().map(|c| format!("`\"{c}\"`")).collect::<Vec<_>>().join(", "),
+        Ty::Color => "colour".into(),
+        Ty::Vector { len, min, max } => format!("{len} numbers{}", range(min, max)),
+        Ty::Animated { len: 1, min, max } => format!("animated number{}", range(min, max)),
+        Ty::Animated { len, min, max } => format!("animated {len} numbers{}", range(min, max)),
+        Ty::Rows(w) => format!("rows of {} numbers", w.iter().map(usize::to_string).collect::<Vec<_>>().join(" or ")),
+        Ty::List(item) => format!("array of {}", type_words(item)),
+        Ty::Table(_) => "table".into(),
+        Ty::Tables(_) => "array of tables".into(),
+        Ty::Either(types) => types.iter().map(type_words).collect::<Vec<_>>().join(" or "),
+        Ty::Free => "table of a scene's keys".into(),
+    }
+}

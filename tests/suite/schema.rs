@@ -1,0 +1,392 @@
+//! The JSON Schema of scene files against the scene reader, with independent validators (Python's
+//! `jsonschema`, and Taplo's CLI, the checker behind Even Better TOML): every shipped scene passes
+//! both; a corpus made from the key declarations (each table of each kind, then an unknown key, a
+//! value of the wrong type, one out of range, a required key left out) is refused by the reader and
+//! the schema alike, and its unmutated documents accepted by both; the committed schema and scene
+//! reference are what `simreel schema` makes now.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use simreel::scene::keys::{DefaultValue, Key, Table, Ty};
+use toml::{Table as Doc, Value};
+
+use crate::common::{root, scratch, shipped_scenes, simreel};
+
+/// The test tools' Python (with `jsonschema`), as scripts/ensure-test-tools makes it.
+fn python() -> std::process::Command {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    let venv = target.join("test-tools/venv/bin/python3");
+    std::process::Command::new(if venv.is_file() { venv } else { PathBuf::from("python3") })
+}
+
+/// Taplo's CLI, as scripts/ensure-test-tools installs it.
+fn taplo() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    let bin = target.join("test-tools/node_modules/.bin/taplo");
+    assert!(bin.is_file(), "no taplo at {}: scripts/ensure-test-tools installs it (npm install @taplo/cli)", bin.display());
+    bin
+}
+
+fn schema_text() -> String {
+    let o = simreel().arg("schema").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Each file's problems by Python's `jsonschema` (an empty list: valid).
+fn validate(schema: &Path, files: &[PathBuf]) -> BTreeMap<String, Vec<String>> {
+    let mut verdicts = BTreeMap::new();
+    for chunk in files.chunks(400) {
+        let o = python().arg(root().join("tests/tools/schema_check.py")).arg(schema).args(chunk).output().unwrap();
+        assert!(
+            o.status.success(),
+            "the validator failed (pip install jsonschema; scripts/ensure-test-tools does):\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let part: BTreeMap<String, Vec<String>> = serde_json::from_slice(&o.stdout).unwrap();
+        verdicts.extend(part);
+    }
+    verdicts
+}
+
+fn scene_files() -> Vec<PathBuf> {
+    let mut files = shipped_scenes();
+    files.extend(simreel::scene::scene_files(&root().join("tests/scenes")).unwrap());
+    files
+}
+
+#[test]
+fn every_shipped_and_test_scene_validates_against_the_schema() {
+    let dir = scratch("schema-shipped");
+    let schema = dir.join("scene.schema.json");
+    std::fs::write(&schema, schema_text()).unwrap();
+    let files = scene_files();
+    assert!(files.len() >= 30, "{} scene files", files.len());
+    let bad: Vec<_> = validate(&schema, &files).into_iter().filter(|(_, p)| !p.is_empty()).collect();
+    assert!(bad.is_empty(), "scenes the schema refuses: {bad:#?}");
+    // Taplo reads the schema as editors do
+    let o = std::process::Command::new(taplo())
+        .args(["check", "--no-auto-config"])
+        .arg("--schema")
+        .arg(format!("file://{}", schema.display()))
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "taplo check:\n{}", String::from_utf8_lossy(&o.stderr));
+    // and the repository's .taplo.toml points editors at the committed schema
+    let o = std::process::Command::new(taplo()).arg("check").current_dir(root()).output().unwrap();
+    assert!(o.status.success(), "taplo check with .taplo.toml:\n{}", String::from_utf8_lossy(&o.stderr));
+    let broken = dir.join("broken.toml");
+    std::fs::write(&broken, "kind = \"terrain\"\n[terrain.height]\noctaves = 13\n").unwrap();
+    let o = std::process::Command::new(taplo())
+        .args(["check", "--no-auto-config", "--schema"])
+        .arg(format!("file://{}", schema.display()))
+        .arg(&broken)
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "taplo accepts an out-of-range value");
+}
+
+#[test]
+fn the_committed_schema_and_reference_are_what_simreel_makes_now() {
+    let committed = std::fs::read_to_string(root().join("docs/scene.schema.json")).unwrap_or_default();
+    assert!(committed == schema_text(), "docs/scene.schema.json is stale: simreel schema > docs/scene.schema.json");
+    let o = simreel().args(["schema", "--reference"]).output().unwrap();
+    let reference = String::from_utf8(o.stdout).unwrap();
+    let committed = std::fs::read_to_string(root().join("docs/scene-reference.md")).unwrap_or_default();
+    assert!(committed == reference, "docs/scene-reference.md is stale: simreel schema --reference > docs/scene-reference.md");
+    let o = simreel().args(["schema", "--kind", "dice"]).output().unwrap();
+    let dice: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(dice["properties"]["kind"]["const"], "dice");
+    assert!(dice["properties"]["dice"]["properties"]["count"]["description"].as_str().unwrap().contains("how many dice"));
+    assert_eq!(dice["properties"]["dice"]["properties"]["count"]["maximum"], 12);
+}
+
+/// One document of the corpus: where it changes what, whether it must be accepted.
+struct Case {
+    what: String,
+    text: String,
+    valid: bool,
+}
+
+/// What a key given on its own needs beside it, where the reader has a rule across keys that a
+/// schema does not state: TOML merged over the table after the key (`!` first: in place of the
+/// table).
+fn companions(path: &str, key: &str) -> Option<&'static str> {
+    let table = path.rsplit('.').next().unwrap_or(path);
+    Some(match (table, key) {
+        ("cube", "grid" | "samples") => "samples = [0, 0, 0, 0, 0, 0, 0, 0]",
+        ("flock", "edges") => "node = [{ x = 1, y = 1 }, { x = 2, y = 2 }]\nedges = [[0, 1]]",
+        ("link[]", "support") => "support = \"root\"",
+        ("legs[]", "to") => "!to = [1.0, 0.0]",
+        ("legs[]", "cruise") => "!to = [1.0, 0.0]\ncruise = 1.0",
+        ("legs[]", "teleport") => "!teleport = [1.0, 0.0]",
+        // a panel's scene and `with` are inline tables: written as text (below)
+        ("panel[]", "scene") => "@scene = { kind = \"flock\" }",
+        ("panel[]", "with") => "@scene = { kind = \"flock\" }\nwith = { flock = { agents = 3 } }",
+        ("panel[]", "rect") => "rect = [0, 0, 10, 10]",
+        ("panel[]", "style") => "@scene = { kind = \"flock\" }\nstyle = \"wireframe\"",
+        ("panel[]", "wire_color" | "wire_width") => {
+            "@scene = { kind = \"flock\" }\nstyle = \"wireframe\"\nwire_color = \"#808080\"\nwire_width = 2"
+        }
+        ("chart", "categories") => "categories = [\"a\", \"b\"]",
+        ("chart", "x") => "type = \"line\"\nx = [0, 1]",
+        ("chart", "series") => "!series = [{ values = [1, 2] }]",
+        ("chart", "reference_label") => "reference = 1",
+        ("series[]", "x") => "values = [1, 2]\nx = [0, 1]",
+        _ => return None,
+    })
+}
+
+/// A value `ty` accepts, for a key `key` of the table at `path`.
+fn fill(path: &str, key: &Key, ty: &Ty) -> Value {
+    // what the reader checks beyond each key's own type: names that must exist, canvas points
+    match (path, key.name) {
+        (p, "link") if p.ends_with("event[]") => return Value::String("bottom".into()),
+        (p, "at") if p.ends_with("label[]") => return Value::Array(vec![Value::Float(10.0), Value::Float(10.0)]),
+        (p, "from" | "to") if p.ends_with("arrow[]") => return Value::Array(vec![Value::Float(1.0), Value::Float(2.0)]),
+        _ => {}
+    }
+    let num = |x: f64| Value::Float(x);
+    match (*ty, key.default) {
+        (Ty::Int { min, .. }, DefaultValue::Int(d)) => Value::Integer(d.max(min)),
+        (Ty::Int { min, .. }, _) => Value::Integer(min),
+        (Ty::Float { .. }, DefaultValue::Float(d)) => num(d),
+        (Ty::Float { min, max }, _) if min > -1e300 && max < 1e300 => num((min + max) / 2.0),
+        (Ty::Float { min, max }, _) => num(min.max(0.0).min(max)),
+        (Ty::Bool, DefaultValue::Bool(b)) => Value::Boolean(b),
+        (Ty::Bool, _) => Value::Boolean(false),
+        (Ty::Str, _) => Value::String("x".into()),
+        (Ty::Choice(c), _) => Value::String(c[0].into()),
+        (Ty::Color, _) => Value::String("#808080".into()),
+        (Ty::Vector { len, .. } | Ty::Animated { len, .. }, DefaultValue::Numbers(d)) if d.len() == len => {
+            if len == 1 {
+                num(d[0])
+            } else {
+                Value::Array(d.iter().map(|&x| num(x)).collect())
+            }
+        }
+        (Ty::Vector { len, min, .. } | Ty::Animated { len, min, .. }, _) => Value::Array(vec![num(min.max(0.0)); len]),
+        (Ty::Rows(widths), _) => Value::Array(vec![Value::Array(vec![num(0.0); widths[0]])]),
+        (Ty::List(item), _) => Value::Array(vec![fill(path, &Key::of(key.name, *item), item)]),
+        (Ty::Table(t), _) => Value::Table(base(&format!("{path}.{}", key.name), t, None)),
+        (Ty::Tables(t), _) => Value::Array(vec![Value::Table(base(&format!("{path}.{}[]", key.name), t, None))]),
+        (Ty::Either(types), _) => fill(path, key, &types[0]),
+        (Ty::Free, _) => Value::Table(Doc::new()),
+    }
+}
+
+/// A table that holds what `t` requires (and what the reader needs besides), its tag set to
+/// `case` when it is tagged.
+fn base(path: &str, t: &Table, case: Option<&str>) -> Doc {
+    let mut doc = Doc::new();
+    let case = case.or_else(|| t.tagged.as_ref().map(|g| g.cases[0].0));
+    for k in keys_of(t, case).into_iter().filter(|k| k.required) {
+        doc.insert(k.name.into(), fill(path, k, &k.ty));
+    }
+    if let (Some(tagged), Some(case)) = (&t.tagged, case) {
+        doc.insert(tagged.tag.into(), Value::String(case.into()));
+    }
+    // a leg is one of `to`, `wait` or `teleport`; a panel shows a scene or a chart
+    if path.ends_with("legs[]") {
+        doc.insert("wait".into(), Value::Float(1.0));
+    }
+    if path.ends_with("panel[]") {
+        doc.insert("chart".into(), toml::from_str::<Doc>("values = [1, 2]").map(Value::Table).unwrap());
+    }
+    if path.ends_with(".chart") {
+        doc.insert("values".into(), Value::Array(vec![Value::Float(1.0), Value::Float(2.0)]));
+    }
+    if path == "golden" {
+        doc.insert("frames".into(), Value::Array(vec![Value::Integer(0)]));
+    }
+    doc
+}
+
+/// The keys of `t` with those of `case`.
+fn keys_of<'t>(t: &'t Table, case: Option<&str>) -> Vec<&'t Key> {
+    let extra = t.tagged.as_ref().and_then(|g| g.cases.iter().find(|(c, _)| Some(*c) == case)).map_or(&[][..], |(_, k)| *k);
+    t.keys.iter().chain(extra).collect()
+}
+
+/// A value of the wrong type for `ty`: a string for a boolean, a boolean for anything else.
+fn wrong_type(ty: &Ty) -> Value {
+    match ty {
+        Ty::Bool => Value::String("yes".into()),
+        _ => Value::Boolean(true),
+    }
+}
+
+/// A value just outside the range of `ty`, when it has a finite end.
+fn out_of_range(key: &Key) -> Option<Value> {
+    match key.ty {
+        Ty::Int { max, .. } if max < i64::MAX => Some(Value::Integer(max + 1)),
+        Ty::Int { min, .. } if min > i64::MIN => Some(Value::Integer(min - 1)),
+        Ty::Float { max, .. } if max < 1e300 => Some(Value::Float(max + max.abs() + 1.0)),
+        Ty::Vector { len, max, .. } if max < 1e300 => Some(Value::Array(vec![Value::Float(max + max.abs() + 1.0); len])),
+        Ty::Animated { len: 1, max, .. } if max < 1e300 => Some(Value::Float(max + max.abs() + 1.0)),
+        _ => None,
+    }
+}
+
+/// The document of kind `kind` with `table` at `path` (a path of keys, `[]` for an array of
+/// tables), and each table above it as its own base holds it.
+fn document(kind: &str, path: &[(String, Doc)], table: Doc) -> Doc {
+    let mut doc: Doc = toml::from_str(&format!("kind = \"{kind}\"")).unwrap();
+    fn put(at: &mut Doc, path: &[(String, Doc)], table: Doc) {
+        let ((head, parent_base), rest) = (&path[0], &path[1..]);
+        let (name, array) = match head.strip_suffix("[]") {
+            Some(n) => (n, true),
+            None => (head.as_str(), false),
+        };
+        let here = if rest.is_empty() {
+            table
+        } else {
+            let mut parent = parent_base.clone();
+            put(&mut parent, rest, table);
+            parent
+        };
+        let v = Value::Table(here);
+        at.insert(name.into(), if array { Value::Array(vec![v]) } else { v });
+    }
+    put(&mut doc, path, table);
+    doc
+}
+
+/// Every table under `t` (at `path`, each level with the base its parent holds): (path,
+/// declaration, case).
+#[allow(clippy::type_complexity)]
+fn tables<'t>(path: Vec<(String, Doc)>, t: &'t Table, out: &mut Vec<(Vec<(String, Doc)>, &'t Table, Option<&'t str>)>) {
+    let cases: Vec<Option<&str>> = match &t.tagged {
+        Some(g) => g.cases.iter().map(|(c, _)| Some(*c)).collect(),
+        None => vec![None],
+    };
+    let dotted = |p: &[(String, Doc)]| p.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(".");
+    for case in cases {
+        out.push((path.clone(), t, case));
+        // a nested table sits in its parent's base, of the parent's case
+        let mut parent = path.clone();
+        if let Some(last) = parent.last_mut() {
+            last.1 = base(&dotted(&path), t, case);
+        }
+        for k in keys_of(t, case) {
+            let (sub, name) = match k.ty {
+                Ty::Table(s) => (s, k.name.to_string()),
+                Ty::Tables(s) => (s, format!("{}[]", k.name)),
+                _ => continue,
+            };
+            let mut p = parent.clone();
+            p.push((name, Doc::new()));
+            if !out.iter().any(|(q, ..)| dotted(q) == dotted(&p)) {
+                tables(p, sub, out);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
+    let kind_root = &simreel::scene::kind::ROOT;
+    let tagged = kind_root.tagged.as_ref().unwrap();
+    let mut cases = Vec::new();
+    for (kind, kind_keys) in tagged.cases {
+        // the shared tables, then the kind's own, each table with its sub-tables
+        let mut found = Vec::new();
+        for k in kind_root.keys.iter().chain(kind_keys.iter()) {
+            if let Ty::Table(t) = k.ty {
+                tables(vec![(k.name.to_string(), Doc::new())], t, &mut found);
+            }
+        }
+        for (path, t, case) in found {
+            let dotted = path.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(".");
+            let here = base(&dotted, t, case);
+            let name = format!("{kind}: [{dotted}]{}", case.map(|c| format!(" ({c})")).unwrap_or_default());
+            // two rules of the reader a schema cannot state: a pick-up needs the jige on the ground,
+            // and a chart takes `values` or `[[…series]]`, not both
+            let mut path = path.clone();
+            for (name, parent) in path.iter_mut() {
+                if name == "chart" && dotted.contains("series[]") {
+                    parent.remove("values");
+                    parent.insert("type".into(), Value::String("line".into()));
+                }
+                if name == "cargo" && case == Some("pick_up") {
+                    parent.insert("mode".into(), Value::String("ground".into()));
+                }
+            }
+            let doc = |table: Doc| toml::to_string(&document(kind, &path, table)).unwrap();
+            cases.push(Case { what: format!("{name} as it is"), text: doc(here.clone()), valid: true });
+            let mut unknown = here.clone();
+            unknown.insert("surely_not_a_key".into(), Value::Integer(1));
+            cases.push(Case { what: format!("{name}: an unknown key"), text: doc(unknown), valid: false });
+            let tag = t.tagged.as_ref().map(|g| g.tag);
+            for k in keys_of(t, case).into_iter().filter(|k| Some(k.name) != tag) {
+                // every declared key is taken: given a value of its type, it is accepted
+                if !here.contains_key(k.name) {
+                    let mut m = here.clone();
+                    m.insert(k.name.into(), fill(&dotted, k, &k.ty));
+                    let text = match companions(&dotted, k.name) {
+                        // a panel written out: its inline tables stay inline
+                        Some(text) if text.starts_with('@') => format!("kind = \"{kind}\"\n\n[[figure.panel]]\n{}\n", &text[1..]),
+                        Some(more) => {
+                            if more.starts_with('!') {
+                                m = Doc::new();
+                            }
+                            m.extend(toml::from_str::<Doc>(more.trim_start_matches('!')).unwrap());
+                            doc(m)
+                        }
+                        None => doc(m),
+                    };
+                    cases.push(Case { what: format!("{name}.{}: given", k.name), text, valid: true });
+                }
+                let mut m = here.clone();
+                m.insert(k.name.into(), wrong_type(&k.ty));
+                cases.push(Case { what: format!("{name}.{}: wrong type", k.name), text: doc(m), valid: false });
+                if let Some(v) = out_of_range(k) {
+                    let mut m = here.clone();
+                    m.insert(k.name.into(), v);
+                    cases.push(Case { what: format!("{name}.{}: out of range", k.name), text: doc(m), valid: false });
+                }
+                if k.required {
+                    let mut m = here.clone();
+                    m.remove(k.name);
+                    cases.push(Case { what: format!("{name}.{}: missing", k.name), text: doc(m), valid: false });
+                }
+            }
+        }
+        cases.push(Case { what: format!("{kind}: no kind"), text: format!("[{kind}]\n"), valid: false });
+    }
+    let dir = scratch("schema-corpus");
+    // the data file a figure's `data = "x"` names
+    std::fs::write(dir.join("x"), "{}").unwrap();
+    let schema = dir.join("scene.schema.json");
+    std::fs::write(&schema, schema_text()).unwrap();
+    let files: Vec<PathBuf> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let f = dir.join(format!("case{i:04}.toml"));
+            std::fs::write(&f, &c.text).unwrap();
+            f
+        })
+        .collect();
+    let verdicts = validate(&schema, &files);
+    let mut wrong = Vec::new();
+    let (mut valid, mut invalid) = (0, 0);
+    for (c, f) in cases.iter().zip(&files) {
+        let reader = simreel::scene::parse(&c.text, f);
+        let schema_problems = &verdicts[&f.display().to_string()];
+        let (reader_ok, schema_ok) = (reader.is_ok(), schema_problems.is_empty());
+        if reader_ok != c.valid || schema_ok != c.valid {
+            let said = match &reader {
+                Ok(_) => "accepted".to_string(),
+                Err(e) => e.to_string(),
+            };
+            wrong.push(format!("{}\n  reader: {said}\n  schema: {schema_problems:?}\n{}", c.what, c.text));
+        }
+        if c.valid { valid += 1 } else { invalid += 1 }
+    }
+    eprintln!("schema corpus: {valid} valid and {invalid} broken documents");
+    assert!(wrong.is_empty(), "{} of {} documents judged wrongly:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+    assert!(invalid > 400, "a corpus of {invalid} broken documents: the walk lost tables");
+}
