@@ -3,7 +3,9 @@
 //! the test run counts them as ignored instead of reporting them as passed; with
 //! `SIMREEL_SKIP_PRIVILEGED_TESTS` set (`scripts/test` sets it where the machine does not let the
 //! tests mount a tmpfs or make a file immutable: not root, or not Linux), so are the tests that
-//! need to (`#[cfg_attr(skip_privileged_tests, ignore)]`). And a fingerprint of
+//! need to (`#[cfg_attr(skip_privileged_tests, ignore)]`); with `SIMREEL_SKIP_BOOK_TESTS` set
+//! (`scripts/test` sets it where mdBook is not installed), so is the test that builds the book
+//! (`#[cfg_attr(skip_book_tests, ignore)]`). And a fingerprint of
 //! everything compiled in that decides what simreel computes and draws (`SIMREEL_SOURCE_HASH`,
 //! FNV-1a of every file under `src/`, `shaders/` and `assets/`, and of `Cargo.toml` and
 //! `Cargo.lock`): saved simulation states, render manifests (what `--resume` and `merge` trust)
@@ -25,7 +27,11 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    for (var, cfg) in [("SIMREEL_SKIP_GPU_TESTS", "skip_gpu_tests"), ("SIMREEL_SKIP_PRIVILEGED_TESTS", "skip_privileged_tests")] {
+    for (var, cfg) in [
+        ("SIMREEL_SKIP_GPU_TESTS", "skip_gpu_tests"),
+        ("SIMREEL_SKIP_PRIVILEGED_TESTS", "skip_privileged_tests"),
+        ("SIMREEL_SKIP_BOOK_TESTS", "skip_book_tests"),
+    ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         println!("cargo::rerun-if-env-changed={var}");
         if std::env::var_os(var).is_some() {

@@ -1,5 +1,5 @@
 //! Times marching-cubes extraction alone on a benchmark field (the formulas of
-//! `../shared/bench/mc_peers.py`) and prints one JSON line:
+//! `scripts/peers/mc_peers.py`) and prints one JSON line:
 //! `{"median_s":…, "times_s":[…], "vertices":…, "triangles":…, "area":…}` (area in voxel units).
 //!
 //! `cargo run --release --example mc_bench -- --field sphere --n 256 --runs 5 [--threads N]

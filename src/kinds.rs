@@ -4,7 +4,7 @@
 //! through [`build`], or as its own type through [`FromScene`]) is generated from that list. A
 //! kind added to the scene layer and not here does not compile: the match is exhaustive.
 //!
-//! Adding a kind is CONTRIBUTING's "Adding a scene kind": a spec in `src/scene/<kind>.rs`
+//! Adding a kind is docs/contributing.md's "Adding a scene kind": a spec in `src/scene/<kind>.rs`
 //! implementing `KindTable` and listed in `crate::scene::kind`, a simulation in
 //! `src/sim/<kind>/` implementing [`KindSimulation`], and one line here.
 

@@ -1,5 +1,5 @@
 //! The `simreel` command: parse arguments, run, print any error with its chain, exit with a code
-//! that says what went wrong (see the README's table).
+//! that says what went wrong (see the table in docs/rendering.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,7 +17,7 @@ use simreel::render::RenderError;
 use simreel::scene::{self, SceneError};
 use simreel::text::count;
 
-/// Exit codes (documented in README.md).
+/// Exit codes (documented in docs/rendering.md).
 mod exit {
     pub const RUNTIME: u8 = 1;
     pub const BAD_INPUT: u8 = 2;
@@ -148,7 +148,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             clap_complete::generate(shell, &mut Cli::command(), "simreel", &mut std::io::stdout());
             Ok(())
         }
-        Command::Man { out } => man_pages(out.as_deref()),
+        Command::Man { markdown: true, .. } => {
+            print!("{}", cli::reference::markdown());
+            Ok(())
+        }
+        Command::Man { out, .. } => man_pages(out.as_deref()),
     }
 }
 

@@ -11,7 +11,7 @@ const FPS: Key = Key::int("fps", 30, 1, 240).unit("frames/s").doc("frames per se
 const FRAMES: Key = Key::int("frames", 60, 1, MAX_FRAMES).doc("number of frames (or give `duration`)");
 const DURATION: Key =
     Key::float("duration", 2.0, 0.001, 86_400.0).unit("s").doc("length of the scene; frames = duration × fps (or give `frames`)");
-const MSAA: Key = Key::int("msaa", 4, 1, 4).doc("samples a pixel: 4 (anti-aliased) or 1 (drafts)").drawing();
+const MSAA: Key = Key::int_in("msaa", 4, &[1, 4]).doc("samples a pixel: 4 (anti-aliased) or 1 (drafts)").drawing();
 const BG_TOP: Key = Key::color("top", Srgb([0.56, 0.72, 0.91])).doc("colour at the top of the frame").drawing();
 const BG_BOTTOM: Key = Key::color("bottom", Srgb([0.91, 0.93, 0.96])).doc("colour at the bottom (and of the fog)").drawing();
 const BACKGROUND: Table = Table::new("a vertical gradient behind everything", &[BG_TOP, BG_BOTTOM]);
@@ -122,9 +122,6 @@ pub fn read_render(t: &TableReader) -> RenderSpec {
         t.int(&FRAMES) as u32
     };
     let msaa = t.int(&MSAA) as u32;
-    if msaa != 1 && msaa != 4 {
-        t.error_at(&MSAA, format!("{msaa} samples are not supported: use 1 or 4"));
-    }
     let bg = t.table(&BACKGROUND_KEY);
     let background_top = bg.color(&BG_TOP);
     let background_bottom = bg.color(&BG_BOTTOM);

@@ -30,9 +30,14 @@ pub enum Ty {
         min: f64,
         max: f64,
     },
+    /// One of these whole numbers.
+    IntIn(&'static [i64]),
     Bool,
     /// A string (at most [`super::reader::MAX_STRING`] characters).
     Str,
+    /// A string that names a folder and files: not empty, at most [`super::MAX_NAME`] characters,
+    /// no `/` or `\`, not starting with `.`.
+    FileName,
     /// One of these strings.
     Choice(&'static [&'static str]),
     /// `"#rrggbb"`, `"#rgb"` or `[r, g, b]` with components in 0..1.
@@ -132,6 +137,11 @@ impl Key {
         Key::new(name, Ty::Str, DefaultValue::Nothing)
     }
 
+    /// One of `allowed` (whole numbers, in increasing order).
+    pub const fn int_in(name: &'static str, default: i64, allowed: &'static [i64]) -> Key {
+        Key::new(name, Ty::IntIn(allowed), DefaultValue::Int(default))
+    }
+
     /// One of `choices`; the first is the default.
     pub const fn choice(name: &'static str, choices: &'static [&'static str]) -> Key {
         Key::new(name, Ty::Choice(choices), DefaultValue::Str(choices[0]))
@@ -216,6 +226,7 @@ impl Key {
     pub fn int_range(&self) -> std::ops::RangeInclusive<i64> {
         match self.ty {
             Ty::Int { min, max } => min..=max,
+            Ty::IntIn(allowed) => allowed[0]..=allowed[allowed.len() - 1],
             _ => panic!("`{}` is not declared an integer", self.name),
         }
     }

@@ -28,8 +28,10 @@ pub use kind::{KINDS, KindSpec, KindTable};
 use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
 
-const NAME: Key =
-    Key::text("name").said("the file's name without .toml").doc("names the output folder and files, and the goldens' folder").output();
+const NAME: Key = Key::of("name", keys::Ty::FileName)
+    .said("the file's name without .toml")
+    .doc("names the output folder and files, and the goldens' folder")
+    .output();
 const SEED: Key = Key::int("seed", 0, 0, i64::MAX).doc("every random draw of the simulation comes from it");
 const DESCRIPTION: Key = Key::text("description").doc("what the scene shows, for people").output();
 const RENDER: Key = Key::table("render", &common::RENDER).doc(common::RENDER.doc);
@@ -181,11 +183,6 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
     });
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
     let name = root.string(&NAME).unwrap_or(stem);
-    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-        root.error_at(&NAME, "the name becomes a folder name: use letters, digits, '-' and '_'");
-    } else if name.chars().count() > MAX_NAME {
-        root.error_at(&NAME, format!("the name becomes a folder name: at most {MAX_NAME} characters, not {}", name.chars().count()));
-    }
     let seed = root.int(&SEED) as u64;
     let _ = root.string(&DESCRIPTION);
     let r = root.table(&RENDER);
@@ -226,7 +223,7 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
 impl Scene {
     /// A rough upper bound of the memory a render of this scene needs (peak resident memory of the
     /// process): the program and its renderer, the simulation's own state, and frames in flight
-    /// through render, readback and encoding. BENCHMARKS.md compares it with measured peaks.
+    /// through render, readback and encoding. docs/benchmarks/memory.md compares it with measured peaks.
     pub fn memory_estimate(&self, frames_in_flight: u64) -> (u64, String) {
         let px = self.render.width as u64 * self.render.height as u64;
         let frame = px * 4 * (self.render.msaa as u64 + 2); // MSAA colour + resolve + readback

@@ -270,17 +270,24 @@ impl<'a, 's> TableReader<'a, 's> {
             }
             _ => None,
         };
-        match parsed {
-            Some(x) if range.contains(&x) => x,
-            Some(x) => {
-                self.diags.error(
-                    v.span(),
-                    &self.key_path(key.name),
-                    format!("{x} is out of range: expected an integer from {} to {}", range.start(), range.end()),
-                    None,
-                );
-                default
+        let message = |x: i64| match key.ty {
+            Ty::IntIn(allowed) if !allowed.contains(&x) => {
+                let allowed: Vec<String> = allowed.iter().map(i64::to_string).collect();
+                let (last, rest) = allowed.split_last().expect("declared with at least one value");
+                let said = if rest.is_empty() { last.clone() } else { format!("{} or {last}", rest.join(", ")) };
+                Some(format!("{x} is not allowed here: use {said}"))
             }
+            _ if !range.contains(&x) => Some(format!("{x} is out of range: expected an integer from {} to {}", range.start(), range.end())),
+            _ => None,
+        };
+        match parsed {
+            Some(x) => match message(x) {
+                None => x,
+                Some(m) => {
+                    self.diags.error(v.span(), &self.key_path(key.name), m, None);
+                    default
+                }
+            },
             None => {
                 self.wrong_type(key, v, "an integer");
                 default
@@ -311,6 +318,17 @@ impl<'a, 's> TableReader<'a, 's> {
         match v.get_ref() {
             DeValue::String(s) if s.chars().count() > MAX_STRING => {
                 self.error_at(key, format!("a string of {} characters; strings here are at most {MAX_STRING}", s.chars().count()));
+                None
+            }
+            DeValue::String(s) if matches!(key.ty, Ty::FileName) && (s.is_empty() || s.contains(['/', '\\']) || s.starts_with('.')) => {
+                self.error_at(key, "this becomes a folder name: not empty, no '/' or '\\', not starting with '.'");
+                None
+            }
+            DeValue::String(s) if matches!(key.ty, Ty::FileName) && s.chars().count() > super::MAX_NAME => {
+                self.error_at(
+                    key,
+                    format!("this becomes a folder name: at most {} characters, not {}", super::MAX_NAME, s.chars().count()),
+                );
                 None
             }
             DeValue::String(s) => Some(s.to_string()),

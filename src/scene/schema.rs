@@ -210,8 +210,10 @@ fn type_schema(ty: &Ty) -> Value {
     match *ty {
         Ty::Int { min, max } => json!({ "type": "integer", "minimum": min, "maximum": max }),
         Ty::Float { min, max } => number(min, max),
+        Ty::IntIn(allowed) => json!({ "type": "integer", "enum": allowed }),
         Ty::Bool => json!({ "type": "boolean" }),
         Ty::Str => json!({ "type": "string", "maxLength": MAX_STRING }),
+        Ty::FileName => json!({ "type": "string", "minLength": 1, "maxLength": super::MAX_NAME, "pattern": "^[^./\\\\][^/\\\\]*$" }),
         Ty::Choice(choices) => json!({ "type": "string", "enum": choices }),
         Ty::Color => json!({ "anyOf": [
             { "type": "string", "pattern": "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" },
@@ -268,6 +270,11 @@ pub fn reference() -> String {
     let tagged = ROOT.tagged.as_ref().expect("tagged by kind");
     out.push_str("## Every scene\n\n");
     section(&mut out, "", ROOT.doc, ROOT.keys);
+    for k in ROOT.keys {
+        if let Ty::Table(t) = k.ty {
+            table_reference(&mut out, k.name, t);
+        }
+    }
     for (name, keys) in tagged.cases {
         out.push_str(&format!("## `kind = \"{name}\"`\n\n"));
         for k in keys.iter() {
@@ -325,7 +332,7 @@ fn section(out: &mut String, path: &str, doc: &str, keys: &[Key]) {
         } else {
             default_words(k).unwrap_or_else(|| "—".into())
         };
-        let cell = |s: &str| s.replace('|', "\\|");
+        let cell = crate::text::table_cell;
         out.push_str(&format!(
             "| `{}` | {} | {} | {} | {}{} |\n",
             k.name,
@@ -375,8 +382,10 @@ fn type_words(ty: &Ty) -> String {
         Ty::Int { min, max: i64::MAX } => format!("integer ≥ {min}"),
         Ty::Int { min, max } => format!("integer {min}..{max}"),
         Ty::Float { min, max } => format!("number{}", range(min, max)),
+        Ty::IntIn(allowed) => allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(" or "),
         Ty::Bool => "boolean".into(),
         Ty::Str => "string".into(),
+        Ty::FileName => format!("name (1..{} characters, no `/` or `\\`, not starting with `.`)", super::MAX_NAME),
         Ty::Choice(c) => c.iter().map(|c| format!("`\"{c}\"`")).collect::<Vec<_>>().join(", "),
         Ty::Color => "colour".into(),
         Ty::Vector { len, min, max } => format!("{len} numbers{}", range(min, max)),
@@ -388,5 +397,35 @@ fn type_words(ty: &Ty) -> String {
         Ty::Tables(_) => "array of tables".into(),
         Ty::Either(types) => types.iter().map(type_words).collect::<Vec<_>>().join(" or "),
         Ty::Free => "table of a scene's keys".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every table a scene can hold, by its dotted path (tagged cases' tables included).
+    fn table_paths(path: &str, t: &Table, out: &mut Vec<String>) {
+        let cases = t.tagged.iter().flat_map(|g| g.cases.iter().flat_map(|(_, keys)| keys.iter()));
+        for k in t.keys.iter().chain(cases) {
+            if let Ty::Table(sub) | Ty::Tables(sub) = k.ty {
+                let p = if path.is_empty() { k.name.to_string() } else { format!("{path}.{}", k.name) };
+                if !out.contains(&p) {
+                    out.push(p.clone());
+                    table_paths(&p, sub, out);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_reference_has_a_section_for_every_table_a_scene_can_hold() {
+        let reference = reference();
+        let mut paths = Vec::new();
+        table_paths("", &ROOT, &mut paths);
+        assert!(paths.len() > 40 && paths.iter().any(|p| p == "render") && paths.iter().any(|p| p == "golden.tolerance"), "{paths:?}");
+        for p in &paths {
+            assert!(reference.contains(&format!("### `[{p}]`")), "the scene reference has no section for [{p}]");
+        }
     }
 }

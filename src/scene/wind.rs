@@ -690,13 +690,12 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_example_is_a_valid_scene() {
-        let readme = include_str!("../../README.md");
-        let section = &readme[readme.find("### `kind = \"wind\"`").expect("a wind section")..];
-        let start = section.find("```toml\n").expect("an example") + 8;
-        let example = &section[start..start + section[start..].find("```").expect("closed")];
+    fn the_wind_pages_example_is_the_scene_it_describes() {
+        let page = include_str!("../../docs/kinds/wind.md");
+        let start = page.find("```toml\n").expect("an example") + 8;
+        let example = &page[start..start + page[start..].find("```").expect("closed")];
         let text = format!("kind = \"wind\"\n{example}");
-        let s = scene::parse(&text, Path::new("README.md")).unwrap_or_else(|e| panic!("{e}"));
+        let s = scene::parse(&text, Path::new("docs/kinds/wind.md")).unwrap_or_else(|e| panic!("{e}"));
         let KindSpec::Wind(w) = &s.kind else { panic!() };
         assert_eq!((w.grass.len(), w.trees.len(), w.pressers.len(), w.fronts.len(), w.blasts.len()), (1, 1, 1, 1, 1));
         assert_eq!(w.grass[0].blades(), 53_824, "232 × 232 blades");

@@ -1,6 +1,6 @@
 //! What a frame of each kind of scene costs on the software adapter, for splitting work across
 //! shards: nanoseconds of drawing per pixel at 4× MSAA, and milliseconds of simulation. Measured
-//! on the project's 2-core machine (BENCHMARKS.md); only the ratios between scenes matter.
+//! on the project's 2-core machine (docs/benchmarks/render.md); only the ratios between scenes matter.
 
 use crate::scene::KindSpec;
 use crate::scene::terrain::MeshStyle;

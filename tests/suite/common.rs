@@ -34,6 +34,12 @@ pub fn require_gpu() {
     );
 }
 
+/// Where scripts/ensure-test-tools puts what the tests drive besides the system's packages:
+/// `venv/` (Python tools), `node_modules/` (Taplo), `bin/` (mdBook).
+pub fn test_tools() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from).join("test-tools")
+}
+
 /// Every shipped scene file: `scenes/*.toml` and the figures under `scenes/figures/`.
 pub fn shipped_scenes() -> Vec<PathBuf> {
     simreel::scene::scene_files(&root().join("scenes")).expect("scenes/ is readable")

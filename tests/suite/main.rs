@@ -5,6 +5,7 @@ mod batches;
 mod cargo_cli;
 mod common;
 mod dice_cli;
+mod docs;
 mod figures;
 mod golden;
 mod golden_sweep;

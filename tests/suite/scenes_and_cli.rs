@@ -452,7 +452,7 @@ fn deep_nesting_is_refused_before_parsing_but_brackets_in_strings_and_comments_a
 
 #[test]
 fn a_short_fuzz_round_of_the_scene_reader_finds_no_panic_and_no_slow_input() {
-    // the full round is `cargo run --release --example fuzz` (BENCHMARKS.md); this one is seeded
+    // the full round is `cargo run --release --example fuzz` (docs/benchmarks/validation.md); this one is seeded
     let mut fuzzer = simreel::fuzz::Fuzzer::new(simreel::fuzz::corpus(&root()), 7);
     let report = simreel::fuzz::round(&mut fuzzer, 20_000);
     assert_eq!(report.runs, 20_000);
@@ -558,36 +558,4 @@ fn gif_takes_threads_as_the_readme_says_and_states_its_frame_rate_range() {
     std::fs::copy(frames.join("f0.png"), single.join("f0.png")).unwrap();
     let o = simreel().args(["gif", "-o"]).arg(dir.join("single.gif")).arg(&single).output().unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("(1 frame at 30 fps)"), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-/// The methods a trait in `file` requires (declared without a body), by trait name.
-fn required_methods(file: &str, trait_name: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(root().join(file)).unwrap();
-    let start = text.find(&format!("pub trait {trait_name}")).unwrap_or_else(|| panic!("no trait {trait_name} in {file}"));
-    let body = &text[start..];
-    let end = body.find("\n}").expect("the trait ends");
-    body[..end]
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("fn ") && l.ends_with(';'))
-        .map(|l| l[3..].split(['(', '<']).next().unwrap().to_string())
-        .collect()
-}
-
-#[test]
-fn adding_a_kind_as_the_readme_says_implements_everything_the_traits_require() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = readme.split("## Adding a scene kind").nth(1).expect("the README's section").split("\n## ").next().unwrap();
-    let mut required = Vec::new();
-    for (file, name) in [("src/scene/kind.rs", "KindTable"), ("src/sim/mod.rs", "KindSimulation"), ("src/sim/mod.rs", "Simulation")] {
-        let methods = required_methods(file, name);
-        assert!(!methods.is_empty(), "{name} requires nothing? the test reads {file} wrongly");
-        required.extend(methods.into_iter().map(|m| (name, m)));
-    }
-    for (name, method) in &required {
-        assert!(
-            section.contains(&format!("`{method}`")) || section.contains(&format!("`{method}(")),
-            "the README's \"Adding a scene kind\" leaves out {name}::{method}"
-        );
-    }
 }

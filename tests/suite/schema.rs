@@ -11,19 +11,17 @@ use std::path::{Path, PathBuf};
 use simreel::scene::keys::{DefaultValue, Key, Table, Ty};
 use toml::{Table as Doc, Value};
 
-use crate::common::{root, scratch, shipped_scenes, simreel};
+use crate::common::{root, scratch, shipped_scenes, simreel, test_tools};
 
 /// The test tools' Python (with `jsonschema`), as scripts/ensure-test-tools makes it.
 fn python() -> std::process::Command {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
-    let venv = target.join("test-tools/venv/bin/python3");
+    let venv = test_tools().join("venv/bin/python3");
     std::process::Command::new(if venv.is_file() { venv } else { PathBuf::from("python3") })
 }
 
 /// Taplo's CLI, as scripts/ensure-test-tools installs it.
 fn taplo() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
-    let bin = target.join("test-tools/node_modules/.bin/taplo");
+    let bin = test_tools().join("node_modules/.bin/taplo");
     assert!(bin.is_file(), "no taplo at {}: scripts/ensure-test-tools installs it (npm install @taplo/cli)", bin.display());
     bin
 }
@@ -157,7 +155,8 @@ fn fill(path: &str, key: &Key, ty: &Ty) -> Value {
         (Ty::Float { min, max }, _) => num(min.max(0.0).min(max)),
         (Ty::Bool, DefaultValue::Bool(b)) => Value::Boolean(b),
         (Ty::Bool, _) => Value::Boolean(false),
-        (Ty::Str, _) => Value::String("x".into()),
+        (Ty::IntIn(allowed), _) => Value::Integer(allowed[0]),
+        (Ty::Str | Ty::FileName, _) => Value::String("x".into()),
         (Ty::Choice(c), _) => Value::String(c[0].into()),
         (Ty::Color, _) => Value::String("#808080".into()),
         (Ty::Vector { len, .. } | Ty::Animated { len, .. }, DefaultValue::Numbers(d)) if d.len() == len => {
@@ -221,6 +220,11 @@ fn wrong_type(ty: &Ty) -> Value {
 /// A value just outside the range of `ty`, when it has a finite end.
 fn out_of_range(key: &Key) -> Option<Value> {
     match key.ty {
+        // between two allowed values where there is room, else past the last
+        Ty::IntIn(allowed) => {
+            Some(Value::Integer(allowed.windows(2).find(|w| w[1] - w[0] > 1).map_or(allowed[allowed.len() - 1] + 1, |w| w[0] + 1)))
+        }
+        Ty::FileName => Some(Value::String("../elsewhere".into())),
         Ty::Int { max, .. } if max < i64::MAX => Some(Value::Integer(max + 1)),
         Ty::Int { min, .. } if min > i64::MIN => Some(Value::Integer(min - 1)),
         Ty::Float { max, .. } if max < 1e300 => Some(Value::Float(max + max.abs() + 1.0)),

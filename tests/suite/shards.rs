@@ -243,8 +243,7 @@ fn bad_shards_are_refused_before_anything_renders() {
 
 /// kubernetes-validate (PyPI; scripts/ensure-test-tools puts it in target/test-tools/venv).
 fn kubernetes_validate() -> std::process::Command {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), std::path::PathBuf::from);
-    let venv = target.join("test-tools/venv/bin/kubernetes-validate");
+    let venv = crate::common::test_tools().join("venv/bin/kubernetes-validate");
     let path = if venv.is_file() { venv } else { std::path::PathBuf::from("kubernetes-validate") };
     std::process::Command::new(path)
 }

@@ -1,6 +1,8 @@
 //! Command-line arguments (clap) and their validation into plain values: frame specs, sizes,
 //! formats, adapter choice. Parsing never touches files or the GPU.
 
+pub mod reference;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -25,16 +27,19 @@ pub enum Command {
     Render(RenderArgs),
     /// Check scene files and report every problem; never touches the GPU.
     Validate {
+        /// Scene files to check.
         #[arg(required = true, value_name = "SCENE.toml")]
         scenes: Vec<PathBuf>,
     },
     /// List the adapters wgpu sees and the one `auto` picks.
     Adapters {
+        /// Which graphics API to look through (`auto`: all of them).
         #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
         backend: BackendArg,
     },
     /// Export a terrain scene's mesh (binary PLY, or OBJ by extension).
     Mesh {
+        /// A terrain scene.
         #[arg(value_name = "SCENE.toml")]
         scene: PathBuf,
         /// Output file: .ply (binary) or .obj.
@@ -93,8 +98,10 @@ pub enum Command {
     /// Assemble a GIF from a folder of frames (PNG of any depth, JPEG, WebP; in name order) with
     /// the encoder `render` uses.
     Gif {
+        /// The folder of frames (PNG, JPEG or WebP, taken in name order).
         #[arg(value_name = "FRAMES_DIR")]
         frames_dir: PathBuf,
+        /// The GIF to write.
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
         /// Frames per second, more than 0 and at most 100 (GIF delays are whole centiseconds).
@@ -123,6 +130,7 @@ pub enum Command {
     },
     /// Print a shell completion script, e.g. `simreel completions bash > ~/.local/share/bash-completion/completions/simreel`.
     Completions {
+        /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -131,6 +139,9 @@ pub enum Command {
         /// Folder for simreel.1, simreel-render.1, … (e.g. ~/.local/share/man/man1).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Print the command-line reference in Markdown instead (docs/cli.md).
+        #[arg(long, conflicts_with = "out")]
+        markdown: bool,
     },
 }
 
@@ -144,6 +155,7 @@ pub enum DiceCommand {
 #[derive(Args, Debug)]
 #[command(group(clap::ArgGroup::new("engine").required(true).args(["slurm", "k8s"])))]
 pub struct PlanArgs {
+    /// The scenes to split across the machines.
     #[arg(required = true, value_name = "SCENE.toml")]
     pub scenes: Vec<PathBuf>,
     /// How many shards (machines).
@@ -162,14 +174,19 @@ pub struct PlanArgs {
     /// the volume's mount, `--mount`).
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub out: PathBuf,
+    /// Passed on as `render --size`.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
+    /// Passed on as `render --frames`.
     #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub frames: Option<String>,
+    /// Passed on as `render --format`.
     #[arg(long, value_name = "LIST", value_parser = parse_formats)]
     pub format: Option<Formats>,
+    /// Passed on as `render --backend`.
     #[arg(long, value_enum)]
     pub backend: Option<BackendArg>,
+    /// Passed on as `render --adapter`.
     #[arg(long, value_name = "SUBSTRING")]
     pub adapter: Option<String>,
     /// Slurm partition.
@@ -333,6 +350,7 @@ pub struct GoldenMergeArgs {
     /// The number of shards (default: as the folder's shard reports say).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub shards: Option<u32>,
+    /// No summary.
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -350,6 +368,7 @@ pub struct GoldenArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub adapter: AdapterArgs,
+    /// No progress bars or per-frame lines; only the outcome (and any error).
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -357,6 +376,8 @@ pub struct GoldenArgs {
 /// `--backend` and `--adapter`, shared by every command that renders.
 #[derive(Args, Debug)]
 pub struct AdapterArgs {
+    /// Which graphics API to render through (`auto`: Vulkan, Metal or DX12, GL only when none of
+    /// them has an adapter; a real GPU before a software one).
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
     /// Use the adapter whose name contains this (case-insensitive).
@@ -372,6 +393,7 @@ impl AdapterArgs {
 
 #[derive(Args, Debug)]
 pub struct RenderArgs {
+    /// Scene files to render, one after another (every one is checked before the first renders).
     #[arg(required = true, value_name = "SCENE.toml")]
     pub scenes: Vec<PathBuf>,
     /// Output folder: frames go to DIR/<scene>/, the GIF to DIR/<scene>.gif.
