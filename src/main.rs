@@ -355,8 +355,10 @@ fn adapters(choice: simreel::render::BackendChoice) -> anyhow::Result<()> {
     if list.is_empty() {
         return Err(simreel::render::device::missing(choice).into());
     }
+    // with the vendor and driver a golden override matches
     for a in &list {
-        println!("{}", simreel::render::AdapterSummary::of(&a.get_info()));
+        let s = simreel::render::AdapterSummary::of(&a.get_info());
+        println!("{s}; vendor \"{}\", driver \"{}\"", s.vendor, s.driver_words());
     }
     let pick = simreel::render::device::choose(list, &simreel::render::AdapterRequest { backend: choice, name: None })?;
     println!("auto picks: {}", simreel::render::AdapterSummary::of(&pick.get_info()));

@@ -102,7 +102,7 @@ pub fn applied<'a>(spec: &'a GoldenSpec, scene_dir: &Path, adapter: &AdapterSumm
     let best = spec
         .overrides
         .iter()
-        .map(|o| (o.specificity(&adapter.backend, &adapter.vendor, &adapter.driver), o))
+        .map(|o| (o.specificity(&adapter.backend, &adapter.vendor, &adapter.driver_words()), o))
         .filter(|(s, _)| *s > 0)
         .max_by_key(|(s, _)| *s)
         .map(|(_, o)| o);

@@ -100,6 +100,12 @@ impl AdapterSummary {
 }
 
 impl AdapterSummary {
+    /// The driver's name and its version text together ("NVIDIA 580.65.06", "llvmpipe Mesa 22.3.6
+    /// (LLVM 15.0.6)"): what a golden override's `driver` is a substring of.
+    pub fn driver_words(&self) -> String {
+        format!("{} {}", self.driver, self.driver_info).trim().to_string()
+    }
+
     /// Mesa's lavapipe (Vulkan on the CPU): the adapter canonical goldens come from.
     pub fn is_lavapipe(&self) -> bool {
         self.backend == "vulkan" && (self.driver.to_lowercase().contains("llvmpipe") || self.name.to_lowercase().starts_with("llvmpipe"))

@@ -33,7 +33,8 @@ const ARRIVE_RADIUS: Key = Key::float("arrive_radius", 111.1, 1e-3, 1e6)
     .doc("inside it the desired speed falls in proportion (arrival)");
 const REACTIVITY: Key = Key::float("reactivity", 3.2, 1e-3, 1e3).unit("1/s").doc("how fast velocity follows the desired velocity");
 const WANDER: Key = Key::float("wander", 14.0, 0.0, 1e6).unit("units/s").doc("strength of the wander while seeking");
-const ORBIT_RADIUS: Key = Key::float("orbit_radius", 22.0, 1e-3, 1e6).unit("units").doc("radius a curious agent circles the cursor at");
+const ORBIT_RADIUS: Key =
+    Key::float("orbit_radius", 22.0, 1e-3, 1e6).unit("units").doc("radius of the orbit an agent flies around the node it works at");
 const WORK_TIME: Key = Key::vector("work_time", &[1.4, 3.2], 1e-6, 1e6).unit("s").doc("[shortest, longest] time an agent works a node");
 const CURIOUS_TIME: Key =
     Key::vector("curious_time", &[1.6, 3.2], 1e-6, 1e6).unit("s").doc("[shortest, longest] time an agent stays curious");
@@ -49,13 +50,13 @@ const SEPARATION_STRENGTH: Key = Key::float("separation_strength", 240.0, 0.0, 1
 const SHOCK_RADIUS: Key = Key::float("shock_radius", 260.0, 0.0, 1e6).unit("units").doc("a click pushes agents within this distance");
 const SHOCK_STRENGTH: Key = Key::float("shock_strength", 420.0, 0.0, 1e7).unit("units/s").doc("how hard a click pushes");
 const PACKET_SPEED: Key =
-    Key::float("packet_speed", 240.0, 1e-3, 1e6).unit("units/s").doc("speed of a packet along an edge after work is done").drawing();
+    Key::float("packet_speed", 240.0, 1e-3, 1e6).unit("units/s").doc("speed of a packet along an edge after work is done");
 const TRAIL: Key = Key::int("trail", 22, 0, 256).doc("positions kept per agent for its trail").drawing();
 const STEP_HZ: Key = Key::int("step_hz", 60, 1, 2000).unit("steps/s").doc("simulation steps a second");
 const REDUCED_MOTION: Key =
     Key::flag("reduced_motion", false).doc("one still frame of the graph instead of the animation (prefers-reduced-motion)");
 const TRAILS: Key = Key::flag("trails", true).doc("draw the agents' trails").drawing();
-const PATHS: Key = Key::flag("paths", true).doc("draw the edges of the graph").drawing();
+const PATHS: Key = Key::flag("paths", true).doc("draw a dashed line from each seeking agent to its target node").drawing();
 const CURSOR: Key =
     Key::of("cursor", Ty::Rows(&[3])).doc("cursor keyframes [time, x, y], linear in between; it rests before the first and after the last");
 const CLICKS: Key = Key::of("clicks", Ty::Rows(&[1, 3])).doc("clicks [time] (at the cursor) or [time, x, y]");

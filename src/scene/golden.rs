@@ -6,9 +6,11 @@
 use super::keys::{Key, Table, Ty};
 use super::reader::TableReader;
 
+/// An override's tolerance starts from the scene's own.
+const INHERITED: &str = "as in [golden.tolerance]";
 const CHANNEL: Key = Key::int("channel", 0, 0, 255).doc("a pixel differs when a channel moves by more than this").output();
 const MAX_PIXELS: Key = Key::of("max_pixels", Ty::Either(&[Ty::Int { min: 0, max: i64::MAX }, Ty::Float { min: 0.0, max: 1.0 }]))
-    .said("0 (the parent tolerance's in an override)")
+    .said("0")
     .doc("differing pixels allowed: a count (an integer) or a share of the frame (0..1)")
     .output();
 const FLIP_MEAN: Key =
@@ -27,14 +29,25 @@ const TOLERANCE: Table = Table::new(
 
 const BACKEND: Key = Key::choice("backend", &["vulkan", "gl", "metal", "dx12"]).required().doc("the adapter's graphics API").output();
 const VENDOR: Key = Key::text("vendor").doc("a substring of the adapter's vendor (`simreel adapters` shows it)").output();
-const DRIVER: Key = Key::text("driver").doc("a substring of the adapter's driver").output();
+const DRIVER: Key = Key::text("driver").doc("a substring of the adapter's driver name and version (`simreel adapters` shows it)").output();
 const IMAGES: Key =
     Key::text("images").said("backend-vendor-driver").doc("the folder under tests/golden/<scene>/ holding this adapter's images").output();
 
 /// `[[golden.overrides]]`: an adapter and its tolerance (the canonical one's keys unless given).
 const OVERRIDE: Table = Table::new(
     "another adapter's tolerance and approved images",
-    &[BACKEND, VENDOR, DRIVER, IMAGES, CHANNEL, MAX_PIXELS, FLIP_MEAN, FLIP_P99, MAX_REGION, REASON],
+    &[
+        BACKEND,
+        VENDOR,
+        DRIVER,
+        IMAGES,
+        CHANNEL.said(INHERITED),
+        MAX_PIXELS.said(INHERITED),
+        FLIP_MEAN.said(INHERITED),
+        FLIP_P99.said(INHERITED),
+        MAX_REGION.said(INHERITED),
+        REASON,
+    ],
 );
 
 const FRAMES: Key = Key::of("frames", Ty::Either(&[Ty::List(&Ty::Int { min: 0, max: i64::MAX }), Ty::Str]))

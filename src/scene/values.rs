@@ -124,10 +124,10 @@ impl TableReader<'_, '_> {
             ok
         };
         let parse_vec = |item: &toml::Spanned<DeValue<'_>>| -> Option<[f64; N]> {
-            if N == 1 {
-                if let Some(x) = number(item.get_ref()) {
-                    return Some([x; N]);
-                }
+            if N == 1
+                && let Some(x) = number(item.get_ref())
+            {
+                return Some([x; N]);
             }
             self.numbers_of::<N>(key, item)
         };

@@ -108,10 +108,16 @@ fn every_relative_link_and_image_in_the_readme_and_docs_resolves() {
                 broken.push(format!("{}: {target} (no {})", file.display(), resolved.display()));
                 continue;
             }
-            if let Some(anchor) = anchor.filter(|_| resolved.extension().is_some_and(|x| x == "md")) {
-                if !anchors(&std::fs::read_to_string(&resolved).unwrap()).contains(anchor) {
-                    broken.push(format!("{}: {target} (no heading #{anchor} in {})", file.display(), resolved.display()));
-                }
+            // the book holds docs/ only: a link out of it works on a code host and nowhere else
+            let inside = |p: &Path| std::fs::canonicalize(p).unwrap().starts_with(std::fs::canonicalize(root().join("docs")).unwrap());
+            if inside(&file) && !inside(&resolved) {
+                broken.push(format!("{}: {target} leads out of the book (write the path as `code` instead)", file.display()));
+                continue;
+            }
+            if let Some(anchor) = anchor.filter(|_| resolved.extension().is_some_and(|x| x == "md"))
+                && !anchors(&std::fs::read_to_string(&resolved).unwrap()).contains(anchor)
+            {
+                broken.push(format!("{}: {target} (no heading #{anchor} in {})", file.display(), resolved.display()));
             }
         }
     }
@@ -165,8 +171,8 @@ fn the_cli_reference_is_what_simreel_makes_now() {
 }
 
 /// The page's scene examples (its ```toml blocks), each as a whole scene: a block without `kind`
-/// is the kind's own table (a kind's page) or a table every kind shares, in a scene 20 s long
-/// unless it says otherwise.
+/// is the kind's own table (a kind's page) or a table every kind shares; copied into a file with
+/// that `kind`, it must work as it is.
 fn toml_examples(page: &Path) -> Vec<String> {
     let kind = match page.file_stem().unwrap().to_str().unwrap() {
         "figures" => "figure".to_string(),
@@ -178,14 +184,8 @@ fn toml_examples(page: &Path) -> Vec<String> {
         .skip(1)
         .map(|b| b.split("```").next().unwrap())
         .map(|b| {
-            match (
-                b.lines().map(str::trim_start).take_while(|l| !l.starts_with('[')).any(|l| l.starts_with("kind =")),
-                b.contains("[render]"),
-            ) {
-                (true, _) => b.to_string(),
-                (false, true) => format!("kind = \"{kind}\"\n{b}"),
-                (false, false) => format!("kind = \"{kind}\"\n{b}\n[render]\nduration = 20.0\n"),
-            }
+            let has_kind = b.lines().map(str::trim_start).take_while(|l| !l.starts_with('[')).any(|l| l.starts_with("kind ="));
+            if has_kind { b.to_string() } else { format!("kind = \"{kind}\"\n{b}") }
         })
         .collect()
 }

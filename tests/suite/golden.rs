@@ -283,7 +283,8 @@ fn a_split_check_merges_into_the_report_of_one_check() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn other_adapters_use_their_override_folder() {
     require_gpu();
-    // llvmpipe through GL stands in for "another adapter" on a machine without a GPU.
+    // llvmpipe through GL stands in for "another adapter" on a machine without a GPU; its driver
+    // version ("4.5 (Core Profile) Mesa 22.3.6") is where the override's `driver` is found.
     let gl = simreel().args(["adapters", "--backend", "gl"]).output().unwrap();
     if !gl.status.success() {
         panic!("no GL adapter: install libegl1 and libgl1-mesa-dri (scripts/test does)\n{}", String::from_utf8_lossy(&gl.stderr));
@@ -294,7 +295,7 @@ fn other_adapters_use_their_override_folder() {
     let base = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap();
     let golden = "\n[golden]\nframes = [10]\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
     let with_override = format!(
-        "{base}{golden}[[golden.overrides]]\nbackend = \"gl\"\nvendor = \"mesa\"\nimages = \"gl-llvmpipe\"\nchannel = 0\nmax_pixels = 0\nreason = \"test: llvmpipe through GL, exact against its own images\"\n"
+        "{base}{golden}[[golden.overrides]]\nbackend = \"gl\"\nvendor = \"mesa\"\ndriver = \"Mesa\"\nimages = \"gl-llvmpipe\"\nchannel = 0\nmax_pixels = 0\nreason = \"test: llvmpipe through GL, exact against its own images\"\n"
     );
     let plain = dir.join("plain.toml");
     std::fs::write(&plain, format!("{base}{golden}")).unwrap();

@@ -84,6 +84,14 @@ fn every_shipped_and_test_scene_validates_against_the_schema() {
         .output()
         .unwrap();
     assert!(!o.status.success(), "taplo accepts an out-of-range value");
+    // a scene anywhere else names the schema in its first line, as docs/scenes.md says
+    for (octaves, valid) in [(5, true), (13, false)] {
+        let headed = dir.join(format!("headed-{octaves}.toml"));
+        let header = format!("#:schema {}", root().join("docs/scene.schema.json").display());
+        std::fs::write(&headed, format!("{header}\nkind = \"terrain\"\n[terrain.height]\noctaves = {octaves}\n")).unwrap();
+        let o = std::process::Command::new(taplo()).args(["check", "--no-auto-config"]).arg(&headed).output().unwrap();
+        assert_eq!(o.status.success(), valid, "octaves = {octaves} under a `#:schema` line:\n{}", String::from_utf8_lossy(&o.stderr));
+    }
 }
 
 #[test]

@@ -101,13 +101,12 @@ impl Clock {
 
     fn take(&mut self) {
         let now = self.now();
-        if self.hitch.0 == 0 {
-            if let Some(&(at, dt, count)) = self.hitches.first() {
-                if at <= now + 1e-9 {
-                    self.hitches.remove(0);
-                    self.hitch = (count, dt);
-                }
-            }
+        if self.hitch.0 == 0
+            && let Some(&(at, dt, count)) = self.hitches.first()
+            && at <= now + 1e-9
+        {
+            self.hitches.remove(0);
+            self.hitch = (count, dt);
         }
         if self.hitch.0 > 0 {
             self.base = now + self.hitch.1;
@@ -399,16 +398,16 @@ impl CargoSim {
             let cut = self.samples.partition_point(|s| s.t < t - keep);
             self.samples.drain(..cut);
         }
-        if self.fault.is_none() {
-            if let Some(i) = self.state.dofs().position(|d| !(d.x.is_finite() && d.v.is_finite())) {
-                let what = match i {
-                    0 | 1 => format!("the frame's {} is not finite", ["pitch", "roll"][i]),
-                    _ => {
-                        format!("load \"{}\"'s {} is not finite", self.spec.links[(i - 2) / 3].name, ["pitch", "roll", "lift"][(i - 2) % 3])
-                    }
-                };
-                self.fault = Some(SimFault { frame: self.scene.render.frame_at(t), what });
-            }
+        if self.fault.is_none()
+            && let Some(i) = self.state.dofs().position(|d| !(d.x.is_finite() && d.v.is_finite()))
+        {
+            let what = match i {
+                0 | 1 => format!("the frame's {} is not finite", ["pitch", "roll"][i]),
+                _ => {
+                    format!("load \"{}\"'s {} is not finite", self.spec.links[(i - 2) / 3].name, ["pitch", "roll", "lift"][(i - 2) % 3])
+                }
+            };
+            self.fault = Some(SimFault { frame: self.scene.render.frame_at(t), what });
         }
     }
 

@@ -303,15 +303,14 @@ impl Simulation for FlockSim {
         if !self.spec.reduced_motion {
             self.world.advance_to(self.scene.render.time_of(frame));
         }
-        if self.fault.is_none() {
-            if let Some(i) = self
+        if self.fault.is_none()
+            && let Some(i) = self
                 .world
                 .agents
                 .iter()
                 .position(|a| !(a.pos[0].is_finite() && a.pos[1].is_finite() && a.vel[0].is_finite() && a.vel[1].is_finite()))
-            {
-                self.fault = Some(SimFault { frame, what: format!("agent {i} has a non-finite position or velocity") });
-            }
+        {
+            self.fault = Some(SimFault { frame, what: format!("agent {i} has a non-finite position or velocity") });
         }
         let canvas = Canvas2d {
             size: self.spec.canvas.map(|c| c as f32),

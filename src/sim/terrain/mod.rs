@@ -79,10 +79,10 @@ impl TerrainSim {
     /// The world-space mesh at frame `frame` (sampled and extracted unless already current).
     pub fn mesh_at(&mut self, frame: u32) -> MeshRef {
         self.frame = frame;
-        if let Some((f, mesh, _, _)) = &self.current {
-            if *f == frame || !self.spec.is_animated() {
-                return mesh.clone();
-            }
+        if let Some((f, mesh, _, _)) = &self.current
+            && (*f == frame || !self.spec.is_animated())
+        {
+            return mesh.clone();
         }
         let time = self.scene.render.time_of(frame);
         let at = FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.scene.render.duration());

@@ -181,10 +181,10 @@ impl Simulation for WindSim {
     fn frame(&mut self, frame: u32) -> FrameData {
         let t = self.scene.render.time_of(frame);
         self.advance_to(t);
-        if self.fault.is_none() {
-            if let Some(i) = self.grove.trees.iter().position(|t| !(t.bend.iter().chain(&t.rate).all(|v| v.is_finite()))) {
-                self.fault = Some(SimFault { frame, what: format!("tree {i}'s lean is not finite") });
-            }
+        if self.fault.is_none()
+            && let Some(i) = self.grove.trees.iter().position(|t| !(t.bend.iter().chain(&t.rate).all(|v| v.is_finite())))
+        {
+            self.fault = Some(SimFault { frame, what: format!("tree {i}'s lean is not finite") });
         }
         draw::frame(self, frame)
     }
