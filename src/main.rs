@@ -396,6 +396,9 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
             s.render.width = w;
             s.render.height = h;
         }
+        if args.draft {
+            s = s.into_draft();
+        }
         s.check_memory(scene::available_memory())?;
         let frames = match &args.frames {
             Some(spec) => cli::parse_frames(spec, s.render.frames).map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?,

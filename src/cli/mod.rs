@@ -427,6 +427,11 @@ pub struct RenderArgs {
     /// `simreel merge` then writes the GIF, animations and manifest.
     #[arg(long, value_name = "I/N|auto", value_parser = parse_shard)]
     pub shard: Option<ShardArg>,
+    /// A quick look: one sample a pixel at half the size (of the scene, or of `--size`), into
+    /// DIR/<scene>-draft/ and DIR/<scene>-draft.gif beside the final frames; the simulation is the
+    /// same.
+    #[arg(long, conflicts_with = "shard")]
+    pub draft: bool,
 }
 
 /// `--shard`: a given share, or one read from the scheduler's environment.

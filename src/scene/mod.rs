@@ -221,6 +221,17 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
 }
 
 impl Scene {
+    /// The draft of this scene: one sample a pixel at half its size (at least 16 pixels a side):
+    /// what the studio shows first, and what `render --draft` writes, named `<name>-draft` so that
+    /// it never takes the place of the final frames. The simulation is the same.
+    pub fn into_draft(mut self) -> Scene {
+        self.render.width = (self.render.width / 2).max(16);
+        self.render.height = (self.render.height / 2).max(16);
+        self.render.msaa = 1;
+        self.name = format!("{}-draft", self.name);
+        self
+    }
+
     /// A rough upper bound of the memory a render of this scene needs (peak resident memory of the
     /// process): the program and its renderer, the simulation's own state, and frames in flight
     /// through render, readback and encoding. docs/benchmarks/memory.md compares it with measured peaks.

@@ -63,6 +63,67 @@ fn frame_range_matches_the_full_render_byte_for_byte() {
     assert!(manifest["timings"]["frames_per_second"].as_f64().unwrap() > 0.0);
 }
 
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_draft_is_half_size_one_sample_a_pixel_beside_the_final_frames_with_the_same_simulation() {
+    require_gpu();
+    let out = scratch("draft");
+    let render = |extra: &[&str]| {
+        let o = simreel()
+            .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png", "--frames", "30..31", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    render(&[]);
+    let final_bytes = std::fs::read(out.join("small_terrain/frame_0030.png")).unwrap();
+    render(&["--draft"]);
+    // the final frames stay as they were; the draft has its own folder
+    assert_eq!(std::fs::read(out.join("small_terrain/frame_0030.png")).unwrap(), final_bytes);
+    let (full, draft) = (read_png(&out.join("small_terrain/frame_0030.png")), read_png(&out.join("small_terrain-draft/frame_0030.png")));
+    assert_eq!((draft.width * 2, draft.height * 2), (full.width, full.height));
+    let manifest =
+        |dir: &str| -> serde_json::Value { serde_json::from_slice(&std::fs::read(out.join(dir).join("manifest.json")).unwrap()).unwrap() };
+    let (m_full, m_draft) = (manifest("small_terrain"), manifest("small_terrain-draft"));
+    assert_eq!(m_full["frames"][0]["state"], m_draft["frames"][0]["state"], "a draft simulates what the final render does");
+    assert_ne!(m_full["settings_hash"], m_draft["settings_hash"]);
+    // one sample a pixel: a draft has no edge pixels between two colours that 4× MSAA would blend,
+    // so it holds fewer distinct colours per pixel than the final frame at the same size
+    render(&["--draft", "--size", "640x360"]);
+    let hard = read_png(&out.join("small_terrain-draft/frame_0030.png"));
+    assert_eq!((hard.width, hard.height), (320, 180));
+    let soft = final_frame_at(&out, 320, 180);
+    let colours = |img: &simreel::output::png::Decoded| {
+        img.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect::<std::collections::BTreeSet<_>>().len()
+    };
+    assert!(colours(&hard) < colours(&soft), "draft {} colours, final {}", colours(&hard), colours(&soft));
+}
+
+/// Frame 30 of the small scene rendered finally at `w`×`h` into `out/final-at-size`.
+fn final_frame_at(out: &std::path::Path, w: u32, h: u32) -> simreel::output::png::Decoded {
+    let dir = out.join("final-at-size");
+    let o = simreel()
+        .args([
+            "render",
+            "tests/scenes/small_terrain.toml",
+            "--quiet",
+            "--format",
+            "png",
+            "--frames",
+            "30",
+            "--size",
+            &format!("{w}x{h}"),
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    read_png(&dir.join("small_terrain/frame_0030.png"))
+}
+
 /// Renders frame 20 of the small scene with the given extra scene text appended.
 fn render_variant(name: &str, light: &str) -> simreel::output::png::Decoded {
     let dir = scratch(name);
