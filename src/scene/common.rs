@@ -5,8 +5,10 @@ use super::keys::{Key, Table, Ty};
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
 
-const WIDTH: Key = Key::int("width", 640, 16, MAX_SIDE).unit("px").doc("frame width").drawing();
-const HEIGHT: Key = Key::int("height", 480, 16, MAX_SIDE).unit("px").doc("frame height").drawing();
+// the size is a simulation input too: a flock without `canvas` lives on a canvas of this size
+// (`--size` and drafts keep the file's canvas)
+const WIDTH: Key = Key::int("width", 640, 16, MAX_SIDE).unit("px").doc("frame width (a flock without `canvas` simulates on it)");
+const HEIGHT: Key = Key::int("height", 480, 16, MAX_SIDE).unit("px").doc("frame height (a flock without `canvas` simulates on it)");
 const FPS: Key = Key::int("fps", 30, 1, 240).unit("frames/s").doc("frames per second of the animation");
 const FRAMES: Key = Key::int("frames", 60, 1, MAX_FRAMES).doc("number of frames (or give `duration`)");
 const DURATION: Key =

@@ -8,6 +8,7 @@ pub mod common;
 pub mod dice;
 pub mod error;
 pub mod figure;
+pub mod fingerprint;
 pub mod flock;
 pub mod frames;
 pub mod golden;
@@ -60,6 +61,9 @@ pub struct Scene {
     pub golden: Option<golden::GoldenSpec>,
     /// FNV-1a of the file's bytes: identifies the scene in manifests.
     pub source_hash: u64,
+    /// What its frames depend on: the simulation's inputs and the drawing's, each a hash of the
+    /// values the declarations file there (a figure's include its panels').
+    pub fingerprint: fingerprint::Fingerprint,
 }
 
 /// Resident memory of the process before any scene: the program, its GPU API layer and a software adapter's
@@ -151,7 +155,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
         diags.error(span, "", format!("TOML syntax: {}", e.message().trim()), None);
     }
     let root = TableReader::root(&doc, &kind::ROOT, &diags);
-    let scene = read_scene(&root, path, text);
+    let scene = read_scene(&root, path, text, fingerprint::of(doc.get_ref(), &kind::ROOT));
     root.finish();
     if diags.has_errors() {
         let (diagnostics, more) = diags.into_vec();
@@ -161,7 +165,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
     Ok(scene)
 }
 
-fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
+fn read_scene(root: &TableReader, path: &Path, text: &str, fingerprint: fingerprint::Fingerprint) -> Option<Scene> {
     let kind_name = match root.string(&kind::KIND) {
         Some(k) => Some(k),
         None => {
@@ -214,9 +218,23 @@ fn read_scene(root: &TableReader, path: &Path, text: &str) -> Option<Scene> {
         camera,
         light,
         output,
-        kind,
         golden,
         source_hash: crate::frame::Fnv::hash(text.as_bytes()),
+        fingerprint: match &kind {
+            // a figure simulates its panels' scenes, and draws from what it read besides (its
+            // charts' data files): all of it, to be safe
+            KindSpec::Figure(f) => {
+                let panels = f.panels.iter().filter_map(|p| match &p.content {
+                    figure::PanelContent::Scene(s) => Some(s.fingerprint),
+                    figure::PanelContent::Chart(_) => None,
+                });
+                let with_panels = panels.fold(fingerprint, fingerprint::fold);
+                let read = fingerprint::Fingerprint { simulation: 0, drawing: crate::frame::Fnv::hash(format!("{f:?}").as_bytes()) };
+                fingerprint::fold(with_panels, read)
+            }
+            _ => fingerprint,
+        },
+        kind,
     })
 }
 

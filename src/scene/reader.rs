@@ -133,7 +133,7 @@ pub fn number(v: &DeValue<'_>) -> Option<f64> {
     }
 }
 
-fn integer(text: &str, radix: u32) -> Option<i64> {
+pub(super) fn integer(text: &str, radix: u32) -> Option<i64> {
     let s = text.replace('_', "");
     let (neg, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d.to_string()),

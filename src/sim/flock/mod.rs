@@ -361,6 +361,24 @@ impl Simulation for FlockSim {
             counts[a.state as usize] += 1;
         }
         h.bytes(&w.steps().to_le_bytes());
+        // what is in flight: each item tagged, none when there are none (a flock between
+        // deliveries keeps the hash it had before these were counted)
+        for p in &w.packets {
+            h.bytes(b"p");
+            h.bytes(&p.from.to_le_bytes());
+            h.bytes(&p.to.to_le_bytes());
+            h.f32s(&[p.progress, p.speed]);
+        }
+        for p in &w.pulses {
+            h.bytes(b"u");
+            h.bytes(&p.node.to_le_bytes());
+            h.f32s(&[p.age]);
+        }
+        for s in &w.shocks {
+            h.bytes(b"s");
+            h.f32s(&s.pos);
+            h.f32s(&[s.age]);
+        }
         StateDigest {
             hash: h.finish(),
             facts: vec![
