@@ -18,6 +18,7 @@ pub mod render;
 pub mod scene;
 pub mod sim;
 pub mod split;
+pub mod studio;
 pub mod text;
 
 /// This build of simreel: the version and a fingerprint of everything compiled in that decides

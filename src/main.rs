@@ -123,6 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Render(args) => render(args),
         Command::Adapters { backend } => adapters(backend.choice()),
         Command::Mesh { scene, output, frame, algorithm } => mesh(&scene, &output, frame, algorithm.as_deref()),
+        Command::Studio(args) => studio(args),
         Command::Golden { action } => golden(action),
         Command::Dice { action: DiceCommand::Stats(args) } => dice_stats(&args),
         Command::Cargo { action: CargoCommand::Probe(args) } => cargo_probe(&args),
@@ -386,6 +387,27 @@ fn resolve_shard(arg: Option<cli::ShardArg>, quiet: bool) -> anyhow::Result<Opti
     })
 }
 
+fn studio(args: cli::StudioArgs) -> anyhow::Result<()> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))
+        .map_err(|e| anyhow::anyhow!("Ctrl-C cannot be caught ({e})"))?;
+    let opts = simreel::studio::Options {
+        inputs: args.scenes,
+        out: args.out,
+        port: args.port,
+        host: args.host,
+        open: args.open,
+        poll: args.poll,
+        adapter: args.adapter.request(),
+        goldens: args.goldens,
+    };
+    simreel::studio::run(opts, stop).map_err(|e| match e {
+        simreel::studio::StudioError::Missing(_) => BadInput(e.to_string()).into(),
+        e => e.into(),
+    })
+}
+
 fn render(args: RenderArgs) -> anyhow::Result<()> {
     let shard = resolve_shard(args.shard, args.quiet)?;
     // Every scene is validated before the first one renders.
@@ -511,7 +533,7 @@ fn golden_merge(args: &cli::GoldenMergeArgs) -> anyhow::Result<()> {
 fn golden(action: GoldenCommand) -> anyhow::Result<()> {
     let (args, shard): (&GoldenArgs, _) = match &action {
         GoldenCommand::Check { common, shard } => (common, resolve_shard(*shard, common.quiet)?),
-        GoldenCommand::Bless { common, .. } => (common, None),
+        GoldenCommand::Bless { common, .. } | GoldenCommand::Review { common } => (common, None),
         GoldenCommand::Merge(m) => return golden_merge(m),
     };
     let scenes = golden_scenes(args)?;
@@ -531,6 +553,7 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
     match &action {
         GoldenCommand::Bless { filter, from_last_run, .. } => golden_bless(&scenes, &dirs, args, mode, filter.as_deref(), *from_last_run),
+        GoldenCommand::Review { .. } => Ok(simreel::golden::review::run(&scenes, &dirs)?),
         _ => golden_check(&scenes, &dirs, args, mode, dealt),
     }
 }

@@ -52,6 +52,9 @@ pub enum Command {
         #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::scene::terrain::Algorithm::NAMES))]
         algorithm: Option<String>,
     },
+    /// A live preview in the browser: serves a page that shows the scenes, redraws what an edit
+    /// changes on save, scrubs through time, and shows problems where they are.
+    Studio(StudioArgs),
     /// Golden-image regression: check scenes against approved images, or approve new ones.
     Golden {
         #[command(subcommand)]
@@ -334,6 +337,13 @@ pub enum GoldenCommand {
         #[arg(long)]
         from_last_run: bool,
     },
+    /// Walk the last check's failures: accept (a), reject (r) or skip (s) each, open its
+    /// side-by-side image (o), accept or reject all that remain (A, R). Without a terminal, print
+    /// the command that accepts each.
+    Review {
+        #[command(flatten)]
+        common: GoldenArgs,
+    },
     /// Put the reports of a split check (`golden check --shard I/N`) together: the summary.json,
     /// junit.xml and report.html one machine's check would write; exit code 4 when any frame
     /// failed.
@@ -389,6 +399,34 @@ impl AdapterArgs {
     pub fn request(&self) -> AdapterRequest {
         AdapterRequest { backend: self.backend.choice(), name: self.adapter.clone() }
     }
+}
+
+#[derive(Args, Debug)]
+pub struct StudioArgs {
+    /// Scene files, and folders whose scene files (and their subfolders') to serve.
+    #[arg(value_name = "SCENE.toml|DIR", default_value = "scenes")]
+    pub scenes: Vec<PathBuf>,
+    /// Where `render` from the page writes, and whose saved states and animations it shows.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    pub out: PathBuf,
+    /// Listen on this port (0: any free one) [default: 7770, or the next free one].
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Listen on this address instead of 127.0.0.1: anyone who can reach it sees the scenes.
+    #[arg(long, value_name = "ADDRESS")]
+    pub host: Option<std::net::IpAddr>,
+    /// Open the page in the system's browser.
+    #[arg(long)]
+    pub open: bool,
+    /// Look for changes every 250 ms instead of waiting for the system's file events (for network
+    /// and container mounts, which send none).
+    #[arg(long)]
+    pub poll: bool,
+    /// Where approved images live: the Goldens view checks against them and accepts into them.
+    #[arg(long, value_name = "DIR", default_value = "tests/golden")]
+    pub goldens: PathBuf,
+    #[command(flatten)]
+    pub adapter: AdapterArgs,
 }
 
 #[derive(Args, Debug)]

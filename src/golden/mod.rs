@@ -10,6 +10,7 @@ mod bless;
 pub mod compare;
 pub mod regions;
 pub mod report;
+pub mod review;
 mod shards;
 
 pub use bless::{Blessed, Filter, bless};

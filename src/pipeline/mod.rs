@@ -5,7 +5,7 @@
 //! keeps every finished frame for `--resume`.
 
 mod assemble;
-mod snapshots;
+pub mod snapshots;
 
 pub use assemble::{animations_of, gif_from_folder, gif_from_frames};
 use assemble::{write_animations, write_gif};

@@ -1,6 +1,6 @@
 //! Saved simulation states in `OUT/<scene>/snapshots/` ([`crate::sim::Simulation::snapshot`]):
 //! a render saves one every 1/32 of the scene and at its last frame, and a later run of the same
-//! scene file by the same version (a shard of a split render, a rerun, a render at another size)
+//! simulation by the same build (a shard of a split render, a rerun, a render at another size)
 //! starts its simulation from the nearest one before its first frame instead of from the start.
 //! Kinds whose replay is cheap save none.
 
@@ -28,13 +28,14 @@ fn path(frames_dir: &Path, frame: u32, total: u32) -> PathBuf {
 }
 
 /// What identifies a snapshot's scene and maker: version and build (a fingerprint of the
-/// sources: the version stays while the code changes), the scene file's hash, the frame, and a
+/// sources: the version stays while the code changes), what the scene's simulation depends on
+/// (its fingerprint: an edit to the camera or a colour keeps the saved states), the frame, and a
 /// checksum of the state that follows.
 fn header(scene: &Scene, frame: u32, state: &[u8]) -> Vec<u8> {
     let mut h = MAGIC.to_vec();
     h.extend_from_slice(crate::BUILD.as_bytes());
     h.push(b'\n');
-    h.extend_from_slice(&scene.source_hash.to_le_bytes());
+    h.extend_from_slice(&scene.fingerprint.simulation.to_le_bytes());
     h.extend_from_slice(&frame.to_le_bytes());
     h.extend_from_slice(&Fnv::hash(state).to_le_bytes());
     h

@@ -250,6 +250,21 @@ impl Scene {
         self
     }
 
+    /// The files this scene is read from: its own, and a figure's data file and its panels'
+    /// scene files (and theirs). A change to any of them can change its frames.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut files = vec![self.path.clone()];
+        if let KindSpec::Figure(f) = &self.kind {
+            files.extend(f.data.iter().map(|d| d.path.clone()));
+            for p in &f.panels {
+                if let figure::PanelContent::Scene(s) = &p.content {
+                    files.extend(s.files());
+                }
+            }
+        }
+        files
+    }
+
     /// A rough upper bound of the memory a render of this scene needs (peak resident memory of the
     /// process): the program and its renderer, the simulation's own state, and frames in flight
     /// through render, readback and encoding. docs/benchmarks/memory.md compares it with measured peaks.

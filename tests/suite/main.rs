@@ -2,6 +2,7 @@
 //! per file). `cargo test --release --test suite -- render::` runs one area.
 
 mod batches;
+mod browser;
 mod cargo_cli;
 mod common;
 mod dice_cli;
@@ -15,3 +16,4 @@ mod scenes_and_cli;
 mod schema;
 mod shards;
 mod slurm;
+mod studio;

@@ -1,0 +1,431 @@
+//! The studio's renderer: one thread that owns the GPU renderers and the scenes' simulations, and
+//! draws the frames the page asks for, newest request first. What it keeps:
+//!
+//! - Frames, as PNG bytes, by everything their pixels depend on: the scene file, the simulation's
+//!   and the drawing's fingerprints, the frame, draft or final (the build is this process's). An
+//!   edit that changes neither fingerprint finds every frame still there: nothing is drawn again.
+//! - Per scene, the simulation at the last frame it described, with saved states along the way
+//!   (in memory, and the ones a `simreel render` left in `OUT/<scene>/snapshots/`), kept while the
+//!   simulation's fingerprint stays. A camera or colour edit builds the simulation again and
+//!   restores it from the nearest saved state; a seek backward does the same.
+//!
+//! When no request waits, it draws drafts of the frames around the one on screen, nearest first.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::frame::FrameData;
+use crate::output::png::{Effort, encode};
+use crate::render::{AdapterRequest, AdapterSummary, Renderer};
+use crate::scene::Scene;
+use crate::sim::Simulation;
+
+/// PNG bytes the cache may hold; the least recently used frames go first.
+const CACHE_BYTES: usize = 256 << 20;
+/// Drafts drawn ahead of (and behind) the frame on screen while nothing else waits.
+const PREFETCH: u32 = 12;
+/// Renderers kept (one per size and sample count: the draft and the final of a scene or two).
+const RENDERERS: usize = 4;
+
+/// What a frame's pixels depend on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FrameKey {
+    pub scene: PathBuf,
+    pub simulation: u64,
+    pub drawing: u64,
+    pub frame: u32,
+    pub draft: bool,
+}
+
+impl FrameKey {
+    pub fn of(scene: &Scene, frame: u32, draft: bool) -> FrameKey {
+        FrameKey { scene: scene.path.clone(), simulation: scene.fingerprint.simulation, drawing: scene.fingerprint.drawing, frame, draft }
+    }
+}
+
+/// A drawn frame.
+#[derive(Debug)]
+pub struct Shot {
+    pub png: Vec<u8>,
+    /// The simulation's state digest at this frame (name, value).
+    pub facts: Vec<(String, String)>,
+    /// Time spent simulating up to it and drawing it (zero for both when it came from the cache).
+    pub simulate: Duration,
+    pub draw: Duration,
+}
+
+type Reply = Sender<Result<Arc<Shot>, String>>;
+
+struct Request {
+    key: FrameKey,
+    scene: Arc<Scene>,
+    reply: Reply,
+}
+
+#[derive(Default)]
+struct Cache {
+    frames: HashMap<FrameKey, (Arc<Shot>, u64)>,
+    bytes: usize,
+    tick: u64,
+}
+
+impl Cache {
+    fn get(&mut self, key: &FrameKey) -> Option<Arc<Shot>> {
+        self.tick += 1;
+        let tick = self.tick;
+        self.frames.get_mut(key).map(|(shot, used)| {
+            *used = tick;
+            shot.clone()
+        })
+    }
+
+    fn put(&mut self, key: FrameKey, shot: Arc<Shot>) {
+        self.tick += 1;
+        self.bytes += shot.png.len();
+        if let Some((old, _)) = self.frames.insert(key, (shot, self.tick)) {
+            self.bytes -= old.png.len();
+        }
+        while self.bytes > CACHE_BYTES {
+            let Some(oldest) = self.frames.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone()) else { break };
+            if let Some((old, _)) = self.frames.remove(&oldest) {
+                self.bytes -= old.png.len();
+            }
+        }
+    }
+
+    /// Forgets the frames of scene files no longer served, and of fingerprints they no longer have.
+    fn retain(&mut self, current: &HashMap<PathBuf, Arc<Scene>>) {
+        self.frames.retain(|k, _| {
+            current.get(&k.scene).is_some_and(|s| s.fingerprint.simulation == k.simulation && s.fingerprint.drawing == k.drawing)
+        });
+        self.bytes = self.frames.values().map(|(s, _)| s.png.len()).sum();
+    }
+}
+
+#[derive(Default)]
+struct State {
+    /// Waiting requests; the newest is served first (the page's latest wish).
+    queue: Vec<Request>,
+    /// The scene and frame on screen: drafts around it are drawn when nothing waits.
+    focus: Option<(Arc<Scene>, u32)>,
+    cache: Cache,
+    /// The scenes served now, by path (their frames in the cache are kept).
+    scenes: HashMap<PathBuf, Arc<Scene>>,
+    stop: bool,
+    /// A frame is being drawn.
+    busy: bool,
+    /// Counters for the page and the benchmarks.
+    drawn: u64,
+    adapter: Option<AdapterSummary>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+/// The renderer thread and its queue.
+pub struct Engine {
+    shared: Arc<Shared>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// What [`Engine::stats`] says.
+pub struct Stats {
+    pub drawn: u64,
+    pub cached_bytes: usize,
+    pub adapter: Option<AdapterSummary>,
+    pub idle: bool,
+}
+
+/// How long a page's request waits for its frame before it is told to ask again.
+const WAIT: Duration = Duration::from_secs(120);
+
+impl Engine {
+    /// Starts the thread; renderers are made on the adapter `request` chooses, when first needed,
+    /// and saved states are read from `out` (`OUT/<scene>/snapshots/`).
+    pub fn start(request: AdapterRequest, out: PathBuf) -> Engine {
+        let shared = Arc::new(Shared { state: Mutex::new(State::default()), wake: Condvar::new() });
+        let worker = Worker { shared: shared.clone(), request, out, renderers: Vec::new(), sims: HashMap::new() };
+        let thread =
+            std::thread::Builder::new().name("studio-render".into()).spawn(move || worker.run()).expect("spawn the renderer thread");
+        Engine { shared, thread: Some(thread) }
+    }
+
+    /// Frame `frame` of `scene`, from the cache or drawn now (before any request made earlier);
+    /// it becomes the frame around which drafts are drawn ahead.
+    pub fn frame(&self, scene: Arc<Scene>, frame: u32, draft: bool) -> Result<Arc<Shot>, String> {
+        let key = FrameKey::of(&scene, frame, draft);
+        let rx: Receiver<Result<Arc<Shot>, String>> = {
+            let mut st = self.shared.state.lock().expect("studio state");
+            st.focus = Some((scene.clone(), frame));
+            if let Some(shot) = st.cache.get(&key) {
+                self.shared.wake.notify_all();
+                return Ok(shot);
+            }
+            let (tx, rx) = channel();
+            st.queue.push(Request { key, scene, reply: tx });
+            self.shared.wake.notify_all();
+            rx
+        };
+        rx.recv_timeout(WAIT).unwrap_or_else(|_| Err("the renderer is busy; ask again".into()))
+    }
+
+    /// The frame of `key` if it is drawn already.
+    pub fn cached(&self, key: &FrameKey) -> Option<Arc<Shot>> {
+        self.shared.state.lock().expect("studio state").cache.get(key)
+    }
+
+    /// The scenes served now: frames of others, or of their earlier fingerprints, are dropped.
+    pub fn serve(&self, scenes: HashMap<PathBuf, Arc<Scene>>) {
+        let mut st = self.shared.state.lock().expect("studio state");
+        st.cache.retain(&scenes);
+        if st.focus.as_ref().is_some_and(|(s, _)| scenes.get(&s.path).is_none_or(|now| now.fingerprint != s.fingerprint)) {
+            st.focus = None;
+        }
+        st.scenes = scenes;
+        self.shared.wake.notify_all();
+    }
+
+    /// Frames drawn so far, the PNG bytes cached, the adapter (once a renderer is made), and
+    /// whether it is idle (nothing asked for, nothing left to draw ahead).
+    pub fn stats(&self) -> Stats {
+        let st = self.shared.state.lock().expect("studio state");
+        Stats {
+            drawn: st.drawn,
+            cached_bytes: st.cache.bytes,
+            adapter: st.adapter.clone(),
+            idle: !st.busy && st.queue.is_empty() && st.focus.is_none(),
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.shared.state.lock().expect("studio state").stop = true;
+        self.shared.wake.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One scene's simulation runs: the final's and the draft's (each built from its own scene, as
+/// the frames describe sizes), sharing saved states.
+struct Sims {
+    simulation: u64,
+    saved: BTreeMap<u32, Vec<u8>>,
+    facts: BTreeMap<u32, Vec<(String, String)>>,
+    runs: [Option<Run>; 2],
+}
+
+/// A simulation built from one scene (its drawing fingerprint), at the last frame it described.
+struct Run {
+    drawing: u64,
+    sim: Box<dyn Simulation>,
+    at: Option<u32>,
+}
+
+struct Worker {
+    shared: Arc<Shared>,
+    request: AdapterRequest,
+    out: PathBuf,
+    /// (width, height, samples) → renderer, most recently used last.
+    renderers: Vec<((u32, u32, u32), Renderer)>,
+    sims: HashMap<PathBuf, Sims>,
+}
+
+enum Task {
+    Serve(Request),
+    Prefetch(FrameKey, Arc<Scene>),
+}
+
+impl Worker {
+    fn run(mut self) {
+        while let Some(task) = self.next_task() {
+            let (key, scene, reply) = match task {
+                Task::Serve(r) => (r.key, r.scene, Some(r.reply)),
+                Task::Prefetch(k, s) => (k, s, None),
+            };
+            let cached = self.shared.state.lock().expect("studio state").cache.get(&key);
+            let result = match cached {
+                Some(shot) => Ok(shot),
+                None => {
+                    let drawn = self.draw(&scene, key.frame, key.draft).map(Arc::new);
+                    if let Ok(shot) = &drawn {
+                        let mut st = self.shared.state.lock().expect("studio state");
+                        // a scene edited while it was drawn: its frame is answered but not kept
+                        if st.scenes.get(&key.scene).is_some_and(|s| s.fingerprint == scene.fingerprint) {
+                            st.cache.put(key.clone(), shot.clone());
+                        }
+                        st.drawn += 1;
+                    }
+                    drawn
+                }
+            };
+            if let Some(reply) = reply {
+                let _ = reply.send(result);
+            }
+            self.forget_unserved();
+        }
+    }
+
+    /// The newest request, else a draft near the frame on screen not drawn yet; waits for one.
+    fn next_task(&self) -> Option<Task> {
+        let mut st = self.shared.state.lock().expect("studio state");
+        loop {
+            st.busy = false;
+            if st.stop {
+                return None;
+            }
+            if let Some(r) = st.queue.pop() {
+                st.busy = true;
+                return Some(Task::Serve(r));
+            }
+            if let Some((scene, at)) = st.focus.clone() {
+                let last = scene.render.frames - 1;
+                let near = (1..=PREFETCH).flat_map(|d| [at.checked_add(d).filter(|&f| f <= last), at.checked_sub(d)]).flatten();
+                let wanted = near.map(|f| FrameKey::of(&scene, f, true)).find(|k| !st.cache.frames.contains_key(k));
+                match wanted {
+                    Some(k) => {
+                        st.busy = true;
+                        return Some(Task::Prefetch(k, scene));
+                    }
+                    None => st.focus = None,
+                }
+            }
+            st = self.shared.wake.wait(st).expect("studio state");
+        }
+    }
+
+    /// Drops the simulations of scenes no longer served, or whose simulation changed.
+    fn forget_unserved(&mut self) {
+        let st = self.shared.state.lock().expect("studio state");
+        self.sims.retain(|path, s| st.scenes.get(path).is_some_and(|now| now.fingerprint.simulation == s.simulation));
+    }
+
+    fn draw(&mut self, scene: &Arc<Scene>, frame: u32, draft: bool) -> Result<Shot, String> {
+        let frames_dir = self.out.join(&scene.name);
+        let scene: Scene = if draft { (**scene).clone().into_draft() } else { (**scene).clone() };
+        let t0 = Instant::now();
+        let data = self.simulate(&scene, frame, draft, &frames_dir)?;
+        let simulate = t0.elapsed();
+        let t1 = Instant::now();
+        let (w, h, samples) = (scene.render.width, scene.render.height, scene.render.msaa);
+        let renderer = self.renderer(w, h, samples)?;
+        let mut image = renderer.submit(&data).map_err(|e| e.to_string())?;
+        while image.is_none() {
+            image = renderer.next_image().map_err(|e| e.to_string())?;
+            if image.is_none() && renderer.in_flight() == 0 {
+                return Err("the renderer returned no image".into());
+            }
+        }
+        let image = image.expect("an image");
+        let png = encode(&image.rgba, image.width, image.height, Effort::Fast);
+        let facts = self.sims.get(&scene.path).and_then(|s| s.facts.get(&frame).cloned()).unwrap_or_default();
+        Ok(Shot { png, facts, simulate, draw: t1.elapsed() })
+    }
+
+    fn renderer(&mut self, w: u32, h: u32, samples: u32) -> Result<&mut Renderer, String> {
+        let size = (w, h, samples);
+        match self.renderers.iter().position(|(s, _)| *s == size) {
+            Some(i) => {
+                let r = self.renderers.remove(i);
+                self.renderers.push(r);
+            }
+            None => {
+                if self.renderers.len() >= RENDERERS {
+                    self.renderers.remove(0);
+                }
+                let r = Renderer::new(&self.request, w, h, samples).map_err(|e| e.to_string())?;
+                self.shared.state.lock().expect("studio state").adapter = Some(r.adapter().clone());
+                self.renderers.push((size, r));
+            }
+        }
+        Ok(&mut self.renderers.last_mut().expect("a renderer").1)
+    }
+
+    /// The frame's data, simulated from the nearest state at or before it: the run's own position,
+    /// a state saved in memory or by an earlier render, or the start.
+    fn simulate(&mut self, scene: &Scene, frame: u32, draft: bool, frames_dir: &Path) -> Result<FrameData, String> {
+        let fp = scene.fingerprint;
+        let sims = self.sims.entry(scene.path.clone()).or_insert_with(|| Sims {
+            simulation: fp.simulation,
+            saved: BTreeMap::new(),
+            facts: BTreeMap::new(),
+            runs: [None, None],
+        });
+        if sims.simulation != fp.simulation {
+            *sims = Sims { simulation: fp.simulation, saved: BTreeMap::new(), facts: BTreeMap::new(), runs: [None, None] };
+        }
+        let run = &mut sims.runs[usize::from(draft)];
+        if run.as_ref().is_none_or(|r| r.drawing != fp.drawing) {
+            *run = Some(Run { drawing: fp.drawing, sim: crate::kinds::build(scene), at: None });
+        }
+        let run = run.as_mut().expect("a run");
+        restore(run, scene, &sims.saved, frames_dir, frame);
+        // step through the frames where states are saved, saving them
+        // states are saved where a render saves them: every 1/32 of the scene
+        let due = |f: u32| crate::pipeline::snapshots::due(f, scene.render.frames);
+        let from = run.at.map_or(0, |a| a + 1);
+        let on_the_way: Vec<u32> = (from..frame).filter(|&f| due(f) && !sims.saved.contains_key(&f)).collect();
+        for f in on_the_way {
+            run.sim.frame(f);
+            run.at = Some(f);
+            note(&mut sims.facts, &mut sims.saved, run.sim.as_ref(), f, true);
+            if let Some(fault) = run.sim.fault() {
+                return Err(format!("the simulation broke at frame {}: {}", fault.frame, fault.what));
+            }
+        }
+        let data = run.sim.frame(frame);
+        run.at = Some(frame);
+        note(&mut sims.facts, &mut sims.saved, run.sim.as_ref(), frame, due(frame));
+        match run.sim.fault() {
+            Some(fault) => Err(format!("the simulation broke at frame {}: {}", fault.frame, fault.what)),
+            None => Ok(data),
+        }
+    }
+}
+
+/// Records the state's facts at `frame`, and its saved state when `save`.
+fn note(
+    facts: &mut BTreeMap<u32, Vec<(String, String)>>,
+    saved: &mut BTreeMap<u32, Vec<u8>>,
+    sim: &dyn Simulation,
+    frame: u32,
+    save: bool,
+) {
+    facts.insert(frame, sim.digest().facts);
+    if save && let Some(state) = sim.snapshot() {
+        saved.insert(frame, state);
+    }
+}
+
+/// Moves `run` to the nearest saved state at or before `frame` (from memory, or from an earlier
+/// render's in `frames_dir`) when that is nearer than where it is; to the start when it is past
+/// `frame` and no state fits.
+fn restore(run: &mut Run, scene: &Scene, saved: &BTreeMap<u32, Vec<u8>>, frames_dir: &Path, frame: u32) {
+    // a state helps when it lies between the run's position and the frame
+    let behind = run.at.filter(|&at| at <= frame);
+    let useful = |f: u32| behind.is_none_or(|at| f > at);
+    let in_memory = saved.range(..=frame).rev().map(|(f, s)| (*f, s.clone())).take_while(|(f, _)| useful(*f)).take(2);
+    let mut candidates: Vec<(u32, Vec<u8>)> = in_memory.collect();
+    if candidates.first().is_none_or(|(f, _)| frame - f > 1) {
+        candidates.extend(crate::pipeline::snapshots::nearest(frames_dir, scene, frame).take_while(|(f, _)| useful(*f)).take(2));
+    }
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
+    for (f, state) in candidates {
+        if run.sim.restore(f, &state) {
+            // the next frame asked for may be f itself
+            run.at = Some(f);
+            return;
+        }
+    }
+    if run.at.is_some_and(|at| at > frame) {
+        run.sim = crate::kinds::build(scene);
+        run.at = None;
+    }
+}

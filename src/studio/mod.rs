@@ -1,0 +1,304 @@
+//! `simreel studio`: a local page that shows scenes while they are written. It serves the scene
+//! files named (and those under the folders named), watches them and the files they read, and
+//! shows each frame as a draft and then final, redrawing only what an edit changed: the scene's
+//! fingerprints say whether the simulation or only the drawing depends on what changed, and saved
+//! states make a seek cost at most the distance from the nearest one.
+//!
+//! Threads: the HTTP server's accept loop, one per request being answered (a live page holds
+//! one), the renderer ([`engine`]), and the watcher's.
+
+mod api;
+pub mod catalog;
+pub mod engine;
+pub mod goldens;
+pub mod lock;
+pub mod server;
+pub mod watch;
+
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::render::AdapterRequest;
+
+/// The port a studio listens on unless told otherwise, or the next free one after it.
+pub const PORT: u16 = 7770;
+/// How many ports after [`PORT`] are tried.
+const PORTS_TRIED: u16 = 20;
+
+/// What `simreel studio` was asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Scene files and folders of scene files.
+    pub inputs: Vec<PathBuf>,
+    pub out: PathBuf,
+    /// Exactly this port (0: any free one); default [`PORT`] or the next free one.
+    pub port: Option<u16>,
+    /// Listen on this address instead of 127.0.0.1.
+    pub host: Option<IpAddr>,
+    pub open: bool,
+    pub poll: bool,
+    pub adapter: AdapterRequest,
+    /// Where approved images live (the Goldens view checks against them and accepts into them).
+    pub goldens: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StudioError {
+    #[error("{0}: no such file or folder")]
+    Missing(PathBuf),
+    #[error("cannot listen on {addr}: {why}")]
+    Listen { addr: String, why: String },
+    #[error("the lock file {path}: {source}")]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot watch the scene files: {0}")]
+    Watch(String),
+    #[error("the output folder {path}: {source}")]
+    Out {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Serves the studio until Ctrl-C (or `stop` is set).
+pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
+    if let Some(missing) = opts.inputs.iter().find(|p| !p.exists()) {
+        return Err(StudioError::Missing(missing.clone()));
+    }
+    let lock_path = lock::path_for(&opts.inputs);
+    let mut held = match lock::Lock::take(&lock_path).map_err(|source| StudioError::Lock { path: lock_path.clone(), source })? {
+        Ok(l) => l,
+        Err(lock::Held(url)) => {
+            let url = if url.is_empty() { "an address it is still choosing".to_string() } else { url };
+            println!("simreel studio is already running for these scenes at {url}");
+            if opts.open && url.starts_with("http") {
+                open_browser(&url);
+            }
+            return Ok(());
+        }
+    };
+    std::fs::create_dir_all(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
+    let out = std::fs::canonicalize(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
+    let (http, addr) = listen(opts.host, opts.port)?;
+    let http = Arc::new(http);
+    let url = format!("http://{}/", display_addr(addr));
+    let _ = held.announce(&url);
+    if let Some(h) = opts.host.filter(|h| !h.is_loopback()) {
+        eprintln!(
+            "warning: listening on {h}: anyone who can reach this machine on port {} sees the scenes and the output folder",
+            addr.port()
+        );
+    }
+
+    let skip = vec![opts.out.clone(), out.clone()];
+    let catalog = catalog::Catalog::new(opts.inputs.clone(), skip);
+    let engine = engine::Engine::start(opts.adapter.clone(), out.clone());
+    engine.serve(catalog.scenes());
+    let folders: Vec<PathBuf> = served_folders(&opts.inputs);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let ctx = Arc::new(server::Ctx {
+        token: token(),
+        hosts: if opts.host.is_some_and(|h| !h.is_loopback()) { Vec::new() } else { loopback_hosts(addr.port()) },
+        out: out.clone(),
+        folders,
+        catalog: Mutex::new(catalog),
+        version: AtomicU64::new(1),
+        engine,
+        hub: server::Hub::default(),
+        stop: AtomicBool::new(false),
+        active: AtomicUsize::new(0),
+        render: render_into(opts.out.clone(), opts.adapter.clone(), cancel.clone()),
+        rendering: Mutex::new(Vec::new()),
+        goldens: opts.goldens.clone(),
+        adapter: opts.adapter.clone(),
+        review: Mutex::new(goldens::Review::default()),
+    });
+
+    let watching = watch_files(&ctx, opts.poll, stop.clone())?;
+
+    let (count, problems) = {
+        let c = ctx.catalog.lock().expect("catalog");
+        (c.entries.len(), c.entries.values().filter(|e| e.problem.is_some()).count())
+    };
+    println!(
+        "simreel studio: {} ({} with problems) at {url} (Ctrl-C stops it)",
+        crate::text::count(count as u64, "scene", "scenes"),
+        problems
+    );
+    if opts.open {
+        open_browser(&url);
+    }
+    unblock_on_stop(http.clone(), stop.clone());
+    while !stop.load(Ordering::SeqCst) {
+        match http.recv() {
+            Ok(req) => server::dispatch(req, &ctx),
+            Err(_) => break,
+        }
+    }
+    ctx.stop.store(true, Ordering::SeqCst);
+    cancel.store(true, Ordering::SeqCst);
+    ctx.hub.close();
+    let _ = watching.join();
+    // (said where it can be: the terminal may be gone)
+    let _ = writeln!(std::io::stdout(), "simreel studio: stopped");
+    drop(held);
+    Ok(())
+}
+
+/// Starts watching the served files: each settled change reads the catalog again.
+fn watch_files(ctx: &Arc<server::Ctx>, poll: bool, stop: Arc<AtomicBool>) -> Result<std::thread::JoinHandle<()>, StudioError> {
+    let (tx, rx) = channel();
+    let mut watcher = watch::Watcher::start(poll, tx).map_err(StudioError::Watch)?;
+    watcher.set(&ctx.catalog.lock().expect("catalog").watched());
+    let ctx = ctx.clone();
+    Ok(std::thread::spawn(move || {
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(paths) => changed(&ctx, &mut watcher, &paths),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+        }
+    }))
+}
+
+/// Wakes the accept loop once `stop` is set (by Ctrl-C), so that it ends.
+fn unblock_on_stop(http: Arc<tiny_http::Server>, stop: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        http.unblock();
+    });
+}
+
+/// Reads the catalog again after files changed, and tells the pages what changed.
+fn changed(ctx: &server::Ctx, watcher: &mut watch::Watcher, paths: &[PathBuf]) {
+    let mut catalog = ctx.catalog.lock().expect("catalog");
+    if !paths.iter().any(|p| catalog.concerns(p)) {
+        return;
+    }
+    let changed = catalog.reload();
+    if changed.is_empty() {
+        return;
+    }
+    watcher.set(&catalog.watched());
+    ctx.engine.serve(catalog.scenes());
+    let version = ctx.version.fetch_add(1, Ordering::SeqCst) + 1;
+    drop(catalog);
+    let ids: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
+    ctx.hub.send(json!({ "type": "catalog", "version": version, "changed": ids }));
+}
+
+/// Listens on `host` (127.0.0.1 by default) at `port`, or at [`PORT`] or the next free port.
+fn listen(host: Option<IpAddr>, port: Option<u16>) -> Result<(tiny_http::Server, SocketAddr), StudioError> {
+    let ip = host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    let ports: Vec<u16> = match port {
+        Some(p) => vec![p],
+        None => (PORT..PORT + PORTS_TRIED).collect(),
+    };
+    let mut last = String::new();
+    for p in &ports {
+        match std::net::TcpListener::bind(SocketAddr::new(ip, *p)) {
+            Ok(l) => {
+                let addr = l.local_addr().map_err(|e| StudioError::Listen { addr: format!("{ip}:{p}"), why: e.to_string() })?;
+                let server = tiny_http::Server::from_listener(l, None)
+                    .map_err(|e| StudioError::Listen { addr: addr.to_string(), why: e.to_string() })?;
+                return Ok((server, addr));
+            }
+            Err(e) => last = e.to_string(),
+        }
+    }
+    let addr = match port {
+        Some(p) => format!("{ip}:{p}"),
+        None => format!("{ip}, ports {PORT} to {}", PORT + PORTS_TRIED - 1),
+    };
+    Err(StudioError::Listen { addr, why: last })
+}
+
+fn display_addr(a: SocketAddr) -> String {
+    match a.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => format!("127.0.0.1:{}", a.port()),
+        _ => a.to_string(),
+    }
+}
+
+/// The `Host` values a loopback studio answers to.
+fn loopback_hosts(port: u16) -> Vec<String> {
+    vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")]
+}
+
+/// The folders whose files `/files/scenes/<n>/` serves: the named folders, and the folders of
+/// the named files.
+fn served_folders(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = inputs
+        .iter()
+        .filter_map(|i| {
+            let d = if i.is_dir() { i.as_path() } else { i.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")) };
+            std::fs::canonicalize(d).ok()
+        })
+        .collect();
+    dirs.dedup();
+    dirs
+}
+
+/// A fresh secret for this session: 128 random bits, hex.
+fn token() -> String {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).expect("the operating system's random numbers");
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// What the page's Render button does: the scene's frames, GIF and animations into `out`, as
+/// `simreel render` (resuming what is there).
+fn render_into(
+    out: PathBuf,
+    adapter: AdapterRequest,
+    cancel: Arc<AtomicBool>,
+) -> Box<dyn Fn(PathBuf) -> Result<String, String> + Send + Sync> {
+    Box::new(move |path: PathBuf| {
+        let scene = crate::scene::load(&path).map_err(|e| e.to_string())?;
+        let job = crate::pipeline::Job {
+            frames: (0..scene.render.frames).collect(),
+            formats: scene.output.formats.clone(),
+            scene,
+            out_dir: out.clone(),
+            adapter: adapter.clone(),
+            resume: true,
+            shard: None,
+            snapshots: true,
+        };
+        let o = crate::pipeline::run(&job, crate::pipeline::ProgressMode::Quiet, &cancel).map_err(|e| e.to_string())?;
+        Ok(format!("{} rendered, {} kept", crate::text::count(o.rendered as u64, "frame", "frames"), o.reused))
+    })
+}
+
+/// Opens `url` in the system's browser (said, not fatal, when it cannot).
+fn open_browser(url: &str) {
+    let (cmd, args): (&str, Vec<&str>) = if cfg!(target_os = "macos") {
+        ("open", vec![url])
+    } else if cfg!(windows) {
+        ("cmd", vec!["/C", "start", "", url])
+    } else {
+        ("xdg-open", vec![url])
+    };
+    if let Err(e) =
+        std::process::Command::new(cmd).args(&args).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn()
+    {
+        eprintln!("cannot open a browser ({cmd}: {e}); open {url}");
+    }
+}

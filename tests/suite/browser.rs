@@ -1,0 +1,146 @@
+//! A real browser for the tests: the system's Chromium, headless, driven over the DevTools
+//! protocol (a WebSocket, JSON messages). Nothing is downloaded: scripts/test installs Chromium
+//! with the system's package manager.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use tungstenite::{Message, WebSocket, stream::MaybeTlsStream};
+
+pub struct Browser {
+    child: Child,
+    ws: WebSocket<MaybeTlsStream<TcpStream>>,
+    next: u64,
+}
+
+impl Browser {
+    /// Chromium showing `url`, with a profile in `profile`.
+    pub fn launch(profile: &Path, url: &str) -> Browser {
+        let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+            .into_iter()
+            .find(|c| Path::new(c).exists())
+            .expect("no Chromium: install it (apt-get install chromium; scripts/test does)");
+        let mut child = std::process::Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(["--remote-debugging-port=0", "--remote-allow-origins=*"])
+            .arg(url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start Chromium");
+        // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID"
+        let err = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut port = None;
+        for line in err.lines() {
+            let line = line.expect("Chromium's output");
+            if let Some(rest) = line.split("ws://127.0.0.1:").nth(1) {
+                port = rest.split('/').next().and_then(|p| p.parse::<u16>().ok());
+                break;
+            }
+        }
+        let port = port.expect("Chromium's DevTools address");
+        let t0 = Instant::now();
+        let page = loop {
+            let list = crate::studio::raw(port, &format!("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"));
+            let targets: Value = serde_json::from_slice(&list.body).unwrap_or(Value::Null);
+            let found = targets
+                .as_array()
+                .and_then(|t| t.iter().find(|t| t["type"] == "page").and_then(|t| t["webSocketDebuggerUrl"].as_str().map(str::to_string)));
+            if let Some(ws) = found {
+                break ws;
+            }
+            assert!(t0.elapsed() < Duration::from_secs(30), "no page in Chromium");
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let (ws, _) = tungstenite::connect(page).expect("the page's DevTools socket");
+        let mut b = Browser { child, ws, next: 0 };
+        b.call("Page.enable", json!({}));
+        b.call("Emulation.setDeviceMetricsOverride", json!({ "width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": false }));
+        b
+    }
+
+    /// Sends a command and waits for its answer (events on the way are passed over).
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        self.ws.send(Message::text(json!({ "id": id, "method": method, "params": params }).to_string())).expect("send to Chromium");
+        loop {
+            let m = self.ws.read().expect("read from Chromium");
+            let Message::Text(t) = m else { continue };
+            let v: Value = serde_json::from_str(t.as_str()).expect("JSON from Chromium");
+            if v["id"] == id {
+                assert!(v.get("error").is_none(), "{method}: {v}");
+                return v["result"].clone();
+            }
+        }
+    }
+
+    /// The value of a JavaScript expression in the page.
+    pub fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call("Runtime.evaluate", json!({ "expression": expr, "returnByValue": true }));
+        r["result"]["value"].clone()
+    }
+
+    /// The element's box in the page: x, y, width, height.
+    pub fn rect(&mut self, id: &str) -> (f64, f64, f64, f64) {
+        let r = self.eval(&format!("JSON.stringify(document.getElementById('{id}').getBoundingClientRect())"));
+        let r: Value = serde_json::from_str(r.as_str().expect("a box")).unwrap();
+        (r["x"].as_f64().unwrap(), r["y"].as_f64().unwrap(), r["width"].as_f64().unwrap(), r["height"].as_f64().unwrap())
+    }
+
+    pub fn screenshot(&mut self) -> simreel::output::png::Decoded {
+        let r = self.call("Page.captureScreenshot", json!({ "format": "png" }));
+        let png = base64::engine::general_purpose::STANDARD.decode(r["data"].as_str().expect("image data")).unwrap();
+        simreel::output::png::decode(&png).unwrap()
+    }
+
+    /// The pixels on screen inside the element `id`.
+    pub fn element_pixels(&mut self, id: &str) -> simreel::output::png::Decoded {
+        let (x, y, w, h) = self.rect(id);
+        let shot = self.screenshot();
+        let (x, y, w, h) = (x.round() as u32, y.round() as u32, w.round() as u32, h.round() as u32);
+        let mut rgba = Vec::with_capacity((w * h * 4) as usize);
+        for row in y..y + h {
+            let start = ((row * shot.width + x) * 4) as usize;
+            rgba.extend_from_slice(&shot.rgba[start..start + (w * 4) as usize]);
+        }
+        simreel::output::png::Decoded { width: w, height: h, rgba }
+    }
+
+    /// Presses and lets go of a key (a DOM key name, e.g. "End").
+    pub fn key(&mut self, key: &str) {
+        let code = match key {
+            "End" => 35,
+            "Home" => 36,
+            "ArrowLeft" => 37,
+            "ArrowRight" => 39,
+            " " => 32,
+            k => k.chars().next().unwrap().to_ascii_uppercase() as i64,
+        };
+        for t in ["keyDown", "keyUp"] {
+            self.call("Input.dispatchKeyEvent", json!({ "type": t, "key": key, "code": key, "windowsVirtualKeyCode": code }));
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,506 @@
+//! `simreel studio`: its HTTP surface against hostile requests, one studio per folder, a clean
+//! stop, redrawing only what an edit changed, and the page in a real browser (Chromium over the
+//! DevTools protocol, see `browser.rs`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{require_gpu, root, scratch, simreel};
+
+/// A studio running in the background, stopped (with Ctrl-C's signal) when dropped.
+pub struct Studio {
+    child: Child,
+    pub port: u16,
+    pub url: String,
+    /// What it printed after its address line.
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl Studio {
+    pub fn start(args: &[&str]) -> Studio {
+        let mut child = simreel()
+            .arg("studio")
+            .args(args)
+            .args(["--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start simreel studio");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        out.read_line(&mut line).expect("the studio's first line");
+        let url =
+            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
+        let port = url
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches('/')
+            .parse()
+            .unwrap_or_else(|_| panic!("not a loopback address: {url}"));
+        Studio { child, port, url, out }
+    }
+
+    /// Sends SIGINT (what Ctrl-C sends) and returns the exit status and the rest of its output.
+    pub fn interrupt(mut self) -> (std::process::ExitStatus, String) {
+        let ok = std::process::Command::new("kill").args(["-INT", &self.child.id().to_string()]).status().expect("kill");
+        assert!(ok.success());
+        let mut rest = String::new();
+        self.out.read_to_string(&mut rest).expect("the studio's output");
+        let status = self.child.wait().expect("the studio ends");
+        (status, rest)
+    }
+
+    pub fn get(&self, target: &str) -> Answer {
+        raw(self.port, &format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", self.port))
+    }
+
+    pub fn json(&self, target: &str) -> serde_json::Value {
+        let a = self.get(target);
+        assert_eq!(a.status, 200, "{target}: {}", a.text());
+        serde_json::from_slice(&a.body).expect("JSON")
+    }
+
+    /// The session's token, as the page has it.
+    pub fn token(&self) -> String {
+        let page = self.get("/").text();
+        let at = page.find("name=\"simreel-token\" content=\"").expect("the token in the page") + 30;
+        page[at..at + 32].to_string()
+    }
+}
+
+impl Drop for Studio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Answer {
+    pub status: u16,
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Sends `request` as it is written (nothing normalises its path) and reads the whole answer.
+pub fn raw(port: u16, request: &str) -> Answer {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    s.write_all(request.as_bytes()).expect("send");
+    // to the end of the answer: its Content-Length, or the connection's end
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        let n = s.read(&mut buf).unwrap_or(0);
+        bytes.extend_from_slice(&buf[..n]);
+        if n == 0 || complete(&bytes) {
+            break;
+        }
+    }
+    let split = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no answer to {request:?}: {:?}", String::from_utf8_lossy(&bytes)));
+    let head = String::from_utf8_lossy(&bytes[..split]).into_owned();
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("a status");
+    let mut body = bytes[split + 4..].to_vec();
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        body = dechunk(&body);
+    }
+    Answer { status, head, body }
+}
+
+/// Whether `bytes` hold a whole answer with a Content-Length.
+fn complete(bytes: &[u8]) -> bool {
+    let Some(split) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&bytes[..split]).to_ascii_lowercase();
+    let length = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse::<usize>().ok());
+    length.is_some_and(|n| bytes.len() >= split + 4 + n)
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(eol) = b.windows(2).position(|w| w == b"\r\n") else { return out };
+        let n = usize::from_str_radix(std::str::from_utf8(&b[..eol]).unwrap().trim(), 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[eol + 2..eol + 2 + n]);
+        b = &b[eol + 4 + n..];
+    }
+}
+
+/// A folder with a copy of the small terrain scene, and an output folder beside it.
+fn workspace(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let scenes = dir.join("scenes");
+    std::fs::create_dir_all(&scenes).unwrap();
+    let scene = scenes.join("small.toml");
+    std::fs::copy(root().join("tests/scenes/small_terrain.toml"), &scene).unwrap();
+    (scenes, dir.join("out"), scene)
+}
+
+pub fn wait_until<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let t0 = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(t0.elapsed() < timeout, "waited {timeout:?} for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn hostile_requests_are_refused_and_only_served_folders_are_read() {
+    let (scenes, out, _) = workspace("studio-hostile");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("ok.txt"), "inside").unwrap();
+    std::os::unix::fs::symlink("/etc", out.join("etc")).unwrap();
+    let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(s.url.starts_with("http://127.0.0.1:"), "binds the loopback address by default: {}", s.url);
+    let p = s.port;
+    let get = |target: &str| s.get(target);
+    assert_eq!(get("/files/out/ok.txt").text(), "inside");
+    assert_eq!(get("/files/scenes/0/small.toml").status, 200);
+    for target in [
+        "/files/out/../../../../etc/passwd",
+        "/files/out/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "/files/out/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+        "/files/out//etc/passwd",
+        "/files/out/%2Fetc%2Fpasswd",
+        "/files/out/etc/passwd",
+        "/files/out/..%5c..%5cetc%5cpasswd",
+        "/files/scenes/0/../../../../etc/passwd",
+    ] {
+        let a = get(target);
+        assert!(matches!(a.status, 400 | 403), "{target}: {} {}", a.status, a.text());
+        assert!(!a.text().contains("root:"), "{target} leaked a file");
+    }
+    assert_eq!(get("/files/scenes/7/small.toml").status, 404);
+    assert_eq!(get("/files/elsewhere/x").status, 404);
+    assert_eq!(get("/api/frame.png?scene=/etc/passwd&frame=0").status, 404, "only served scenes are read");
+    // addressed to another name (DNS rebinding), or from another site
+    let a = raw(p, &format!("GET /api/scenes HTTP/1.1\r\nHost: evil.example:{p}\r\nConnection: close\r\n\r\n"));
+    assert_eq!(a.status, 421, "{}", a.text());
+    let a = raw(p, &format!("GET /api/scenes HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nOrigin: http://evil.example\r\nConnection: close\r\n\r\n"));
+    assert_eq!(a.status, 403);
+    // writes need the session's token, which only the served page carries
+    let token = s.token();
+    assert_eq!(token.len(), 32);
+    let post = |extra: &str| {
+        raw(
+            p,
+            &format!("POST /api/render?scene=x HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    assert_eq!(post("").status, 403);
+    assert_eq!(post("X-Simreel-Token: 00000000000000000000000000000000\r\n").status, 403);
+    assert_eq!(post(&format!("X-Simreel-Token: {token}\r\n")).status, 404, "the token admits the request; the scene is unknown");
+    let big = raw(
+        p,
+        &format!(
+            "POST /api/render HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nX-Simreel-Token: {token}\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert_eq!(big.status, 413);
+    let put = raw(p, &format!("PUT / HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
+    assert_eq!(put.status, 405);
+    let page = get("/");
+    assert!(page.head.contains("Content-Security-Policy"), "{}", page.head);
+    // a second studio for the same folder points to the first instead of starting
+    let t0 = Instant::now();
+    let second = simreel().args(["studio", scenes.to_str().unwrap(), "--port", "0"]).output().unwrap();
+    assert!(second.status.success());
+    let said = String::from_utf8_lossy(&second.stdout);
+    assert!(said.contains("already running") && said.contains(&s.url), "{said}");
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    // Ctrl-C stops it cleanly, and lets go of the folder
+    let (status, rest) = s.interrupt();
+    assert!(status.success(), "{status:?}: {rest}");
+    assert!(rest.contains("stopped"), "{rest}");
+    let again = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(again.get("/files/out/ok.txt").status, 200);
+}
+
+#[test]
+fn a_studio_refuses_what_it_cannot_serve() {
+    let o = simreel().args(["studio", "no/such/folder", "--port", "0"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no/such/folder: no such file or folder"));
+    // an explicit port that is taken is an error, not another port
+    let (scenes, out, _) = workspace("studio-port");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let o = simreel().args(["studio", scenes.to_str().unwrap(), "--out", out.to_str().unwrap(), "--port", &port]).output().unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!("cannot listen on 127.0.0.1:{port}")),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The catalog's version and the stamp of the one scene served.
+fn stamp(s: &Studio) -> (u64, Option<String>, serde_json::Value) {
+    let c = s.json("/api/scenes");
+    let e = c["scenes"][0].clone();
+    (c["version"].as_u64().unwrap(), e["scene"]["stamp"].as_str().map(str::to_string), e["problem"].clone())
+}
+
+fn drawn(s: &Studio) -> u64 {
+    s.json("/api/status")["drawn"].as_u64().unwrap()
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
+fn an_edit_redraws_what_it_changed_and_nothing_else() {
+    require_gpu();
+    let (scenes, out, scene) = workspace("studio-edits");
+    let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let id = "scene=".to_string() + &simreel::studio::server::percent_encode(&scenes.join("small.toml").display().to_string());
+    let first = s.get(&format!("/api/frame.png?{id}&frame=10"));
+    assert_eq!(first.status, 200, "{}", first.text());
+    let (v0, stamp0, _) = stamp(&s);
+    // prefetching settles: drafts around the frame on screen
+    let settled = wait_until("prefetching to settle", Duration::from_secs(60), || {
+        let st = s.json("/api/status");
+        (st["idle"] == true).then(|| st["drawn"].as_u64().unwrap())
+    });
+    // a comment and reordered whitespace: the same scene, nothing to draw
+    let text = std::fs::read_to_string(&scene).unwrap();
+    std::fs::write(&scene, format!("# edited\n{text}\n\n")).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(stamp(&s).0, v0, "an edit that changes nothing is not news");
+    assert_eq!(s.get(&format!("/api/frame.png?{id}&frame=10")).body, first.body);
+    assert_eq!(drawn(&s), settled, "an edit that changes nothing draws nothing");
+    // a camera edit: a new drawing, the same simulation
+    std::fs::write(&scene, text.replace("radius = 13.0", "radius = 9.0")).unwrap();
+    let (_, stamp1, _) = wait_until("the camera edit", Duration::from_secs(10), || Some(stamp(&s)).filter(|(v, _, _)| *v > v0));
+    let (sim0, draw0) = stamp0.as_deref().unwrap().split_once('-').unwrap();
+    let (sim1, draw1) = stamp1.as_deref().unwrap().split_once('-').unwrap();
+    assert_eq!(sim0, sim1);
+    assert_ne!(draw0, draw1);
+    let moved = s.get(&format!("/api/frame.png?{id}&frame=10"));
+    assert_eq!(moved.status, 200);
+    assert_ne!(moved.body, first.body, "the camera moved");
+    // a problem: the last good scene is still served, with the problem beside it
+    std::fs::write(&scene, text.replace("radius = 13.0", "radius = \"far\"")).unwrap();
+    let (_, stamp2, problem) = wait_until("the broken file", Duration::from_secs(10), || Some(stamp(&s)).filter(|(_, _, p)| !p.is_null()));
+    assert_eq!(stamp2, stamp1, "the last good scene stays");
+    let item = &problem["items"][0];
+    let line = text.lines().position(|l| l.starts_with("radius = 13.0")).unwrap() as u64 + 1;
+    assert_eq!((item["line"].as_u64(), item["key"].as_str()), (Some(line), Some("camera.orbit.radius")), "{problem}");
+    assert_eq!(s.get(&format!("/api/frame.png?{id}&frame=10")).body, moved.body);
+}
+
+/// The page in Chromium: frame 0 drawn, a camera edit seen, a syntax error shown where it is and
+/// cleared when fixed, the last frame reached from the keyboard.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
+fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
+    require_gpu();
+    let (scenes, out, scene) = workspace("studio-browser");
+    let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let profile = scratch("studio-browser-profile");
+    let mut b = crate::browser::Browser::launch(&profile, &s.url);
+    let shown = |b: &mut crate::browser::Browser| b.eval("JSON.stringify(window.studio && window.studio.shown)");
+    let final_of = |b: &mut crate::browser::Browser, frame: u64| {
+        wait_until(&format!("frame {frame}, final, on screen"), Duration::from_secs(60), || {
+            let v: serde_json::Value = serde_json::from_str(shown(b).as_str()?).ok()?;
+            (v["frame"] == frame && v["quality"] == "final").then_some(v)
+        })
+    };
+    let id = scenes.join("small.toml").display().to_string();
+    let frame_png = |frame: u32| {
+        let a = s.get(&format!("/api/frame.png?scene={}&frame={frame}", simreel::studio::server::percent_encode(&id)));
+        simreel::output::png::decode(&a.body).unwrap()
+    };
+    let v = final_of(&mut b, 0);
+    // the draft/final badge sits on the frame: hidden, so that the frame's pixels are compared alone
+    b.eval("document.getElementById('badge').style.visibility = 'hidden'");
+    let on_screen = b.element_pixels("frame");
+    assert_close(&on_screen, &frame_png(0), "frame 0 on screen");
+    assert!(spread(&on_screen) > 40.0, "frame 0 is a picture, not a flat fill");
+    // the camera moves on disk: the page shows the new frame
+    let text = std::fs::read_to_string(&scene).unwrap();
+    std::fs::write(&scene, text.replace("radius = 13.0", "radius = 8.0")).unwrap();
+    let old = v["stamp"].clone();
+    wait_until("the edited frame", Duration::from_secs(60), || {
+        let v: serde_json::Value = serde_json::from_str(shown(&mut b).as_str()?).ok()?;
+        (v["stamp"] != old && v["quality"] == "final").then_some(())
+    });
+    let edited = b.element_pixels("frame");
+    assert_close(&edited, &frame_png(0), "the edited frame on screen");
+    assert!(mean_diff(&edited, &on_screen) > 5.0, "the frame on screen changed");
+    // a syntax error: the overlay says where; the frame stays
+    std::fs::write(&scene, text.replace("radius = 13.0", "radius = 8.0").replace("[light]", "[light")).unwrap();
+    let line = text.lines().position(|l| l == "[light]").unwrap() + 1;
+    let overlay = wait_until("the problem overlay", Duration::from_secs(10), || {
+        let t = b.eval("document.getElementById('overlay').hidden ? '' : document.getElementById('overlay').innerText");
+        t.as_str().filter(|t| !t.is_empty()).map(str::to_string)
+    });
+    assert!(overlay.contains(&format!("small.toml:{line}:")), "{overlay}");
+    let shot = b.screenshot();
+    let r = b.rect("overlay");
+    let px = pixel(&shot, (r.0 + r.2 / 2.0) as u32, (r.1 + r.3 - 3.0) as u32);
+    assert!(px[0] > px[2] && px[1] < 80, "the overlay is drawn over the frame: {px:?}");
+    // fixed: the overlay goes
+    std::fs::write(&scene, text.replace("radius = 13.0", "radius = 8.0")).unwrap();
+    wait_until("the overlay to go", Duration::from_secs(10), || {
+        b.eval("document.getElementById('overlay').hidden").as_bool().filter(|h| *h)
+    });
+    // End: the last frame
+    b.key("End");
+    final_of(&mut b, 47);
+    assert_close(&b.element_pixels("frame"), &frame_png(47), "the last frame on screen");
+}
+
+fn pixel(img: &simreel::output::png::Decoded, x: u32, y: u32) -> [u8; 4] {
+    let i = ((y * img.width + x) * 4) as usize;
+    img.rgba[i..i + 4].try_into().unwrap()
+}
+
+/// Mean absolute difference per channel, over RGB.
+fn mean_diff(a: &simreel::output::png::Decoded, b: &simreel::output::png::Decoded) -> f64 {
+    assert_eq!((a.width, a.height), (b.width, b.height), "sizes");
+    let sum: u64 = a.rgba.chunks(4).zip(b.rgba.chunks(4)).map(|(p, q)| (0..3).map(|c| p[c].abs_diff(q[c]) as u64).sum::<u64>()).sum();
+    sum as f64 / (a.width as f64 * a.height as f64 * 3.0)
+}
+
+/// How far the picture's pixels spread from its mean colour (a flat fill: 0).
+fn spread(a: &simreel::output::png::Decoded) -> f64 {
+    let n = (a.width * a.height) as f64;
+    let mean: Vec<f64> = (0..3).map(|c| a.rgba.chunks(4).map(|p| p[c] as f64).sum::<f64>() / n).collect();
+    (a.rgba.chunks(4).map(|p| (0..3).map(|c| (p[c] as f64 - mean[c]).powi(2)).sum::<f64>()).sum::<f64>() / n).sqrt()
+}
+
+fn assert_close(on_screen: &simreel::output::png::Decoded, served: &simreel::output::png::Decoded, what: &str) {
+    let d = mean_diff(on_screen, served);
+    if d >= 2.0 {
+        let dir = scratch(&format!("studio-mismatch-{}", what.replace(' ', "-")));
+        for (name, img) in [("on_screen.png", on_screen), ("served.png", served)] {
+            std::fs::write(
+                dir.join(name),
+                simreel::output::png::encode(&img.rgba, img.width, img.height, simreel::output::png::Effort::Fast),
+            )
+            .unwrap();
+        }
+    }
+    assert!(d < 2.0, "{what}: the pixels on screen differ from the frame by {d:.2} levels on average");
+}
+
+/// A scene with goldens whose frame 20 golden is wrong (frame 0's picture): the last check failed
+/// there. Returns the folder, the scene file, the goldens and the output folder.
+fn failing_goldens(name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let scenes = dir.join("scenes");
+    std::fs::create_dir_all(&scenes).unwrap();
+    let (goldens, out) = (dir.join("goldens"), dir.join("out"));
+    let text = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap()
+        + "\n[golden]\nframes = \"0,20\"\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
+    let scene = scenes.join("small.toml");
+    std::fs::write(&scene, text).unwrap();
+    let golden = |args: &[&str]| {
+        simreel().arg("golden").args(args).arg("--goldens").arg(&goldens).arg("--out").arg(&out).arg(&scene).output().unwrap()
+    };
+    assert_eq!(golden(&["check", "--quiet"]).status.code(), Some(4));
+    assert!(golden(&["bless", "--from-last-run", "--quiet"]).status.success());
+    let g = goldens.join("small_terrain");
+    std::fs::copy(g.join("frame_0000.png"), g.join("frame_0020.png")).unwrap();
+    assert_eq!(golden(&["check", "--quiet"]).status.code(), Some(4), "frame 20's golden is wrong");
+    (scenes, scene, goldens, out)
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
+fn golden_review_in_a_terminal_accepts_rejects_and_skips_and_prints_commands_without_one() {
+    require_gpu();
+    let (_, scene, goldens, out) = failing_goldens("studio-review-terminal");
+    // without a terminal: the commands
+    let o = simreel()
+        .args(["golden", "review"])
+        .arg(&scene)
+        .arg("--goldens")
+        .arg(&goldens)
+        .arg("--out")
+        .arg(&out)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("1 frame failed") && said.contains("--filter small_terrain:20 --from-last-run"), "{said}");
+    // at a terminal: a wrong letter is asked again, `r` keeps the golden, then `a` accepts
+    let scenes = vec![simreel::scene::load(&scene).unwrap()];
+    let paths = simreel::golden::Paths { goldens: goldens.clone(), out: out.clone(), shard: None };
+    let (list, _) = simreel::golden::review::failures(&paths).unwrap();
+    assert_eq!(list.iter().map(|f| (f.scene.as_str(), f.frame)).collect::<Vec<_>>(), [("small_terrain", 20)]);
+    let golden_file = goldens.join("small_terrain/frame_0020.png");
+    let before = std::fs::read(&golden_file).unwrap();
+    let mut shown = Vec::new();
+    let t = simreel::golden::review::interactive(&scenes, &list, &paths, &mut "x\nr\n".as_bytes(), &mut shown).unwrap();
+    assert_eq!((t.accepted.len(), t.rejected, t.skipped), (0, 1, 0));
+    assert_eq!(std::fs::read(&golden_file).unwrap(), before, "rejected: the golden stays");
+    let shown = String::from_utf8_lossy(&shown);
+    assert!(shown.contains("[1/1] small_terrain:20") && shown.contains("one of a, r, s, o, A, R, q"), "{shown}");
+    let t = simreel::golden::review::interactive(&scenes, &list, &paths, &mut "s\n".as_bytes(), &mut Vec::new()).unwrap();
+    assert_eq!((t.accepted.len(), t.rejected, t.skipped), (0, 0, 1));
+    let t = simreel::golden::review::interactive(&scenes, &list, &paths, &mut "a\n".as_bytes(), &mut Vec::new()).unwrap();
+    assert_eq!(t.accepted, [("small_terrain".to_string(), 20)]);
+    let rendered = crate::common::read_png(&out.join("golden-run/small_terrain/frame_0020.png"));
+    assert_eq!(crate::common::read_png(&golden_file).rgba, rendered.rgba, "accepted: the golden is what the check rendered");
+    let state = std::fs::read_to_string(goldens.join("small_terrain/frame_0020.state.txt")).unwrap();
+    assert!(!state.trim().is_empty());
+    let o =
+        simreel().args(["golden", "check", "--quiet"]).arg(&scene).arg("--goldens").arg(&goldens).arg("--out").arg(&out).output().unwrap();
+    assert!(o.status.success(), "after the review the check passes");
+}
+
+/// The Goldens view in Chromium: run the check from the page, accept the failing frame with `a`,
+/// and see the golden file change.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
+fn the_goldens_view_accepts_a_failing_frame_in_a_real_browser() {
+    require_gpu();
+    let (scenes, _, goldens, out) = failing_goldens("studio-review-browser");
+    std::fs::remove_dir_all(out.join("golden-report")).unwrap();
+    let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap(), "--goldens", goldens.to_str().unwrap()]);
+    let profile = scratch("studio-review-profile");
+    let mut b = crate::browser::Browser::launch(&profile, &format!("{}#goldens", s.url));
+    wait_until("the Goldens view", Duration::from_secs(20), || {
+        b.eval("document.getElementById('check') && !document.getElementById('goldens').hidden").as_bool().filter(|v| *v)
+    });
+    b.eval("document.getElementById('check').click()");
+    let current = wait_until("the check's failure on the page", Duration::from_secs(120), || {
+        b.eval("window.studio.review.current").as_str().map(str::to_string)
+    });
+    assert_eq!(current, "small_terrain:20");
+    // the golden and the new frame side by side, the changed region boxed
+    wait_until("the images", Duration::from_secs(20), || {
+        b.eval("[...document.querySelectorAll('#compare img')].every(i => i.complete && i.naturalWidth > 0) && document.querySelectorAll('#compare img').length == 2").as_bool().filter(|v| *v)
+    });
+    wait_until("the changed region boxed", Duration::from_secs(10), || {
+        (b.eval("document.querySelectorAll('#compare .box').length").as_u64()? >= 1).then_some(())
+    });
+    let golden_file = goldens.join("small_terrain/frame_0020.png");
+    let before = std::fs::read(&golden_file).unwrap();
+    b.key("a");
+    wait_until("the golden file to change", Duration::from_secs(30), || (std::fs::read(&golden_file).ok()? != before).then_some(()));
+    let rendered = crate::common::read_png(&out.join("golden-run/small_terrain/frame_0020.png"));
+    assert_eq!(crate::common::read_png(&golden_file).rgba, rendered.rgba);
+    let accepted = wait_until("the accepted list", Duration::from_secs(10), || {
+        let t = b.eval("document.getElementById('accepted').innerText");
+        t.as_str().filter(|t| t.contains("small_terrain:20")).map(str::to_string)
+    });
+    assert!(accepted.contains("frame_0020.png"), "{accepted}");
+    assert!(b.eval("document.getElementById('reviewDone').innerText").as_str().unwrap().contains("decided"));
+}
