@@ -93,4 +93,37 @@ mod tests {
             );
         }
     }
+
+    /// Every shipped scene whose kind saves its state: a simulation built afresh and restored from
+    /// a state saved halfway describes the frames after it exactly as the one that got there by
+    /// stepping; a state of another frame, or cut short, is refused with the simulation untouched.
+    #[test]
+    fn every_saved_state_carries_on_bit_for_bit_and_a_foreign_one_is_refused() {
+        let mut saving: Vec<&str> = Vec::new();
+        for path in scene::scene_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")).expect("scenes/") {
+            let scene = scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            let last = scene.render.frames - 1;
+            let at = last / 2;
+            let mut whole = build(&scene);
+            for f in [0, at / 2, at] {
+                whole.frame(f);
+            }
+            let Some(state) = whole.snapshot() else { continue };
+            saving.push(scene.kind.name());
+            let mut later = build(&scene);
+            assert!(later.restore(at, &state), "{}: its own state is refused", path.display());
+            for f in [at, at + 1, last] {
+                assert!(whole.frame(f) == later.frame(f), "{}: frame {f} differs after a restore", path.display());
+                assert_eq!(whole.digest(), later.digest(), "{}: frame {f}", path.display());
+            }
+            let mut fresh = build(&scene);
+            let before = fresh.digest();
+            assert!(!fresh.restore(at + 1, &state), "{}: a state of another frame", path.display());
+            assert!(!fresh.restore(at, &state[..state.len() - 1]), "{}: a state cut short", path.display());
+            assert_eq!(fresh.digest(), before, "{}: a refused state changed the simulation", path.display());
+        }
+        saving.sort_unstable();
+        saving.dedup();
+        assert_eq!(saving, ["flock", "wind"], "the kinds that save their states");
+    }
 }

@@ -78,3 +78,28 @@ pub fn nearest<'a>(frames_dir: &'a Path, scene: &'a Scene, frame: u32) -> impl I
     frames.sort_unstable_by(|a, b| b.cmp(a));
     frames.into_iter().filter_map(move |f| read(&path(frames_dir, f, total), scene, f).map(|state| (f, state)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCENE: &str =
+        "kind = \"flock\"\nseed = 3\n[render]\nwidth = 64\nheight = 48\nframes = 64\n[light]\nambient = 0.4\n[flock]\nagents = 20\n";
+
+    #[test]
+    fn a_saved_state_serves_the_same_simulation_drawn_otherwise_and_no_other() {
+        let dir = std::env::temp_dir().join(format!("simreel-snapshots-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let scene = |text: &str| crate::scene::parse(text, Path::new("s.toml")).unwrap_or_else(|e| panic!("{e}"));
+        let base = scene(SCENE);
+        save(&dir, &base, 8, b"the state at 8").unwrap();
+        let found = |s: &Scene| nearest(&dir, s, 20).collect::<Vec<_>>();
+        assert_eq!(found(&base), [(8, b"the state at 8".to_vec())]);
+        // another light: the same simulation, the same state
+        assert_eq!(found(&scene(&SCENE.replace("ambient = 0.4", "ambient = 0.6"))), [(8, b"the state at 8".to_vec())]);
+        // another seed: another simulation
+        assert!(found(&scene(&SCENE.replace("seed = 3", "seed = 4"))).is_empty());
+        assert!(nearest(&dir, &base, 7).next().is_none(), "only states at or before the frame");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -452,7 +452,7 @@ fn a_shard_starts_from_a_saved_state_and_draws_the_same_bytes() {
     let at = other.iter().position(|&b| b == b'\n').unwrap() + 1;
     let version_end = at + other[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
     let mut foreign = other.clone();
-    foreign[version_end] ^= 1; // the scene file's hash
+    foreign[version_end] ^= 1; // the fingerprint of the scene's simulation
     std::fs::write(&path, &foreign).unwrap();
     std::fs::remove_file(split.join("flock/shard-3-of-3.json")).unwrap();
     same(None);

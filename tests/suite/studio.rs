@@ -300,6 +300,20 @@ fn an_edit_redraws_what_it_changed_and_nothing_else() {
     let line = text.lines().position(|l| l.starts_with("radius = 13.0")).unwrap() as u64 + 1;
     assert_eq!((item["line"].as_u64(), item["key"].as_str()), (Some(line), Some("camera.orbit.radius")), "{problem}");
     assert_eq!(s.get(&format!("/api/frame.png?{id}&frame=10")).body, moved.body);
+    // fixed by an editor's atomic save (a swap file, a backup, a new file renamed over the old):
+    // one update, the problem gone
+    let (v1, _, _) = stamp(&s);
+    std::fs::write(scenes.join(".small.toml.swp"), "swap").unwrap();
+    std::fs::write(scenes.join("small.toml~"), &text).unwrap();
+    let tmp = scenes.join(".small.toml.4913");
+    std::fs::write(&tmp, text.replace("radius = 13.0", "radius = 10.0")).unwrap();
+    std::fs::rename(&tmp, &scene).unwrap();
+    std::fs::remove_file(scenes.join(".small.toml.swp")).unwrap();
+    wait_until("the renamed file", Duration::from_secs(10), || (stamp(&s).0 > v1).then_some(()));
+    std::thread::sleep(Duration::from_millis(1000));
+    let (v2, _, problem) = stamp(&s);
+    assert_eq!(v2, v1 + 1, "one save, one update");
+    assert!(problem.is_null(), "{problem}");
 }
 
 /// The page in Chromium: frame 0 drawn, a camera edit seen, a syntax error shown where it is and

@@ -8,6 +8,7 @@ pub mod blade;
 pub mod draw;
 pub mod field;
 pub mod grass;
+mod snapshot;
 pub mod spring;
 #[cfg(test)]
 mod tests;
@@ -191,6 +192,15 @@ impl Simulation for WindSim {
 
     fn fault(&self) -> Option<SimFault> {
         self.fault.clone()
+    }
+
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        // a broken state is not worth carrying on from
+        self.fault.is_none().then(|| self.save())
+    }
+
+    fn restore(&mut self, frame: u32, bytes: &[u8]) -> bool {
+        self.fault.is_none() && self.load(frame, bytes)
     }
 
     fn digest(&self) -> StateDigest {
