@@ -249,6 +249,24 @@ fn a_studio_refuses_what_it_cannot_serve() {
     );
 }
 
+#[test]
+fn another_address_only_when_asked_and_with_a_warning() {
+    let (scenes, out, _) = workspace("studio-host");
+    let mut child = simreel()
+        .args(["studio", scenes.to_str().unwrap(), "--out", out.to_str().unwrap(), "--port", "0", "--host", "0.0.0.0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _ = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let o = child.wait_with_output().unwrap();
+    let warned = String::from_utf8_lossy(&o.stderr);
+    assert!(warned.contains("warning: listening on 0.0.0.0") && warned.contains("anyone who can reach this machine"), "{warned}");
+    assert!(line.contains("at http://127.0.0.1:"), "the address to open is still the loopback one: {line}");
+}
+
 /// The catalog's version and the stamp of the one scene served.
 fn stamp(s: &Studio) -> (u64, Option<String>, serde_json::Value) {
     let c = s.json("/api/scenes");

@@ -13,6 +13,7 @@ pub mod draw;
 pub mod probe;
 pub mod rig;
 pub mod route;
+mod snapshot;
 pub mod spring;
 pub mod straps;
 #[cfg(test)]
@@ -146,6 +147,8 @@ pub struct CargoSim {
     pub samples: Vec<Sample>,
     /// The game frame the state belongs to.
     shown: f64,
+    /// The last frame described (a snapshot names it).
+    described: u32,
     fault: Option<SimFault>,
     art: draw::Art,
 }
@@ -163,14 +166,7 @@ impl CargoSim {
     pub fn of(scene: &Scene, spec: &CargoSpec) -> Self {
         let script = Script::new(spec);
         let rig = Rig::new(spec);
-        let hitches = spec
-            .events
-            .iter()
-            .filter_map(|e| match e.kind {
-                EventKind::Hitch { dt, count } => Some((e.at, dt, count)),
-                _ => None,
-            })
-            .collect();
+        let hitches = hitches_of(spec);
         let n = spec.links.len();
         let art = draw::Art::new(spec, &rig, &script);
         CargoSim {
@@ -191,6 +187,7 @@ impl CargoSim {
             counters: Counters { peak_pitch: vec![0.0; n], ..Default::default() },
             samples: Vec::new(),
             shown: 0.0,
+            described: 0,
             fault: None,
             art,
         }
@@ -422,15 +419,36 @@ impl CargoSim {
     }
 }
 
+/// The hitches of a scene's game clock: (start, frame length, count), in time order.
+fn hitches_of(spec: &CargoSpec) -> Vec<(f64, f64, u32)> {
+    spec.events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Hitch { dt, count } => Some((e.at, dt, count)),
+            _ => None,
+        })
+        .collect()
+}
+
 impl Simulation for CargoSim {
     fn frame(&mut self, frame: u32) -> FrameData {
         let t = self.scene.render.time_of(frame);
         self.advance_to(t);
+        self.described = frame;
         draw::frame(self, frame)
     }
 
     fn fault(&self) -> Option<SimFault> {
         self.fault.clone()
+    }
+
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        // a broken state is not worth carrying on from
+        self.fault.is_none().then(|| self.save())
+    }
+
+    fn restore(&mut self, frame: u32, bytes: &[u8]) -> bool {
+        self.fault.is_none() && self.load(frame, bytes)
     }
 
     fn digest(&self) -> StateDigest {
