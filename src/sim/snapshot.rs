@@ -42,6 +42,13 @@ impl Writer {
         self.u64(n as u64)
     }
 
+    /// Bytes (another snapshot), after their length.
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.count(v.len());
+        self.0.extend_from_slice(v);
+        self
+    }
+
     pub fn finish(self) -> Vec<u8> {
         self.0
     }
@@ -92,6 +99,14 @@ impl<'a> Reader<'a> {
     pub fn count(&mut self, item_bytes: usize) -> Option<usize> {
         let n = usize::try_from(self.u64()?).ok()?;
         (n.checked_mul(item_bytes)? <= self.bytes.len()).then_some(n)
+    }
+
+    /// Bytes written by [`Writer::bytes`].
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.count(1)?;
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Some(head)
     }
 
     /// Whether every byte was read.

@@ -332,6 +332,59 @@ impl Simulation for DiceSim {
         self.fault.clone()
     }
 
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        use super::snapshot::{LAYOUT, put_bool, put_f64s};
+        if self.fault.is_some() {
+            return None; // a broken state is not worth carrying on from
+        }
+        let mut w = crate::sim::snapshot::Writer::new();
+        w.u32(self.frame).u32(LAYOUT);
+        self.table.save(&mut w);
+        w.count(self.rolls_done).count(self.hands.len());
+        for h in &self.hands {
+            let (tag, origin) = match h {
+                HandState::Waiting => (0, [0.0; 3]),
+                HandState::Holding { origin } => (1, *origin),
+                HandState::Done => (2, [0.0; 3]),
+            };
+            w.u32(tag);
+            put_f64s(&mut w, &origin);
+        }
+        put_bool(&mut w, self.read_once);
+        Some(w.finish())
+    }
+
+    fn restore(&mut self, frame: u32, bytes: &[u8]) -> bool {
+        use super::snapshot::{LAYOUT, get_bool, get_f64s};
+        let mut r = crate::sim::snapshot::Reader::new(bytes);
+        // the clock after describing `frame`: the last step at or before its time
+        let steps = self.table.clock().steps_at(self.scene.render.time_of(frame));
+        let read = (|| {
+            if r.u32()? != frame || r.u32()? != LAYOUT || self.fault.is_some() {
+                return None;
+            }
+            let table = self.table.read(&mut r, steps)?;
+            let rolls_done = r.count(0)?;
+            if r.count(0)? != self.hands.len() {
+                return None;
+            }
+            let hands = (0..self.hands.len())
+                .map(|_| match (r.u32()?, get_f64s::<3>(&mut r)?) {
+                    (0, _) => Some(HandState::Waiting),
+                    (1, origin) => Some(HandState::Holding { origin }),
+                    (2, _) => Some(HandState::Done),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let read_once = get_bool(&mut r)?;
+            r.done().then_some((table, rolls_done, hands, read_once))
+        })();
+        let Some((table, rolls_done, hands, read_once)) = read else { return false };
+        self.table.take(steps, table);
+        (self.rolls_done, self.hands, self.read_once, self.frame) = (rolls_done, hands, read_once, frame);
+        true
+    }
+
     fn digest(&self) -> StateDigest {
         let mut h = Fnv::new();
         for d in 0..self.spec.count {

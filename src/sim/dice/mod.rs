@@ -20,6 +20,7 @@ pub mod orientation;
 pub mod pack;
 pub mod rigid;
 pub mod roller;
+mod snapshot;
 pub mod stats;
 pub mod table;
 #[cfg(test)]

@@ -476,6 +476,57 @@ fn freest_spot(others: &[V3], reach: f64) -> V3 {
     best.1
 }
 
+/// A roller's state in a snapshot (see `super::snapshot`).
+impl Roller {
+    pub(super) fn save(&self, w: &mut crate::sim::snapshot::Writer) {
+        use super::snapshot::*;
+        w.count(self.slots.len());
+        for &f in &self.frames {
+            w.u32(f as u32);
+        }
+        w.u32(self.phase as u32).u64(self.roll_steps);
+        put_opt_f64(w, self.first_settle);
+        w.f64(self.quiet_for).u32(self.nudges).u32(self.total_nudges);
+        put_readings(w, &self.readings);
+        put_bool(w, self.stale);
+        put_grab(w, self.grab);
+        put_bools(w, &self.fence_touched);
+        put_bools(w, &self.die_touched);
+        put_outcome(w, self.outcome.as_ref());
+        w.u64(self.rng.state());
+        put_bool(w, self.retired);
+        for a in &self.asleep {
+            put_particles(w, a.as_deref());
+        }
+    }
+
+    /// This roller with the state a snapshot holds; `None` when it is not this roller's.
+    pub(super) fn read_saved(&self, r: &mut crate::sim::snapshot::Reader) -> Option<Roller> {
+        use super::snapshot::*;
+        let n = self.slots.len();
+        if r.count(0)? != n {
+            return None;
+        }
+        let mut o = self.clone();
+        o.frames = (0..n)
+            .map(|_| r.u32().and_then(|f| u8::try_from(f).ok()).filter(|&f| (f as usize) < CUBE_ROTATIONS.len()))
+            .collect::<Option<_>>()?;
+        o.phase = [Phase::Idle, Phase::Rolling, Phase::Settled].get(r.u32()? as usize).copied()?;
+        o.roll_steps = r.u64()?;
+        o.first_settle = get_opt_f64(r)?;
+        (o.quiet_for, o.nudges, o.total_nudges) = (r.f64()?, r.u32()?, r.u32()?);
+        o.readings = get_readings(r)?;
+        o.stale = get_bool(r)?;
+        o.grab = get_grab(r, n)?;
+        (o.fence_touched, o.die_touched) = (get_bools(r)?, get_bools(r)?);
+        o.outcome = get_outcome(r)?;
+        o.rng = Rng::new(r.u64()?);
+        o.retired = get_bool(r)?;
+        o.asleep = (0..n).map(|_| get_particles(r)).collect::<Option<_>>()?;
+        Some(o)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

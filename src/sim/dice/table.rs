@@ -337,3 +337,33 @@ fn for_each_pack(parallel: bool, packs: &mut [Pack], jobs: &mut [PackJob], f: im
         run(packs, jobs);
     }
 }
+
+/// The table's state in a snapshot (see `super::snapshot`).
+impl Table {
+    pub(super) fn save(&self, w: &mut crate::sim::snapshot::Writer) {
+        w.u64(self.clock.steps()).count(self.packs.len()).count(self.rollers.len());
+        for p in &self.packs {
+            super::snapshot::put_pack(w, p);
+        }
+        for r in &self.rollers {
+            r.save(w);
+        }
+    }
+
+    /// Reads a snapshot of this table at clock step `steps`: the packs and rollers it holds, for
+    /// [`Table::take`]; `None` when it is not this table's.
+    pub(super) fn read(&self, r: &mut crate::sim::snapshot::Reader, steps: u64) -> Option<(Vec<Pack>, Vec<Roller>)> {
+        if r.u64()? != steps || r.count(0)? != self.packs.len() || r.count(0)? != self.rollers.len() {
+            return None;
+        }
+        let packs = (0..self.packs.len()).map(|_| super::snapshot::get_pack(r)).collect::<Option<Vec<_>>>()?;
+        let rollers = self.rollers.iter().map(|x| x.read_saved(r)).collect::<Option<Vec<_>>>()?;
+        Some((packs, rollers))
+    }
+
+    /// Takes what [`Table::read`] read, at clock step `steps`.
+    pub(super) fn take(&mut self, steps: u64, (packs, rollers): (Vec<Pack>, Vec<Roller>)) {
+        (self.packs, self.rollers) = (packs, rollers);
+        self.clock.set_steps(steps);
+    }
+}

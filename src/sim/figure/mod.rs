@@ -23,6 +23,10 @@ pub struct FigureSim {
     rects: Vec<[f32; 4]>,
     /// Per panel: its scene's simulation (`None` for a chart).
     panels: Vec<Option<PanelSim>>,
+    /// What builds a panel's simulation afresh (a restore builds each before it takes a state).
+    build: crate::sim::Builder,
+    /// The last frame described.
+    described: u32,
 }
 
 impl KindSimulation for FigureSim {
@@ -38,7 +42,7 @@ impl KindSimulation for FigureSim {
                 PanelContent::Chart(_) => None,
             })
             .collect();
-        FigureSim { scene: scene.clone(), spec: spec.clone(), rects, panels }
+        FigureSim { scene: scene.clone(), spec: spec.clone(), rects, panels, build, described: 0 }
     }
 }
 
@@ -117,6 +121,7 @@ pub fn with_alpha(c: [f32; 3], a: f32) -> [f32; 4] {
 
 impl Simulation for FigureSim {
     fn frame(&mut self, frame: u32) -> FrameData {
+        self.described = frame;
         let t = self.scene.render.time_of(frame);
         let size = self.spec.size.map(|v| v as f32);
         let mut canvas = Canvas2d { size, static_layer: None, shapes: Vec::new(), texts: Vec::new() };
@@ -191,6 +196,70 @@ impl Simulation for FigureSim {
             .iter()
             .flatten()
             .find_map(|p| p.sim.fault().map(|f| SimFault { frame: f.frame, what: format!("panel {}: {}", p.scene.name, f.what) }))
+    }
+
+    /// The panels' states, each with the frame it was taken at: a panel whose simulation saves
+    /// none has nothing to carry (it is built afresh); none at all while a panel is broken, or
+    /// when no panel has a state to carry.
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        let mut carried = false;
+        let mut w = crate::sim::snapshot::Writer::new();
+        w.u32(self.described).count(self.panels.len());
+        for p in &self.panels {
+            let Some(p) = p else {
+                w.u32(0);
+                continue;
+            };
+            if p.sim.fault().is_some() {
+                return None;
+            }
+            match (&p.last, p.sim.snapshot()) {
+                (Some(last), Some(state)) => {
+                    w.u32(1).u32(last.index).bytes(&state);
+                    carried = true;
+                }
+                _ => {
+                    w.u32(0);
+                }
+            }
+        }
+        carried.then(|| w.finish())
+    }
+
+    fn restore(&mut self, frame: u32, bytes: &[u8]) -> bool {
+        let mut r = crate::sim::snapshot::Reader::new(bytes);
+        if r.u32() != Some(frame) || r.count(4) != Some(self.panels.len()) {
+            return false;
+        }
+        // every panel's simulation built afresh and restored, before any is taken
+        let mut fresh: Vec<Option<Box<dyn Simulation>>> = Vec::with_capacity(self.panels.len());
+        for p in &self.panels {
+            let Some(flag) = r.u32() else { return false };
+            let sim = match (p, flag) {
+                (None, 0) => None,
+                (Some(p), 0) => Some((self.build)(&p.scene)),
+                (Some(p), 1) => {
+                    let (Some(at), Some(state)) = (r.u32(), r.bytes()) else { return false };
+                    let mut sim = (self.build)(&p.scene);
+                    if !sim.restore(at, state) {
+                        return false;
+                    }
+                    Some(sim)
+                }
+                _ => return false,
+            };
+            fresh.push(sim);
+        }
+        if !r.done() {
+            return false;
+        }
+        for (p, sim) in self.panels.iter_mut().zip(fresh) {
+            if let (Some(p), Some(sim)) = (p, sim) {
+                (p.sim, p.last) = (sim, None);
+            }
+        }
+        self.described = frame;
+        true
     }
 
     fn digest(&self) -> StateDigest {

@@ -35,7 +35,9 @@ impl WindSim {
             (t.bend, t.rate) = (bend, rate);
         }
         self.meadow.pressed = pressed;
+        // posed again now, so that the state (and its digest) is whole at once
         self.posed = None;
+        self.advance_to(self.time());
         true
     }
 
