@@ -388,21 +388,7 @@ fn resolve_shard(arg: Option<cli::ShardArg>, quiet: bool) -> anyhow::Result<Opti
 }
 
 fn studio(args: cli::StudioArgs) -> anyhow::Result<()> {
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))
-        .map_err(|e| anyhow::anyhow!("Ctrl-C cannot be caught ({e})"))?;
-    let opts = simreel::studio::Options {
-        inputs: args.scenes,
-        out: args.out,
-        port: args.port,
-        host: args.host,
-        open: args.open,
-        poll: args.poll,
-        adapter: args.adapter.request(),
-        goldens: args.goldens,
-    };
-    simreel::studio::run(opts, stop).map_err(|e| match e {
+    simreel::studio::serve(args).map_err(|e| match e {
         simreel::studio::StudioError::Missing(_) => BadInput(e.to_string()).into(),
         e => e.into(),
     })

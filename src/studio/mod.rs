@@ -63,12 +63,32 @@ pub enum StudioError {
     },
     #[error("cannot watch the scene files: {0}")]
     Watch(String),
+    #[error("Ctrl-C cannot be caught ({0})")]
+    Signal(String),
     #[error("the output folder {path}: {source}")]
     Out {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
+}
+
+/// `simreel studio`: serves until Ctrl-C.
+pub fn serve(args: crate::cli::StudioArgs) -> Result<(), StudioError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)).map_err(|e| StudioError::Signal(e.to_string()))?;
+    let opts = Options {
+        inputs: args.scenes,
+        out: args.out,
+        port: args.port,
+        host: args.host,
+        open: args.open,
+        poll: args.poll,
+        adapter: args.adapter.request(),
+        goldens: args.goldens,
+    };
+    run(opts, stop)
 }
 
 /// Serves the studio until Ctrl-C (or `stop` is set).
