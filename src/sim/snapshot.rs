@@ -37,6 +37,18 @@ impl Writer {
         self
     }
 
+    pub fn f64s(&mut self, v: &[f64]) -> &mut Self {
+        for &x in v {
+            self.f64(x);
+        }
+        self
+    }
+
+    /// A flag, as a word (0 or 1).
+    pub fn bool(&mut self, v: bool) -> &mut Self {
+        self.u32(v as u32)
+    }
+
     /// A length, written before a list's items.
     pub fn count(&mut self, n: usize) -> &mut Self {
         self.u64(n as u64)
@@ -92,6 +104,23 @@ impl<'a> Reader<'a> {
             *x = self.f32()?;
         }
         Some(out)
+    }
+
+    pub fn f64s<const N: usize>(&mut self) -> Option<[f64; N]> {
+        let mut out = [0.0; N];
+        for x in &mut out {
+            *x = self.f64()?;
+        }
+        Some(out)
+    }
+
+    /// A flag written by [`Writer::bool`]; `None` for a word other than 0 or 1.
+    pub fn bool(&mut self) -> Option<bool> {
+        match self.u32()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
     }
 
     /// A list's length, refused when the rest of the bytes cannot hold that many items of

@@ -6,16 +6,8 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
-use super::server::{Ctx, Refusal, percent_encode};
+use super::server::{Ctx, Refusal, param, percent_encode, refuse};
 use crate::scene::Scene;
-
-fn refuse(status: u16, why: impl Into<String>) -> Refusal {
-    Refusal { status, why: why.into() }
-}
-
-fn param<'a>(q: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    q.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
-}
 
 /// The stamp of a scene's frames: the page draws again when it changes.
 fn stamp(s: &Scene) -> String {

@@ -18,7 +18,8 @@ pub struct Entry {
     pub scene: Option<Arc<Scene>>,
     /// What is wrong with the file as it is now.
     pub problem: Option<Problem>,
-    /// The files it was read from the last time it loaded (itself when it never did).
+    /// The files it was read from the last time it loaded (itself when it never did), resolved
+    /// (as file events name them).
     pub files: Vec<PathBuf>,
 }
 
@@ -128,7 +129,7 @@ impl Catalog {
                     .scene
                     .as_ref()
                     .is_some_and(|old| old.fingerprint == s.fingerprint && old.name == s.name && old.render == s.render);
-                entry.files = s.files();
+                entry.files = s.files().iter().map(|f| resolved(f)).collect();
                 if !same {
                     entry.scene = Some(Arc::new(s));
                     differs = true;
@@ -148,21 +149,21 @@ impl Catalog {
 
     /// Whether any served scene is read from `path` (or `path` is a scene file in a served folder).
     pub fn concerns(&self, path: &Path) -> bool {
-        let is_scene_like = path.extension().is_some_and(|x| x == "toml" || x == "json");
         if self.skip.iter().any(|s| path.starts_with(s)) {
             return false;
         }
-        is_scene_like || self.entries.values().any(|e| e.files.iter().any(|f| same_file(f, path)))
+        let is_scene_like = path.extension().is_some_and(|x| x == "toml" || x == "json");
+        is_scene_like || {
+            let path = resolved(path);
+            self.entries.values().any(|e| e.files.contains(&path))
+        }
     }
 }
 
-/// Whether two paths name one file (either may be relative to the working folder).
-fn same_file(a: &Path, b: &Path) -> bool {
-    a == b || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y) || absolute(a) == absolute(b)
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+/// The real path of a file (either may be relative to the working folder), or its absolute path
+/// when it cannot be resolved (it was removed).
+fn resolved(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).or_else(|_| std::path::absolute(p)).unwrap_or_else(|_| p.to_path_buf())
 }
 
 #[cfg(test)]

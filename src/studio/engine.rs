@@ -309,9 +309,15 @@ impl Worker {
 
     fn draw(&mut self, scene: &Arc<Scene>, frame: u32, draft: bool) -> Result<Shot, String> {
         let frames_dir = self.out.join(&scene.name);
-        let scene: Scene = if draft { (**scene).clone().into_draft() } else { (**scene).clone() };
+        let drafted;
+        let scene: &Scene = if draft {
+            drafted = (**scene).clone().into_draft();
+            &drafted
+        } else {
+            scene
+        };
         let t0 = Instant::now();
-        let data = self.simulate(&scene, frame, draft, &frames_dir)?;
+        let data = self.simulate(scene, frame, draft, &frames_dir)?;
         let simulate = t0.elapsed();
         let t1 = Instant::now();
         let (w, h, samples) = (scene.render.width, scene.render.height, scene.render.msaa);
@@ -406,22 +412,29 @@ fn note(
 
 /// Moves `run` to the nearest saved state at or before `frame` (from memory, or from an earlier
 /// render's in `frames_dir`) when that is nearer than where it is; to the start when it is past
-/// `frame` and no state fits.
+/// `frame` and no state fits. States lie where renders save them (every 1/32 of the scene), so a
+/// step that passes none, such as the next frame of a playback, looks nowhere.
 fn restore(run: &mut Run, scene: &Scene, saved: &BTreeMap<u32, Vec<u8>>, frames_dir: &Path, frame: u32) {
-    // a state helps when it lies between the run's position and the frame
-    let behind = run.at.filter(|&at| at <= frame);
-    let useful = |f: u32| behind.is_none_or(|at| f > at);
-    let in_memory = saved.range(..=frame).rev().map(|(f, s)| (*f, s.clone())).take_while(|(f, _)| useful(*f)).take(2);
-    let mut candidates: Vec<(u32, Vec<u8>)> = in_memory.collect();
-    if candidates.first().is_none_or(|(f, _)| frame - f > 1) {
-        candidates.extend(crate::pipeline::snapshots::nearest(frames_dir, scene, frame).take_while(|(f, _)| useful(*f)).take(2));
-    }
-    candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
-    for (f, state) in candidates {
-        if run.sim.restore(f, &state) {
-            // the next frame asked for may be f itself
-            run.at = Some(f);
-            return;
+    // a state helps when it lies after the run's position (anywhere, when the run is past the frame)
+    let from = run.at.filter(|&at| at <= frame).map_or(0, |at| at + 1);
+    let due = |f: u32| crate::pipeline::snapshots::due(f, scene.render.frames);
+    if let Some(best) = (from..=frame).rev().find(|&f| due(f)) {
+        let memory = saved.range(from..=frame).next_back().map(|(f, s)| (*f, s.clone()));
+        // the folder is read only when memory lacks the best state there could be
+        let mut candidates: Vec<(u32, Vec<u8>)> = match memory {
+            Some(m) if m.0 == best => vec![m],
+            m => m
+                .into_iter()
+                .chain(crate::pipeline::snapshots::nearest(frames_dir, scene, frame).take_while(|(f, _)| *f >= from).take(1))
+                .collect(),
+        };
+        candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
+        for (f, state) in candidates {
+            if run.sim.restore(f, &state) {
+                // the next frame asked for may be f itself
+                run.at = Some(f);
+                return;
+            }
         }
     }
     if run.at.is_some_and(|at| at > frame) {

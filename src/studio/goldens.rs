@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::server::{Ctx, Refusal, percent_encode};
+use super::server::{Ctx, Refusal, param, percent_encode, refuse};
 use crate::golden::review::{self, Failure};
 use crate::golden::{Paths, check};
 use crate::pipeline::ProgressMode;
@@ -20,10 +20,6 @@ pub struct Review {
     /// (scene, frame, files written)
     pub accepted: Vec<(String, u32, Vec<String>)>,
     pub rejected: Vec<(String, u32)>,
-}
-
-fn refuse(status: u16, why: impl Into<String>) -> Refusal {
-    Refusal { status, why: why.into() }
 }
 
 fn paths(ctx: &Ctx) -> Paths {
@@ -113,9 +109,8 @@ pub fn start_check(ctx: &Arc<Ctx>) -> Result<Value, Refusal> {
 
 /// The failure `scene=`, `frame=` names in the last check.
 fn failure(ctx: &Ctx, q: &[(String, String)]) -> Result<Failure, Refusal> {
-    let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-    let scene = get("scene").ok_or_else(|| refuse(400, "which scene? (scene=)"))?;
-    let frame: u32 = get("frame").and_then(|f| f.parse().ok()).ok_or_else(|| refuse(400, "which frame? (frame=)"))?;
+    let scene = param(q, "scene").ok_or_else(|| refuse(400, "which scene? (scene=)"))?;
+    let frame: u32 = param(q, "frame").and_then(|f| f.parse().ok()).ok_or_else(|| refuse(400, "which frame? (frame=)"))?;
     let (list, _) = review::failures(&paths(ctx)).map_err(|e| refuse(409, e.to_string()))?;
     list.into_iter()
         .find(|f| f.scene == scene && f.frame == frame)

@@ -80,7 +80,7 @@ pub struct Refusal {
     pub why: String,
 }
 
-fn refuse(status: u16, why: impl Into<String>) -> Refusal {
+pub(super) fn refuse(status: u16, why: impl Into<String>) -> Refusal {
     Refusal { status, why: why.into() }
 }
 
@@ -147,6 +147,11 @@ fn split_target(url: &str) -> (&str, Vec<(String, String)>) {
         })
         .collect();
     (path, pairs)
+}
+
+/// The value of a query's `name=`.
+pub(super) fn param<'a>(q: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    q.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
 fn head(name: &str, value: &str) -> Header {
@@ -268,7 +273,7 @@ fn content_type(p: &Path) -> &'static str {
         "mp4" => "video/mp4",
         "webm" => "video/webm",
         "json" => "application/json",
-        "html" => "text/plain; charset=utf-8", // shown as text: a served page never runs in the studio's origin
+        // everything else (HTML included) as text: a served page never runs in the studio's origin
         _ => "text/plain; charset=utf-8",
     }
 }

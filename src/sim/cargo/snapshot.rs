@@ -32,38 +32,30 @@ fn get_state(r: &mut Reader, n: usize) -> Option<State> {
 
 fn put_targets(w: &mut Writer, t: &Targets) {
     for (v, g) in t.frame.iter().chain(t.links.iter().flatten()) {
-        w.f64(*v).f64(g.k).f64(g.e).f64(g.c).u32(g.walled as u32);
+        w.f64(*v).f64(g.k).f64(g.e).f64(g.c).bool(g.walled);
     }
     for l in t.frame_laws.iter().chain(t.link_laws.iter().flatten()) {
-        w.f64(l.omega).f64(l.zeta).f64(l.lo).f64(l.hi).f64(l.wall[0]).f64(l.wall[1]).u32(l.floor as u32);
-    }
-}
-
-fn get_bool(r: &mut Reader) -> Option<bool> {
-    match r.u32()? {
-        0 => Some(false),
-        1 => Some(true),
-        _ => None,
+        w.f64(l.omega).f64(l.zeta).f64(l.lo).f64(l.hi).f64(l.wall[0]).f64(l.wall[1]).bool(l.floor);
     }
 }
 
 fn get_targets(r: &mut Reader, n: usize) -> Option<Targets> {
-    let mut target = || Some((r.f64()?, Region { k: r.f64()?, e: r.f64()?, c: r.f64()?, walled: get_bool(r)? }));
+    let mut target = || Some((r.f64()?, Region { k: r.f64()?, e: r.f64()?, c: r.f64()?, walled: r.bool()? }));
     let frame = [target()?, target()?];
     let links = (0..n).map(|_| Some([target()?, target()?, target()?])).collect::<Option<Vec<_>>>()?;
     let mut law =
-        || Some(Law { omega: r.f64()?, zeta: r.f64()?, lo: r.f64()?, hi: r.f64()?, wall: [r.f64()?, r.f64()?], floor: get_bool(r)? });
+        || Some(Law { omega: r.f64()?, zeta: r.f64()?, lo: r.f64()?, hi: r.f64()?, wall: [r.f64()?, r.f64()?], floor: r.bool()? });
     let frame_laws = [law()?, law()?];
     let link_laws = (0..n).map(|_| Some([law()?, law()?, law()?])).collect::<Option<Vec<_>>>()?;
     Some(Targets { frame, links, frame_laws, link_laws })
 }
 
 fn put_vec(w: &mut Writer, v: DVec3) {
-    w.f64(v.x).f64(v.y).f64(v.z);
+    w.f64s(&v.to_array());
 }
 
 fn get_vec(r: &mut Reader) -> Option<DVec3> {
-    Some(DVec3::new(r.f64()?, r.f64()?, r.f64()?))
+    r.f64s().map(DVec3::from_array)
 }
 
 /// What a snapshot holds, read whole before any of it is taken.
@@ -102,16 +94,16 @@ impl CargoSim {
             }
         }
         for &o in &self.outside {
-            w.u32(o as u32);
+            w.bool(o);
         }
         for h in &self.history {
-            w.u32(h.is_some() as u32);
+            w.bool(h.is_some());
             if let Some((p, v)) = h {
                 put_vec(&mut w, *p);
                 put_vec(&mut w, *v);
             }
         }
-        w.count(self.applied).f64(self.awake_until).u32(self.asleep as u32);
+        w.count(self.applied).f64(self.awake_until).bool(self.asleep);
         put_targets(&mut w, &self.targets);
         let k = &self.counters;
         w.u64(k.wall_entries).u64(k.teleports_ignored).u64(k.accel_clamps).f64(k.dropped).u64(k.resets);
@@ -160,13 +152,13 @@ impl CargoSim {
             return None;
         }
         let now = r.f64()?;
-        let frozen = match get_bool(r)? {
+        let frozen = match r.bool()? {
             true => Some((r.u64()?, get_targets(r, n)?, get_state(r, n)?)),
             false => None,
         };
-        let outside = (0..self.outside.len()).map(|_| get_bool(r)).collect::<Option<Vec<_>>>()?;
+        let outside = (0..self.outside.len()).map(|_| r.bool()).collect::<Option<Vec<_>>>()?;
         let history = (0..self.history.len())
-            .map(|_| match get_bool(r)? {
+            .map(|_| match r.bool()? {
                 true => Some(Some((get_vec(r)?, get_vec(r)?))),
                 false => Some(None),
             })
@@ -175,7 +167,7 @@ impl CargoSim {
         if applied > self.spec.events.len() {
             return None;
         }
-        let (awake_until, asleep, targets) = (r.f64()?, get_bool(r)?, get_targets(r, n)?);
+        let (awake_until, asleep, targets) = (r.f64()?, r.bool()?, get_targets(r, n)?);
         let mut counters = Counters {
             wall_entries: r.u64()?,
             teleports_ignored: r.u64()?,

@@ -333,7 +333,7 @@ impl Simulation for DiceSim {
     }
 
     fn snapshot(&self) -> Option<Vec<u8>> {
-        use super::snapshot::{LAYOUT, put_bool, put_f64s};
+        use super::snapshot::LAYOUT;
         if self.fault.is_some() {
             return None; // a broken state is not worth carrying on from
         }
@@ -348,14 +348,14 @@ impl Simulation for DiceSim {
                 HandState::Done => (2, [0.0; 3]),
             };
             w.u32(tag);
-            put_f64s(&mut w, &origin);
+            w.f64s(&origin);
         }
-        put_bool(&mut w, self.read_once);
+        w.bool(self.read_once);
         Some(w.finish())
     }
 
     fn restore(&mut self, frame: u32, bytes: &[u8]) -> bool {
-        use super::snapshot::{LAYOUT, get_bool, get_f64s};
+        use super::snapshot::LAYOUT;
         let mut r = crate::sim::snapshot::Reader::new(bytes);
         // the clock after describing `frame`: the last step at or before its time
         let steps = self.table.clock().steps_at(self.scene.render.time_of(frame));
@@ -369,14 +369,14 @@ impl Simulation for DiceSim {
                 return None;
             }
             let hands = (0..self.hands.len())
-                .map(|_| match (r.u32()?, get_f64s::<3>(&mut r)?) {
+                .map(|_| match (r.u32()?, r.f64s::<3>()?) {
                     (0, _) => Some(HandState::Waiting),
                     (1, origin) => Some(HandState::Holding { origin }),
                     (2, _) => Some(HandState::Done),
                     _ => None,
                 })
                 .collect::<Option<Vec<_>>>()?;
-            let read_once = get_bool(&mut r)?;
+            let read_once = r.bool()?;
             r.done().then_some((table, rolls_done, hands, read_once))
         })();
         let Some((table, rolls_done, hands, read_once)) = read else { return false };

@@ -488,13 +488,13 @@ impl Roller {
         put_opt_f64(w, self.first_settle);
         w.f64(self.quiet_for).u32(self.nudges).u32(self.total_nudges);
         put_readings(w, &self.readings);
-        put_bool(w, self.stale);
+        w.bool(self.stale);
         put_grab(w, self.grab);
         put_bools(w, &self.fence_touched);
         put_bools(w, &self.die_touched);
         put_outcome(w, self.outcome.as_ref());
         w.u64(self.rng.state());
-        put_bool(w, self.retired);
+        w.bool(self.retired);
         for a in &self.asleep {
             put_particles(w, a.as_deref());
         }
@@ -516,12 +516,12 @@ impl Roller {
         o.first_settle = get_opt_f64(r)?;
         (o.quiet_for, o.nudges, o.total_nudges) = (r.f64()?, r.u32()?, r.u32()?);
         o.readings = get_readings(r)?;
-        o.stale = get_bool(r)?;
+        o.stale = r.bool()?;
         o.grab = get_grab(r, n)?;
         (o.fence_touched, o.die_touched) = (get_bools(r)?, get_bools(r)?);
         o.outcome = get_outcome(r)?;
         o.rng = Rng::new(r.u64()?);
-        o.retired = get_bool(r)?;
+        o.retired = r.bool()?;
         o.asleep = (0..n).map(|_| get_particles(r)).collect::<Option<_>>()?;
         Some(o)
     }

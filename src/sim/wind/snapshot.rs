@@ -17,7 +17,7 @@ impl WindSim {
         let mut w = Writer::new();
         w.u32(LAYOUT).u64(self.clock.steps()).count(self.grove.trees.len());
         for t in &self.grove.trees {
-            w.f64(t.bend[0]).f64(t.bend[1]).f64(t.rate[0]).f64(t.rate[1]);
+            w.f64s(&t.bend).f64s(&t.rate);
         }
         w.count(self.meadow.pressed.len());
         for (&i, p) in &self.meadow.pressed {
@@ -49,7 +49,7 @@ impl WindSim {
         if !fits {
             return None;
         }
-        let trees = (0..self.grove.trees.len()).map(|_| Some(([r.f64()?, r.f64()?], [r.f64()?, r.f64()?]))).collect::<Option<Vec<_>>>()?;
+        let trees = (0..self.grove.trees.len()).map(|_| Some((r.f64s()?, r.f64s()?))).collect::<Option<Vec<_>>>()?;
         let blades = self.meadow.len();
         let mut pressed = BTreeMap::new();
         for _ in 0..r.count(36)? {
