@@ -9,9 +9,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context;
 use clap::{CommandFactory, Parser};
 
-use simreel::cli::{
-    self, CargoCommand, CargoProbeArgs, Cli, Command, DiceCommand, DiceStatsArgs, GoldenArgs, GoldenCommand, ProgressArg, RenderArgs,
-};
+use simreel::cli::{self, CargoCommand, CargoProbeArgs, Cli, Command, DiceCommand, DiceStatsArgs, GoldenCommand, ProgressArg, RenderArgs};
 use simreel::pipeline::{self, Job, PipelineError, ProgressMode};
 use simreel::render::RenderError;
 use simreel::scene::{self, SceneError};
@@ -74,15 +72,15 @@ fn code_of(e: &anyhow::Error) -> u8 {
         if cause.downcast_ref::<SceneError>().is_some() || cause.downcast_ref::<BadInput>().is_some() {
             return exit::BAD_INPUT;
         }
-        if cause.downcast_ref::<GoldenMismatch>().is_some() {
-            return exit::GOLDEN_MISMATCH;
-        }
         if let Some(g) = cause.downcast_ref::<simreel::golden::GoldenError>() {
             return match g {
                 simreel::golden::GoldenError::Pipeline(PipelineError::Render(r)) => render_code(r),
+                simreel::golden::GoldenError::Mismatch { .. } => exit::GOLDEN_MISMATCH,
                 simreel::golden::GoldenError::NoGolden { .. }
                 | simreel::golden::GoldenError::NoLastRun(_)
-                | simreel::golden::GoldenError::Filter(_) => exit::BAD_INPUT,
+                | simreel::golden::GoldenError::Filter(_)
+                | simreel::golden::GoldenError::BadInput(_)
+                | simreel::golden::GoldenError::Scene(_) => exit::BAD_INPUT,
                 _ => exit::RUNTIME,
             };
         }
@@ -98,18 +96,9 @@ fn render_code(r: &RenderError) -> u8 {
         | RenderError::Device(_)
         | RenderError::DeviceLost(_)
         | RenderError::Hung { .. } => exit::NO_ADAPTER,
-        RenderError::TooLarge { .. } => exit::BAD_INPUT,
+        RenderError::TooLarge { .. } | RenderError::Preference { .. } => exit::BAD_INPUT,
         RenderError::Validation(_) | RenderError::OutOfMemory(_) | RenderError::Internal(_) => exit::RUNTIME,
     }
-}
-
-/// Some checked frames did not match their goldens.
-#[derive(Debug, thiserror::Error)]
-#[error("{failed} of {} failed; report: {report}", count(*checked as u64, "golden check", "golden checks"))]
-struct GoldenMismatch {
-    failed: usize,
-    checked: usize,
-    report: String,
 }
 
 /// A command-line value that makes no sense for the scene it is applied to.
@@ -361,8 +350,19 @@ fn adapters(choice: simreel::render::BackendChoice) -> anyhow::Result<()> {
         let s = simreel::render::AdapterSummary::of(&a.get_info());
         println!("{s}; vendor \"{}\", driver \"{}\"", s.vendor, s.driver_words());
     }
-    let pick = simreel::render::device::choose(list, &simreel::render::AdapterRequest { backend: choice, name: None })?;
-    println!("auto picks: {}", simreel::render::AdapterSummary::of(&pick.get_info()));
+    let request = simreel::render::AdapterRequest { backend: choice, name: None };
+    let pick = simreel::render::device::pick(&request)?;
+    let preferred = simreel::render::AdapterRequest::preference_words();
+    let because = if preferred.is_empty() { String::new() } else { format!(" (preferred by {})", preferred.join(", ")) };
+    println!("auto picks: {}{because}", simreel::render::AdapterSummary::of(&pick.get_info()));
+    let lavapipe = simreel::render::device::summaries(simreel::render::BackendChoice::Vulkan).into_iter().find(|a| a.is_lavapipe());
+    match lavapipe {
+        Some(l) => println!("golden checks pick: {l} (lavapipe, the canonical goldens' adapter)"),
+        None => println!(
+            "golden checks pick: an adapter an override covers, else auto's; lavapipe, the canonical goldens' adapter, is missing: {}",
+            simreel::render::device::lavapipe_install(simreel::render::device::read_os_release().as_deref())
+        ),
+    }
     Ok(())
 }
 
@@ -487,149 +487,12 @@ fn render_summary(name: &str, outcome: &pipeline::Outcome) -> String {
     )
 }
 
-/// "all 62 golden frames match", "the 1 golden frame matches".
-fn all_match(n: usize) -> String {
-    if n == 1 { "the 1 golden frame matches".into() } else { format!("all {n} golden frames match") }
-}
-
-/// `simreel golden merge`: the shards' reports as one; exit code 4 when a frame failed.
-fn golden_merge(args: &cli::GoldenMergeArgs) -> anyhow::Result<()> {
-    let paths = simreel::golden::Paths { goldens: std::path::PathBuf::new(), out: args.out.clone(), shard: None };
-    let (n, report) = simreel::golden::merge_reports(&paths, args.shards)?;
-    let failed = report.failures();
-    let html = paths.merged_report_dir().join("report.html");
-    if report.adapter.contains("; ") && !args.quiet {
-        eprintln!("warning: the shards checked on different adapters ({}): their tolerances may differ", report.adapter);
-    }
-    if failed > 0 {
-        return Err(GoldenMismatch { failed, checked: report.records.len(), report: html.display().to_string() }.into());
-    }
-    if !args.quiet {
-        eprintln!(
-            "{}: {} on {}; report: {}",
-            count(n.into(), "shard", "shards"),
-            all_match(report.records.len()),
-            report.adapter,
-            html.display()
-        );
-    }
-    Ok(())
-}
-
 fn golden(action: GoldenCommand) -> anyhow::Result<()> {
-    let (args, shard): (&GoldenArgs, _) = match &action {
-        GoldenCommand::Check { common, shard } => (common, resolve_shard(*shard, common.quiet)?),
-        GoldenCommand::Bless { common, .. } | GoldenCommand::Review { common } => (common, None),
-        GoldenCommand::Merge(m) => return golden_merge(m),
+    let shard = match &action {
+        GoldenCommand::Check { common, shard } => resolve_shard(*shard, common.quiet)?,
+        _ => None,
     };
-    let scenes = golden_scenes(args)?;
-    let dirs = simreel::golden::Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard };
-    let (scenes, dealt) = match shard {
-        Some((i, n)) => {
-            let (mine, dealt) = simreel::golden::shard_scenes(scenes, i, n);
-            if !args.quiet {
-                let names: Vec<&str> = mine.iter().map(|s| s.name.as_str()).collect();
-                let took = if names.is_empty() { "nothing: the other shards cover the scenes".into() } else { names.join(", ") };
-                eprintln!("shard {i}/{n} checks {took}");
-            }
-            (mine, Some(dealt))
-        }
-        None => (scenes, None),
-    };
-    let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
-    match &action {
-        GoldenCommand::Bless { filter, from_last_run, .. } => golden_bless(&scenes, &dirs, args, mode, filter.as_deref(), *from_last_run),
-        GoldenCommand::Review { .. } => Ok(simreel::golden::review::run(&scenes, &dirs)?),
-        _ => golden_check(&scenes, &dirs, args, mode, dealt),
-    }
-}
-
-/// The scenes a golden command takes (default: those in `scenes/` with a `[golden]` table), each
-/// within this machine's memory, no two of one name.
-fn golden_scenes(args: &GoldenArgs) -> anyhow::Result<Vec<scene::Scene>> {
-    let paths = if args.paths.is_empty() { vec![std::path::PathBuf::from("scenes")] } else { args.paths.clone() };
-    let scenes = simreel::golden::collect_scenes(&paths)?;
-    if scenes.is_empty() {
-        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(BadInput(format!("no scene with a [golden] table in {}", names.join(", "))).into());
-    }
-    for s in &scenes {
-        s.check_memory(scene::available_memory())?;
-    }
-    // goldens live under tests/golden/<name>: two scenes of one name would share (and overwrite) them
-    if let Some((a, b)) = simreel::golden::same_name(&scenes) {
-        return Err(BadInput(format!(
-            "{} and {} are both named \"{}\": their goldens would share tests/golden/{}; give one of them `name = \"…\"`",
-            a.path.display(),
-            b.path.display(),
-            a.name,
-            a.name
-        ))
-        .into());
-    }
-    Ok(scenes)
-}
-
-/// `simreel golden check`: every frame's verdict, the sequences' notes, exit code 4 on a failure.
-fn golden_check(
-    scenes: &[scene::Scene],
-    dirs: &simreel::golden::Paths,
-    args: &GoldenArgs,
-    mode: ProgressMode,
-    dealt: Option<simreel::golden::report::ReportShard>,
-) -> anyhow::Result<()> {
-    let summary = simreel::golden::check(scenes, dirs, &args.adapter.request(), mode, dealt)?;
-    if !args.quiet {
-        for e in &summary.entries {
-            let how = if e.passed { "pass" } else { "FAIL" };
-            eprintln!("{how} {} frame {}: {} — {}", e.scene, e.frame, e.verdict, e.state_message);
-        }
-        for s in &summary.sequences {
-            if let Some(f) = s.first_diverging {
-                eprintln!("{}: first diverging frame {f}", s.scene);
-            }
-            if let Some(r) = s.flicker {
-                eprintln!("{}: flicker {r:.2}× the golden sequence{}", s.scene, if s.flicker_failed { " (too much)" } else { "" });
-            }
-        }
-    }
-    let failed = summary.failures();
-    if failed > 0 {
-        let report = dirs.report_dir().join("report.html").display().to_string();
-        return Err(GoldenMismatch { failed, checked: summary.entries.len(), report }.into());
-    }
-    if !args.quiet && !summary.entries.is_empty() {
-        eprintln!("{} on {}", all_match(summary.entries.len()), summary.adapter);
-    }
-    Ok(())
-}
-
-/// `simreel golden bless`: the filter checked before anything renders, then what was written.
-fn golden_bless(
-    scenes: &[scene::Scene],
-    dirs: &simreel::golden::Paths,
-    args: &GoldenArgs,
-    mode: ProgressMode,
-    filter: Option<&str>,
-    from_last_run: bool,
-) -> anyhow::Result<()> {
-    let filter = filter.map(simreel::golden::Filter::parse);
-    if let Some(f) = &filter {
-        let Some(scene) = scenes.iter().find(|s| s.name == f.scene) else {
-            let names: Vec<&str> = scenes.iter().map(|s| s.name.as_str()).collect();
-            return Err(BadInput(format!("--filter: no scene named \"{}\" among {}", f.scene, names.join(", "))).into());
-        };
-        f.golden_frames(scene)?;
-    }
-    let done = simreel::golden::bless(scenes, filter.as_ref(), from_last_run, dirs, &args.adapter.request(), mode)?;
-    for b in &done {
-        let (written, unchanged) = (count(b.written.len() as u64, "file", "files"), count(b.unchanged as u64, "image", "images"));
-        eprintln!("{}: {written} written, {unchanged} unchanged in {}", b.scene, b.dir.display());
-        for w in &b.written {
-            eprintln!("  {}", w.display());
-        }
-    }
-    Ok(())
+    Ok(simreel::golden::command::run(&action, shard)?)
 }
 
 fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32, algorithm: Option<&str>) -> anyhow::Result<()> {

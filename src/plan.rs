@@ -50,6 +50,10 @@ pub struct Slurm {
     pub memory: Option<String>,
 }
 
+/// The image `scripts/build-image` builds from the repository's `Containerfile`, tagged with
+/// this version: what the Kubernetes plan runs unless `--image` names another.
+pub const IMAGE: &str = concat!("simreel:", env!("CARGO_PKG_VERSION"));
+
 #[derive(Clone, Debug)]
 pub struct Kubernetes {
     pub image: String,

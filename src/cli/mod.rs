@@ -207,8 +207,9 @@ pub struct PlanArgs {
     /// Memory per shard (`8G` for Slurm, `8Gi` for Kubernetes).
     #[arg(long, value_name = "SIZE")]
     pub memory: Option<String>,
-    /// Kubernetes: the container image (holding simreel and the scenes).
-    #[arg(long, value_name = "IMAGE", default_value = "simreel:latest")]
+    /// Kubernetes: the container image (holding simreel and the scenes); the default is the image
+    /// `scripts/build-image` builds from the repository's Containerfile.
+    #[arg(long, value_name = "IMAGE", default_value = crate::plan::IMAGE)]
     pub image: String,
     /// Kubernetes: the PersistentVolumeClaim the shards write into and the merge reads.
     #[arg(long, value_name = "NAME", default_value = "simreel-out")]
@@ -386,11 +387,14 @@ pub struct GoldenArgs {
 /// `--backend` and `--adapter`, shared by every command that renders.
 #[derive(Args, Debug)]
 pub struct AdapterArgs {
-    /// Which graphics API to render through (`auto`: Vulkan, Metal or DX12, GL only when none of
-    /// them has an adapter; a real GPU before a software one).
+    /// Which graphics API to render through (`auto`: the SIMREEL_BACKEND variable where it is
+    /// set, else Vulkan, Metal or DX12, GL only when none of them has an adapter; a real GPU
+    /// before a software one). Golden checks left to `auto` render on the adapter the goldens
+    /// were approved on instead.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
-    /// Use the adapter whose name contains this (case-insensitive).
+    /// Use the adapter whose name contains this (case-insensitive) [default: the SIMREEL_ADAPTER
+    /// variable, where it is set].
     #[arg(long, value_name = "SUBSTRING")]
     pub adapter: Option<String>,
 }

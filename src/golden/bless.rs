@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{GoldenError, Paths, applied, render_golden, state_path};
+use super::{GoldenError, Paths, adapter, applied, render_golden, state_path};
 use crate::output::manifest::Manifest;
 use crate::output::png::{self, Decoded, Effort};
 use crate::output::{frame_file_name, write_atomic};
@@ -57,6 +57,8 @@ pub struct Blessed {
     pub dir: PathBuf,
     pub written: Vec<PathBuf>,
     pub unchanged: usize,
+    /// The adapter the images were rendered on, recorded beside them.
+    pub adapter: AdapterSummary,
 }
 
 /// One frame to approve: its image and the simulation state it shows.
@@ -66,15 +68,16 @@ struct Candidate {
     state: String,
 }
 
-/// Writes new goldens for the scenes (narrowed by `filter`): renders twice and refuses when the
-/// renders differ, or takes the last check's images with `from_last_run`. Only files whose pixels
-/// (or state digest) changed are written; PNGs are compressed hard to stay small.
+/// Writes new goldens for the scenes (narrowed by `filter`): renders twice on the adapter `plan`
+/// chose and refuses when the renders differ, or takes the last check's images with
+/// `from_last_run`. Only files whose pixels (or state digest) changed are written; PNGs are
+/// compressed hard to stay small. The adapter is recorded beside the images.
 pub fn bless(
     scenes: &[Scene],
     filter: Option<&Filter>,
     from_last_run: bool,
     paths: &Paths,
-    adapter: &AdapterRequest,
+    plan: &adapter::Plan,
     mode: ProgressMode,
 ) -> Result<Vec<Blessed>, GoldenError> {
     let mut done = Vec::new();
@@ -84,12 +87,21 @@ pub fn bless(
             Some(f) => f.golden_frames(scene)?,
             None => spec.frames.clone(),
         };
-        let (candidates, adapter_used) =
-            if from_last_run { last_run(scene, spec, &frames, paths)? } else { render_twice(scene, spec, &frames, paths, adapter, mode)? };
+        // an adapter no folder takes images from is refused before anything renders
+        if let Some(c) =
+            plan.choice(&scene.name).filter(|c| applied(spec, &paths.goldens.join(&scene.name), &c.adapter).bless_dir.is_none())
+        {
+            return Err(GoldenError::NoOverride { scene: scene.name.clone(), adapter: c.adapter.to_string() });
+        }
+        let (candidates, adapter_used) = if from_last_run {
+            last_run(scene, spec, &frames, paths)?
+        } else {
+            render_twice(scene, spec, &frames, paths, &plan.request(&scene.name), mode)?
+        };
         let dest = applied(spec, &paths.goldens.join(&scene.name), &adapter_used)
             .bless_dir
             .ok_or_else(|| GoldenError::NoOverride { scene: scene.name.clone(), adapter: adapter_used.to_string() })?;
-        done.push(write_changed(scene, &dest, &candidates)?);
+        done.push(write_changed(scene, &dest, &candidates, adapter_used)?);
     }
     Ok(done)
 }
@@ -154,7 +166,7 @@ fn render_twice(
 }
 
 /// Writes into `dest` the images and state files that differ from what is there.
-fn write_changed(scene: &Scene, dest: &Path, candidates: &[Candidate]) -> Result<Blessed, GoldenError> {
+fn write_changed(scene: &Scene, dest: &Path, candidates: &[Candidate], adapter: AdapterSummary) -> Result<Blessed, GoldenError> {
     let total = scene.render.frames;
     let (mut written, mut unchanged) = (Vec::new(), 0);
     for c in candidates {
@@ -172,5 +184,6 @@ fn write_changed(scene: &Scene, dest: &Path, candidates: &[Candidate]) -> Result
             written.push(sp);
         }
     }
-    Ok(Blessed { scene: scene.name.clone(), dir: dest.to_path_buf(), written, unchanged })
+    written.extend(adapter::record(dest, &adapter)?);
+    Ok(Blessed { scene: scene.name.clone(), dir: dest.to_path_buf(), written, unchanged, adapter })
 }

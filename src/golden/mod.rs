@@ -6,7 +6,9 @@
 //! Checking never writes goldens; blessing ([`bless`]) renders twice and refuses
 //! non-determinism. A check split across machines is dealt and merged in `shards`.
 
+pub mod adapter;
 mod bless;
+pub mod command;
 pub mod compare;
 pub mod regions;
 pub mod report;
@@ -28,7 +30,8 @@ use crate::output::{OutputError, frame_file_name};
 use crate::pipeline::{self, Job, PipelineError, ProgressMode};
 use crate::render::{AdapterRequest, AdapterSummary};
 use crate::scene::golden::{GoldenSpec, Tolerance};
-use crate::scene::{Format, Scene};
+use crate::scene::{Format, Scene, SceneError};
+use crate::text::count;
 
 /// Where goldens, renders and reports live.
 #[derive(Clone, Debug)]
@@ -66,6 +69,18 @@ pub enum GoldenError {
     Pipeline(#[from] PipelineError),
     #[error(transparent)]
     Output(#[from] OutputError),
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// A command-line value that makes no sense for the scenes it is applied to.
+    #[error("{0}")]
+    BadInput(String),
+    /// Some checked frames did not match their goldens (exit code 4).
+    #[error(
+        "{failed} of {} failed{}; report: {report}",
+        count(*checked as u64, "golden check", "golden checks"),
+        other_adapter.as_ref().map(|o| format!(" on another adapter: {o}; they may be the adapter's differences, not regressions")).unwrap_or_default()
+    )]
+    Mismatch { failed: usize, checked: usize, report: String, other_adapter: Option<String> },
     #[error("{scene} has no [golden] table")]
     NoGolden { scene: String },
     #[error("refusing to bless {scene}: two renders differ at frame{} {}: {what}. Non-determinism is a bug to report, not to bless", if frames.len() == 1 { "" } else { "s" }, frames.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
@@ -89,6 +104,8 @@ pub struct Applied<'a> {
     /// Folder new goldens for this adapter are written to (`None`: no override covers it).
     pub bless_dir: Option<PathBuf>,
     pub key: String,
+    /// Neither lavapipe nor an adapter an override covers: the goldens were not approved on it.
+    pub other: bool,
 }
 
 pub fn applied<'a>(spec: &'a GoldenSpec, scene_dir: &Path, adapter: &AdapterSummary) -> Applied<'a> {
@@ -98,6 +115,7 @@ pub fn applied<'a>(spec: &'a GoldenSpec, scene_dir: &Path, adapter: &AdapterSumm
             dirs: vec![scene_dir.to_path_buf()],
             bless_dir: Some(scene_dir.to_path_buf()),
             key: "lavapipe (canonical)".into(),
+            other: false,
         };
     }
     let best = spec
@@ -113,12 +131,14 @@ pub fn applied<'a>(spec: &'a GoldenSpec, scene_dir: &Path, adapter: &AdapterSumm
             dirs: vec![scene_dir.join(&o.images), scene_dir.to_path_buf()],
             bless_dir: Some(scene_dir.join(&o.images)),
             key: format!("override \"{}\"", o.images),
+            other: false,
         },
         None => Applied {
             tolerance: &spec.tolerance,
             dirs: vec![scene_dir.to_path_buf()],
             bless_dir: None,
-            key: "no override for this adapter: canonical tolerance".into(),
+            key: "other adapter (the goldens were approved on lavapipe; no override covers this one): canonical tolerance".into(),
+            other: true,
         },
     }
 }
@@ -182,6 +202,9 @@ pub struct CheckSummary {
     pub entries: Vec<Entry>,
     pub sequences: Vec<SequenceNote>,
     pub adapter: String,
+    /// Set when a scene rendered on an adapter its goldens were not approved on: which, and
+    /// which they were approved on.
+    pub other_adapter: Option<String>,
 }
 
 impl CheckSummary {
@@ -198,29 +221,36 @@ fn bless_command(scene: &Scene, frame: Option<u32>) -> String {
     format!("simreel golden bless {} --filter {filter} --from-last-run", scene.path.display())
 }
 
-/// Checks every scene (each must have `[golden]`), writes the report, returns what happened.
-/// A shard of a split check passes `shard`: what it was given and took, for its report.
+/// Checks every scene (each must have `[golden]`) on the adapter `plan` chose for it, writes the
+/// report, returns what happened. A shard of a split check passes `shard`: what it was given and
+/// took, for its report.
 pub fn check(
     scenes: &[Scene],
     paths: &Paths,
-    adapter: &AdapterRequest,
+    plan: &adapter::Plan,
     mode: ProgressMode,
     shard: Option<report::ReportShard>,
 ) -> Result<CheckSummary, GoldenError> {
-    let mut entries = Vec::new();
-    let mut sequences = Vec::new();
-    let mut adapter_name = String::new();
+    let (mut entries, mut sequences, mut adapters, mut others) = (Vec::new(), Vec::new(), Vec::<String>::new(), Vec::<String>::new());
     for scene in scenes {
         let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
-        let outcome = render_golden(scene, spec, &spec.frames, &paths.run_dir(), adapter, mode)?;
-        adapter_name = outcome.adapter.to_string();
+        let outcome = render_golden(scene, spec, &spec.frames, &paths.run_dir(), &plan.request(&scene.name), mode)?;
+        let used = outcome.adapter.to_string();
         let rule = applied(spec, &paths.goldens.join(&scene.name), &outcome.adapter);
+        if rule.other && !others.contains(&used) {
+            others.push(used.clone());
+        }
+        if !adapters.contains(&used) {
+            adapters.push(used);
+        }
         let checked = spec.frames.iter().map(|&f| check_frame(scene, &rule, f, &outcome)).collect::<Result<Vec<_>, _>>()?;
         sequences.push(sequence_note(scene, spec, &checked));
         entries.extend(checked.into_iter().map(|(entry, _)| entry));
     }
-    report::write(&paths.report_dir(), &entries, &sequences, &adapter_name, shard)?;
-    Ok(CheckSummary { entries, sequences, adapter: adapter_name })
+    let other_adapter = (!others.is_empty()).then(|| format!("{}, not lavapipe, which the goldens were approved on", others.join("; ")));
+    let adapter = adapters.join("; ");
+    report::write(&paths.report_dir(), &entries, &sequences, &adapter, other_adapter.as_deref(), shard)?;
+    Ok(CheckSummary { entries, sequences, adapter, other_adapter })
 }
 
 /// Frame `f` of a check's render of `scene` against its approved images under `rule`: the report's
@@ -243,6 +273,7 @@ fn check_frame(scene: &Scene, rule: &Applied, f: u32, outcome: &pipeline::Outcom
             (c.verdict.passed(), format!("{}{alt}", c.describe()), Some(c), Some(exp), Some(file.display().to_string()))
         }
     };
+    let verdict = if rule.other { format!("other adapter: {verdict}") } else { verdict };
     let entry = Entry {
         scene: scene.name.clone(),
         frame: f,

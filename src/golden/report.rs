@@ -102,6 +102,10 @@ pub struct Record {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub adapter: String,
+    /// Set when a scene rendered on an adapter its goldens were not approved on (which, and
+    /// which they were approved on): its failures may be the adapter's, not regressions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_adapter: Option<String>,
     pub records: Vec<Record>,
     pub sequences: Vec<SequenceNote>,
     /// Which shard of a split check wrote it, and of what.
@@ -151,7 +155,7 @@ impl Report {
                 }
             })
             .collect();
-        let mut report = Report { adapter: adapter.to_string(), records, sequences: sequences.to_vec(), shard: None };
+        let mut report = Report { adapter: adapter.to_string(), other_adapter: None, records, sequences: sequences.to_vec(), shard: None };
         report.sort();
         report
     }
@@ -159,15 +163,20 @@ impl Report {
     /// Several shards' reports as one: the adapters named once each.
     pub fn merged(parts: Vec<Report>) -> Report {
         let mut adapters: Vec<String> = Vec::new();
-        let mut report = Report { adapter: String::new(), records: Vec::new(), sequences: Vec::new(), shard: None };
+        let mut others: Vec<String> = Vec::new();
+        let mut report = Report { adapter: String::new(), other_adapter: None, records: Vec::new(), sequences: Vec::new(), shard: None };
         for p in parts {
             if !p.adapter.is_empty() && !adapters.contains(&p.adapter) {
                 adapters.push(p.adapter);
+            }
+            if let Some(o) = p.other_adapter.filter(|o| !others.contains(o)) {
+                others.push(o);
             }
             report.records.extend(p.records);
             report.sequences.extend(p.sequences);
         }
         report.adapter = adapters.join("; ");
+        report.other_adapter = (!others.is_empty()).then(|| others.join("; "));
         report.sort();
         report
     }
@@ -221,6 +230,7 @@ pub fn write(
     entries: &[Entry],
     sequences: &[SequenceNote],
     adapter: &str,
+    other_adapter: Option<&str>,
     shard: Option<ReportShard>,
 ) -> Result<Report, OutputError> {
     crate::output::remove_stale(dir)?;
@@ -240,7 +250,7 @@ pub fn write(
             save("panel", &compare::strip(&[&pe, &heat, &pa]))?;
         }
     }
-    let report = Report { shard, ..Report::of(entries, sequences, adapter) };
+    let report = Report { shard, other_adapter: other_adapter.map(str::to_string), ..Report::of(entries, sequences, adapter) };
     report.write_files(dir)?;
     Ok(report)
 }
@@ -266,10 +276,13 @@ fn summary_json(report: &Report) -> String {
         .iter()
         .map(|s| serde_json::json!({"scene": s.scene, "first_diverging_frame": s.first_diverging, "flicker": s.flicker, "flicker_failed": s.flicker_failed}))
         .collect();
-    serde_json::to_string_pretty(&serde_json::json!({
+    let mut summary = serde_json::json!({
         "adapter": report.adapter, "checked": report.records.len(), "failed": report.failures(), "frames": frames, "sequences": seqs
-    }))
-    .expect("summary serialises")
+    });
+    if let Some(o) = &report.other_adapter {
+        summary["other_adapter"] = o.as_str().into();
+    }
+    serde_json::to_string_pretty(&summary).expect("summary serialises")
 }
 
 fn junit(report: &Report) -> String {
@@ -354,6 +367,7 @@ fn metrics_line(e: &Entry) -> String {
 const STYLE: &str = r#"
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; background: #f6f7f9; color: #1d2026; }
 h1 { font-size: 20px; margin: 0 0 4px; } .muted { color: #667; }
+.warn { background: #fff4d6; border: 1px solid #e8c35a; border-radius: 6px; padding: 8px 12px; }
 .card { background: #fff; border: 1px solid #dde; border-radius: 8px; padding: 16px; margin: 16px 0; }
 .card.fail { border-left: 6px solid #d23; } .card.pass { border-left: 6px solid #2a4; }
 .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-start; }
@@ -495,6 +509,13 @@ fn html(report: &Report) -> String {
         crate::text::count(total as u64, "frame", "frames"),
         xml(&report.adapter)
     );
+    if let Some(o) = &report.other_adapter {
+        let _ = writeln!(
+            h,
+            "<p class=\"warn\"><b>Other adapter:</b> {}. Failures here may be that adapter's way of drawing, not regressions: check on the approving adapter before blessing.</p>",
+            xml(o)
+        );
+    }
     for s in &report.sequences {
         let mut parts = Vec::new();
         if let Some(f) = s.first_diverging {

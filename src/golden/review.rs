@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use super::regions::Region;
 use super::{Blessed, Filter, GoldenError, Paths};
 use crate::pipeline::ProgressMode;
-use crate::render::AdapterRequest;
 use crate::scene::Scene;
 
 /// A frame the last check failed, as its `summary.json` says.
@@ -65,7 +64,8 @@ pub fn accept(scenes: &[Scene], f: &Failure, paths: &Paths) -> Result<Blessed, G
         .iter()
         .find(|s| s.name == f.scene)
         .ok_or_else(|| GoldenError::Filter(format!("no scene named {} among the scenes given", f.scene)))?;
-    let mut done = super::bless(std::slice::from_ref(scene), Some(&filter), true, paths, &AdapterRequest::default(), ProgressMode::Quiet)?;
+    let mut done =
+        super::bless(std::slice::from_ref(scene), Some(&filter), true, paths, &super::adapter::Plan::default(), ProgressMode::Quiet)?;
     done.pop().ok_or_else(|| GoldenError::Filter(format!("{}:{} was not blessed", f.scene, f.frame)))
 }
 

@@ -57,6 +57,53 @@ pub struct AdapterRequest {
     pub name: Option<String>,
 }
 
+/// The variables that set this machine's preferred adapter: what a request leaves open
+/// (`--backend auto`, no `--adapter`) is filled from them, as a laptop's GPU is preferred.
+pub const PREFERRED_BACKEND: &str = "SIMREEL_BACKEND";
+pub const PREFERRED_ADAPTER: &str = "SIMREEL_ADAPTER";
+
+impl AdapterRequest {
+    /// Whether the request leaves the choice to the machine (`auto`, no name).
+    pub fn is_open(&self) -> bool {
+        self.backend == BackendChoice::Auto && self.name.is_none()
+    }
+
+    /// The request with what it leaves open filled from `SIMREEL_BACKEND` and `SIMREEL_ADAPTER`.
+    pub fn or_preferred(&self) -> Result<AdapterRequest, RenderError> {
+        self.or_preferred_from(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+    }
+
+    fn or_preferred_from(&self, var: impl Fn(&str) -> Option<String>) -> Result<AdapterRequest, RenderError> {
+        let mut r = self.clone();
+        if r.backend == BackendChoice::Auto
+            && let Some(b) = var(PREFERRED_BACKEND)
+        {
+            r.backend = BackendChoice::parse(b.trim()).ok_or_else(|| RenderError::Preference {
+                variable: PREFERRED_BACKEND,
+                value: b.clone(),
+                expected: "auto, vulkan, gl, metal or dx12".into(),
+            })?;
+        }
+        if r.name.is_none() {
+            r.name = var(PREFERRED_ADAPTER);
+        }
+        Ok(r)
+    }
+
+    /// The preference variables that are set, as `NAME=value` words (empty when none is).
+    pub fn preference_words() -> Vec<String> {
+        [PREFERRED_BACKEND, PREFERRED_ADAPTER]
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()).map(|v| format!("{k}={v}")))
+            .collect()
+    }
+
+    /// A request for exactly `adapter` (its backend, its whole name).
+    pub fn exactly(adapter: &AdapterSummary) -> AdapterRequest {
+        AdapterRequest { backend: BackendChoice::parse(&adapter.backend).unwrap_or_default(), name: Some(adapter.name.clone()) }
+    }
+}
+
 /// What `simreel adapters` prints about one adapter, and what manifests record.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AdapterSummary {
@@ -160,6 +207,18 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
     (kind, api)
 }
 
+/// The adapter `request` picks on this machine, with what it leaves open filled from the
+/// machine's preference (`SIMREEL_BACKEND`, `SIMREEL_ADAPTER`).
+pub fn pick(request: &AdapterRequest) -> Result<wgpu::Adapter, RenderError> {
+    let request = request.or_preferred()?;
+    choose(candidates(request.backend), &request)
+}
+
+/// What `simreel adapters` prints of every adapter wgpu sees through `choice`.
+pub fn summaries(choice: BackendChoice) -> Vec<AdapterSummary> {
+    list(choice).iter().map(|a| AdapterSummary::of(&a.get_info())).collect()
+}
+
 /// The adapter `request` picks among `adapters` (in the order wgpu listed them on ties).
 pub fn choose(adapters: Vec<wgpu::Adapter>, request: &AdapterRequest) -> Result<wgpu::Adapter, RenderError> {
     let everything: Vec<String> = adapters.iter().map(|a| AdapterSummary::of(&a.get_info()).to_string()).collect();
@@ -197,14 +256,50 @@ pub fn missing(backend: BackendChoice) -> RenderError {
 /// What to install when no adapter exists at all.
 pub fn install_hint() -> String {
     if cfg!(target_os = "linux") {
-        "install a Vulkan driver: `apt-get install mesa-vulkan-drivers` on Debian/Ubuntu (Mesa's lavapipe \
-         renders on the CPU), `dnf install mesa-vulkan-drivers` on Fedora; or GL through EGL: \
-         `apt-get install libegl1 libgl1-mesa-dri` (llvmpipe)"
-            .to_string()
+        format!(
+            "install a Vulkan driver: `{}` (Mesa's lavapipe renders on the CPU); or GL through EGL: \
+             `apt-get install libegl1 libgl1-mesa-dri` on Debian/Ubuntu (llvmpipe)",
+            lavapipe_install(read_os_release().as_deref())
+        )
     } else if cfg!(target_os = "windows") {
         "update the GPU driver, or install the WARP software rasterizer that ships with Windows (DX12)".to_string()
     } else {
         "this platform's GPU driver was not found by wgpu".to_string()
+    }
+}
+
+/// `/etc/os-release` (or `/usr/lib/os-release`), where there is one.
+pub fn read_os_release() -> Option<String> {
+    ["/etc/os-release", "/usr/lib/os-release"].iter().find_map(|p| std::fs::read_to_string(p).ok())
+}
+
+/// The one command that installs lavapipe here, from the system's `os-release` (Linux): the
+/// distribution's own package where it is known, every known one otherwise; on macOS and
+/// Windows, where this build's wgpu renders through Metal or DX12 and has no Vulkan loader to
+/// hand lavapipe to, the container image instead.
+pub fn lavapipe_install(os_release: Option<&str>) -> String {
+    const DEBIAN: &str = "sudo apt-get install mesa-vulkan-drivers";
+    const FEDORA: &str = "sudo dnf install mesa-vulkan-drivers";
+    const ARCH: &str = "sudo pacman -S vulkan-swrast";
+    const IMAGE: &str = "run the check in simreel's container image, which holds lavapipe (docs/golden.md, \"In a container\")";
+    if cfg!(target_os = "macos") || cfg!(target_os = "windows") {
+        return format!("lavapipe does not run under this build on {}: {IMAGE}", std::env::consts::OS);
+    }
+    let field = |name: &str| -> Vec<String> {
+        let text = os_release.unwrap_or_default();
+        let line = text.lines().find_map(|l| l.trim().strip_prefix(name)?.strip_prefix('=').map(str::to_string));
+        line.map(|v| v.trim_matches(['"', '\'']).split_whitespace().map(str::to_lowercase).collect()).unwrap_or_default()
+    };
+    let ids: Vec<String> = field("ID").into_iter().chain(field("ID_LIKE")).collect();
+    let is = |names: &[&str]| ids.iter().any(|i| names.contains(&i.as_str()));
+    if is(&["debian", "ubuntu"]) {
+        DEBIAN.into()
+    } else if is(&["fedora", "rhel", "centos"]) {
+        FEDORA.into()
+    } else if is(&["arch", "archlinux", "manjaro"]) {
+        ARCH.into()
+    } else {
+        format!("{DEBIAN} (Debian, Ubuntu), {FEDORA} (Fedora), {ARCH} (Arch), or {IMAGE}")
     }
 }
 
@@ -238,4 +333,43 @@ pub fn open(adapter: &wgpu::Adapter, max_side: u32, compute: bool) -> Result<(wg
         trace: wgpu::Trace::Off,
     };
     pollster::block_on(adapter.request_device(&desc)).map_err(|e| RenderError::Device(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_preference_fills_only_what_a_request_leaves_open() {
+        let vars = |backend: Option<&str>, adapter: Option<&str>| {
+            let (b, a) = (backend.map(str::to_string), adapter.map(str::to_string));
+            move |k: &str| {
+                if k == PREFERRED_BACKEND {
+                    b.clone()
+                } else if k == PREFERRED_ADAPTER {
+                    a.clone()
+                } else {
+                    None
+                }
+            }
+        };
+        let open = AdapterRequest::default();
+        assert_eq!(open.or_preferred_from(vars(None, None)).unwrap(), open);
+        let gl = open.or_preferred_from(vars(Some("gl"), Some("llvmpipe"))).unwrap();
+        assert_eq!(gl, AdapterRequest { backend: BackendChoice::Gl, name: Some("llvmpipe".into()) });
+        // what the command line gives stays
+        let asked = AdapterRequest { backend: BackendChoice::Vulkan, name: Some("nvidia".into()) };
+        assert_eq!(asked.or_preferred_from(vars(Some("gl"), Some("llvmpipe"))).unwrap(), asked);
+        let named = AdapterRequest { backend: BackendChoice::Auto, name: Some("nvidia".into()) };
+        assert_eq!(named.or_preferred_from(vars(Some("metal"), None)).unwrap().backend, BackendChoice::Metal);
+        let bad = open.or_preferred_from(vars(Some("opengl"), None)).unwrap_err().to_string();
+        assert!(bad.contains("SIMREEL_BACKEND=opengl") && bad.contains("vulkan, gl, metal or dx12"), "{bad}");
+        assert!(open.is_open() && !named.is_open());
+    }
+
+    #[test]
+    fn exactly_names_one_adapter_by_backend_and_whole_name() {
+        let a = AdapterSummary { name: "llvmpipe (LLVM 15.0.6, 256 bits)".into(), backend: "vulkan".into(), ..Default::default() };
+        assert_eq!(AdapterRequest::exactly(&a), AdapterRequest { backend: BackendChoice::Vulkan, name: Some(a.name.clone()) });
+    }
 }

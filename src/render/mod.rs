@@ -39,6 +39,8 @@ pub enum RenderError {
     AdapterNotFound { filter: String, available: Vec<String> },
     #[error("the {backend} backend has no adapter on this machine; available: {}; use --backend auto or one of these", available.join("; "))]
     BackendUnavailable { backend: String, available: Vec<String> },
+    #[error("{variable}={value}: expected {expected}")]
+    Preference { variable: &'static str, value: String, expected: String },
     #[error("cannot open a device: {0}")]
     Device(String),
     #[error("the GPU device was lost: {0}")]
@@ -182,7 +184,7 @@ impl Renderer {
     /// Picks an adapter, opens a device and builds targets for `width` × `height` at `samples`
     /// (1 or 4) samples per pixel.
     pub fn new(request: &AdapterRequest, width: u32, height: u32, samples: u32) -> Result<Self, RenderError> {
-        let adapter = device::choose(device::candidates(request.backend), request)?;
+        let adapter = device::pick(request)?;
         let compute = device::has_compute(&adapter);
         let (device, queue) = device::open(&adapter, width.max(height), compute)?;
         let summary = AdapterSummary::of(&adapter.get_info());

@@ -142,6 +142,17 @@ pub struct Override {
 }
 
 impl Override {
+    /// What it matches, in words: `backend vulkan, vendor "nvidia", driver "580"`.
+    pub fn describe(&self) -> String {
+        let mut words = format!("backend {}", self.backend);
+        for (what, v) in [("vendor", &self.vendor), ("driver", &self.driver)] {
+            if let Some(v) = v {
+                words.push_str(&format!(", {what} \"{v}\""));
+            }
+        }
+        words
+    }
+
     /// How specific a match is (0 = no match): backend, then vendor, then driver.
     pub fn specificity(&self, backend: &str, vendor: &str, driver: &str) -> u8 {
         let has = |want: &Option<String>, got: &str| want.as_ref().is_none_or(|w| got.to_lowercase().contains(&w.to_lowercase()));

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::server::{Ctx, Refusal, param, percent_encode, refuse};
 use crate::golden::review::{self, Failure};
-use crate::golden::{Paths, check};
+use crate::golden::{Paths, adapter, check};
 use crate::pipeline::ProgressMode;
 use crate::scene::Scene;
 
@@ -17,6 +17,8 @@ use crate::scene::Scene;
 pub struct Review {
     pub running: bool,
     pub error: Option<String>,
+    /// Which adapter the check rendered on and why, and any missing adapter.
+    pub notes: Vec<String>,
     /// (scene, frame, files written)
     pub accepted: Vec<(String, u32, Vec<String>)>,
     pub rejected: Vec<(String, u32)>,
@@ -67,6 +69,7 @@ pub fn state(ctx: &Ctx) -> Value {
         "running": r.running,
         "error": r.error,
         "adapter": adapter,
+        "notes": r.notes,
         "scenes": golden_scenes(ctx).iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
         "report": report,
         "failures": failures,
@@ -91,11 +94,21 @@ pub fn start_check(ctx: &Arc<Ctx>) -> Result<Value, Refusal> {
     let count = scenes.len();
     let ctx = ctx.clone();
     std::thread::spawn(move || {
-        let result = check(&scenes, &paths(&ctx), &ctx.adapter, ProgressMode::Quiet, None);
+        let (paths, mut notes) = (paths(&ctx), Vec::new());
+        let result = adapter::plan(&scenes, &paths.goldens, &ctx.adapter).and_then(|plan| {
+            notes = plan.warnings.iter().chain(&plan.lines()).cloned().collect();
+            check(&scenes, &paths, &plan, ProgressMode::Quiet, None)
+        });
         let mut r = ctx.review.lock().expect("review");
         r.running = false;
+        r.notes = notes;
         let message = match result {
-            Ok(s) => format!("{} of {} frames failed", s.failures(), s.entries.len()),
+            Ok(s) => format!(
+                "{} of {} frames failed{}",
+                s.failures(),
+                s.entries.len(),
+                s.other_adapter.map(|o| format!(" on another adapter: {o}")).unwrap_or_default()
+            ),
             Err(e) => {
                 r.error = Some(e.to_string());
                 e.to_string()

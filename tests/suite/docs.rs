@@ -255,7 +255,7 @@ fn the_ci_files_are_valid_workflows_whose_simreel_commands_parse() {
         assert!(text.contains(shards), "{file}: four shards, as the merge expects");
         let commands: Vec<String> = text
             .lines()
-            .filter_map(|l| l.split_once("bin/simreel ").map(|(_, c)| c))
+            .filter_map(|l| l.trim_start().trim_start_matches("- ").trim_start_matches("run: ").strip_prefix("simreel "))
             .map(|c| c.replace("${{ matrix.shard }}", "1").replace("$CI_NODE_INDEX", "1").replace("$CI_NODE_TOTAL", "4"))
             .collect();
         assert!(

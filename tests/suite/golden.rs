@@ -141,7 +141,10 @@ fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes(
         v
     };
     let g = goldens.join("small_terrain");
-    assert_eq!(files(&g).len(), 6, "{:?}", files(&g));
+    // three images, their state digests, and the adapter they were approved on
+    assert_eq!(files(&g).len(), 7, "{:?}", files(&g));
+    let record = std::fs::read_to_string(g.join("approved-on.toml")).unwrap();
+    assert!(record.contains("backend = \"vulkan\"") && record.contains("driver = \"llvmpipe\""), "{record}");
     for f in files(&g).iter().filter(|f| f.ends_with(".png")) {
         let d = crate::common::read_png(&g.join(f));
         assert!(d.width <= 320 && d.height <= 240, "{f} is {}×{}", d.width, d.height);

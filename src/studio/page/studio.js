@@ -498,6 +498,8 @@ async function loadGoldens() {
       : d.report
         ? `${d.failures.length} failing frame${d.failures.length === 1 ? "" : "s"} in the last check (on ${d.adapter})`
         : `${d.scenes.length} served scene${d.scenes.length === 1 ? " has" : "s have"} goldens; no check yet`;
+  // which adapter the check rendered on and why: a hover away
+  $("checkState").title = (d.notes || []).join("\n");
   $("check").disabled = d.running;
   const link = $("reportLink");
   link.hidden = !d.report;

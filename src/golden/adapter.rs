@@ -1,0 +1,271 @@
+//! Which adapter a golden check or bless renders each scene on, and why. Left to itself (no
+//! `--backend`/`--adapter`), it takes the adapter the scene's goldens were approved on: lavapipe
+//! for the canonical images, or, where this machine lacks lavapipe, an adapter one of the
+//! scene's overrides covers. Where neither is here, it says what to install and which overrides
+//! exist, and checks on the best adapter there is, whose failures then read as "other adapter".
+//! Blessing records the adapter beside the images (`approved-on.toml`), so "approved on" is a
+//! fact the check reads back.
+
+use std::path::{Path, PathBuf};
+
+use super::GoldenError;
+use crate::render::{AdapterRequest, AdapterSummary, BackendChoice, device};
+use crate::scene::Scene;
+use crate::scene::golden::GoldenSpec;
+
+/// The file beside a folder of approved images that names the adapter they were approved on.
+pub const RECORD: &str = "approved-on.toml";
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Record {
+    adapter: AdapterSummary,
+}
+
+/// The adapter the images in `dir` were approved on, as their record says.
+pub fn recorded(dir: &Path) -> Option<AdapterSummary> {
+    let text = std::fs::read_to_string(dir.join(RECORD)).ok()?;
+    toml::from_str::<Record>(&text).ok().map(|r| r.adapter)
+}
+
+/// Writes `dir`'s record when it says something else than `adapter`; the path when it wrote.
+pub fn record(dir: &Path, adapter: &AdapterSummary) -> Result<Option<PathBuf>, crate::output::OutputError> {
+    if recorded(dir).as_ref() == Some(adapter) {
+        return Ok(None);
+    }
+    let body = toml::to_string(&Record { adapter: adapter.clone() }).expect("a record serialises");
+    let text = format!(
+        "# The adapter these images were approved on, written by `simreel golden bless`:\n\
+         # `simreel golden check` renders on it by default.\n{body}"
+    );
+    let path = dir.join(RECORD);
+    crate::output::write_atomic(&path, text.as_bytes())?;
+    Ok(Some(path))
+}
+
+/// Why a scene renders on the adapter it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// `--backend`/`--adapter` chose it.
+    Asked,
+    /// lavapipe, the adapter the canonical images were approved on.
+    Canonical,
+    /// lavapipe is missing; an override of the scene covers this adapter (`images` is its folder).
+    Override { images: String },
+    /// Neither lavapipe nor an adapter an override covers is here: the best adapter there is.
+    Other,
+}
+
+/// The adapter one scene renders on.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    pub scene: String,
+    pub request: AdapterRequest,
+    pub adapter: AdapterSummary,
+    pub why: Why,
+    /// What the canonical images record they were approved on, where they record it.
+    pub approved_on: Option<AdapterSummary>,
+}
+
+/// Every scene's adapter, and what to tell the user before anything renders.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub choices: Vec<Choice>,
+    /// Lines to print first: a missing adapter, what installs it, the overrides there are.
+    pub warnings: Vec<String>,
+}
+
+/// The adapters of Vulkan (where lavapipe is) and of the backends the scenes' overrides name.
+fn survey(scenes: &[Scene]) -> Vec<AdapterSummary> {
+    let mut backends = vec![BackendChoice::Vulkan];
+    for o in scenes.iter().filter_map(|s| s.golden.as_ref()).flat_map(|g| &g.overrides) {
+        if let Some(b) = BackendChoice::parse(&o.backend.to_lowercase()).filter(|b| !backends.contains(b)) {
+            backends.push(b);
+        }
+    }
+    backends.into_iter().flat_map(device::summaries).collect()
+}
+
+/// The adapter `request` picks here.
+fn pick(request: &AdapterRequest) -> Result<AdapterSummary, GoldenError> {
+    let adapter = device::pick(request).map_err(|e| GoldenError::Pipeline(e.into()))?;
+    Ok(AdapterSummary::of(&adapter.get_info()))
+}
+
+/// The adapter an override of `spec` covers on this machine, the most specific match first.
+fn override_adapter<'a>(spec: &GoldenSpec, adapters: &'a [AdapterSummary]) -> Option<(&'a AdapterSummary, String)> {
+    let matches = adapters
+        .iter()
+        .flat_map(|a| spec.overrides.iter().map(move |o| (o.specificity(&a.backend, &a.vendor, &a.driver_words()), a, o.images.clone())));
+    matches.filter(|(s, _, _)| *s > 0).max_by_key(|(s, _, _)| *s).map(|(_, a, images)| (a, images))
+}
+
+/// Chooses the adapter of every scene (each must have `[golden]`): `asked` when it names one,
+/// else the approving adapter, as the module's comment says.
+pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<Plan, GoldenError> {
+    let approved_on = |s: &Scene| recorded(&goldens.join(&s.name));
+    if scenes.is_empty() {
+        return Ok(Plan::default());
+    }
+    if !asked.is_open() {
+        let adapter = pick(asked)?;
+        let choices = scenes
+            .iter()
+            .map(|s| Choice {
+                scene: s.name.clone(),
+                request: asked.clone(),
+                adapter: adapter.clone(),
+                why: Why::Asked,
+                approved_on: approved_on(s),
+            })
+            .collect();
+        return Ok(Plan { choices, warnings: Vec::new() });
+    }
+    let adapters = survey(scenes);
+    let lavapipe = adapters.iter().find(|a| a.is_lavapipe());
+    let (mut choices, mut others, mut best) = (Vec::new(), Vec::new(), None);
+    for s in scenes {
+        let spec = s.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: s.name.clone() })?;
+        let (adapter, why) = match (lavapipe, override_adapter(spec, &adapters)) {
+            (Some(l), _) => (l.clone(), Why::Canonical),
+            (None, Some((a, images))) => (a.clone(), Why::Override { images }),
+            (None, None) => {
+                others.push(s);
+                // what an open request picks: the machine's preference, else its best adapter
+                let b = match &best {
+                    Some(b) => b,
+                    None => best.insert(pick(&AdapterRequest::default())?),
+                };
+                (b.clone(), Why::Other)
+            }
+        };
+        choices.push(Choice {
+            scene: s.name.clone(),
+            request: AdapterRequest::exactly(&adapter),
+            adapter,
+            why,
+            approved_on: approved_on(s),
+        });
+    }
+    let mut warnings = Vec::new();
+    if lavapipe.is_none() {
+        warnings.push(missing_lavapipe(&others, scenes.len()));
+    }
+    Ok(Plan { choices, warnings })
+}
+
+/// What a check without lavapipe says first: which scenes it affects, the command that installs
+/// it, and each scene's overrides (the other adapters its goldens accept).
+fn missing_lavapipe(others: &[&Scene], all: usize) -> String {
+    let mut out = format!(
+        "lavapipe (Mesa's Vulkan driver on the CPU), the adapter the canonical goldens were approved on, is not on this machine.\n  \
+         install it: {}",
+        device::lavapipe_install(device::read_os_release().as_deref())
+    );
+    if others.is_empty() {
+        out.push_str("\n  every scene has an override for an adapter this machine has: checking on those");
+        return out;
+    }
+    let overrides: Vec<String> = others
+        .iter()
+        .filter_map(|s| s.golden.as_ref().map(|g| (s, g)))
+        .flat_map(|(s, g)| g.overrides.iter().map(move |o| format!("{}: \"{}\" ({})", s.name, o.images, o.describe())))
+        .collect();
+    out.push_str(&match overrides.is_empty() {
+        true => format!("\n  overrides: {} none", if others.len() == all { "the scenes have" } else { "those scenes have" }),
+        false => format!("\n  overrides, none of them for an adapter here: {}", overrides.join("; ")),
+    });
+    out
+}
+
+impl Plan {
+    /// The choice for `scene`, where the plan made one.
+    pub fn choice(&self, scene: &str) -> Option<&Choice> {
+        self.choices.iter().find(|c| c.scene == scene)
+    }
+
+    /// The request for `scene` (the default where the plan has no choice for it).
+    pub fn request(&self, scene: &str) -> AdapterRequest {
+        self.choice(scene).map(|c| c.request.clone()).unwrap_or_default()
+    }
+
+    /// One line per adapter the plan uses: which scenes, and why.
+    pub fn lines(&self) -> Vec<String> {
+        let mut groups: Vec<(&AdapterSummary, &Why, Vec<&str>)> = Vec::new();
+        for c in &self.choices {
+            match groups.iter_mut().find(|(a, w, _)| *a == &c.adapter && *w == &c.why) {
+                Some(g) => g.2.push(&c.scene),
+                None => groups.push((&c.adapter, &c.why, vec![&c.scene])),
+            }
+        }
+        let approved = self.choices.iter().find_map(|c| c.approved_on.clone());
+        groups
+            .into_iter()
+            .map(|(adapter, why, scenes)| {
+                let which = match scenes.len() {
+                    n if n < self.choices.len() || n == 1 => scenes.join(", "),
+                    2 => "both scenes".into(),
+                    n => format!("all {n} scenes"),
+                };
+                let reason = match why {
+                    Why::Asked => "as --backend/--adapter asked".to_string(),
+                    Why::Canonical => canonical_reason(adapter, approved.as_ref()),
+                    Why::Override { images } => format!("lavapipe is missing; the override \"{images}\" approves this adapter"),
+                    Why::Other => "the best adapter here: failures on it read as \"other adapter\", not as regressions".into(),
+                };
+                format!("golden: {which} on {adapter}: {reason}")
+            })
+            .collect()
+    }
+}
+
+/// Why lavapipe: the goldens were approved on it, and on which Mesa where the record says.
+fn canonical_reason(here: &AdapterSummary, approved: Option<&AdapterSummary>) -> String {
+    match approved {
+        None => "lavapipe, the adapter canonical goldens are approved on".into(),
+        Some(a) if a.driver_words() == here.driver_words() => format!("the adapter the goldens were approved on ({RECORD})"),
+        Some(a) => format!(
+            "lavapipe, the adapter the goldens were approved on, though on {} ({RECORD}): another Mesa may draw a pixel differently",
+            a.driver_words()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lavapipe(mesa: &str) -> AdapterSummary {
+        AdapterSummary {
+            name: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
+            backend: "vulkan".into(),
+            device_type: "CPU (software)".into(),
+            vendor: "mesa".into(),
+            driver: "llvmpipe".into(),
+            driver_info: format!("Mesa {mesa} (LLVM 15.0.6)"),
+        }
+    }
+
+    #[test]
+    fn a_record_is_written_only_when_it_changes_and_reads_back() {
+        let dir = std::env::temp_dir().join(format!("simreel-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(recorded(&dir), None);
+        let a = lavapipe("22.3.6");
+        assert_eq!(record(&dir, &a).unwrap(), Some(dir.join(RECORD)));
+        assert_eq!(recorded(&dir), Some(a.clone()));
+        assert_eq!(record(&dir, &a).unwrap(), None, "the same adapter again writes nothing");
+        let b = lavapipe("24.2.8");
+        assert!(record(&dir, &b).unwrap().is_some());
+        assert_eq!(recorded(&dir), Some(b));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_reason_names_another_mesa_than_the_approving_one() {
+        let here = lavapipe("24.2.8");
+        assert!(canonical_reason(&here, None).contains("canonical"));
+        assert!(!canonical_reason(&here, Some(&here)).contains("another Mesa"));
+        let why = canonical_reason(&here, Some(&lavapipe("22.3.6")));
+        assert!(why.contains("Mesa 22.3.6") && why.contains("another Mesa"), "{why}");
+    }
+}

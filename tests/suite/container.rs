@@ -1,0 +1,152 @@
+//! The container image, built for real from this checkout: Debian's podman builds the
+//! Containerfile with `--isolation=chroot` (through `scripts/build-image`) on a bookworm base made
+//! by `debootstrap --variant=minbase` and brought in with `podman import`, so no registry is
+//! needed. Running containers is not permitted on CI machines, so the image's filesystem is
+//! exported and simreel runs inside it with `chroot`: its frames must be byte for byte the host's
+//! lavapipe render, and its golden check must pass on its own lavapipe. Each step's time is
+//! printed (`-- --nocapture`), since this is the suite's most expensive test.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::common::{require_gpu, root, scratch, simreel};
+
+/// The imported base, kept between runs (a second run skips debootstrap).
+const BASE: &str = "localhost/simreel-test-base:bookworm";
+/// The image's scenes rendered and compared, with their frames: a translucent die and a
+/// marching-cubes figure, two of the scenes llvmpipe through GL draws differently.
+const SCENES: [(&str, &str); 2] = [("scenes/dice.toml", "0,-1"), ("scenes/figures/mc_chunks.toml", "0")];
+
+/// Runs `cmd`, failing the test with its output when it fails; returns its stdout. Says how long
+/// it took.
+fn step(what: &str, cmd: &mut Command) -> String {
+    let t = Instant::now();
+    let out = cmd.stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
+    eprintln!("container test: {what}: {:.1} s", t.elapsed().as_secs_f64());
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn podman(args: &[&str]) -> Command {
+    let mut c = Command::new("podman");
+    c.args(args);
+    c
+}
+
+/// The base image: a minimal bookworm from debootstrap, imported once.
+fn ensure_base(dir: &Path) {
+    if podman(&["image", "exists", BASE]).status().is_ok_and(|s| s.success()) {
+        eprintln!("container test: base {BASE} is already imported");
+        return;
+    }
+    let rootfs = dir.join("base");
+    let mirror = std::env::var("SIMREEL_DEBIAN_MIRROR").unwrap_or_else(|_| "http://deb.debian.org/debian".into());
+    step(
+        "debootstrap --variant=minbase bookworm",
+        Command::new("debootstrap").args(["--variant=minbase", "bookworm"]).arg(&rootfs).arg(&mirror),
+    );
+    let import = format!("tar -C '{}' -c . | podman import - {BASE}", rootfs.display());
+    step("podman import", Command::new("sh").args(["-c", &import]));
+    std::fs::remove_dir_all(&rootfs).expect("remove the base's folder");
+}
+
+/// The built image's filesystem, exported into `into`.
+fn export(image: &str, into: &Path) {
+    let name = "simreel-test-export";
+    let _ = podman(&["rm", "--force", name]).output();
+    step("podman create (not run)", &mut podman(&["create", "--name", name, image, "true"]));
+    std::fs::create_dir_all(into).unwrap();
+    let unpack = format!("podman export {name} | tar -x -C '{}'", into.display());
+    step("podman export, unpacked", Command::new("bash").args(["-c", &format!("set -o pipefail; {unpack}")]));
+    let _ = podman(&["rm", "--force", name]).output();
+}
+
+/// `simreel ARGS` inside the image's filesystem, in its working folder `/simreel`.
+fn in_image(rootfs: &Path, what: &str, args: &str) -> (String, String) {
+    let t = Instant::now();
+    let out = Command::new("chroot")
+        .arg(rootfs)
+        .args(["/bin/sh", "-c", &format!("cd /simreel && simreel {args}")])
+        .env_clear()
+        .env("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+        .env("HOME", "/root")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run chroot");
+    eprintln!("container test: {what} in the image: {:.1} s", t.elapsed().as_secs_f64());
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "simreel {args} failed in the image ({}):\n{stdout}\n{stderr}", out.status);
+    (stdout, stderr)
+}
+
+/// Every PNG under `dir`, by name, with its bytes.
+fn pngs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut found: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "png"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+#[cfg_attr(
+    skip_container_tests,
+    ignore = "needs root, podman and debootstrap (SIMREEL_SKIP_CONTAINER_TESTS is set; scripts/test installs them as root)"
+)]
+fn the_image_builds_from_this_checkout_and_renders_the_hosts_bytes() {
+    require_gpu();
+    let started = Instant::now();
+    let dir = scratch("container");
+    ensure_base(&dir);
+    let image = simreel::plan::IMAGE;
+    step(
+        "scripts/build-image (podman build --isolation=chroot)",
+        Command::new(root().join("scripts/build-image")).args(["--isolation=chroot", "--build-arg", &format!("BASE={BASE}")]),
+    );
+    assert!(podman(&["image", "exists", image]).status().unwrap().success(), "scripts/build-image did not tag {image}");
+    // the Kubernetes plan runs that image unless told otherwise
+    let plan = step("simreel plan --k8s", simreel().args(["plan", SCENES[0].0, "--shards", "2", "--k8s"]));
+    assert!(plan.contains(&format!("image: \"{image}\"")), "the plan's default image is not {image}:\n{plan}");
+
+    let rootfs = dir.join("rootfs");
+    export(image, &rootfs);
+    let size = "--size=160x90";
+    for (scene, frames) in SCENES {
+        let name = Path::new(scene).file_stem().unwrap().to_string_lossy().into_owned();
+        let args = format!("render {scene} --frames={frames} {size} --out /tmp/out --quiet");
+        in_image(&rootfs, &format!("render {name}"), &args);
+        let host_out = dir.join("host");
+        step(
+            &format!("render {name} on the host's lavapipe"),
+            simreel()
+                .args(["render", scene, "--frames=0,-1", size, "--backend", "vulkan", "--adapter", "llvmpipe", "--quiet", "--out"])
+                .arg(&host_out),
+        );
+        let (inside, host) = (pngs(&rootfs.join("tmp/out").join(&name)), pngs(&host_out.join(&name)));
+        assert_eq!(inside.len(), frames.split(',').count(), "{name}: the image rendered {} frames", inside.len());
+        assert_eq!(inside.iter().map(|f| &f.0).collect::<Vec<_>>(), host.iter().map(|f| &f.0).collect::<Vec<_>>());
+        for ((file, a), (_, b)) in inside.iter().zip(&host) {
+            assert!(a == b, "{name}/{file}: the image's frame differs from the host's lavapipe render");
+        }
+    }
+    // the image's golden check passes on its own lavapipe, and says that is why it uses it
+    let (_, said) = in_image(&rootfs, "golden check", &format!("golden check {} {} --out /tmp/golden", SCENES[0].0, SCENES[1].0));
+    assert!(said.contains("the adapter the goldens were approved on"), "{said}");
+    assert!(said.contains("golden frames match"), "{said}");
+    // and it holds ffmpeg for MP4
+    in_image(&rootfs, "render an MP4", "render scenes/flock.toml --frames=0..5 --size=160x90 --format mp4 --out /tmp/mp4 --quiet");
+    let mp4 = rootfs.join("tmp/mp4/flock.mp4");
+    assert!(std::fs::metadata(&mp4).is_ok_and(|m| m.len() > 1000), "no MP4 at {}", mp4.display());
+    std::fs::remove_dir_all(&rootfs).expect("remove the exported filesystem");
+    eprintln!("container test: {:.0} s in all", started.elapsed().as_secs_f64());
+}
