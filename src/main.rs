@@ -353,7 +353,10 @@ fn adapters(choice: simreel::render::BackendChoice) -> anyhow::Result<()> {
     let request = simreel::render::AdapterRequest { backend: choice, name: None };
     let pick = simreel::render::device::pick(&request)?;
     let preferred = simreel::render::AdapterRequest::preference_words();
-    let because = if preferred.is_empty() { String::new() } else { format!(" (preferred by {})", preferred.join(", ")) };
+    let because = match preferred.is_empty() || !request.is_open() {
+        true => String::new(),
+        false => format!(" (preferred by {})", preferred.join(", ")),
+    };
     println!("auto picks: {}{because}", simreel::render::AdapterSummary::of(&pick.get_info()));
     let lavapipe = simreel::render::device::summaries(simreel::render::BackendChoice::Vulkan).into_iter().find(|a| a.is_lavapipe());
     match lavapipe {

@@ -387,14 +387,13 @@ pub struct GoldenArgs {
 /// `--backend` and `--adapter`, shared by every command that renders.
 #[derive(Args, Debug)]
 pub struct AdapterArgs {
-    /// Which graphics API to render through (`auto`: the SIMREEL_BACKEND variable where it is
-    /// set, else Vulkan, Metal or DX12, GL only when none of them has an adapter; a real GPU
-    /// before a software one). Golden checks left to `auto` render on the adapter the goldens
-    /// were approved on instead.
+    /// Which graphics API to render through (`auto`: Vulkan, Metal or DX12, GL only when none of
+    /// them has an adapter; a real GPU before a software one). With neither --backend nor
+    /// --adapter, the SIMREEL_BACKEND and SIMREEL_ADAPTER variables choose where they are set.
+    /// Golden checks left to `auto` render on the adapter the goldens were approved on instead.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
-    /// Use the adapter whose name contains this (case-insensitive) [default: the SIMREEL_ADAPTER
-    /// variable, where it is set].
+    /// Use the adapter whose name is this, or else contains it (case-insensitive).
     #[arg(long, value_name = "SUBSTRING")]
     pub adapter: Option<String>,
 }

@@ -49,8 +49,10 @@ pub enum Why {
     Asked,
     /// lavapipe, the adapter the canonical images were approved on.
     Canonical,
-    /// lavapipe is missing; an override of the scene covers this adapter (`images` is its folder).
-    Override { images: String },
+    /// lavapipe is missing; an override of the scene covers this adapter: `images` is its folder,
+    /// which holds approved images of its own, or else the canonical ones are compared with the
+    /// override's tolerance.
+    Override { images: String, has_images: bool },
     /// Neither lavapipe nor an adapter an override covers is here: the best adapter there is.
     Other,
 }
@@ -91,12 +93,30 @@ fn pick(request: &AdapterRequest) -> Result<AdapterSummary, GoldenError> {
     Ok(AdapterSummary::of(&adapter.get_info()))
 }
 
-/// The adapter an override of `spec` covers on this machine, the most specific match first.
-fn override_adapter<'a>(spec: &GoldenSpec, adapters: &'a [AdapterSummary]) -> Option<(&'a AdapterSummary, String)> {
-    let matches = adapters
-        .iter()
-        .flat_map(|a| spec.overrides.iter().map(move |o| (o.specificity(&a.backend, &a.vendor, &a.driver_words()), a, o.images.clone())));
-    matches.filter(|(s, _, _)| *s > 0).max_by_key(|(s, _, _)| *s).map(|(_, a, images)| (a, images))
+/// How much a device is preferred, as `auto` ranks them: hardware before software.
+fn device_rank(a: &AdapterSummary) -> u8 {
+    match a.device_type.as_str() {
+        "discrete GPU" => 4,
+        "integrated GPU" => 3,
+        "virtual GPU" => 2,
+        "other" => 1,
+        _ => 0,
+    }
+}
+
+/// The adapter an override of `spec` covers on this machine: an override with approved images of
+/// its own before one that only loosens the tolerance, then the most specific match, then the
+/// device `auto` would prefer. With its images folder, and whether that folder exists.
+fn override_adapter<'a>(spec: &GoldenSpec, scene_dir: &Path, adapters: &'a [AdapterSummary]) -> Option<(&'a AdapterSummary, String, bool)> {
+    let matches = adapters.iter().flat_map(|a| {
+        spec.overrides.iter().map(move |o| {
+            let has_images = scene_dir.join(&o.images).is_dir();
+            ((has_images, o.specificity(&a.backend, &a.vendor, &a.driver_words()), device_rank(a)), a, o.images.clone())
+        })
+    });
+    // max_by_key keeps the last of equals: reversed, the first adapter listed wins a tie
+    let best = matches.filter(|((_, s, _), _, _)| *s > 0).collect::<Vec<_>>().into_iter().rev().max_by_key(|(k, _, _)| *k);
+    best.map(|((has_images, _, _), a, images)| (a, images, has_images))
 }
 
 /// Chooses the adapter of every scene (each must have `[golden]`): `asked` when it names one,
@@ -106,6 +126,8 @@ pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<
     if scenes.is_empty() {
         return Ok(Plan::default());
     }
+    // a bad preference is an error here, whether or not the plan falls back on it
+    AdapterRequest::default().or_preferred().map_err(|e| GoldenError::Pipeline(e.into()))?;
     if !asked.is_open() {
         let adapter = pick(asked)?;
         let choices = scenes
@@ -125,9 +147,9 @@ pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<
     let (mut choices, mut others, mut best) = (Vec::new(), Vec::new(), None);
     for s in scenes {
         let spec = s.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: s.name.clone() })?;
-        let (adapter, why) = match (lavapipe, override_adapter(spec, &adapters)) {
+        let (adapter, why) = match (lavapipe, override_adapter(spec, &goldens.join(&s.name), &adapters)) {
             (Some(l), _) => (l.clone(), Why::Canonical),
-            (None, Some((a, images))) => (a.clone(), Why::Override { images }),
+            (None, Some((a, images, has_images))) => (a.clone(), Why::Override { images, has_images }),
             (None, None) => {
                 others.push(s);
                 // what an open request picks: the machine's preference, else its best adapter
@@ -147,10 +169,37 @@ pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<
         });
     }
     let mut warnings = Vec::new();
-    if lavapipe.is_none() {
-        warnings.push(missing_lavapipe(&others, scenes.len()));
+    match lavapipe {
+        None => warnings.push(missing_lavapipe(&others, scenes.len())),
+        Some(here) => warnings.extend(another_lavapipe(here, &choices)),
     }
     Ok(Plan { choices, warnings })
+}
+
+/// A warning when this machine's lavapipe is not the one the scenes' canonical goldens record:
+/// another Mesa, LLVM or vector width may draw a pixel differently (the tolerances leave room for
+/// a little of that).
+fn another_lavapipe(here: &AdapterSummary, choices: &[Choice]) -> Option<String> {
+    let mut recorded: Vec<String> = Vec::new();
+    for a in choices.iter().filter_map(|c| c.approved_on.as_ref()).filter(|a| !same_lavapipe(a, here)) {
+        let words = format!("{} ({})", a.name, a.driver_words());
+        if !recorded.contains(&words) {
+            recorded.push(words);
+        }
+    }
+    (!recorded.is_empty()).then(|| {
+        format!(
+            "this machine's lavapipe, {} ({}), is not the one the goldens were approved on: {} ({RECORD}); a pixel may differ",
+            here.name,
+            here.driver_words(),
+            recorded.join("; ")
+        )
+    })
+}
+
+/// Whether two lavapipes are the same build: name (with LLVM and vector width) and driver.
+fn same_lavapipe(a: &AdapterSummary, b: &AdapterSummary) -> bool {
+    a.name == b.name && a.driver_words() == b.driver_words()
 }
 
 /// What a check without lavapipe says first: which scenes it affects, the command that installs
@@ -209,7 +258,12 @@ impl Plan {
                 let reason = match why {
                     Why::Asked => "as --backend/--adapter asked".to_string(),
                     Why::Canonical => canonical_reason(adapter, approved.as_ref()),
-                    Why::Override { images } => format!("lavapipe is missing; the override \"{images}\" approves this adapter"),
+                    Why::Override { images, has_images: true } => {
+                        format!("lavapipe is missing; the override \"{images}\" holds images approved on this adapter")
+                    }
+                    Why::Override { images, has_images: false } => {
+                        format!("lavapipe is missing; the override \"{images}\" covers this adapter (the canonical images, its tolerance)")
+                    }
                     Why::Other => "the best adapter here: failures on it read as \"other adapter\", not as regressions".into(),
                 };
                 format!("golden: {which} on {adapter}: {reason}")
@@ -222,9 +276,10 @@ impl Plan {
 fn canonical_reason(here: &AdapterSummary, approved: Option<&AdapterSummary>) -> String {
     match approved {
         None => "lavapipe, the adapter canonical goldens are approved on".into(),
-        Some(a) if a.driver_words() == here.driver_words() => format!("the adapter the goldens were approved on ({RECORD})"),
+        Some(a) if same_lavapipe(a, here) => format!("the adapter the goldens were approved on ({RECORD})"),
         Some(a) => format!(
-            "lavapipe, the adapter the goldens were approved on, though on {} ({RECORD}): another Mesa may draw a pixel differently",
+            "lavapipe, the adapter the goldens were approved on, though as {} ({}) ({RECORD}): another build may draw a pixel differently",
+            a.name,
             a.driver_words()
         ),
     }
@@ -264,8 +319,10 @@ mod tests {
     fn the_reason_names_another_mesa_than_the_approving_one() {
         let here = lavapipe("24.2.8");
         assert!(canonical_reason(&here, None).contains("canonical"));
-        assert!(!canonical_reason(&here, Some(&here)).contains("another Mesa"));
+        assert!(!canonical_reason(&here, Some(&here)).contains("another build"));
+        let narrower = AdapterSummary { name: "llvmpipe (LLVM 15.0.6, 128 bits)".into(), ..here.clone() };
+        assert!(canonical_reason(&narrower, Some(&here)).contains("256 bits"), "the vector width counts");
         let why = canonical_reason(&here, Some(&lavapipe("22.3.6")));
-        assert!(why.contains("Mesa 22.3.6") && why.contains("another Mesa"), "{why}");
+        assert!(why.contains("Mesa 22.3.6") && why.contains("another build"), "{why}");
     }
 }

@@ -71,7 +71,8 @@ struct Candidate {
 /// Writes new goldens for the scenes (narrowed by `filter`): renders twice on the adapter `plan`
 /// chose and refuses when the renders differ, or takes the last check's images with
 /// `from_last_run`. Only files whose pixels (or state digest) changed are written; PNGs are
-/// compressed hard to stay small. The adapter is recorded beside the images.
+/// compressed hard to stay small. The adapter is recorded beside the images (by a partial bless
+/// only where no record is there yet).
 pub fn bless(
     scenes: &[Scene],
     filter: Option<&Filter>,
@@ -80,19 +81,22 @@ pub fn bless(
     plan: &adapter::Plan,
     mode: ProgressMode,
 ) -> Result<Vec<Blessed>, GoldenError> {
+    let chosen: Vec<&Scene> = scenes.iter().filter(|s| filter.is_none_or(|f| f.scene == s.name)).collect();
+    // an adapter no folder takes images from is refused before any scene renders
+    for scene in &chosen {
+        let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
+        let dir = paths.goldens.join(&scene.name);
+        if let Some(c) = plan.choice(&scene.name).filter(|c| applied(spec, &dir, &c.adapter).bless_dir.is_none()) {
+            return Err(GoldenError::NoOverride { scene: scene.name.clone(), adapter: c.adapter.to_string() });
+        }
+    }
     let mut done = Vec::new();
-    for scene in scenes.iter().filter(|s| filter.is_none_or(|f| f.scene == s.name)) {
+    for scene in chosen {
         let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
         let frames = match filter {
             Some(f) => f.golden_frames(scene)?,
             None => spec.frames.clone(),
         };
-        // an adapter no folder takes images from is refused before anything renders
-        if let Some(c) =
-            plan.choice(&scene.name).filter(|c| applied(spec, &paths.goldens.join(&scene.name), &c.adapter).bless_dir.is_none())
-        {
-            return Err(GoldenError::NoOverride { scene: scene.name.clone(), adapter: c.adapter.to_string() });
-        }
         let (candidates, adapter_used) = if from_last_run {
             last_run(scene, spec, &frames, paths)?
         } else {
@@ -101,7 +105,9 @@ pub fn bless(
         let dest = applied(spec, &paths.goldens.join(&scene.name), &adapter_used)
             .bless_dir
             .ok_or_else(|| GoldenError::NoOverride { scene: scene.name.clone(), adapter: adapter_used.to_string() })?;
-        done.push(write_changed(scene, &dest, &candidates, adapter_used)?);
+        // a partial bless leaves an existing record alone: most of the images are still its adapter's
+        let whole = frames.len() == spec.frames.len();
+        done.push(write_changed(scene, &dest, &candidates, adapter_used, whole)?);
     }
     Ok(done)
 }
@@ -166,7 +172,13 @@ fn render_twice(
 }
 
 /// Writes into `dest` the images and state files that differ from what is there.
-fn write_changed(scene: &Scene, dest: &Path, candidates: &[Candidate], adapter: AdapterSummary) -> Result<Blessed, GoldenError> {
+fn write_changed(
+    scene: &Scene,
+    dest: &Path,
+    candidates: &[Candidate],
+    adapter: AdapterSummary,
+    whole: bool,
+) -> Result<Blessed, GoldenError> {
     let total = scene.render.frames;
     let (mut written, mut unchanged) = (Vec::new(), 0);
     for c in candidates {
@@ -184,6 +196,8 @@ fn write_changed(scene: &Scene, dest: &Path, candidates: &[Candidate], adapter: 
             written.push(sp);
         }
     }
-    written.extend(adapter::record(dest, &adapter)?);
+    if whole || adapter::recorded(dest).is_none() {
+        written.extend(adapter::record(dest, &adapter)?);
+    }
     Ok(Blessed { scene: scene.name.clone(), dir: dest.to_path_buf(), written, unchanged, adapter })
 }

@@ -447,7 +447,10 @@ fn failed_card(e: &Entry) -> String {
     let _ = writeln!(h, "<h2>{} — frame {}</h2>", xml(&e.scene), e.frame);
     let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
     let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
-    let _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(&e.bless_command));
+    match e.bless_command.strip_prefix("# ") {
+        Some(why) => _ = writeln!(h, "<div>no image to accept here: {}</div>", xml(why)),
+        None => _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(&e.bless_command)),
+    }
     match (&e.expected, &e.comparison) {
         (Some(exp), Some(c)) => {
             let expected = data_url(exp);

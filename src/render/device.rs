@@ -57,8 +57,8 @@ pub struct AdapterRequest {
     pub name: Option<String>,
 }
 
-/// The variables that set this machine's preferred adapter: what a request leaves open
-/// (`--backend auto`, no `--adapter`) is filled from them, as a laptop's GPU is preferred.
+/// The variables that set this machine's preferred adapter: a request that leaves the choice
+/// open (`--backend auto`, no `--adapter`) takes them, as a laptop's GPU is preferred.
 pub const PREFERRED_BACKEND: &str = "SIMREEL_BACKEND";
 pub const PREFERRED_ADAPTER: &str = "SIMREEL_ADAPTER";
 
@@ -68,26 +68,26 @@ impl AdapterRequest {
         self.backend == BackendChoice::Auto && self.name.is_none()
     }
 
-    /// The request with what it leaves open filled from `SIMREEL_BACKEND` and `SIMREEL_ADAPTER`.
+    /// The request, or where it is open, the one `SIMREEL_BACKEND` and `SIMREEL_ADAPTER` make.
     pub fn or_preferred(&self) -> Result<AdapterRequest, RenderError> {
         self.or_preferred_from(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
     }
 
+    /// Only an open request takes the preference: one that names a backend or an adapter is
+    /// taken as it is, whole.
     fn or_preferred_from(&self, var: impl Fn(&str) -> Option<String>) -> Result<AdapterRequest, RenderError> {
-        let mut r = self.clone();
-        if r.backend == BackendChoice::Auto
-            && let Some(b) = var(PREFERRED_BACKEND)
-        {
-            r.backend = BackendChoice::parse(b.trim()).ok_or_else(|| RenderError::Preference {
+        let backend = match var(PREFERRED_BACKEND) {
+            None => BackendChoice::Auto,
+            Some(b) => BackendChoice::parse(b.trim()).ok_or_else(|| RenderError::Preference {
                 variable: PREFERRED_BACKEND,
                 value: b.clone(),
                 expected: "auto, vulkan, gl, metal or dx12".into(),
-            })?;
+            })?,
+        };
+        if !self.is_open() {
+            return Ok(self.clone());
         }
-        if r.name.is_none() {
-            r.name = var(PREFERRED_ADAPTER);
-        }
-        Ok(r)
+        Ok(AdapterRequest { backend, name: var(PREFERRED_ADAPTER) })
     }
 
     /// The preference variables that are set, as `NAME=value` words (empty when none is).
@@ -207,8 +207,8 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
     (kind, api)
 }
 
-/// The adapter `request` picks on this machine, with what it leaves open filled from the
-/// machine's preference (`SIMREEL_BACKEND`, `SIMREEL_ADAPTER`).
+/// The adapter `request` picks on this machine; an open request takes the machine's preference
+/// (`SIMREEL_BACKEND`, `SIMREEL_ADAPTER`).
 pub fn pick(request: &AdapterRequest) -> Result<wgpu::Adapter, RenderError> {
     let request = request.or_preferred()?;
     choose(candidates(request.backend), &request)
@@ -223,6 +223,10 @@ pub fn summaries(choice: BackendChoice) -> Vec<AdapterSummary> {
 pub fn choose(adapters: Vec<wgpu::Adapter>, request: &AdapterRequest) -> Result<wgpu::Adapter, RenderError> {
     let everything: Vec<String> = adapters.iter().map(|a| AdapterSummary::of(&a.get_info()).to_string()).collect();
     let mut matching: Vec<wgpu::Adapter> = match &request.name {
+        // a whole name before a part of one: "RTX 4090" is not "RTX 4090 D"
+        Some(n) if adapters.iter().any(|a| a.get_info().name.eq_ignore_ascii_case(n)) => {
+            adapters.into_iter().filter(|a| a.get_info().name.eq_ignore_ascii_case(n)).collect()
+        }
         Some(n) => {
             let n = n.to_lowercase();
             adapters.into_iter().filter(|a| a.get_info().name.to_lowercase().contains(&n)).collect()
@@ -360,10 +364,17 @@ mod tests {
         // what the command line gives stays
         let asked = AdapterRequest { backend: BackendChoice::Vulkan, name: Some("nvidia".into()) };
         assert_eq!(asked.or_preferred_from(vars(Some("gl"), Some("llvmpipe"))).unwrap(), asked);
+        // an adapter named alone is not mixed with the preferred backend, nor a backend alone
+        // with the preferred adapter
         let named = AdapterRequest { backend: BackendChoice::Auto, name: Some("nvidia".into()) };
-        assert_eq!(named.or_preferred_from(vars(Some("metal"), None)).unwrap().backend, BackendChoice::Metal);
-        let bad = open.or_preferred_from(vars(Some("opengl"), None)).unwrap_err().to_string();
-        assert!(bad.contains("SIMREEL_BACKEND=opengl") && bad.contains("vulkan, gl, metal or dx12"), "{bad}");
+        assert_eq!(named.or_preferred_from(vars(Some("gl"), None)).unwrap(), named);
+        let vulkan = AdapterRequest { backend: BackendChoice::Vulkan, name: None };
+        assert_eq!(vulkan.or_preferred_from(vars(None, Some("nvidia"))).unwrap(), vulkan);
+        // a bad value is an error whatever the request
+        for r in [&open, &asked] {
+            let bad = r.or_preferred_from(vars(Some("opengl"), None)).unwrap_err().to_string();
+            assert!(bad.contains("SIMREEL_BACKEND=opengl") && bad.contains("vulkan, gl, metal or dx12"), "{bad}");
+        }
         assert!(open.is_open() && !named.is_open());
     }
 

@@ -7,10 +7,11 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `simreel` binary built for these tests.
+/// The `simreel` binary built for these tests, without this machine's adapter preference (the
+/// tests that need one set it).
 pub fn simreel() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_simreel"));
-    c.current_dir(root());
+    c.current_dir(root()).env_remove("SIMREEL_BACKEND").env_remove("SIMREEL_ADAPTER");
     c
 }
 

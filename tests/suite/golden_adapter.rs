@@ -22,7 +22,7 @@ fn laptop() -> Command {
 /// `simreel` on a machine where the Vulkan loader finds no driver: no lavapipe.
 fn without_lavapipe() -> Command {
     let mut c = simreel();
-    c.env("VK_ICD_FILENAMES", "/nonexistent/no_icd.json").env_remove("VK_DRIVER_FILES").env_remove("SIMREEL_BACKEND");
+    c.env("VK_ICD_FILENAMES", "/nonexistent/no_icd.json").env_remove("VK_DRIVER_FILES");
     c
 }
 
@@ -81,9 +81,12 @@ fn a_default_check_uses_the_adapter_the_goldens_were_approved_on_where_another_i
     assert!(frames.iter().any(|f| f["passed"] == false), "GL drew these scenes like lavapipe: pick scenes it draws differently");
     for f in frames {
         assert!(f["verdict"].as_str().unwrap().starts_with("other adapter: "), "{f}");
+        // a failure there offers no bless command, which would be refused
+        assert!(f["bless"].is_null() || f["bless"].as_str().unwrap().starts_with("# not on this adapter"), "{f}");
     }
     let html = std::fs::read_to_string(out.join("golden-report/report.html")).unwrap();
     assert!(html.contains("<b>Other adapter:</b>"));
+    assert!(html.contains("no image to accept here") && !html.contains("accept the new image"), "a bless command on another adapter");
 }
 
 #[test]
@@ -108,13 +111,6 @@ fn without_lavapipe_a_check_says_what_to_install_and_labels_its_failures() {
     assert!(err.contains("FAIL dice frame 0: other adapter: "), "{err}");
     assert!(summary(&out)["other_adapter"].is_string());
 
-    // blessing there is refused before anything renders
-    let fresh = dir.join("bless");
-    let o = without_lavapipe().args(["golden", "bless", DIFFERING[0], "--out"]).arg(&fresh).output().unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("refusing to bless dice on llvmpipe"), "{}", text(&o));
-    assert!(!fresh.join("golden-run").exists(), "it rendered before refusing");
-
     // a scene with an override for GL is checked there, against the override's own images
     let goldens = dir.join("goldens");
     let base = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap();
@@ -127,6 +123,21 @@ fn without_lavapipe_a_check_says_what_to_install_and_labels_its_failures() {
         ),
     )
     .unwrap();
+    // blessing there is refused before anything renders, even a scene GL could take
+    let fresh = dir.join("bless");
+    let o = without_lavapipe()
+        .args(["golden", "bless", "--goldens"])
+        .arg(&goldens)
+        .arg("--out")
+        .arg(&fresh)
+        .arg(&scene)
+        .arg(DIFFERING[0])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("refusing to bless dice on llvmpipe"), "{}", text(&o));
+    assert!(!fresh.join("golden-run").exists() && !goldens.exists(), "it rendered or wrote before refusing");
+
     let golden = |cmd: &mut Command, verb: &str| {
         cmd.args(["golden", verb, "--goldens"]).arg(&goldens).arg("--out").arg(&out).arg(&scene).output().unwrap()
     };
@@ -138,12 +149,13 @@ fn without_lavapipe_a_check_says_what_to_install_and_labels_its_failures() {
     let o = golden(&mut without_lavapipe(), "bless");
     let err = text(&o);
     assert!(o.status.success(), "{err}");
-    assert!(err.contains("lavapipe is missing; the override \"gl\" approves this adapter"), "{err}");
+    assert!(err.contains("lavapipe is missing; the override \"gl\" covers this adapter (the canonical images, its tolerance)"), "{err}");
     assert!(err.contains("every scene has an override for an adapter this machine has"), "{err}");
     let record = std::fs::read_to_string(goldens.join("small_terrain/gl/approved-on.toml")).unwrap();
     assert!(record.contains("backend = \"gl\""), "{record}");
     let o = golden(&mut without_lavapipe(), "check");
     assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("the override \"gl\" holds images approved on this adapter"), "{}", text(&o));
     assert!(summary(&out).get("other_adapter").is_none(), "an override's adapter is not another adapter");
 }
 
@@ -171,4 +183,45 @@ fn the_install_command_follows_the_system() {
         assert!(unknown.contains(want), "{unknown}");
     }
     assert_eq!(lavapipe_install(None), unknown, "no os-release reads as an unknown system");
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn another_lavapipe_than_the_recorded_one_is_named_and_a_partial_bless_keeps_the_record() {
+    require_gpu();
+    let dir = scratch("golden-adapter-record");
+    let (goldens, out) = (dir.join("goldens"), dir.join("out"));
+    let base = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap();
+    let scene = dir.join("small.toml");
+    let golden = "\n[golden]\nframes = [0, 10]\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
+    std::fs::write(&scene, format!("{base}{golden}")).unwrap();
+    let run = |args: &[&str]| {
+        simreel().arg("golden").args(args).arg("--goldens").arg(&goldens).arg("--out").arg(&out).arg(&scene).output().unwrap()
+    };
+    assert!(run(&["bless"]).status.success());
+    let path = goldens.join("small_terrain/approved-on.toml");
+    let real = std::fs::read_to_string(&path).unwrap();
+    assert!(real.contains("driver_info = \"Mesa "), "{real}");
+    // as if approved on another Mesa: the check names both, even with --quiet, and still passes
+    let other = real
+        .lines()
+        .map(|l| if l.starts_with("driver_info") { "driver_info = \"Mesa 0.0.1 (LLVM 1.0)\"" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&path, &other).unwrap();
+    let o = run(&["check", "--quiet"]);
+    let err = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("warning: this machine's lavapipe") && err.contains("is not the one the goldens were approved on: llvmpipe"),
+        "{err}"
+    );
+    assert!(err.contains("Mesa 0.0.1 (LLVM 1.0)"), "{err}");
+    // blessing one frame keeps the record (the other image is still the recorded adapter's)
+    assert!(run(&["bless", "--filter", "small_terrain:10"]).status.success());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), other);
+    // blessing them all records this machine's
+    assert!(run(&["bless"]).status.success());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), real);
+    assert!(!text(&run(&["check", "--quiet"])).contains("warning"));
 }
