@@ -47,7 +47,8 @@ fn ensure_base(dir: &Path) {
         return;
     }
     let rootfs = dir.join("base");
-    let mirror = std::env::var("SIMREEL_DEBIAN_MIRROR").unwrap_or_else(|_| "http://deb.debian.org/debian".into());
+    let mirror = std::env::var("SIMREEL_DEBIAN_MIRROR").unwrap_or_else(|_| apt_mirror());
+    eprintln!("container test: debootstrap from {mirror}");
     step(
         "debootstrap --variant=minbase bookworm",
         Command::new("debootstrap").args(["--variant=minbase", "bookworm"]).arg(&rootfs).arg(&mirror),
@@ -55,6 +56,28 @@ fn ensure_base(dir: &Path) {
     let import = format!("tar -C '{}' -c . | podman import - {BASE}", rootfs.display());
     step("podman import", Command::new("sh").args(["-c", &import]));
     std::fs::remove_dir_all(&rootfs).expect("remove the base's folder");
+}
+
+/// The Debian mirror this machine's apt uses (a CI machine may reach only its own), else Debian's.
+fn apt_mirror() -> String {
+    let mut sources: Vec<String> = std::fs::read_dir("/etc/apt/sources.list.d")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .collect();
+    sources.extend(std::fs::read_to_string("/etc/apt/sources.list").ok());
+    let uris = sources.iter().flat_map(|text| text.lines()).flat_map(|l| {
+        let l = l.trim();
+        let words: Vec<&str> = match l.strip_prefix("URIs:") {
+            Some(rest) => rest.split_whitespace().collect(),
+            None if l.starts_with("deb ") => l.split_whitespace().filter(|w| w.contains("://")).take(1).collect(),
+            None => Vec::new(),
+        };
+        words.into_iter().map(str::to_string).collect::<Vec<_>>()
+    });
+    let mut main = uris.filter(|u| u.trim_end_matches('/').ends_with("/debian"));
+    main.next().unwrap_or_else(|| "http://deb.debian.org/debian".into())
 }
 
 /// The built image's filesystem, exported into `into`.
