@@ -5,10 +5,12 @@
 //! keeps every finished frame for `--resume`.
 
 mod assemble;
+mod progress;
 pub mod snapshots;
 
 pub use assemble::{animations_of, gif_from_folder, gif_from_frames};
 use assemble::{write_animations, write_gif};
+use progress::{Progress, Stage, StageClock};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,8 +18,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
-
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::frame::{Fnv, FrameData};
 use crate::output::gif::Quantized;
@@ -114,66 +114,6 @@ enum Work {
     Rendered(Image),
     /// A frame an earlier run finished: its PNG is read back if the GIF needs it.
     Kept(u32),
-}
-
-#[derive(Clone, Copy)]
-enum Stage {
-    Simulate,
-    Render,
-    Encode,
-}
-
-/// Stage times, accumulated across threads.
-#[derive(Default)]
-struct StageClock {
-    simulate: Duration,
-    render: Duration,
-    encode: Duration,
-}
-
-impl StageClock {
-    fn add(&mut self, stage: Stage, d: Duration) {
-        *match stage {
-            Stage::Simulate => &mut self.simulate,
-            Stage::Render => &mut self.render,
-            Stage::Encode => &mut self.encode,
-        } += d;
-    }
-}
-
-struct Progress {
-    mode: ProgressMode,
-    _multi: Option<MultiProgress>,
-    simulate: ProgressBar,
-    render: ProgressBar,
-    encode: ProgressBar,
-}
-
-impl Progress {
-    fn new(mode: ProgressMode, scene: &str, total: u64) -> Self {
-        let (multi, bars) = if mode == ProgressMode::Bars {
-            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template("{prefix:>24} {msg:>9} [{bar:30}] {pos:>5}/{len} {per_sec:>9} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> ");
-            let bar = |msg: &'static str| {
-                let b = multi.add(ProgressBar::new(total).with_style(style.clone()).with_prefix(scene.to_string()).with_message(msg));
-                b.enable_steady_tick(Duration::from_millis(200));
-                b
-            };
-            let b = (bar("simulate"), bar("render"), bar("encode"));
-            (Some(multi), b)
-        } else {
-            (None, (ProgressBar::hidden(), ProgressBar::hidden(), ProgressBar::hidden()))
-        };
-        Progress { mode, _multi: multi, simulate: bars.0, render: bars.1, encode: bars.2 }
-    }
-
-    fn finish(&self) {
-        for b in [&self.simulate, &self.render, &self.encode] {
-            b.finish_and_clear();
-        }
-    }
 }
 
 /// Where one job's files go.

@@ -1,0 +1,69 @@
+//! What a running job shows and measures: the stages' progress bars on a terminal, and the time
+//! each stage took, summed across threads.
+
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::ProgressMode;
+
+/// The stages a frame goes through.
+#[derive(Clone, Copy)]
+pub(super) enum Stage {
+    Simulate,
+    Render,
+    Encode,
+}
+
+/// Stage times, accumulated across threads.
+#[derive(Default)]
+pub(super) struct StageClock {
+    pub(super) simulate: Duration,
+    pub(super) render: Duration,
+    pub(super) encode: Duration,
+}
+
+impl StageClock {
+    pub(super) fn add(&mut self, stage: Stage, d: Duration) {
+        *match stage {
+            Stage::Simulate => &mut self.simulate,
+            Stage::Render => &mut self.render,
+            Stage::Encode => &mut self.encode,
+        } += d;
+    }
+}
+
+pub(super) struct Progress {
+    pub(super) mode: ProgressMode,
+    _multi: Option<MultiProgress>,
+    pub(super) simulate: ProgressBar,
+    pub(super) render: ProgressBar,
+    pub(super) encode: ProgressBar,
+}
+
+impl Progress {
+    pub(super) fn new(mode: ProgressMode, scene: &str, total: u64) -> Self {
+        let (multi, bars) = if mode == ProgressMode::Bars {
+            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+            let style = ProgressStyle::with_template("{prefix:>24} {msg:>9} [{bar:30}] {pos:>5}/{len} {per_sec:>9} eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+            let bar = |msg: &'static str| {
+                let b = multi.add(ProgressBar::new(total).with_style(style.clone()).with_prefix(scene.to_string()).with_message(msg));
+                b.enable_steady_tick(Duration::from_millis(200));
+                b
+            };
+            let b = (bar("simulate"), bar("render"), bar("encode"));
+            (Some(multi), b)
+        } else {
+            (None, (ProgressBar::hidden(), ProgressBar::hidden(), ProgressBar::hidden()))
+        };
+        Progress { mode, _multi: multi, simulate: bars.0, render: bars.1, encode: bars.2 }
+    }
+
+    pub(super) fn finish(&self) {
+        for b in [&self.simulate, &self.render, &self.encode] {
+            b.finish_and_clear();
+        }
+    }
+}
