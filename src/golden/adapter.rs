@@ -93,17 +93,6 @@ fn pick(request: &AdapterRequest) -> Result<AdapterSummary, GoldenError> {
     Ok(AdapterSummary::of(&adapter.get_info()))
 }
 
-/// How much a device is preferred, as `auto` ranks them: hardware before software.
-fn device_rank(a: &AdapterSummary) -> u8 {
-    match a.device_type.as_str() {
-        "discrete GPU" => 4,
-        "integrated GPU" => 3,
-        "virtual GPU" => 2,
-        "other" => 1,
-        _ => 0,
-    }
-}
-
 /// The adapter an override of `spec` covers on this machine: an override with approved images of
 /// its own before one that only loosens the tolerance, then the most specific match, then the
 /// device `auto` would prefer. With its images folder, and whether that folder exists.
@@ -111,7 +100,7 @@ fn override_adapter<'a>(spec: &GoldenSpec, scene_dir: &Path, adapters: &'a [Adap
     let matches = adapters.iter().flat_map(|a| {
         spec.overrides.iter().map(move |o| {
             let has_images = scene_dir.join(&o.images).is_dir();
-            ((has_images, o.specificity(&a.backend, &a.vendor, &a.driver_words()), device_rank(a)), a, o.images.clone())
+            ((has_images, o.specificity(&a.backend, &a.vendor, &a.driver_words()), a.rank()), a, o.images.clone())
         })
     });
     // max_by_key keeps the last of equals: reversed, the first adapter listed wins a tie
@@ -239,17 +228,20 @@ impl Plan {
 
     /// One line per adapter the plan uses: which scenes, and why.
     pub fn lines(&self) -> Vec<String> {
-        let mut groups: Vec<(&AdapterSummary, &Why, Vec<&str>)> = Vec::new();
+        // (the adapter, why, the scenes, the first record among them)
+        let mut groups: Vec<(&AdapterSummary, &Why, Vec<&str>, Option<&AdapterSummary>)> = Vec::new();
         for c in &self.choices {
-            match groups.iter_mut().find(|(a, w, _)| *a == &c.adapter && *w == &c.why) {
-                Some(g) => g.2.push(&c.scene),
-                None => groups.push((&c.adapter, &c.why, vec![&c.scene])),
+            match groups.iter_mut().find(|(a, w, _, _)| *a == &c.adapter && *w == &c.why) {
+                Some(g) => {
+                    g.2.push(&c.scene);
+                    g.3 = g.3.or(c.approved_on.as_ref());
+                }
+                None => groups.push((&c.adapter, &c.why, vec![&c.scene], c.approved_on.as_ref())),
             }
         }
-        let approved = self.choices.iter().find_map(|c| c.approved_on.clone());
         groups
             .into_iter()
-            .map(|(adapter, why, scenes)| {
+            .map(|(adapter, why, scenes, approved)| {
                 let which = match scenes.len() {
                     n if n < self.choices.len() || n == 1 => scenes.join(", "),
                     2 => "both scenes".into(),
@@ -257,7 +249,7 @@ impl Plan {
                 };
                 let reason = match why {
                     Why::Asked => "as --backend/--adapter asked".to_string(),
-                    Why::Canonical => canonical_reason(adapter, approved.as_ref()),
+                    Why::Canonical => canonical_reason(adapter, approved),
                     Why::Override { images, has_images: true } => {
                         format!("lavapipe is missing; the override \"{images}\" holds images approved on this adapter")
                     }

@@ -121,14 +121,7 @@ impl AdapterSummary {
         AdapterSummary {
             name: info.name.clone(),
             backend: format!("{:?}", info.backend).to_lowercase(),
-            device_type: match info.device_type {
-                wgpu::DeviceType::DiscreteGpu => "discrete GPU",
-                wgpu::DeviceType::IntegratedGpu => "integrated GPU",
-                wgpu::DeviceType::VirtualGpu => "virtual GPU",
-                wgpu::DeviceType::Cpu => "CPU (software)",
-                wgpu::DeviceType::Other => "other",
-            }
-            .to_string(),
+            device_type: DEVICE_TYPES.iter().find(|(t, _, _)| *t == info.device_type).map_or("other", |(_, name, _)| name).to_string(),
             vendor: match info.vendor {
                 0x10DE => "nvidia".to_string(),
                 0x1002 | 0x1022 => "amd".to_string(),
@@ -146,7 +139,23 @@ impl AdapterSummary {
     }
 }
 
+/// Each device type: as summaries name it, and how much `auto` prefers it (hardware first).
+const DEVICE_TYPES: [(wgpu::DeviceType, &str, u8); 5] = [
+    (wgpu::DeviceType::DiscreteGpu, "discrete GPU", 4),
+    (wgpu::DeviceType::IntegratedGpu, "integrated GPU", 3),
+    (wgpu::DeviceType::VirtualGpu, "virtual GPU", 2),
+    (wgpu::DeviceType::Other, "other", 1),
+    (wgpu::DeviceType::Cpu, "CPU (software)", 0),
+];
+
 impl AdapterSummary {
+    /// How much `auto` prefers this adapter (higher is better): hardware before software, then
+    /// Vulkan, Metal and DX12 before GL.
+    pub fn rank(&self) -> (u8, u8) {
+        let kind = DEVICE_TYPES.iter().find(|(_, name, _)| *name == self.device_type).map_or(0, |(_, _, r)| *r);
+        (kind, u8::from(matches!(self.backend.as_str(), "vulkan" | "metal" | "dx12")))
+    }
+
     /// The driver's name and its version text together ("NVIDIA 580.65.06", "llvmpipe Mesa 22.3.6
     /// (LLVM 15.0.6)"): what a golden override's `driver` is a substring of.
     pub fn driver_words(&self) -> String {
@@ -191,20 +200,9 @@ pub fn candidates(choice: BackendChoice) -> Vec<wgpu::Adapter> {
     if found.is_empty() { list(BackendChoice::Gl) } else { found }
 }
 
-/// Higher is better: hardware before software, then Vulkan/Metal/DX12 before GL.
+/// Higher is better: [`AdapterSummary::rank`].
 fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
-    let kind = match info.device_type {
-        wgpu::DeviceType::DiscreteGpu => 4,
-        wgpu::DeviceType::IntegratedGpu => 3,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Other => 1,
-        wgpu::DeviceType::Cpu => 0,
-    };
-    let api = match info.backend {
-        wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 1,
-        _ => 0,
-    };
-    (kind, api)
+    AdapterSummary::of(info).rank()
 }
 
 /// The adapter `request` picks on this machine; an open request takes the machine's preference
