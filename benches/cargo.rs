@@ -5,17 +5,16 @@
 //! The seed's cost claim is "microseconds a frame"; rendering dominates.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use simreel::kinds::FromScene;
+use simreel::kinds::Played;
 use simreel::scene;
-use simreel::sim::Simulation;
 use simreel::sim::cargo::CargoSim;
 
-fn walk(integrator: &str) -> CargoSim {
+fn walk(integrator: &str) -> Played<CargoSim> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cargo_walk.toml");
     let text = std::fs::read_to_string(path).expect("scenes/cargo_walk.toml").replace("duration = 12.0", "duration = 80000.0");
     let text = text.replace("fill = 0.5", &format!("fill = 0.5\nintegrator = \"{integrator}\""));
     let s = scene::parse(&text, std::path::Path::new(path)).expect("cargo_walk");
-    let mut sim = CargoSim::from_scene(&s).expect("a cargo scene");
+    let mut sim = Played::<CargoSim>::of(&s).expect("a cargo scene");
     sim.advance_to(1.0);
     sim
 }

@@ -12,7 +12,7 @@ use simreel::sim::terrain::TerrainSim;
 fn cliffs(c: &mut Criterion) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/cliffs.toml");
     let s = scene::load(&path).expect("scenes/cliffs.toml");
-    let frames = s.render.frames;
+    let frames = s.sim.timing.frames;
     let mut group = c.benchmark_group("cliffs_frame");
     group.sample_size(20);
     for (label, full) in [("full_resample", true), ("where_shapes_reach", false)] {

@@ -5,9 +5,8 @@
 //! culling, level of detail, batches).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use simreel::kinds::FromScene;
+use simreel::kinds::{FromScene, Played};
 use simreel::scene;
-use simreel::sim::Simulation;
 use simreel::sim::wind::WindSim;
 
 const MEADOW: &str = "kind = \"wind\"\nseed = 5\n[render]\nfps = 30\nduration = 600.0\n\
@@ -51,13 +50,13 @@ fn step(c: &mut Criterion) {
 fn frame(c: &mut Criterion) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let s = scene::load(&root.join("scenes/wind_meadow.toml")).expect("wind_meadow.toml");
-    let mut sim = WindSim::from_scene(&s).expect("a wind scene");
+    let mut sim = Played::<WindSim>::of(&s).expect("a wind scene");
     let mut f = 0u32;
     c.bench_function("wind_meadow_frame", |b| {
         b.iter(|| {
-            f = (f + 1) % s.render.frames;
+            f = (f + 1) % s.sim.timing.frames;
             if f == 0 {
-                sim = WindSim::from_scene(&s).expect("a wind scene");
+                sim = Played::of(&s).expect("a wind scene");
             }
             sim.frame(f)
         })

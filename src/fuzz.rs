@@ -199,7 +199,7 @@ pub fn exercise(text: &str, frame_spec: &str, size: &str) -> bool {
     let valid = match crate::scene::parse(text, Path::new("fuzz.toml")) {
         Ok(scene) => {
             let _ = scene.memory_estimate(8);
-            let _ = crate::scene::frames::parse_frames(frame_spec, scene.render.frames.min(100_000));
+            let _ = crate::scene::frames::parse_frames(frame_spec, scene.sim.timing.frames.min(100_000));
             true
         }
         Err(_) => false,

@@ -1,41 +1,125 @@
-//! What simulates each scene kind: the one place that lists every kind's simulation. Each line of
-//! the `kinds!` list at the end names a variant of [`KindSpec`] (declared by the scene layer, in
-//! `crate::scene::kind`) and the simulation that plays it; building a scene's simulation (boxed
-//! through [`build`], or as its own type through [`FromScene`]) is generated from that list. A
-//! kind added to the scene layer and not here does not compile: the match is exhaustive.
+//! What simulates and paints each scene kind: the one place that lists every kind's simulation.
+//! Each line of the `kinds!` list at the end names a variant of [`KindSpec`] (declared by the
+//! scene layer, in `crate::scene::kind`) and the simulation that plays it; building a scene's
+//! simulation from its simulation part, its painter from its look, or both as a [`Player`], is
+//! generated from that list. A kind added to the scene layer and not here does not compile: the
+//! matches are exhaustive.
 //!
-//! Adding a kind is docs/contributing.md's "Adding a scene kind": a spec in `src/scene/<kind>.rs`
-//! implementing `KindTable` and listed in `crate::scene::kind`, a simulation in
-//! `src/sim/<kind>/` implementing [`KindSimulation`], and one line here.
+//! Adding a kind is docs/contributing.md's "Adding a scene kind": a spec and a look in
+//! `src/scene/<kind>.rs` implementing `KindTable` and listed in `crate::scene::kind`, a
+//! simulation and a painter in `src/sim/<kind>/` implementing [`KindSimulation`] and
+//! [`KindPainter`], and one line here.
 
-use crate::scene::{KindSpec, Scene};
-use crate::sim::{KindSimulation, Simulation};
+use crate::scene::{KindLook, KindSpec, LookSpec, Scene, SimSpec};
+use crate::sim::{Drawing, KindPainter, KindSimulation, Painter, Player, SimInputs, Simulation};
 
 /// A registered kind's simulation built from a whole scene: `None` when the scene is of another
 /// kind. The registry implements it for every simulation it lists.
-pub trait FromScene: Sized {
+pub trait FromScene: KindSimulation {
     fn from_scene(scene: &Scene) -> Option<Self>;
+    /// The painter of `sim` (this scene's simulation) with the scene's look.
+    fn painter(&self, scene: &Scene) -> Option<Self::Painter>;
 }
 
 macro_rules! kinds {
     ($($variant:ident => $sim:ty),* $(,)?) => {
-        /// Builds the simulation a scene asks for.
-        pub fn build(scene: &Scene) -> Box<dyn Simulation> {
-            match &scene.kind {
-                $(KindSpec::$variant(spec) => Box::new(<$sim as KindSimulation>::new(scene, spec, build)),)*
+        /// Builds the simulation a scene's simulation part asks for.
+        pub fn simulation(sim: &SimSpec) -> Box<dyn Simulation> {
+            match &sim.kind {
+                $(KindSpec::$variant(spec) => {
+                    let inputs = SimInputs { seed: sim.seed, timing: sim.timing, spec };
+                    Box::new(<$sim as KindSimulation>::new(&inputs, simulation))
+                })*
+            }
+        }
+
+        /// Builds the painter of `state` (built from `sim`) with `look`: the three are one
+        /// scene's, so of one kind.
+        pub fn painter(state: &dyn Simulation, sim: &SimSpec, look: &LookSpec) -> Box<dyn Painter> {
+            match &look.kind {
+                $(KindLook::$variant(kind) => {
+                    let state = state.as_any().downcast_ref::<$sim>().expect("a scene's simulation and look are of one kind");
+                    let drawing = Drawing { seed: sim.seed, timing: sim.timing, look, kind };
+                    Box::new(<<$sim as KindSimulation>::Painter as KindPainter>::new(state, &drawing, painter))
+                })*
             }
         }
 
         $(impl FromScene for $sim {
             fn from_scene(scene: &Scene) -> Option<Self> {
                 #[allow(unreachable_patterns)] // a registry of one kind
-                match &scene.kind {
-                    KindSpec::$variant(spec) => Some(<$sim as KindSimulation>::new(scene, spec, build)),
+                match &scene.sim.kind {
+                    KindSpec::$variant(spec) => {
+                        let inputs = SimInputs { seed: scene.sim.seed, timing: scene.sim.timing, spec };
+                        Some(<$sim as KindSimulation>::new(&inputs, simulation))
+                    }
+                    _ => None,
+                }
+            }
+
+            fn painter(&self, scene: &Scene) -> Option<Self::Painter> {
+                #[allow(unreachable_patterns)] // a registry of one kind
+                match &scene.look.kind {
+                    KindLook::$variant(kind) => {
+                        let drawing = Drawing { seed: scene.sim.seed, timing: scene.sim.timing, look: &scene.look, kind };
+                        Some(<<$sim as KindSimulation>::Painter as KindPainter>::new(self, &drawing, painter))
+                    }
                     _ => None,
                 }
             }
         })*
     };
+}
+
+/// A kind's simulation and its painter as their own types, for tests and tools that look inside
+/// them (a die's table, a terrain's mesh).
+pub struct Played<S: KindSimulation> {
+    pub sim: S,
+    pub painter: S::Painter,
+}
+
+impl<S: FromScene> Played<S> {
+    /// `scene`'s simulation and painter; `None` for a scene of another kind.
+    pub fn of(scene: &Scene) -> Option<Self> {
+        let sim = S::from_scene(scene)?;
+        let painter = sim.painter(scene)?;
+        Some(Played { sim, painter })
+    }
+
+    /// Advances to frame `frame` and describes it.
+    pub fn frame(&mut self, frame: u32) -> crate::frame::FrameData {
+        self.sim.advance(frame);
+        KindPainter::paint(&mut self.painter, &self.sim, frame)
+    }
+}
+
+/// A played simulation reads as its simulation.
+impl<S: KindSimulation> std::ops::Deref for Played<S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.sim
+    }
+}
+
+impl<S: KindSimulation> std::ops::DerefMut for Played<S> {
+    fn deref_mut(&mut self) -> &mut S {
+        &mut self.sim
+    }
+}
+
+/// A scene's simulation and its painter.
+pub fn build(scene: &Scene) -> Player {
+    let sim = simulation(&scene.sim);
+    let painter = painter(&*sim, &scene.sim, &scene.look);
+    Player::new(sim, painter)
+}
+
+/// A new painter for `player` (which plays a scene with `scene`'s simulation part) with
+/// `scene`'s look.
+pub fn repaint(player: &mut Player, scene: &Scene) {
+    let p = painter(player.sim(), &scene.sim, &scene.look);
+    player.set_painter(p);
 }
 
 kinds! {
@@ -59,8 +143,8 @@ mod tests {
         for &name in KINDS {
             let text = format!("kind = \"{name}\"\n[render]\nwidth = 64\nheight = 48\nframes = 3\n");
             let s = scene::parse(&text, Path::new("k.toml")).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(s.kind.name(), name);
-            let (bytes, what) = s.kind.memory();
+            assert_eq!(s.kind_name(), name);
+            let (bytes, what) = crate::scene::kind::memory(&s.sim.kind, &s.look.kind);
             assert!(bytes > 0 && !what.is_empty(), "{name}: {bytes} bytes, {what:?}");
             assert!(s.memory_estimate(1).1.ends_with(" at 64×48"), "{}", s.memory_estimate(1).1);
             let mut sim = build(&s);
@@ -102,17 +186,17 @@ mod tests {
         let mut saving: Vec<&str> = Vec::new();
         for path in scene::scene_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")).expect("scenes/") {
             let scene = scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
-            let last = scene.render.frames - 1;
+            let last = scene.frames() - 1;
             let at = last / 2;
             let mut whole = build(&scene);
             for f in [0, at / 2, at] {
                 whole.frame(f);
             }
             let Some(state) = whole.snapshot() else { continue };
-            saving.push(scene.kind.name());
+            saving.push(scene.kind_name());
             let mut later = build(&scene);
             assert!(later.restore(at, &state), "{}: its own state is refused", path.display());
-            if scene.kind.name() == "figure" {
+            if scene.kind_name() == "figure" {
                 // its panels are restored, not built afresh to replay (which would draw the same)
                 assert_eq!(later.digest(), whole.digest(), "{}: the panels' states after a restore", path.display());
             }

@@ -223,7 +223,7 @@ fn plan(args: &cli::PlanArgs) -> anyhow::Result<()> {
     for path in &args.scenes {
         let s = scene::load(path)?;
         if let Some(spec) = &args.frames {
-            cli::parse_frames(spec, s.render.frames).map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?;
+            cli::parse_frames(spec, s.sim.timing.frames).map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?;
         }
     }
     let render = simreel::plan::RenderOptions {
@@ -265,9 +265,9 @@ fn cargo_probe(args: &CargoProbeArgs) -> anyhow::Result<()> {
         Some(path) => simreel::scene::load(path)?,
         None => simreel::scene::parse("kind = \"cargo\"\n", std::path::Path::new("defaults.toml"))?,
     };
-    let simreel::scene::KindSpec::Cargo(spec) = &scene.kind else {
+    let simreel::scene::KindSpec::Cargo(spec) = &scene.sim.kind else {
         let path = args.scene.as_deref().unwrap_or(std::path::Path::new("?")).display();
-        return Err(BadInput(format!("{path} is a {} scene; `cargo probe` takes a cargo scene", scene.kind.name())).into());
+        return Err(BadInput(format!("{path} is a {} scene; `cargo probe` takes a cargo scene", scene.kind_name())).into());
     };
     let probe = simreel::sim::cargo::probe::probe(&scene, spec, args.fill);
     if args.json {
@@ -319,11 +319,11 @@ fn validate(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
             Ok(s) => println!(
                 "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",
                 p.display(),
-                s.kind.name(),
+                s.kind_name(),
                 s.name,
-                count(s.render.frames.into(), "frame", "frames"),
-                s.render.width,
-                s.render.height,
+                count(s.sim.timing.frames.into(), "frame", "frames"),
+                s.look.width,
+                s.look.height,
                 scene::error::human_bytes(s.memory_estimate(8).0)
             ),
             Err(e) => {
@@ -404,16 +404,18 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
     for path in &args.scenes {
         let mut s = scene::load(path)?;
         if let Some((w, h)) = args.size {
-            s.render.width = w;
-            s.render.height = h;
+            s.look.width = w;
+            s.look.height = h;
         }
         if args.draft {
             s = s.into_draft();
         }
         s.check_memory(scene::available_memory())?;
         let frames = match &args.frames {
-            Some(spec) => cli::parse_frames(spec, s.render.frames).map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?,
-            None => (0..s.render.frames).collect(),
+            Some(spec) => {
+                cli::parse_frames(spec, s.sim.timing.frames).map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?
+            }
+            None => (0..s.sim.timing.frames).collect(),
         };
         let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
         jobs.push(Job {
@@ -500,16 +502,18 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
 
 fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32, algorithm: Option<&str>) -> anyhow::Result<()> {
     let mut s = load_checked(path)?;
-    if let (Some(name), simreel::scene::KindSpec::Terrain(t)) = (algorithm, &mut s.kind) {
+    if let (Some(name), simreel::scene::KindSpec::Terrain(t)) = (algorithm, &mut s.sim.kind) {
         t.algorithm = simreel::scene::terrain::Algorithm::from_name(name).expect("clap checked the name");
     }
-    if frame >= s.render.frames {
-        return Err(BadInput(format!("--frame {frame} is past the scene's last frame {}", s.render.frames - 1)).into());
+    if frame >= s.frames() {
+        return Err(BadInput(format!("--frame {frame} is past the scene's last frame {}", s.frames() - 1)).into());
     }
-    let Some(mut sim) = <simreel::sim::terrain::TerrainSim as simreel::kinds::FromScene>::from_scene(&s) else {
-        return Err(BadInput(format!("{} is a {} scene; `mesh` exports terrain meshes", path.display(), s.kind.name())).into());
+    let Some(mut terrain) = simreel::kinds::Played::<simreel::sim::terrain::TerrainSim>::of(&s) else {
+        return Err(BadInput(format!("{} is a {} scene; `mesh` exports terrain meshes", path.display(), s.kind_name())).into());
     };
-    let m = sim.mesh_at(frame);
+    terrain.sim.mesh_at(frame);
+    // in the colours the scene draws it with
+    let m = terrain.painter.colored(&terrain.sim);
     let ext = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let bytes = match ext.as_deref() {
         Some("ply") => simreel::output::mesh_file::ply(&m.data),
@@ -517,7 +521,7 @@ fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32, algorithm: Op
         _ => return Err(BadInput(format!("{}: use a .ply or .obj file name", out.display())).into()),
     };
     simreel::output::write_atomic(out, &bytes)?;
-    let algorithm = match &s.kind {
+    let algorithm = match &s.sim.kind {
         simreel::scene::KindSpec::Terrain(t) => t.algorithm.name(),
         _ => "",
     };

@@ -147,9 +147,6 @@ fn disagreement(m: &Manifest, first: &Manifest) -> Option<String> {
         let build = |m: &Manifest| if m.build.is_empty() { format!("{} (an earlier build)", m.simreel) } else { m.build.clone() };
         return Some(format!("rendered by simreel {} against {}", build(m), build(first)));
     }
-    if m.scene_hash != first.scene_hash {
-        return Some(format!("scene hash {} against {}", m.scene_hash, first.scene_hash));
-    }
     if m.settings_hash != first.settings_hash {
         let (a, b) = (&m.adapter_info, &first.adapter_info);
         return Some(if (m.width, m.height) != (first.width, first.height) {
@@ -164,6 +161,9 @@ fn disagreement(m: &Manifest, first: &Manifest) -> Option<String> {
         } else {
             format!("settings (MSAA) hash {} against {}", m.settings_hash, first.settings_hash)
         });
+    }
+    if m.scene_hash != first.scene_hash {
+        return Some(format!("scene {} against {}", m.scene_hash, first.scene_hash));
     }
     let (mine, theirs) = (info(m), info(first));
     if mine.selection != theirs.selection {
@@ -184,7 +184,9 @@ fn check(scene: &Scene, count: u32, shards: &BTreeMap<u32, Manifest>) -> Result<
             return Err(MergeError::Disagree { scene: name, index, count, with, what });
         }
     }
-    let now = format!("{:016x}", scene.source_hash);
+    let mut sized = scene.clone();
+    (sized.look.width, sized.look.height) = (first.width, first.height);
+    let now = sized.identity().to_string();
     if first.scene_hash != now {
         return Err(MergeError::SceneChanged { scene: name, now, then: first.scene_hash.clone() });
     }
@@ -248,7 +250,7 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
         pipeline::gif_from_frames(&paths, path, first.width, first.height, fps, scene.output.gif_dither)?;
     }
     let mut sized = scene.clone();
-    (sized.render.width, sized.render.height) = (first.width, first.height);
+    (sized.look.width, sized.look.height) = (first.width, first.height);
     let selection: Vec<u32> = frames.iter().map(|e| e.index).collect();
     let job = Job {
         scene: sized,

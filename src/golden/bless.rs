@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{GoldenError, Paths, adapter, applied, render_golden, state_path};
+use super::{GoldenError, Paths, adapter, applied, as_checked, render_golden, state_path};
 use crate::output::manifest::Manifest;
 use crate::output::png::{self, Decoded, Effort};
 use crate::output::{frame_file_name, write_atomic};
@@ -32,7 +32,7 @@ impl Filter {
     pub fn golden_frames(&self, scene: &Scene) -> Result<Vec<u32>, GoldenError> {
         let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
         let Some(text) = &self.frames else { return Ok(spec.frames.clone()) };
-        let wanted = crate::scene::frames::parse_frames(text, scene.render.frames)
+        let wanted = crate::scene::frames::parse_frames(text, scene.sim.timing.frames)
             .map_err(|e| GoldenError::Filter(format!("{}:{text}: {e}", self.scene)))?;
         let others: Vec<String> = wanted.iter().filter(|f| !spec.frames.contains(f)).map(u32::to_string).collect();
         if !others.is_empty() {
@@ -118,7 +118,7 @@ fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> 
     let run_dir = paths.run_dir().join(&scene.name);
     let m = Manifest::read(&run_dir.join("manifest.json"))
         .ok_or_else(|| GoldenError::NoLastRun(format!("no earlier check of {} in {}", scene.name, run_dir.display())))?;
-    if m.scene_hash != format!("{:016x}", scene.source_hash) || (m.width, m.height) != spec.size {
+    if m.scene_hash != as_checked(scene, spec).identity().to_string() || (m.width, m.height) != spec.size {
         let why = format!("the last run of {} used another version of the scene; run `simreel golden check` again", scene.name);
         return Err(GoldenError::NoLastRun(why));
     }
@@ -148,7 +148,7 @@ fn render_twice(
     let a = render_golden(scene, spec, frames, &paths.run_dir(), adapter, mode)?;
     let b = render_golden(scene, spec, frames, &second, adapter, mode)?;
     let read = |o: &pipeline::Outcome, frame: u32| -> Result<Candidate, GoldenError> {
-        let image = png::read(&o.frames_dir.join(frame_file_name(frame, scene.render.frames)))?;
+        let image = png::read(&o.frames_dir.join(frame_file_name(frame, scene.sim.timing.frames)))?;
         let state = o.manifest.frames.iter().find(|e| e.index == frame).map(|e| e.state.clone()).unwrap_or_default();
         Ok(Candidate { frame, image, state })
     };
@@ -179,7 +179,7 @@ fn write_changed(
     adapter: AdapterSummary,
     whole: bool,
 ) -> Result<Blessed, GoldenError> {
-    let total = scene.render.frames;
+    let total = scene.sim.timing.frames;
     let (mut written, mut unchanged) = (Vec::new(), 0);
     for c in candidates {
         let (img, path) = (&c.image, dest.join(frame_file_name(c.frame, total)));

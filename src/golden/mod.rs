@@ -173,6 +173,13 @@ fn read_state(dirs: &[PathBuf], frame: u32, total: u32) -> Option<String> {
     dirs.iter().find_map(|d| std::fs::read_to_string(state_path(d, frame, total)).ok()).map(|s| s.trim().to_string())
 }
 
+/// `scene` as a golden check renders it: at its `[golden]` size.
+fn as_checked(scene: &Scene, spec: &GoldenSpec) -> Scene {
+    let mut s = scene.clone();
+    (s.look.width, s.look.height) = spec.size;
+    s
+}
+
 /// Renders the golden frames of `scene` into `into/<scene>/` and returns the outcome.
 fn render_golden(
     scene: &Scene,
@@ -182,10 +189,8 @@ fn render_golden(
     adapter: &AdapterRequest,
     mode: ProgressMode,
 ) -> Result<pipeline::Outcome, PipelineError> {
-    let mut s = scene.clone();
-    (s.render.width, s.render.height) = spec.size;
     let job = Job {
-        scene: s,
+        scene: as_checked(scene, spec),
         frames: frames.to_vec(),
         out_dir: into.to_path_buf(),
         formats: vec![Format::Png],
@@ -261,7 +266,7 @@ pub fn check(
 /// Frame `f` of a check's render of `scene` against its approved images under `rule`: the report's
 /// entry, and the approved image it was compared with (for the sequence's flicker).
 fn check_frame(scene: &Scene, rule: &Applied, f: u32, outcome: &pipeline::Outcome) -> Result<(Entry, Option<Decoded>), GoldenError> {
-    let total = scene.render.frames;
+    let total = scene.sim.timing.frames;
     let actual = png::read(&outcome.frames_dir.join(frame_file_name(f, total)))?;
     let state_actual = outcome.manifest.frames.iter().find(|e| e.index == f).map(|e| e.state.clone()).unwrap_or_default();
     let state_message = match read_state(&rule.dirs, f, total) {

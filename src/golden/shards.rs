@@ -28,7 +28,7 @@ pub fn shard_scenes(scenes: Vec<Scene>, i: u32, n: u32) -> (Vec<Scene>, report::
         })
         .collect();
     let mine = crate::split::whole(&costs, n).swap_remove(i as usize - 1);
-    let all = scenes.iter().map(|s| (s.name.clone(), format!("{:016x}", s.source_hash))).collect();
+    let all = scenes.iter().map(|s| (s.name.clone(), s.identity().to_string())).collect();
     let mine: Vec<Scene> = scenes.into_iter().enumerate().filter(|(k, _)| mine.contains(k)).map(|(_, s)| s).collect();
     let info = report::ReportShard {
         index: i,

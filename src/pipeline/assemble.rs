@@ -14,7 +14,7 @@ use crate::scene::Format;
 /// scene's frame rate; next to the GIF (`out_dir/<name>.apng`, …).
 pub(super) fn write_animations(job: &Job, out: &Outputs, ffmpeg: Option<&Path>) -> Result<Vec<PathBuf>, PipelineError> {
     let frames: Vec<PathBuf> = job.frames.iter().map(|&f| out.frame_path(f)).collect();
-    let fps = job.scene.render.fps as f64;
+    let fps = job.scene.sim.timing.fps as f64;
     let mut written = Vec::new();
     for f in &job.formats {
         let (ext, video) = match f {

@@ -139,7 +139,7 @@ impl Outputs {
             gif: (job.formats.contains(&Format::Gif) && job.shard.is_none()).then(|| job.out_dir.join(format!("{name}.gif"))),
             // a shard's frames are what the merge assembles: always PNG
             png: job.formats.iter().any(|f| f.needs_png()) || job.shard.is_some(),
-            frames_in_scene: job.scene.render.frames,
+            frames_in_scene: job.scene.sim.timing.frames,
         }
     }
 
@@ -231,7 +231,7 @@ fn checkpoint_every() -> Duration {
 /// a resumed run, and the shards a merge joins, must match them.
 fn settings_hash(job: &Job, adapter: &str) -> String {
     let mut h = Fnv::new();
-    let r = &job.scene.render;
+    let r = &job.scene.look;
     h.bytes(format!("{}x{} msaa{} {} {}", r.width, r.height, r.msaa, adapter, crate::BUILD).as_bytes());
     format!("{:016x}", h.finish())
 }
@@ -271,7 +271,7 @@ fn kept_frames(job: &Job, out: &Outputs, scene_hash: &str, settings: &str) -> (B
 pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome, PipelineError> {
     let wall = Instant::now();
     let scene = &job.scene;
-    let r = &scene.render;
+    let r = &scene.look;
     // one writer per scene output; what killed runs left behind goes first
     let out = Outputs::of(job);
     // MP4 and WebM need ffmpeg: found out before anything is rendered
@@ -292,7 +292,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     };
     let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
     let adapter = renderer.adapter().clone();
-    let scene_hash = format!("{:016x}", scene.source_hash);
+    let scene_hash = scene.identity().to_string();
     let settings = settings_hash(job, &adapter.to_string());
     let (kept, stale) = kept_frames(job, &out, &scene_hash, &settings);
     let shared = Shared {
@@ -411,7 +411,7 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
                 tx.send(Simulated::Fault(PipelineError::Simulation { scene: scene.name.clone(), frame: fault.frame, what: fault.what }));
             break;
         }
-        if shared.job.snapshots && (snapshots::due(f, scene.render.frames) || Some(f) == last) {
+        if shared.job.snapshots && (snapshots::due(f, scene.sim.timing.frames) || Some(f) == last) {
             // a snapshot only saves later runs time: one that cannot be written is passed over
             let _ = shared.timed(Stage::Simulate, || sim.snapshot().map(|state| snapshots::save(&shared.out.frames_dir, scene, f, &state)));
         }
@@ -526,8 +526,8 @@ fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quanti
 /// whether the GIF is complete and the job was not stopped meanwhile (a stop after the last frame
 /// leaves the finished GIF in place, but the manifest does not list it).
 fn assemble_gif(shared: &Shared, path: &Path, rx: Receiver<(usize, Quantized)>) -> bool {
-    let r = &shared.job.scene.render;
-    let fps = shared.job.scene.output.gif_fps.map_or(r.fps as f64, f64::from);
+    let r = &shared.job.scene.look;
+    let fps = shared.job.scene.output.gif_fps.map_or(shared.job.scene.sim.timing.fps as f64, f64::from);
     match write_gif(path, rx, shared.job.frames.len(), r.width, r.height, fps) {
         Ok(complete) => complete && !shared.stopped(),
         Err(e) => {
@@ -544,7 +544,7 @@ fn rendered_count(shared: &Shared) -> usize {
 
 /// The manifest of a finished (or stopped) job: what was written, how, and how long it took.
 fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String, settings: String, wall: Duration, gif: bool) -> Manifest {
-    let (scene, r) = (&shared.job.scene, &shared.job.scene.render);
+    let (scene, r, timing) = (&shared.job.scene, &shared.job.scene.look, shared.job.scene.sim.timing);
     let mut written = shared.written.lock().expect("written").clone();
     written.sort_unstable();
     let clock = shared.clock.lock().expect("clock");
@@ -570,14 +570,14 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
         scene_file: scene.path.display().to_string(),
         scene_hash,
         settings_hash: settings,
-        kind: scene.kind.name().to_string(),
-        seed: scene.seed,
+        kind: scene.kind_name().to_string(),
+        seed: scene.sim.seed,
         adapter: adapter.to_string(),
         adapter_info: adapter.clone(),
         width: r.width,
         height: r.height,
-        fps: r.fps,
-        frames_in_scene: r.frames,
+        fps: timing.fps,
+        frames_in_scene: timing.frames,
         frames,
         gif: shared.out.gif.as_ref().filter(|_| gif).map(|p| p.display().to_string()),
         timings: Timings {

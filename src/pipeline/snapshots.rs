@@ -35,7 +35,7 @@ fn header(scene: &Scene, frame: u32, state: &[u8]) -> Vec<u8> {
     let mut h = MAGIC.to_vec();
     h.extend_from_slice(crate::BUILD.as_bytes());
     h.push(b'\n');
-    h.extend_from_slice(&scene.fingerprint.simulation.to_le_bytes());
+    h.extend_from_slice(&scene.identity().simulation.to_le_bytes());
     h.extend_from_slice(&frame.to_le_bytes());
     h.extend_from_slice(&Fnv::hash(state).to_le_bytes());
     h
@@ -52,7 +52,7 @@ fn read(file: &Path, scene: &Scene, frame: u32) -> Option<Vec<u8>> {
 /// Saves `state` (the simulation's snapshot at `frame`), unless the same is there already; a
 /// file of another build or scene, or a damaged one, is replaced.
 pub fn save(frames_dir: &Path, scene: &Scene, frame: u32, state: &[u8]) -> Result<(), OutputError> {
-    let file = path(frames_dir, frame, scene.render.frames);
+    let file = path(frames_dir, frame, scene.sim.timing.frames);
     if read(&file, scene, frame).is_some() {
         return Ok(());
     }
@@ -67,7 +67,7 @@ pub fn save(frames_dir: &Path, scene: &Scene, frame: u32, state: &[u8]) -> Resul
 /// the simulation's bytes, read as they are asked for. Files of another scene file or build, or
 /// damaged ones, are passed over.
 pub fn nearest<'a>(frames_dir: &'a Path, scene: &'a Scene, frame: u32) -> impl Iterator<Item = (u32, Vec<u8>)> + 'a {
-    let total = scene.render.frames;
+    let total = scene.sim.timing.frames;
     let mut frames: Vec<u32> = std::fs::read_dir(frames_dir.join(FOLDER))
         .into_iter()
         .flatten()

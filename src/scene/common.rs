@@ -13,45 +13,44 @@ const FPS: Key = Key::int("fps", 30, 1, 240).unit("frames/s").doc("frames per se
 const FRAMES: Key = Key::int("frames", 60, 1, MAX_FRAMES).doc("number of frames (or give `duration`)");
 const DURATION: Key =
     Key::float("duration", 2.0, 0.001, 86_400.0).unit("s").doc("length of the scene; frames = duration × fps (or give `frames`)");
-const MSAA: Key = Key::int_in("msaa", 4, &[1, 4]).doc("samples a pixel: 4 (anti-aliased) or 1 (drafts)").drawing();
-const BG_TOP: Key = Key::color("top", Srgb([0.56, 0.72, 0.91])).doc("colour at the top of the frame").drawing();
-const BG_BOTTOM: Key = Key::color("bottom", Srgb([0.91, 0.93, 0.96])).doc("colour at the bottom (and of the fog)").drawing();
+const MSAA: Key = Key::int_in("msaa", 4, &[1, 4]).doc("samples a pixel: 4 (anti-aliased) or 1 (drafts)");
+const BG_TOP: Key = Key::color("top", Srgb([0.56, 0.72, 0.91])).doc("colour at the top of the frame");
+const BG_BOTTOM: Key = Key::color("bottom", Srgb([0.91, 0.93, 0.96])).doc("colour at the bottom (and of the fog)");
 const BACKGROUND: Table = Table::new("a vertical gradient behind everything", &[BG_TOP, BG_BOTTOM]);
-const BACKGROUND_KEY: Key = Key::table("background", &BACKGROUND).doc("the background gradient").drawing();
+const BACKGROUND_KEY: Key = Key::table("background", &BACKGROUND).doc("the background gradient");
 
 /// `[render]`.
 pub const RENDER: Table =
     Table::new("frame size and timing, anti-aliasing, background", &[WIDTH, HEIGHT, FPS, FRAMES, DURATION, MSAA, BACKGROUND_KEY]);
 
 const FAR: f64 = 1.0e6;
-const POSITION: Key = Key::animated("position", &[6.0, 4.0, 8.0], -FAR, FAR).unit("m").doc("where the eye is").drawing();
-const TARGET: Key = Key::animated("target", &[0.0, 0.0, 0.0], -FAR, FAR).unit("m").doc("the point looked at").drawing();
-const FOV: Key = Key::float("fov", 45.0, 5.0, 150.0).unit("°").doc("vertical field of view").drawing();
-const NEAR: Key = Key::float("near", 0.05, 1e-4, 1e4).unit("m").doc("nearest distance drawn").drawing();
-const FAR_KEY: Key = Key::float("far", 500.0, 1e-3, FAR).unit("m").doc("farthest distance drawn").drawing();
-const CENTER: Key = Key::vector("center", &[0.0, 0.0, 0.0], -FAR, FAR).unit("m").doc("the point the eye circles and looks at").drawing();
-const RADIUS: Key = Key::float("radius", 10.0, 1e-3, FAR).unit("m").doc("horizontal distance of the eye from the centre").drawing();
-const ORBIT_HEIGHT: Key = Key::float("height", 5.0, -FAR, FAR).unit("m").doc("height of the eye above the centre").drawing();
-const START: Key = Key::float("start", 0.0, -3600.0, 3600.0).unit("°").doc("azimuth at the first frame, from +x towards +z").drawing();
-const SWEEP: Key = Key::float("sweep", 90.0, -3600.0, 3600.0).unit("°").doc("azimuth swept over the whole scene").drawing();
+const POSITION: Key = Key::animated("position", &[6.0, 4.0, 8.0], -FAR, FAR).unit("m").doc("where the eye is");
+const TARGET: Key = Key::animated("target", &[0.0, 0.0, 0.0], -FAR, FAR).unit("m").doc("the point looked at");
+const FOV: Key = Key::float("fov", 45.0, 5.0, 150.0).unit("°").doc("vertical field of view");
+const NEAR: Key = Key::float("near", 0.05, 1e-4, 1e4).unit("m").doc("nearest distance drawn");
+const FAR_KEY: Key = Key::float("far", 500.0, 1e-3, FAR).unit("m").doc("farthest distance drawn");
+const CENTER: Key = Key::vector("center", &[0.0, 0.0, 0.0], -FAR, FAR).unit("m").doc("the point the eye circles and looks at");
+const RADIUS: Key = Key::float("radius", 10.0, 1e-3, FAR).unit("m").doc("horizontal distance of the eye from the centre");
+const ORBIT_HEIGHT: Key = Key::float("height", 5.0, -FAR, FAR).unit("m").doc("height of the eye above the centre");
+const START: Key = Key::float("start", 0.0, -3600.0, 3600.0).unit("°").doc("azimuth at the first frame, from +x towards +z");
+const SWEEP: Key = Key::float("sweep", 90.0, -3600.0, 3600.0).unit("°").doc("azimuth swept over the whole scene");
 const ORBIT: Table = Table::new("an eye circling a centre over the scene", &[CENTER, RADIUS, ORBIT_HEIGHT, START, SWEEP]);
-const ORBIT_KEY: Key = Key::table("orbit", &ORBIT).doc("orbit a centre instead of a fixed `position` and `target`").drawing();
+const ORBIT_KEY: Key = Key::table("orbit", &ORBIT).doc("orbit a centre instead of a fixed `position` and `target`");
 
 /// `[camera]`.
 pub const CAMERA: Table =
     Table::new("a fixed or animated camera, or one orbiting a centre", &[POSITION, TARGET, FOV, NEAR, FAR_KEY, ORBIT_KEY]);
 
-const SUN_AZIMUTH: Key = Key::float("sun_azimuth", 35.0, -360.0, 360.0).unit("°").doc("direction of the sun, from +x towards +z").drawing();
-const SUN_ELEVATION: Key = Key::float("sun_elevation", 40.0, 1.0, 90.0).unit("°").doc("height of the sun above the horizon").drawing();
-const SUN_COLOR: Key = Key::color("sun_color", Srgb([1.0, 0.96, 0.9])).doc("colour of the sunlight").drawing();
-const SUN_INTENSITY: Key = Key::float("sun_intensity", 3.0, 0.0, 100.0).doc("strength of the sunlight").drawing();
-const SKY: Key = Key::color("sky", Srgb([0.62, 0.75, 0.95])).doc("light from above (hemisphere)").drawing();
-const GROUND: Key = Key::color("ground", Srgb([0.36, 0.31, 0.26])).doc("light from below (hemisphere)").drawing();
-const AMBIENT: Key = Key::float("ambient", 0.35, 0.0, 10.0).doc("strength of the sky and ground light").drawing();
-const SHADOWS: Key = Key::flag("shadows", true).doc("the sun casts shadows").drawing();
-const SHADOW_SOFTNESS: Key = Key::float("shadow_softness", 1.5, 0.0, 8.0).unit("texels").doc("blur of shadow edges").drawing();
-const FOG: Key =
-    Key::float("fog", 0.0, 0.0, 10.0).unit("1/m").doc("fog density (0: none); the fog takes the background's bottom colour").drawing();
+const SUN_AZIMUTH: Key = Key::float("sun_azimuth", 35.0, -360.0, 360.0).unit("°").doc("direction of the sun, from +x towards +z");
+const SUN_ELEVATION: Key = Key::float("sun_elevation", 40.0, 1.0, 90.0).unit("°").doc("height of the sun above the horizon");
+const SUN_COLOR: Key = Key::color("sun_color", Srgb([1.0, 0.96, 0.9])).doc("colour of the sunlight");
+const SUN_INTENSITY: Key = Key::float("sun_intensity", 3.0, 0.0, 100.0).doc("strength of the sunlight");
+const SKY: Key = Key::color("sky", Srgb([0.62, 0.75, 0.95])).doc("light from above (hemisphere)");
+const GROUND: Key = Key::color("ground", Srgb([0.36, 0.31, 0.26])).doc("light from below (hemisphere)");
+const AMBIENT: Key = Key::float("ambient", 0.35, 0.0, 10.0).doc("strength of the sky and ground light");
+const SHADOWS: Key = Key::flag("shadows", true).doc("the sun casts shadows");
+const SHADOW_SOFTNESS: Key = Key::float("shadow_softness", 1.5, 0.0, 8.0).unit("texels").doc("blur of shadow edges");
+const FOG: Key = Key::float("fog", 0.0, 0.0, 10.0).unit("1/m").doc("fog density (0: none); the fog takes the background's bottom colour");
 
 /// `[light]`.
 pub const LIGHT: Table = Table::new(
@@ -61,10 +60,9 @@ pub const LIGHT: Table = Table::new(
 
 const FORMATS: Key = Key::of("formats", Ty::List(&Ty::Choice(&Format::NAMES)))
     .said("[\"png\", \"gif\"]")
-    .doc("what a render writes: png, gif, apng, mp4, webm (apng, mp4 and webm are made from the PNG frames)")
-    .output();
-const GIF_FPS: Key = Key::int("gif_fps", 30, 1, 100).said("the render's fps").unit("frames/s").doc("the GIF's frame rate").output();
-const GIF_DITHER: Key = Key::flag("gif_dither", true).doc("error-diffusion dithering in the GIF").output();
+    .doc("what a render writes: png, gif, apng, mp4, webm (apng, mp4 and webm are made from the PNG frames)");
+const GIF_FPS: Key = Key::int("gif_fps", 30, 1, 100).said("the render's fps").unit("frames/s").doc("the GIF's frame rate");
+const GIF_DITHER: Key = Key::flag("gif_dither", true).doc("error-diffusion dithering in the GIF");
 
 /// `[output]`.
 pub const OUTPUT: Table = Table::new("what a render writes", &[FORMATS, GIF_FPS, GIF_DITHER]);
@@ -87,6 +85,28 @@ pub struct RenderSpec {
 }
 
 impl RenderSpec {
+    /// The timing of its frames, which the simulation is built from.
+    pub fn timing(&self) -> Timing {
+        Timing { fps: self.fps, frames: self.frames }
+    }
+
+    /// Length of the scene in seconds (frames / fps).
+    pub fn duration(&self) -> f64 {
+        self.timing().duration()
+    }
+}
+
+/// When a scene's frames are: frame `i` shows time `i / fps` of a scene `frames / fps` seconds
+/// long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Timing {
+    /// Frames per second of the animation.
+    pub fps: u32,
+    /// Frames in the scene.
+    pub frames: u32,
+}
+
+impl Timing {
     /// Length of the scene in seconds (frames / fps).
     pub fn duration(&self) -> f64 {
         self.frames as f64 / self.fps as f64
@@ -98,7 +118,7 @@ impl RenderSpec {
     }
 
     /// The frame showing time `t` (seconds): the last one at or before it, the inverse of
-    /// [`RenderSpec::time_of`] (a time a hair before a frame's, from rounding, counts as that
+    /// [`Timing::time_of`] (a time a hair before a frame's, from rounding, counts as that
     /// frame). Simulations name the frame of a fault with it.
     pub fn frame_at(&self, t: f64) -> u32 {
         (t * self.fps as f64 + 1e-7).floor().clamp(0.0, u32::MAX as f64) as u32
@@ -132,7 +152,7 @@ pub fn read_render(t: &TableReader) -> RenderSpec {
 }
 
 /// `[camera]`: a fixed camera, or one orbiting a centre over the scene.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CameraSpec {
     pub position: Animated<3>,
     pub target: Animated<3>,
@@ -145,7 +165,7 @@ pub struct CameraSpec {
 
 /// `[camera.orbit]`: the eye circles `center` at `radius`, `height` above it, from `start_deg`
 /// sweeping `sweep_deg` over the whole scene (azimuth measured from +x towards +z).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct OrbitSpec {
     pub center: [f64; 3],
     pub radius: f64,
@@ -210,7 +230,7 @@ pub fn read_camera(t: &TableReader) -> CameraSpec {
 }
 
 /// `[light]`: a sun with shadows, a hemisphere of sky and ground light, distance fog.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LightSpec {
     /// Sun azimuth (degrees from +x towards +z) and elevation above the horizon.
     pub sun_azimuth_deg: f64,

@@ -35,15 +35,15 @@ const FIRMNESS: Key = Key::of("firmness", Ty::Either(&[Ty::Float { min: 0.0, max
     .said("55")
     .doc("0 (soft) to 100 (firm): one for every die, or an array with one per die");
 const FIRMNESS_ONE: Key = Key::float("firmness", 55.0, 0.0, 100.0);
-const COLORS: Key = Key::of("colors", Ty::List(&Ty::Color)).said("six bright colours").doc("body colours, used in turn").drawing();
-const PIP_COLOR: Key = Key::color("pip_color", Srgb([0.97, 0.97, 0.95])).doc("colour of the pips").drawing();
-const OPACITY: Key = Key::float("opacity", 0.58, 0.05, 1.0).doc("opacity of the jelly bodies").drawing();
+const COLORS: Key = Key::of("colors", Ty::List(&Ty::Color)).said("six bright colours").doc("body colours, used in turn");
+const PIP_COLOR: Key = Key::color("pip_color", Srgb([0.97, 0.97, 0.95])).doc("colour of the pips");
+const OPACITY: Key = Key::float("opacity", 0.58, 0.05, 1.0).doc("opacity of the jelly bodies");
 const ROLLS: Key = Key::of("rolls", Ty::List(&Ty::Float { min: 0.0, max: 86_400.0 }))
     .said("[0.0]")
     .unit("s")
     .doc("when every die is thrown, increasing ([] for never)");
 const DROP: Key = Key::float("drop", 0.0, 0.0, 10.0).unit("m").doc("height of the dice above the table before the first throw");
-const RESULTS: Key = Key::flag("results", true).doc("draw the strip of results read from the physics").drawing();
+const RESULTS: Key = Key::flag("results", true).doc("draw the strip of results read from the physics");
 const GRAB_KEY: Key = Key::tables("grab", &GRAB).doc(GRAB.doc);
 const PLACE_KEY: Key = Key::tables("place", &PLACE).doc(PLACE.doc);
 
@@ -57,7 +57,7 @@ const DICE: Table = Table::new(
 pub const MAX_DICE: usize = 12;
 
 /// Where a hand takes hold of a die.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum Hold {
     /// The die's highest corner when grabbed.
     TopCorner,
@@ -68,7 +68,7 @@ pub enum Hold {
 }
 
 /// `[[dice.grab]]`: a scripted hand.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct GrabSpec {
     /// 0-based die (written 1-based in the file).
     pub die: usize,
@@ -84,7 +84,7 @@ pub struct GrabSpec {
 
 /// `[[dice.place]]`: a die put somewhere by hand before the scene starts (instead of its resting
 /// place), so an author can stage a case: a die leaning on the fence, two dice pressed together.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct PlaceSpec {
     /// 0-based die (written 1-based in the file).
     pub die: usize,
@@ -101,22 +101,15 @@ pub struct PlaceSpec {
     pub asleep: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct DiceSpec {
     pub count: usize,
     /// Firmness 0 (soft) to 100 (firm), per die.
     pub firmness: Vec<f64>,
-    /// Body colour per die (sRGB).
-    pub colors: Vec<Srgb>,
-    pub pip_color: Srgb,
-    /// Opacity of the jelly body, 0..1.
-    pub opacity: f64,
     /// Times at which every die is thrown.
     pub rolls: Vec<f64>,
     /// Height of the dice above the table before the first throw (they drop from there).
     pub drop: f64,
-    /// Draw the results strip.
-    pub results: bool,
     pub grabs: Vec<GrabSpec>,
     pub places: Vec<PlaceSpec>,
 }
@@ -209,15 +202,29 @@ fn read_place(p: &TableReader, count: usize) -> Option<PlaceSpec> {
     Some(spec)
 }
 
+/// What only the dice's drawing reads.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DiceLook {
+    /// Body colour per die (sRGB).
+    pub colors: Vec<Srgb>,
+    pub pip_color: Srgb,
+    /// Opacity of the jelly body, 0..1.
+    pub opacity: f64,
+    /// Draw the results strip.
+    pub results: bool,
+}
+
 impl KindTable for DiceSpec {
     const NAME: &'static str = "dice";
     const TABLE: &'static Table = &DICE;
 
-    fn read(t: &TableReader, render: &RenderSpec) -> Self {
+    type Look = DiceLook;
+
+    fn read(t: &TableReader, render: &RenderSpec) -> (Self, DiceLook) {
         read_dice(t, render.duration())
     }
 
-    fn memory(&self) -> (u64, String) {
+    fn memory(&self, _: &DiceLook) -> (u64, String) {
         // solver state (about 10 KiB a die); each die's rounded, pipped mesh bent into a buffer of
         // its own on the GPU side and its copies (measured: about 4 MiB a die); the table and the
         // results strip's text
@@ -225,7 +232,7 @@ impl KindTable for DiceSpec {
     }
 }
 
-fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
+fn read_dice(t: &TableReader, duration: f64) -> (DiceSpec, DiceLook) {
     let count = t.int(&COUNT) as usize;
     let firmness = match t.raw(&FIRMNESS).map(|v| v.get_ref()) {
         None => vec![55.0; count],
@@ -263,16 +270,6 @@ fn read_dice(t: &TableReader, duration: f64) -> DiceSpec {
             t.error_at(&PLACE_KEY, format!("die {} is placed twice", a.die + 1));
         }
     }
-    DiceSpec {
-        count,
-        firmness,
-        colors,
-        pip_color: t.color(&PIP_COLOR),
-        opacity: t.float(&OPACITY),
-        rolls,
-        drop: t.float(&DROP),
-        results: t.flag(&RESULTS),
-        grabs,
-        places,
-    }
+    let look = DiceLook { colors, pip_color: t.color(&PIP_COLOR), opacity: t.float(&OPACITY), results: t.flag(&RESULTS) };
+    (DiceSpec { count, firmness, rolls, drop: t.float(&DROP), grabs, places }, look)
 }

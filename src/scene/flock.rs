@@ -13,7 +13,7 @@ const NODE_COUNT: Key = Key::int("nodes", 1, 0, MAX_NODES);
 
 const CANVAS: Key =
     Key::vector("canvas", &[640.0, 480.0], 16.0, 1e6).said("the render's size").doc("the logical canvas the agents move on");
-const THEME: Key = Key::choice("theme", &["light", "dark"]).doc("colours: light or dark").drawing();
+const THEME: Key = Key::choice("theme", &["light", "dark"]).doc("colours: light or dark");
 const AGENTS: Key = Key::of("agents", Ty::Either(&[AGENT_COUNT.ty, Ty::Choice(&["auto"])]))
     .said("\"auto\": one per 40 000 square units")
     .doc("how many agents");
@@ -51,12 +51,12 @@ const SHOCK_RADIUS: Key = Key::float("shock_radius", 260.0, 0.0, 1e6).unit("unit
 const SHOCK_STRENGTH: Key = Key::float("shock_strength", 420.0, 0.0, 1e7).unit("units/s").doc("how hard a click pushes");
 const PACKET_SPEED: Key =
     Key::float("packet_speed", 240.0, 1e-3, 1e6).unit("units/s").doc("speed of a packet along an edge after work is done");
-const TRAIL: Key = Key::int("trail", 22, 0, 256).doc("positions kept per agent for its trail").drawing();
+const TRAIL: Key = Key::int("trail", 22, 0, 256).doc("positions kept per agent for its trail");
 const STEP_HZ: Key = Key::int("step_hz", 60, 1, 2000).unit("steps/s").doc("simulation steps a second");
 const REDUCED_MOTION: Key =
     Key::flag("reduced_motion", false).doc("one still frame of the graph instead of the animation (prefers-reduced-motion)");
-const TRAILS: Key = Key::flag("trails", true).doc("draw the agents' trails").drawing();
-const PATHS: Key = Key::flag("paths", true).doc("draw a dashed line from each seeking agent to its target node").drawing();
+const TRAILS: Key = Key::flag("trails", true).doc("draw the agents' trails");
+const PATHS: Key = Key::flag("paths", true).doc("draw a dashed line from each seeking agent to its target node");
 const CURSOR: Key =
     Key::of("cursor", Ty::Rows(&[3])).doc("cursor keyframes [time, x, y], linear in between; it rests before the first and after the last");
 const CLICKS: Key = Key::of("clicks", Ty::Rows(&[1, 3])).doc("clicks [time] (at the cursor) or [time, x, y]");
@@ -99,14 +99,14 @@ const FLOCK: Table = Table::new(
     ],
 );
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Theme {
     Light,
     Dark,
 }
 
 /// How many of something: a number, or scaled with the canvas area.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum Count {
     Fixed(u32),
     /// One per this many square canvas units.
@@ -122,11 +122,10 @@ impl Count {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FlockSpec {
     /// Logical canvas size (default: the render size).
     pub canvas: [f64; 2],
-    pub theme: Theme,
     pub agents: Count,
     pub nodes: Count,
     /// Explicit node positions (replace the generated ones).
@@ -163,8 +162,6 @@ pub struct FlockSpec {
     pub step_hz: u32,
     /// Draw one still frame of the graph instead of animating (the seed's prefers-reduced-motion).
     pub reduced_motion: bool,
-    pub show_trails: bool,
-    pub show_paths: bool,
     /// Cursor keyframes: (time, x, y), linear in between; before the first and after the last the
     /// cursor rests there.
     pub cursor: Vec<[f64; 3]>,
@@ -190,25 +187,37 @@ fn count(t: &TableReader, key: &Key, number: &Key, per_area: f64) -> Count {
     }
 }
 
+/// What only the flock's drawing reads.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FlockLook {
+    pub theme: Theme,
+    /// Draw the trails the simulation keeps.
+    pub show_trails: bool,
+    /// Draw a dashed line from each seeking agent to its target node.
+    pub show_paths: bool,
+}
+
 impl KindTable for FlockSpec {
     const NAME: &'static str = "flock";
     const TABLE: &'static Table = &FLOCK;
 
-    fn read(t: &TableReader, render: &RenderSpec) -> Self {
+    type Look = FlockLook;
+
+    fn read(t: &TableReader, render: &RenderSpec) -> (Self, FlockLook) {
         read_flock(t, render.width, render.height)
     }
 
-    fn memory(&self) -> (u64, String) {
+    fn memory(&self, look: &FlockLook) -> (u64, String) {
         let area = self.canvas[0] * self.canvas[1];
         let agents = self.agents.resolve(area, 1, MAX_AGENTS as u32) as u64;
         // agent state, trail ring, and the shapes of a frame (trail segments dominate)
-        let trail = if self.show_trails { self.trail as u64 } else { 0 };
-        let per_agent = 64 + 8 * trail + 96 * (trail + 3);
+        let drawn = if look.show_trails { self.trail as u64 } else { 0 };
+        let per_agent = 64 + 8 * self.trail as u64 + 96 * (drawn + 3);
         (agents * per_agent, format!("{agents} agents"))
     }
 }
 
-fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
+fn read_flock(t: &TableReader, width: u32, height: u32) -> (FlockSpec, FlockLook) {
     let canvas = t.numbers_or(&CANVAS, [width as f64, height as f64]);
     let range = |key: &Key| {
         let r = t.numbers::<2>(key);
@@ -260,7 +269,6 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
     let max_speed = t.float(&MAX_SPEED);
     let spec = FlockSpec {
         canvas,
-        theme: if t.choice(&THEME) == "dark" { Theme::Dark } else { Theme::Light },
         agents: count(t, &AGENTS, &AGENT_COUNT, 40_000.0),
         nodes: count(t, &NODES, &NODE_COUNT, 110_000.0),
         node_list,
@@ -288,13 +296,16 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> FlockSpec {
         trail: t.int(&TRAIL) as u32,
         step_hz: t.int(&STEP_HZ) as u32,
         reduced_motion: t.flag(&REDUCED_MOTION),
-        show_trails: t.flag(&TRAILS),
-        show_paths: t.flag(&PATHS),
         cursor,
         clicks,
     };
     if spec.node_list.is_empty() && !spec.edges.is_empty() {
         t.error_at(&EDGES, "`edges` need listed nodes ([[flock.node]])");
     }
-    spec
+    let look = FlockLook {
+        theme: if t.choice(&THEME) == "dark" { Theme::Dark } else { Theme::Light },
+        show_trails: t.flag(&TRAILS),
+        show_paths: t.flag(&PATHS),
+    };
+    (spec, look)
 }

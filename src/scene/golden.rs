@@ -8,18 +8,15 @@ use super::reader::TableReader;
 
 /// An override's tolerance starts from the scene's own.
 const INHERITED: &str = "as in [golden.tolerance]";
-const CHANNEL: Key = Key::int("channel", 0, 0, 255).doc("a pixel differs when a channel moves by more than this").output();
+const CHANNEL: Key = Key::int("channel", 0, 0, 255).doc("a pixel differs when a channel moves by more than this");
 const MAX_PIXELS: Key = Key::of("max_pixels", Ty::Either(&[Ty::Int { min: 0, max: i64::MAX }, Ty::Float { min: 0.0, max: 1.0 }]))
     .said("0")
-    .doc("differing pixels allowed: a count (an integer) or a share of the frame (0..1)")
-    .output();
-const FLIP_MEAN: Key =
-    Key::float("flip_mean", 0.0, 0.0, 1.0).doc("perceptual layer: the largest mean FLIP error (0: the layer is off)").output();
-const FLIP_P99: Key = Key::float("flip_p99", 0.0, 0.0, 1.0).doc("perceptual layer: the largest 99th percentile of the FLIP error").output();
+    .doc("differing pixels allowed: a count (an integer) or a share of the frame (0..1)");
+const FLIP_MEAN: Key = Key::float("flip_mean", 0.0, 0.0, 1.0).doc("perceptual layer: the largest mean FLIP error (0: the layer is off)");
+const FLIP_P99: Key = Key::float("flip_p99", 0.0, 0.0, 1.0).doc("perceptual layer: the largest 99th percentile of the FLIP error");
 const MAX_REGION: Key = Key::int("max_region", DEFAULT_MAX_REGION as i64, 0, u32::MAX as i64)
-    .doc("spatial layer: a connected region of change weighing more than this fails the frame")
-    .output();
-const REASON: Key = Key::text("reason").required().doc("which adapter bounded this tolerance and why").output();
+    .doc("spatial layer: a connected region of change weighing more than this fails the frame");
+const REASON: Key = Key::text("reason").required().doc("which adapter bounded this tolerance and why");
 
 /// `[golden.tolerance]`.
 const TOLERANCE: Table = Table::new(
@@ -27,11 +24,11 @@ const TOLERANCE: Table = Table::new(
     &[CHANNEL, MAX_PIXELS, FLIP_MEAN, FLIP_P99, MAX_REGION, REASON],
 );
 
-const BACKEND: Key = Key::choice("backend", &["vulkan", "gl", "metal", "dx12"]).required().doc("the adapter's graphics API").output();
-const VENDOR: Key = Key::text("vendor").doc("a substring of the adapter's vendor (`simreel adapters` shows it)").output();
-const DRIVER: Key = Key::text("driver").doc("a substring of the adapter's driver name and version (`simreel adapters` shows it)").output();
+const BACKEND: Key = Key::choice("backend", &["vulkan", "gl", "metal", "dx12"]).required().doc("the adapter's graphics API");
+const VENDOR: Key = Key::text("vendor").doc("a substring of the adapter's vendor (`simreel adapters` shows it)");
+const DRIVER: Key = Key::text("driver").doc("a substring of the adapter's driver name and version (`simreel adapters` shows it)");
 const IMAGES: Key =
-    Key::text("images").said("backend-vendor-driver").doc("the folder under tests/golden/<scene>/ holding this adapter's images").output();
+    Key::text("images").said("backend-vendor-driver").doc("the folder under tests/golden/<scene>/ holding this adapter's images");
 
 /// `[[golden.overrides]]`: an adapter and its tolerance (the canonical one's keys unless given).
 const OVERRIDE: Table = Table::new(
@@ -52,19 +49,16 @@ const OVERRIDE: Table = Table::new(
 
 const FRAMES: Key = Key::of("frames", Ty::Either(&[Ty::List(&Ty::Int { min: 0, max: i64::MAX }), Ty::Str]))
     .required()
-    .doc("the frames to check: an array of frame numbers or a frame spec such as \"0,40..42,-1\"")
-    .output();
+    .doc("the frames to check: an array of frame numbers or a frame spec such as \"0,40..42,-1\"");
 const SIZE: Key = Key::vector("size", &[320.0, 240.0], 16.0, 8192.0)
     .said("the scene's size scaled to fit 320×240")
     .unit("px")
-    .doc("the size the check renders at")
-    .output();
+    .doc("the size the check renders at");
 const MAX_FLICKER: Key = Key::float("max_flicker", 2.0, 1.0, 1e6)
     .said("none: the flicker is reported, not judged")
-    .doc("fail when the frames change from one checked frame to the next by more than this times the goldens do")
-    .output();
-const TOLERANCE_KEY: Key = Key::table("tolerance", &TOLERANCE).required().doc(TOLERANCE.doc).output();
-const OVERRIDES: Key = Key::tables("overrides", &OVERRIDE).doc(OVERRIDE.doc).output();
+    .doc("fail when the frames change from one checked frame to the next by more than this times the goldens do");
+const TOLERANCE_KEY: Key = Key::table("tolerance", &TOLERANCE).required().doc(TOLERANCE.doc);
+const OVERRIDES: Key = Key::tables("overrides", &OVERRIDE).doc(OVERRIDE.doc);
 
 /// `[golden]`.
 pub const GOLDEN: Table = Table::new(

@@ -1,21 +1,11 @@
 //! Every key of a scene file is declared once, as data: its name, type, default, range or
-//! choices, unit, a one-line description, and what a change to it redoes (the simulation, or only
-//! the drawing, or neither). Each table's module declares its keys as constants; the reader takes
-//! defaults and ranges from them and refuses to ask for a key its table does not declare, and the
-//! JSON Schema (`simreel schema`) and the scene reference in the docs are generated from them, so
-//! the three cannot drift.
+//! choices, unit and a one-line description. Each table's module declares its keys as constants;
+//! the reader takes defaults and ranges from them and refuses to ask for a key its table does not
+//! declare, and the JSON Schema (`simreel schema`) and the scene reference in the docs are
+//! generated from them, so the three cannot drift. What a change to a key redoes is not declared:
+//! it is where the reader puts its value ([`super::effects`] finds it).
 
 use super::values::Srgb;
-
-/// What changing a key makes stale: the simulation (and so every frame after the change's
-/// effect), only the drawing of frames, or neither (where and how the output is written, what a
-/// golden check compares).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Effect {
-    Simulation,
-    Drawing,
-    Output,
-}
 
 /// A key's value type.
 #[derive(Clone, Copy, Debug)]
@@ -95,7 +85,6 @@ pub struct Key {
     pub doc: &'static str,
     /// Its unit ("m", "s", "°", "px", …), empty where it has none.
     pub unit: &'static str,
-    pub effect: Effect,
     pub required: bool,
 }
 
@@ -118,7 +107,7 @@ pub struct Tagged {
 
 impl Key {
     const fn new(name: &'static str, ty: Ty, default: DefaultValue) -> Key {
-        Key { name, ty, default, said: "", doc: "", unit: "", effect: Effect::Simulation, required: false }
+        Key { name, ty, default, said: "", doc: "", unit: "", required: false }
     }
 
     pub const fn int(name: &'static str, default: i64, min: i64, max: i64) -> Key {
@@ -180,16 +169,6 @@ impl Key {
 
     pub const fn unit(self, unit: &'static str) -> Key {
         Key { unit, ..self }
-    }
-
-    /// A change redraws frames but keeps the simulation.
-    pub const fn drawing(self) -> Key {
-        Key { effect: Effect::Drawing, ..self }
-    }
-
-    /// A change neither simulates nor draws anything again.
-    pub const fn output(self) -> Key {
-        Key { effect: Effect::Output, ..self }
     }
 
     pub const fn required(self) -> Key {

@@ -1,27 +1,36 @@
 //! The kinds of scene, as the scene format knows them: each kind's table (`kind = "…"` names it,
-//! `[…]` holds it) is a spec type implementing [`KindTable`], and the `kind_tables!` list at the
-//! end is the one list of them. [`KindSpec`], the [`KINDS`] named in error messages, reading the
-//! kind's table and its memory estimate are generated from that list. What simulates each kind is
+//! `[…]` holds it) reads into two types: what its simulation is built from (the spec type that
+//! implements [`KindTable`]) and what only its drawing reads (its [`KindTable::Look`]). The
+//! `kind_tables!` list at the end is the one list of kinds: [`KindSpec`], [`KindLook`], the
+//! [`KINDS`] named in error messages, reading the kind's table and its memory estimate are
+//! generated from it. What simulates each kind is
 //! the business of the registry in `src/kinds.rs`, which sits above this layer and the simulations.
 
 use std::fmt::Debug;
+
+use serde::Serialize;
 
 use super::RenderSpec;
 use super::keys::{Key, Table, Ty};
 use super::reader::TableReader;
 
-/// What a kind's scene table implements (in `src/scene/<kind>.rs`).
-pub trait KindTable: Clone + Debug + PartialEq + Sized {
+/// What a kind's scene table implements (in `src/scene/<kind>.rs`): `Self` is what the kind's
+/// simulation is built from, [`KindTable::Look`] what only its drawing reads.
+pub trait KindTable: Clone + Debug + PartialEq + Serialize + Sized {
     /// As written in `kind = "…"`; also the name of the kind's own table, `[<NAME>]`.
     const NAME: &'static str;
     /// The declaration of the kind's table: every key, with its default, range and meaning.
     const TABLE: &'static Table;
-    /// Reads the kind's table. Problems go to the reader's diagnostics (with their positions);
-    /// what is missing or wrong takes its documented default, so reading never fails.
-    fn read(table: &TableReader, render: &RenderSpec) -> Self;
-    /// A rough upper bound of the bytes the simulation's own state needs, and what it is in words
-    /// for the "too big" message ("5 dice", "a 96×64×96 terrain grid").
-    fn memory(&self) -> (u64, String);
+    /// What only the kind's drawing reads: colours, styles, what is shown.
+    type Look: Clone + Debug + PartialEq + Serialize;
+    /// Reads the kind's table into its two parts. Problems go to the reader's diagnostics (with
+    /// their positions); what is missing or wrong takes its documented default, so reading never
+    /// fails.
+    fn read(table: &TableReader, render: &RenderSpec) -> (Self, Self::Look);
+    /// A rough upper bound of the bytes the simulation's own state and a frame's description
+    /// need, and what it is in words for the "too big" message ("5 dice", "a 96×64×96 terrain
+    /// grid").
+    fn memory(&self, look: &Self::Look) -> (u64, String);
 }
 
 /// The key of a kind's table at the top level of a scene file.
@@ -30,7 +39,7 @@ const fn table_key<T: KindTable>() -> Key {
 }
 
 /// Reads `[T::NAME]` from the scene's root table and reports the keys nobody asked for.
-fn read_table<T: KindTable>(root: &TableReader, render: &RenderSpec) -> T {
+fn read_table<T: KindTable>(root: &TableReader, render: &RenderSpec) -> (T, T::Look) {
     let table = root.table(&table_key::<T>());
     let spec = T::read(&table, render);
     table.finish();
@@ -39,10 +48,16 @@ fn read_table<T: KindTable>(root: &TableReader, render: &RenderSpec) -> T {
 
 macro_rules! kind_tables {
     ($($(#[$doc:meta])* $variant:ident($spec:ty)),* $(,)?) => {
-        /// The kind-specific part of a scene.
-        #[derive(Clone, Debug, PartialEq)]
+        /// What a scene's simulation is built from, of its kind.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
         pub enum KindSpec {
             $($(#[$doc])* $variant($spec),)*
+        }
+
+        /// What only a scene's drawing reads, of its kind.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        pub enum KindLook {
+            $($(#[$doc])* $variant(<$spec as KindTable>::Look),)*
         }
 
         /// The scene kinds, as written in `kind = "…"`.
@@ -69,18 +84,30 @@ macro_rules! kind_tables {
             }
 
             /// Reads the table of kind `name` (one of [`KINDS`]); `None` for any other name.
-            pub(crate) fn read(name: &str, root: &TableReader, render: &RenderSpec) -> Option<Self> {
+            pub(crate) fn read(name: &str, root: &TableReader, render: &RenderSpec) -> Option<(Self, KindLook)> {
                 $(if name == <$spec as KindTable>::NAME {
-                    return Some(KindSpec::$variant(read_table(root, render)));
+                    let (spec, look) = read_table::<$spec>(root, render);
+                    return Some((KindSpec::$variant(spec), KindLook::$variant(look)));
                 })*
                 None
             }
+        }
 
-            /// See [`KindTable::memory`].
-            pub fn memory(&self) -> (u64, String) {
+        impl KindLook {
+            /// The kind's name, as written in `kind = "…"`.
+            pub fn name(&self) -> &'static str {
                 match self {
-                    $(KindSpec::$variant(spec) => spec.memory(),)*
+                    $(KindLook::$variant(_) => <$spec as KindTable>::NAME,)*
                 }
+            }
+        }
+
+        /// See [`KindTable::memory`]; `sim` and `look` are one scene's, so of one kind.
+        pub fn memory(sim: &KindSpec, look: &KindLook) -> (u64, String) {
+            match (sim, look) {
+                $((KindSpec::$variant(spec), KindLook::$variant(look)) => spec.memory(look),)*
+                #[allow(unreachable_patterns)] // a build of one kind
+                _ => unreachable!("a scene's simulation and look are of one kind"),
             }
         }
     };

@@ -6,12 +6,13 @@
 pub mod cargo;
 pub mod common;
 pub mod dice;
+pub mod effects;
 pub mod error;
 pub mod figure;
-pub mod fingerprint;
 pub mod flock;
 pub mod frames;
 pub mod golden;
+pub mod identity;
 pub mod keys;
 pub mod kind;
 pub mod reader;
@@ -22,48 +23,69 @@ pub mod wind;
 
 use std::path::{Path, PathBuf};
 
-pub use common::{CameraSpec, Format, LightSpec, OutputSpec, RenderSpec};
+pub use common::{CameraSpec, Format, LightSpec, OutputSpec, RenderSpec, Timing};
 pub use error::{Diagnostic, SceneError};
+pub use identity::Identity;
 use keys::Key;
-pub use kind::{KINDS, KindSpec, KindTable};
+pub use kind::{KINDS, KindLook, KindSpec, KindTable};
 use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
 
 const NAME: Key = Key::of("name", keys::Ty::FileName)
     .said("the file's name without .toml")
-    .doc("names the output folder and files, and the goldens' folder")
-    .output();
+    .doc("names the output folder and files, and the goldens' folder");
 const SEED: Key = Key::int("seed", 0, 0, i64::MAX).doc("every random draw of the simulation comes from it");
-const DESCRIPTION: Key = Key::text("description").doc("what the scene shows, for people").output();
+const DESCRIPTION: Key = Key::text("description").doc("what the scene shows, for people");
 const RENDER: Key = Key::table("render", &common::RENDER).doc(common::RENDER.doc);
-const CAMERA: Key = Key::table("camera", &common::CAMERA).doc(common::CAMERA.doc).drawing();
-const LIGHT: Key = Key::table("light", &common::LIGHT).doc(common::LIGHT.doc).drawing();
-const OUTPUT: Key = Key::table("output", &common::OUTPUT).doc(common::OUTPUT.doc).output();
-const GOLDEN: Key = Key::table("golden", &golden::GOLDEN).doc(golden::GOLDEN.doc).output();
+const CAMERA: Key = Key::table("camera", &common::CAMERA).doc(common::CAMERA.doc);
+const LIGHT: Key = Key::table("light", &common::LIGHT).doc(common::LIGHT.doc);
+const OUTPUT: Key = Key::table("output", &common::OUTPUT).doc(common::OUTPUT.doc);
+const GOLDEN: Key = Key::table("golden", &golden::GOLDEN).doc(golden::GOLDEN.doc);
 
 /// The keys at the top level of every scene file (the kind's own table comes with `kind`).
 const ROOT_KEYS: [Key; 9] = [kind::KIND, NAME, SEED, DESCRIPTION, RENDER, CAMERA, LIGHT, OUTPUT, GOLDEN];
 
-/// A loaded, validated scene.
+/// A loaded, validated scene: what its simulation is built from ([`SimSpec`]), what only its
+/// drawing reads ([`LookSpec`]), and what changes no frame (its name, outputs and golden check).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scene {
     /// Where it came from (for messages).
     pub path: PathBuf,
     /// Output name: `name = "…"`, else the file stem.
     pub name: String,
-    pub seed: u64,
-    pub render: RenderSpec,
-    pub camera: CameraSpec,
-    pub light: LightSpec,
+    /// `description`: what the scene shows, for people.
+    pub description: Option<String>,
+    pub sim: SimSpec,
+    pub look: LookSpec,
     pub output: OutputSpec,
-    pub kind: KindSpec,
     /// `[golden]`: the frames a golden-image check renders and its tolerances.
     pub golden: Option<golden::GoldenSpec>,
-    /// FNV-1a of the file's bytes: identifies the scene in manifests.
-    pub source_hash: u64,
-    /// What its frames depend on: the simulation's inputs and the drawing's, each a hash of the
-    /// values the declarations file there (a figure's include its panels').
-    pub fingerprint: fingerprint::Fingerprint,
+}
+
+/// Everything a scene's simulation is built from, and nothing else: its seed, the timing of its
+/// frames and its kind's simulation spec. A simulation's constructor receives this alone.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SimSpec {
+    pub seed: u64,
+    pub timing: Timing,
+    pub kind: KindSpec,
+}
+
+/// What only drawing reads: the frame's size, samples and background, the camera, the light and
+/// the kind's look. A change here draws the same simulation states again.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LookSpec {
+    /// Pixels.
+    pub width: u32,
+    pub height: u32,
+    /// Samples per pixel, 1 or 4.
+    pub msaa: u32,
+    /// Vertical background gradient (sRGB).
+    pub background_top: Srgb,
+    pub background_bottom: Srgb,
+    pub camera: CameraSpec,
+    pub light: LightSpec,
+    pub kind: KindLook,
 }
 
 /// Resident memory of the process before any scene: the program, its GPU API layer and a software adapter's
@@ -155,7 +177,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
         diags.error(span, "", format!("TOML syntax: {}", e.message().trim()), None);
     }
     let root = TableReader::root(&doc, &kind::ROOT, &diags);
-    let scene = read_scene(&root, path, text, fingerprint::of(doc.get_ref(), &kind::ROOT));
+    let scene = read_scene(&root, path);
     root.finish();
     if diags.has_errors() {
         let (diagnostics, more) = diags.into_vec();
@@ -165,7 +187,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
     Ok(scene)
 }
 
-fn read_scene(root: &TableReader, path: &Path, text: &str, fingerprint: fingerprint::Fingerprint) -> Option<Scene> {
+fn read_scene(root: &TableReader, path: &Path) -> Option<Scene> {
     let kind_name = match root.string(&kind::KIND) {
         Some(k) => Some(k),
         None => {
@@ -188,7 +210,7 @@ fn read_scene(root: &TableReader, path: &Path, text: &str, fingerprint: fingerpr
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
     let name = root.string(&NAME).unwrap_or(stem);
     let seed = root.int(&SEED) as u64;
-    let _ = root.string(&DESCRIPTION);
+    let description = root.string(&DESCRIPTION);
     let r = root.table(&RENDER);
     let render = common::read_render(&r);
     r.finish();
@@ -209,58 +231,62 @@ fn read_scene(root: &TableReader, path: &Path, text: &str, fingerprint: fingerpr
     });
     // Only this kind's table is read: `root.finish()` then reports a table of another kind as an
     // unknown key, so it is never silently ignored.
-    let kind = KindSpec::read(kind_name.as_deref()?, root, &render)?;
+    let (kind, kind_look) = KindSpec::read(kind_name.as_deref()?, root, &render)?;
     Some(Scene {
         path: path.to_path_buf(),
         name,
-        seed,
-        render,
-        camera,
-        light,
+        description,
+        sim: SimSpec { seed, timing: render.timing(), kind },
+        look: LookSpec {
+            width: render.width,
+            height: render.height,
+            msaa: render.msaa,
+            background_top: render.background_top,
+            background_bottom: render.background_bottom,
+            camera,
+            light,
+            kind: kind_look,
+        },
         output,
         golden,
-        source_hash: crate::frame::Fnv::hash(text.as_bytes()),
-        fingerprint: match &kind {
-            // a figure simulates its panels' scenes, and draws from what it read besides (its
-            // charts' data files): all of it, to be safe
-            KindSpec::Figure(f) => {
-                let panels = f.panels.iter().filter_map(|p| match &p.content {
-                    figure::PanelContent::Scene(s) => Some(s.fingerprint),
-                    figure::PanelContent::Chart(_) => None,
-                });
-                let with_panels = panels.fold(fingerprint, fingerprint::fold);
-                let read = fingerprint::Fingerprint { simulation: 0, drawing: crate::frame::Fnv::hash(format!("{f:?}").as_bytes()) };
-                fingerprint::fold(with_panels, read)
-            }
-            _ => fingerprint,
-        },
-        kind,
     })
 }
 
 impl Scene {
+    /// What its frames are: the canonical hashes of its simulation's part and its drawing's.
+    /// Made from the values each time it is asked for, so it cannot go stale when a caller changes
+    /// the scene (a size given on the command line, a draft, a golden check's size).
+    pub fn identity(&self) -> Identity {
+        Identity { simulation: identity::hash(&self.sim), drawing: identity::hash(&self.look) }
+    }
+
+    /// Frames in the scene.
+    pub fn frames(&self) -> u32 {
+        self.sim.timing.frames
+    }
+
+    /// The kind's name, as written in `kind = "…"`.
+    pub fn kind_name(&self) -> &'static str {
+        self.sim.kind.name()
+    }
+
     /// The draft of this scene: one sample a pixel at half its size (at least 16 pixels a side):
     /// what the studio shows first, and what `render --draft` writes, named `<name>-draft` so that
     /// it never takes the place of the final frames. The simulation is the same.
     pub fn into_draft(mut self) -> Scene {
-        self.render.width = (self.render.width / 2).max(16);
-        self.render.height = (self.render.height / 2).max(16);
-        self.render.msaa = 1;
+        self.look.width = (self.look.width / 2).max(16);
+        self.look.height = (self.look.height / 2).max(16);
+        self.look.msaa = 1;
         self.name = format!("{}-draft", self.name);
         self
     }
 
-    /// The files this scene is read from: its own, and a figure's data file and its panels'
+    /// The files this scene is read from: its own, and a figure's data files and its panels'
     /// scene files (and theirs). A change to any of them can change its frames.
     pub fn files(&self) -> Vec<PathBuf> {
         let mut files = vec![self.path.clone()];
-        if let KindSpec::Figure(f) = &self.kind {
-            files.extend(f.data.iter().map(|d| d.path.clone()));
-            for p in &f.panels {
-                if let figure::PanelContent::Scene(s) = &p.content {
-                    files.extend(s.files());
-                }
-            }
+        if let KindLook::Figure(f) = &self.look.kind {
+            files.extend(f.files.iter().cloned());
         }
         files
     }
@@ -269,11 +295,11 @@ impl Scene {
     /// process): the program and its renderer, the simulation's own state, and frames in flight
     /// through render, readback and encoding. docs/benchmarks/memory.md compares it with measured peaks.
     pub fn memory_estimate(&self, frames_in_flight: u64) -> (u64, String) {
-        let px = self.render.width as u64 * self.render.height as u64;
-        let frame = px * 4 * (self.render.msaa as u64 + 2); // MSAA colour + resolve + readback
+        let px = self.look.width as u64 * self.look.height as u64;
+        let frame = px * 4 * (self.look.msaa as u64 + 2); // MSAA colour + resolve + readback
         let frames = frame * frames_in_flight;
-        let (sim, what) = self.kind.memory();
-        let what = format!("{what} at {}×{}", self.render.width, self.render.height);
+        let (sim, what) = kind::memory(&self.sim.kind, &self.look.kind);
+        let what = format!("{what} at {}×{}", self.look.width, self.look.height);
         (RENDERER_BASE + sim + frames, what)
     }
 

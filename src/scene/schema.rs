@@ -1,5 +1,7 @@
 //! The JSON Schema of scene files and the scene reference in the docs, both made from the key
-//! declarations the reader checks against ([`super::keys`]), so neither can drift from it.
+//! declarations the reader checks against ([`super::keys`]), and what a change to each key redoes
+//! from where it lands in the scene's parts ([`super::effects`]), so neither can drift from the
+//! code.
 //!
 //! The schema is draft-07, the newest draft Taplo (Even Better TOML) validates with: `kind` picks
 //! one of the alternatives of the top level, each holding the shared tables and that kind's own;
@@ -7,7 +9,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::keys::{DefaultValue, Effect, Key, Table, Ty};
+use super::effects::{Effect, effects};
+use super::keys::{DefaultValue, Key, Table, Ty};
 use super::kind::{KINDS, ROOT};
 use super::reader::MAX_STRING;
 
@@ -22,7 +25,10 @@ pub fn json_schema(kind: Option<&str>) -> Option<Value> {
     if cases.is_empty() {
         return None;
     }
-    let mut alternatives: Vec<Value> = cases.iter().map(|(name, keys)| case_schema(&ROOT, tagged.tag, name, keys)).collect();
+    let mut alternatives: Vec<Value> = cases
+        .iter()
+        .map(|(name, keys)| case_schema(&ROOT, tagged.tag, name, keys, &At { kind: Some(name), path: String::new() }))
+        .collect();
     let mut schema = if alternatives.len() == 1 { alternatives.remove(0) } else { json!({ "oneOf": alternatives }) };
     let definitions = shared_tables(&mut schema);
     let top = schema.as_object_mut().expect("an object");
@@ -106,9 +112,29 @@ fn shared_tables(schema: &mut Value) -> Map<String, Value> {
     defs
 }
 
+/// Where a key is: the kind of its scene (none: the tables every kind shares, in the reference)
+/// and its dotted path as [`super::effects`] names it (`cargo.link[].size`).
+#[derive(Clone, Debug)]
+struct At<'a> {
+    kind: Option<&'a str>,
+    path: String,
+}
+
+impl At<'_> {
+    fn key(&self, name: &str) -> Self {
+        let path = if self.path.is_empty() { name.to_string() } else { format!("{}.{name}", self.path) };
+        At { kind: self.kind, path }
+    }
+
+    /// The item of the array of tables here.
+    fn item(&self) -> Self {
+        At { kind: self.kind, path: format!("{}[]", self.path) }
+    }
+}
+
 /// One alternative of a tagged table: its own keys, the tag's value, and that case's keys.
-fn case_schema(table: &Table, tag: &str, case: &str, keys: &[Key]) -> Value {
-    let mut object = object_schema(table.doc, table.keys.iter().chain(keys));
+fn case_schema(table: &Table, tag: &str, case: &str, keys: &[Key], at: &At) -> Value {
+    let mut object = object_schema(table.doc, table.keys.iter().chain(keys), at);
     let properties = object["properties"].as_object_mut().expect("properties");
     let tag_doc = properties.get(tag).and_then(|p| p.get("description")).cloned().unwrap_or(json!(""));
     properties.insert(tag.to_string(), json!({ "const": case, "description": tag_doc }));
@@ -116,11 +142,11 @@ fn case_schema(table: &Table, tag: &str, case: &str, keys: &[Key]) -> Value {
 }
 
 /// An object of `keys`: each described, none other allowed, the required ones required.
-fn object_schema<'k>(doc: &str, keys: impl Iterator<Item = &'k Key>) -> Value {
+fn object_schema<'k>(doc: &str, keys: impl Iterator<Item = &'k Key>, at: &At) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for k in keys {
-        properties.insert(k.name.to_string(), key_schema(k));
+        properties.insert(k.name.to_string(), key_schema(k, &at.key(k.name)));
         if k.required {
             required.push(json!(k.name));
         }
@@ -133,10 +159,10 @@ fn object_schema<'k>(doc: &str, keys: impl Iterator<Item = &'k Key>) -> Value {
 }
 
 /// A key's schema: its type's, with its description (unit, what changing it redoes) and default.
-fn key_schema(k: &Key) -> Value {
-    let mut s = type_schema(&k.ty);
+fn key_schema(k: &Key, at: &At) -> Value {
+    let mut s = type_schema(&k.ty, at);
     let o = s.as_object_mut().expect("an object");
-    o.insert("description".into(), json!(description(k)));
+    o.insert("description".into(), json!(description(k, at)));
     if let Some(d) = default_value(k) {
         o.insert("default".into(), d);
     }
@@ -145,7 +171,7 @@ fn key_schema(k: &Key) -> Value {
 
 /// The one line an editor shows for a key: what it is, its unit, its default in words when it
 /// has one, and what a change to it redoes.
-pub fn description(k: &Key) -> String {
+fn description(k: &Key, at: &At) -> String {
     let mut d = k.doc.to_string();
     if !k.unit.is_empty() {
         d.push_str(&format!(" ({})", k.unit));
@@ -153,17 +179,38 @@ pub fn description(k: &Key) -> String {
     if !k.said.is_empty() {
         d.push_str(&format!("; default: {}", k.said));
     }
-    d.push_str(effect_words(k));
+    d.push_str(&effect_words(at));
     d
 }
 
-/// What a change to the key redoes, in words (nothing for the simulation: the usual case).
-fn effect_words(k: &Key) -> &'static str {
-    match k.effect {
-        Effect::Simulation => "",
-        Effect::Drawing => "; changes the drawing only",
-        Effect::Output => "; changes no frame",
+/// What a change to the key at `at` redoes, in words (nothing for the simulation: the usual
+/// case), as [`super::effects`] found it; for a key every kind shares, what it does in most kinds
+/// and the kinds where it does otherwise.
+fn effect_words(at: &At) -> String {
+    let e = effects();
+    let found: Vec<(&str, Effect)> = match at.kind {
+        Some(kind) => e.of(kind, &at.path).map(|x| vec![(kind, x)]).unwrap_or_default(),
+        None => e.across_kinds(&at.path),
+    };
+    let mut counts: Vec<(Effect, Vec<&str>)> = Vec::new();
+    for (kind, effect) in found {
+        match counts.iter_mut().find(|(x, _)| *x == effect) {
+            Some((_, kinds)) => kinds.push(kind),
+            None => counts.push((effect, vec![kind])),
+        }
     }
+    counts.sort_by_key(|(x, kinds)| (std::cmp::Reverse(kinds.len()), *x));
+    let Some(((most, _), others)) = counts.split_first() else { return String::new() };
+    let words = |x: Effect| match x {
+        Effect::Simulation => "changes the simulation",
+        other => other.words(),
+    };
+    let mut text = most.words().to_string();
+    for (x, kinds) in others {
+        let lead = if text.is_empty() { "" } else { "; " };
+        text.push_str(&format!("{lead}{} for {}", words(*x), kinds.join(", ")));
+    }
+    if text.is_empty() { text } else { format!("; {text}") }
 }
 
 /// The declared default as JSON, where it is the default (not one said in words).
@@ -206,7 +253,7 @@ fn tuple(item: Value, len: usize) -> Value {
     json!({ "type": "array", "items": item, "minItems": len, "maxItems": len })
 }
 
-fn type_schema(ty: &Ty) -> Value {
+fn type_schema(ty: &Ty, at: &At) -> Value {
     match *ty {
         Ty::Int { min, max } => json!({ "type": "integer", "minimum": min, "maximum": max }),
         Ty::Float { min, max } => number(min, max),
@@ -241,19 +288,19 @@ fn type_schema(ty: &Ty) -> Value {
             let row = if rows.len() == 1 { rows[0].clone() } else { json!({ "anyOf": rows }) };
             json!({ "type": "array", "items": row })
         }
-        Ty::List(item) => json!({ "type": "array", "items": type_schema(item) }),
-        Ty::Table(t) => table_schema(t),
-        Ty::Tables(t) => json!({ "type": "array", "items": table_schema(t) }),
-        Ty::Either(types) => json!({ "anyOf": types.iter().map(type_schema).collect::<Vec<_>>() }),
+        Ty::List(item) => json!({ "type": "array", "items": type_schema(item, at) }),
+        Ty::Table(t) => table_schema(t, at),
+        Ty::Tables(t) => json!({ "type": "array", "items": table_schema(t, &at.item()) }),
+        Ty::Either(types) => json!({ "anyOf": types.iter().map(|t| type_schema(t, at)).collect::<Vec<_>>() }),
         Ty::Free => json!({ "type": "object" }),
     }
 }
 
-fn table_schema(t: &Table) -> Value {
+fn table_schema(t: &Table, at: &At) -> Value {
     match &t.tagged {
-        None => object_schema(t.doc, t.keys.iter()),
+        None => object_schema(t.doc, t.keys.iter(), at),
         Some(tagged) => {
-            let cases: Vec<Value> = tagged.cases.iter().map(|(name, keys)| case_schema(t, tagged.tag, name, keys)).collect();
+            let cases: Vec<Value> = tagged.cases.iter().map(|(name, keys)| case_schema(t, tagged.tag, name, keys, at)).collect();
             json!({ "description": t.doc, "oneOf": cases })
         }
     }
@@ -269,17 +316,18 @@ pub fn reference() -> String {
     );
     let tagged = ROOT.tagged.as_ref().expect("tagged by kind");
     out.push_str("## Every scene\n\n");
-    section(&mut out, "", ROOT.doc, ROOT.keys);
+    let shared = At { kind: None, path: String::new() };
+    section(&mut out, "", ROOT.doc, ROOT.keys, &shared);
     for k in ROOT.keys {
         if let Ty::Table(t) = k.ty {
-            table_reference(&mut out, k.name, t);
+            table_reference(&mut out, k.name, t, &shared.key(k.name));
         }
     }
     for (name, keys) in tagged.cases {
         out.push_str(&format!("## `kind = \"{name}\"`\n\n"));
         for k in keys.iter() {
             if let Ty::Table(t) = k.ty {
-                table_reference(&mut out, name, t);
+                table_reference(&mut out, name, t, &At { kind: Some(name), path: name.to_string() });
             }
         }
     }
@@ -287,36 +335,38 @@ pub fn reference() -> String {
     out
 }
 
-/// A table's keys, then its sub-tables', depth first.
-fn table_reference(out: &mut String, path: &str, t: &Table) {
+/// A table's keys, then its sub-tables', depth first (`path` as the reference shows it, `at` as
+/// the effects name it).
+fn table_reference(out: &mut String, path: &str, t: &Table, at: &At) {
     let mut keys: Vec<&Key> = t.keys.iter().collect();
     if let Some(tagged) = &t.tagged {
-        section(out, path, t.doc, t.keys);
+        section(out, path, t.doc, t.keys, at);
         for (case, case_keys) in tagged.cases {
             if !case_keys.is_empty() {
-                section(out, &format!("{path} ({} = \"{case}\")", tagged.tag), "", case_keys);
+                section(out, &format!("{path} ({} = \"{case}\")", tagged.tag), "", case_keys, at);
             }
         }
         keys.extend(tagged.cases.iter().flat_map(|(_, k)| k.iter()));
     } else {
-        section(out, path, t.doc, t.keys);
+        section(out, path, t.doc, t.keys, at);
     }
     let mut seen = Vec::new();
     for k in keys {
-        let sub = match k.ty {
-            Ty::Table(s) | Ty::Tables(s) => s,
+        let (sub, below) = match k.ty {
+            Ty::Table(s) => (s, at.key(k.name)),
+            Ty::Tables(s) => (s, at.key(k.name).item()),
             _ => continue,
         };
         if seen.contains(&k.name) {
             continue;
         }
         seen.push(k.name);
-        table_reference(out, &format!("{path}.{}", k.name), sub);
+        table_reference(out, &format!("{path}.{}", k.name), sub, &below);
     }
 }
 
 /// One table's keys as a Markdown table.
-fn section(out: &mut String, path: &str, doc: &str, keys: &[Key]) {
+fn section(out: &mut String, path: &str, doc: &str, keys: &[Key], at: &At) {
     if !path.is_empty() {
         out.push_str(&format!("### `[{path}]`\n\n"));
     }
@@ -340,7 +390,7 @@ fn section(out: &mut String, path: &str, doc: &str, keys: &[Key]) {
             cell(&default),
             cell(k.unit),
             cell(k.doc),
-            effect_words(k)
+            effect_words(&at.key(k.name))
         ));
     }
     out.push('\n');

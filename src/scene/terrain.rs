@@ -21,9 +21,9 @@ const ISO: Key =
     Key::animated("iso", &[0.0], -FAR, FAR).doc("the surface is where the field equals this (animate it to sweep a threshold)");
 const ALGORITHM: Key = Key::choice("algorithm", &Algorithm::NAMES).doc("how the surface is extracted from the sampled field");
 const CLOSED: Key = Key::flag("closed", true).doc("close the surface at the grid's sides and bottom (a cut-out block)");
-const STYLE: Key = Key::choice("style", &["shaded", "wireframe", "shaded+wire"]).doc("how the mesh is drawn").drawing();
-const WIRE_COLOR: Key = Key::color("wire_color", Srgb([0.1, 0.1, 0.11])).doc("colour of the wireframe").drawing();
-const WIRE_WIDTH: Key = Key::float("wire_width", 1.0, 0.25, 32.0).unit("px").doc("width of the wireframe's lines").drawing();
+const STYLE: Key = Key::choice("style", &["shaded", "wireframe", "shaded+wire"]).doc("how the mesh is drawn");
+const WIRE_COLOR: Key = Key::color("wire_color", Srgb([0.1, 0.1, 0.11])).doc("colour of the wireframe");
+const WIRE_WIDTH: Key = Key::float("wire_width", 1.0, 0.25, 32.0).unit("px").doc("width of the wireframe's lines");
 
 const BASE: Key = Key::animated("base", &[2.8], -FAR, FAR).said("0.35 × size y").unit("m").doc("height of the ground before the noise");
 const AMPLITUDE: Key =
@@ -75,13 +75,11 @@ const SHAPE: Table = Table::tagged(
 const BAND_HEIGHT: Key = Key::float("height", 0.0, 0.0, 1.0).required().doc("where the colour is full, as a fraction of the grid's height");
 const BAND_COLOR: Key = Key::color("color", Srgb([0.5, 0.5, 0.5])).required().doc("the colour");
 const BAND: Table = Table::new("one stop of the colour gradient by height", &[BAND_HEIGHT, BAND_COLOR]);
-const BANDS: Key =
-    Key::tables("bands", &BAND).said("sand, grass, forest, rock, snow").doc("the gradient by height, heights increasing").drawing();
-const CLIFF: Key = Key::color("cliff", crate::srgb!("#7a6a5c")).doc("rock colour on steep slopes").drawing();
-const CLIFF_START: Key = Key::float("cliff_start", 32.0, 0.0, 90.0).unit("°").doc("slope where the rock colour starts").drawing();
-const CLIFF_END: Key = Key::float("cliff_end", 48.0, 0.0, 90.0).unit("°").doc("slope where the rock colour is complete").drawing();
-const STRATA: Key =
-    Key::float("strata", 0.45, 0.0, 1e3).unit("m").doc("thickness of the rock's light and dark layers (0: plain rock)").drawing();
+const BANDS: Key = Key::tables("bands", &BAND).said("sand, grass, forest, rock, snow").doc("the gradient by height, heights increasing");
+const CLIFF: Key = Key::color("cliff", crate::srgb!("#7a6a5c")).doc("rock colour on steep slopes");
+const CLIFF_START: Key = Key::float("cliff_start", 32.0, 0.0, 90.0).unit("°").doc("slope where the rock colour starts");
+const CLIFF_END: Key = Key::float("cliff_end", 48.0, 0.0, 90.0).unit("°").doc("slope where the rock colour is complete");
+const STRATA: Key = Key::float("strata", 0.45, 0.0, 1e3).unit("m").doc("thickness of the rock's light and dark layers (0: plain rock)");
 const COLORS: Table = Table::new("colours by height and slope", &[BANDS, CLIFF, CLIFF_START, CLIFF_END, STRATA]);
 
 const VALUES: Key = Key::vector("values", &[1.0; 8], -FAR, FAR).doc("the values at Bourke's corners 0..7");
@@ -90,9 +88,9 @@ const CLASS: Key = Key::int("class", 0, 0, 14).doc("or Lorensen's class 0–14 (
 const GRID: Key =
     Key::vector("grid", &[2.0, 2.0, 2.0], 2.0, MAX_CUBE_GRID as f64).doc("or a small grid of samples along x, y, z (with `samples`)");
 const SAMPLES: Key = Key::of("samples", Ty::List(&Ty::Float { min: -FAR, max: FAR })).doc("the grid's samples, x fastest");
-const DOT: Key = Key::float("dot", 0.06, 0.0, 0.5).doc("corner dot radius, as a fraction of the cube's smallest side").drawing();
-const CROSSINGS: Key = Key::flag("crossings", true).doc("mark where the surface crosses the cube's edges").drawing();
-const CUBE_COLOR: Key = Key::color("color", Srgb([0.84, 0.15, 0.16])).doc("colour of the surface").drawing();
+const DOT: Key = Key::float("dot", 0.06, 0.0, 0.5).doc("corner dot radius, as a fraction of the cube's smallest side");
+const CROSSINGS: Key = Key::flag("crossings", true).doc("mark where the surface crosses the cube's edges");
+const CUBE_COLOR: Key = Key::color("color", Srgb([0.84, 0.15, 0.16])).doc("colour of the surface");
 const CUBE: Table = Table::new(
     "one marching cube (or a few) with given corner values instead of the field: the seed's case figures",
     &[VALUES, CASE, CLASS, GRID, SAMPLES, DOT, CROSSINGS, CUBE_COLOR],
@@ -101,12 +99,12 @@ const CUBE: Table = Table::new(
 const HEIGHT_KEY: Key = Key::table("height", &HEIGHT).doc(HEIGHT.doc);
 const OVERHANG_KEY: Key = Key::table("overhang", &OVERHANG).doc(OVERHANG.doc);
 const SHAPES_KEY: Key = Key::tables("shapes", &SHAPE).doc("SDF primitives joined to the field in order");
-const COLORS_KEY: Key = Key::table("colors", &COLORS).doc(COLORS.doc).drawing();
+const COLORS_KEY: Key = Key::table("colors", &COLORS).doc(COLORS.doc);
 const CUBE_KEY: Key = Key::table("cube", &CUBE).doc(CUBE.doc);
 const CHUNKS: Key =
     Key::vector("chunks", &[16.0, 16.0, 16.0], 1.0, 1024.0).said("none: one mesh").doc("mesh in blocks of this many cells along x, y, z");
 const CHUNK_TINT: Key =
-    Key::flag("chunk_tint", false).said("true with `chunks`").doc("tint each block's vertices to show where blocks meet").drawing();
+    Key::flag("chunk_tint", false).said("true with `chunks`").doc("tint each block's vertices to show where blocks meet");
 
 /// `[terrain]`.
 const TERRAIN: Table = Table::new(
@@ -130,7 +128,7 @@ const TERRAIN: Table = Table::new(
     ],
 );
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TerrainSpec {
     /// Samples along x, y, z (default [96, 64, 96]).
     pub resolution: [usize; 3],
@@ -139,22 +137,29 @@ pub struct TerrainSpec {
     /// The surface is where the field equals `iso` (animatable: a threshold sweep).
     pub iso: Animated<1>,
     pub algorithm: Algorithm,
-    /// How the mesh is drawn: shaded, a wireframe (hidden lines removed) or both.
-    pub style: MeshStyle,
-    pub wire_color: Srgb,
-    /// Wire width in output pixels.
-    pub wire_width: f64,
     /// Close the surface at the grid's sides and bottom (a cut-out block) instead of leaving it
     /// open where it meets them (default true).
     pub closed: bool,
     pub height: HeightSpec,
     pub overhang: OverhangSpec,
     pub shapes: Vec<ShapeSpec>,
-    pub colors: ColorSpec,
     /// `[terrain.cube]`: one cube with given corner values instead of the field.
     pub cube: Option<CubeSpec>,
     /// Mesh in blocks of this many cells a side, each on its own, as a streaming terrain does.
     pub chunks: Option<[usize; 3]>,
+}
+
+/// What only a terrain's drawing reads: how the mesh is drawn and coloured.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TerrainLook {
+    /// How the mesh is drawn: shaded, a wireframe (hidden lines removed) or both.
+    pub style: MeshStyle,
+    pub wire_color: Srgb,
+    /// Wire width in output pixels.
+    pub wire_width: f64,
+    pub colors: ColorSpec,
+    /// How a `[terrain.cube]` is drawn.
+    pub cube: Option<CubeLook>,
     /// Tint each block's vertices (shows where blocks meet).
     pub chunk_tint: bool,
 }
@@ -163,11 +168,16 @@ pub struct TerrainSpec {
 /// given — or a few cubes, a small grid of given samples — drawn with its frame, its corners as
 /// dots (inside dark, outside light) and the edge crossings as points: the cubes of the seed's
 /// case figures.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CubeSpec {
     /// Samples along x, y, z: [2, 2, 2] for one cube, at most [`MAX_CUBE_GRID`] each.
     pub dims: [usize; 3],
     pub values: CubeValues,
+}
+
+/// How a `[terrain.cube]` is drawn.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CubeLook {
     /// Corner dot radius, as a fraction of the cube's smallest side.
     pub dot: f64,
     pub crossings: bool,
@@ -176,7 +186,7 @@ pub struct CubeSpec {
 }
 
 /// What a `[terrain.cube]` holds at its samples.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum CubeValues {
     /// The samples, x fastest (`values`, `case` and `grid` come to this).
     Samples(Vec<f64>),
@@ -185,7 +195,7 @@ pub enum CubeValues {
     Class { class: u8, iso: f64 },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum MeshStyle {
     Shaded,
     Wireframe,
@@ -193,7 +203,7 @@ pub enum MeshStyle {
 }
 
 /// How the surface is extracted from the sampled field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Algorithm {
     /// Marching cubes with the asymptotic decider and MC33's interior test: watertight 2-manifolds.
     MarchingCubes,
@@ -226,7 +236,7 @@ impl Algorithm {
 
 /// `[terrain.height]`: h(x, z) = base + Σₒ amplitude · gainᵒ · noise(frequency · lacunarityᵒ · (x, z) + offset);
 /// the ground is where y < h.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct HeightSpec {
     pub base: Animated<1>,
     pub amplitude: Animated<1>,
@@ -242,7 +252,7 @@ pub struct HeightSpec {
 /// `[terrain.overhang]`: a 3-D noise term added to the whole field (after the shapes, so they get
 /// rough too). Where its vertical slope exceeds 1 the field stops being monotonic in y: overhangs,
 /// arches and caves.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct OverhangSpec {
     pub amplitude: Animated<1>,
     pub frequency: f64,
@@ -250,7 +260,7 @@ pub struct OverhangSpec {
 }
 
 /// How a primitive combines with the field so far.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum CsgOp {
     /// Adds material (smooth minimum).
     Union,
@@ -260,7 +270,7 @@ pub enum CsgOp {
     Intersect,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum Primitive {
     Sphere {
         center: Animated<3>,
@@ -286,7 +296,7 @@ pub enum Primitive {
 }
 
 /// `[[terrain.shapes]]`: one SDF primitive and how it joins the field.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ShapeSpec {
     pub primitive: Primitive,
     pub op: CsgOp,
@@ -297,7 +307,7 @@ pub struct ShapeSpec {
 
 /// `[terrain.colors]`: a gradient by height (fractions of the grid height) and a rock colour that
 /// takes over on steep slopes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ColorSpec {
     /// (height fraction 0..1, colour), increasing.
     pub bands: Vec<(f64, Srgb)>,
@@ -316,11 +326,13 @@ impl KindTable for TerrainSpec {
     const NAME: &'static str = "terrain";
     const TABLE: &'static Table = &TERRAIN;
 
-    fn read(t: &TableReader, _render: &RenderSpec) -> Self {
+    type Look = TerrainLook;
+
+    fn read(t: &TableReader, _render: &RenderSpec) -> (Self, TerrainLook) {
         read_terrain(t)
     }
 
-    fn memory(&self) -> (u64, String) {
+    fn memory(&self, _: &TerrainLook) -> (u64, String) {
         // field f32 + mesh (about 3 vertices of 28 bytes and 2 triangles per surface cell, a
         // surface cell count of about 2·N² for a height field, bounded by the cube count), held
         // three times: the extraction's buffers, the world-space mesh, the renderer's copy
@@ -331,7 +343,7 @@ impl KindTable for TerrainSpec {
     }
 }
 
-fn read_terrain(t: &TableReader) -> TerrainSpec {
+fn read_terrain(t: &TableReader) -> (TerrainSpec, TerrainLook) {
     let resolution = match t.raw(&RESOLUTION).map(|v| v.get_ref().is_array()) {
         Some(true) => {
             let r = t.numbers::<3>(&RESOLUTION_XYZ);
@@ -401,7 +413,7 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
     let cube = t.has(&CUBE_KEY).then(|| {
         let c = t.table(&CUBE_KEY);
         // the shorthands put corners one unit either side of a constant iso (of 0 when it is animated)
-        let spec = read_cube(&c, if iso.is_constant() { iso.scalar_at(0.0, 1.0) } else { 0.0 });
+        let cube = read_cube(&c, if iso.is_constant() { iso.scalar_at(0.0, 1.0) } else { 0.0 });
         c.finish();
         if t.has(&RESOLUTION) {
             t.error_at(&RESOLUTION, "[terrain.cube] sets the grid (one cube: 2×2×2, or its `grid`); remove `resolution`");
@@ -409,7 +421,7 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
         if closed && t.has(&CLOSED) {
             t.error_at(&CLOSED, "[terrain.cube] shows one open cube; `closed` does not apply");
         }
-        spec
+        cube
     });
     let chunks = t.has(&CHUNKS).then(|| {
         let c = t.numbers::<3>(&CHUNKS);
@@ -423,26 +435,12 @@ fn read_terrain(t: &TableReader) -> TerrainSpec {
     });
     let chunk_tint = t.flag_or(&CHUNK_TINT, chunks.is_some());
     let (resolution, closed) = match &cube {
-        Some(c) => (c.dims, false),
+        Some((c, _)) => (c.dims, false),
         None => (resolution, closed),
     };
-    TerrainSpec {
-        resolution,
-        size,
-        iso,
-        algorithm,
-        style,
-        wire_color,
-        wire_width,
-        closed,
-        height,
-        overhang,
-        shapes,
-        colors,
-        cube,
-        chunks,
-        chunk_tint,
-    }
+    let (cube, cube_look) = cube.unzip();
+    let spec = TerrainSpec { resolution, size, iso, algorithm, closed, height, overhang, shapes, cube, chunks };
+    (spec, TerrainLook { style, wire_color, wire_width, colors, cube: cube_look, chunk_tint })
 }
 
 /// Largest side of a `[terrain.cube]` grid, in samples.
@@ -474,7 +472,7 @@ pub fn case_corners(case: u8, iso: f64) -> [f64; 8] {
 /// `values` (Bourke's corner order), the `case` (bit i = corner i inside) or `class` (Lorensen's
 /// 0–14) shorthand (inside corners `iso − 1`, outside `iso + 1`), or a small `grid` with its
 /// `samples` (x fastest); none of them: one cube with every corner outside.
-fn read_cube(c: &TableReader, iso: f64) -> CubeSpec {
+fn read_cube(c: &TableReader, iso: f64) -> (CubeSpec, CubeLook) {
     let given = [&VALUES, &CASE, &CLASS, &SAMPLES].iter().filter(|k| c.has(k)).count();
     if given > 1 {
         c.error_here("[terrain.cube] takes one of `values` (eight corner values), `case` (0–255), `class` (0–14) or `grid` with `samples`");
@@ -506,7 +504,7 @@ fn read_cube(c: &TableReader, iso: f64) -> CubeSpec {
             }
         }
     }
-    CubeSpec { dims, values, dot: c.float(&DOT), crossings: c.flag(&CROSSINGS), color: c.color(&CUBE_COLOR) }
+    (CubeSpec { dims, values }, CubeLook { dot: c.float(&DOT), crossings: c.flag(&CROSSINGS), color: c.color(&CUBE_COLOR) })
 }
 
 fn read_bands(c: &TableReader) -> Vec<(f64, Srgb)> {

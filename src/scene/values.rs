@@ -7,7 +7,7 @@ use super::keys::{DefaultValue, Key, Table, Ty};
 use super::reader::{TableReader, number};
 
 /// A colour as written in scene files: sRGB-encoded components in 0..1.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Srgb(pub [f32; 3]);
 
 /// A colour written in the code, `srgb!("#3f6f9f")`: checked when the program is compiled (a
@@ -199,7 +199,7 @@ const EASE: Key =
 pub const RAMP: Table = Table::new("a ramp from one value to another over part of the scene", &[FROM, TO, START, END, EASE]);
 
 /// Easing of a ramp.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Ease {
     Linear,
     /// Smoothstep: starts and ends at rest.
@@ -246,6 +246,22 @@ pub enum Animated<const N: usize> {
     },
     /// (time in seconds, value), times increasing; linear in between, held outside.
     Keys(Vec<(f64, [f64; N])>),
+}
+
+/// By its shape and numbers (arrays of any length as slices: serde's derive takes fixed sizes only).
+impl<const N: usize> serde::Serialize for Animated<N> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Animated::Constant(c) => s.serialize_newtype_variant("Animated", 0, "Constant", &c[..]),
+            Animated::Ramp { from, to, start, end, ease } => {
+                s.serialize_newtype_variant("Animated", 1, "Ramp", &(&from[..], &to[..], start, end, ease))
+            }
+            Animated::Keys(keys) => {
+                let keys: Vec<(f64, &[f64])> = keys.iter().map(|(t, v)| (*t, &v[..])).collect();
+                s.serialize_newtype_variant("Animated", 2, "Keys", &keys)
+            }
+        }
+    }
 }
 
 impl<const N: usize> Animated<N> {

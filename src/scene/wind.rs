@@ -51,7 +51,7 @@ const PRESSER_PATH: Key = Key::of("path", Ty::Rows(&[3])).required().doc("keyfra
 const WALKER_RADIUS: Key = Key::float("radius", 1.12, 0.0, 100.0).unit("m").doc("how far from the path blades are pressed (4 studs)");
 const VEHICLE_RADIUS: Key = Key::float("radius", 1.8, 0.0, 100.0).unit("m").doc("how far from the path blades are pressed");
 const FLATTEN: Key = Key::float("flatten", 80.0, 0.0, 89.0).unit("°").doc("how far a pressed blade is laid over");
-const SHOW: Key = Key::flag("show", true).doc("draw the walker or vehicle").drawing();
+const SHOW: Key = Key::flag("show", true).doc("draw the walker or vehicle");
 const WALKER: Table = Table::new("a scripted walker that tramples the grass", &[PRESSER_PATH, WALKER_RADIUS, FLATTEN, SHOW]);
 const VEHICLE: Table = Table::new("a scripted vehicle that flattens the grass", &[PRESSER_PATH, VEHICLE_RADIUS, FLATTEN, SHOW]);
 
@@ -70,10 +70,10 @@ const AREA: Key = Key::vector("area", &[20.0, 20.0], 0.0, 1e5).unit("m").doc("[w
 const DENSITY: Key = Key::float("density", 40.0, 0.0, 100_000.0).unit("blades/m²").doc("blades per square metre");
 const BLADE_WIDTH: Key = Key::float("width", 0.014, 1e-4, 1.0).unit("m").doc("width of a blade at its root");
 const BEND: Key = Key::float("bend", 0.23, 0.0, 10.0).doc("how far the wind bends a blade");
-const ROOT: Key = Key::color("root", crate::srgb!("#2d5a1c")).doc("colour at the root").drawing();
-const TIP: Key = Key::color("tip", crate::srgb!("#a9c65c")).doc("colour at the tip").drawing();
-const DRY: Key = Key::color("dry", crate::srgb!("#c8b06a")).doc("colour of the dry blades").drawing();
-const DRY_SHARE: Key = Key::float("dry_share", 0.12, 0.0, 1.0).doc("share of dry blades").drawing();
+const ROOT: Key = Key::color("root", crate::srgb!("#2d5a1c")).doc("colour at the root");
+const TIP: Key = Key::color("tip", crate::srgb!("#a9c65c")).doc("colour at the tip");
+const DRY: Key = Key::color("dry", crate::srgb!("#c8b06a")).doc("colour of the dry blades");
+const DRY_SHARE: Key = Key::float("dry_share", 0.12, 0.0, 1.0).doc("share of dry blades");
 const CLUMPS: Key = Key::float("clumps", 1.5, 0.0, 1000.0).doc("how much blades gather in clumps");
 const WAVELENGTH: Key = Key::float("wavelength", 6.0, 0.05, 1e5).unit("m").doc("length of the waves running over the grass");
 const WAVE_SPEED: Key = Key::float("speed", 3.0, 0.0, 1000.0).said("the wind's speed").unit("m/s").doc("how fast the waves run");
@@ -81,7 +81,7 @@ const WAVE_AMPLITUDE: Key = Key::float("amplitude", 10.0, 0.0, 60.0).unit("°").
 const WAVE: Table = Table::new("waves running over the grass with the wind", &[WAVELENGTH, WAVE_SPEED, WAVE_AMPLITUDE]);
 const WAVE_KEY: Key = Key::table("wave", &WAVE).doc(WAVE.doc);
 const GRASS_DAMPING: Key = Key::float("damping", 0.8, 0.05, 0.999).doc("damping ratio of a blade's spring");
-const GRASS_SHADOWS: Key = Key::flag("shadows", true).doc("the blades cast shadows").drawing();
+const GRASS_SHADOWS: Key = Key::flag("shadows", true).doc("the blades cast shadows");
 const GRASS: Table = Table::new(
     "a patch of grass: instanced blades bent by the wind and pressed by walkers",
     &[
@@ -119,27 +119,27 @@ const TREE_FREQUENCY: Key = Key::float("frequency", 0.45, 0.01, 20.0).unit("Hz")
 const TREE_DAMPING: Key = Key::float("damping", 0.3, 0.01, 0.999).doc("damping ratio of the sway");
 const CROWN: Key = Key::float("crown", 1.96, 0.01, 100.0).said("0.28 × height").unit("m").doc("radius of the crown");
 const LEAVES: Key = Key::int("leaves", 900, 0, 100_000).doc("leaves in the crown");
-const BARK: Key = Key::color("bark", crate::srgb!("#5a4330")).doc("colour of the trunk").drawing();
-const LEAF: Key = Key::color("leaf", crate::srgb!("#4f7d2a")).doc("colour of the leaves").drawing();
+const BARK: Key = Key::color("bark", crate::srgb!("#5a4330")).doc("colour of the trunk");
+const LEAF: Key = Key::color("leaf", crate::srgb!("#4f7d2a")).doc("colour of the leaves");
 const TREE: Table = Table::new(
     "a tree: a trunk that sways with inertia and a crown of fluttering leaves",
     &[INHERITED_MODEL, TREE_AT, TREE_HEIGHT, FLUTTER_KEY, TREE_STIFFNESS, TREE_FREQUENCY, TREE_DAMPING, CROWN, LEAVES, BARK, LEAF],
 );
 
-const LOD_NEAR: Key = Key::float("near", 14.0, 0.0, FAR).unit("m").doc("full detail up to this distance").drawing();
-const LOD_FAR: Key = Key::float("far", 42.0, 0.0, FAR).unit("m").doc("least detail beyond this distance").drawing();
-const BLEND: Key = Key::float("blend", 6.0, 0.0, FAR).unit("m").doc("distance over which one level blends into the next").drawing();
-const SEGMENTS: Key = Key::vector("segments", &[4.0, 3.0, 2.0], 1.0, 32.0).doc("segments of a blade near, mid and far").drawing();
-const THIN: Key = Key::float("thin", 1.0, 0.0, 4.0).doc("how strongly far grass is thinned out").drawing();
-const CULL: Key = Key::flag("cull", true).doc("skip what the camera cannot see").drawing();
-const DEBUG: Key = Key::flag("debug", false).doc("tint blades by level of detail").drawing();
+const LOD_NEAR: Key = Key::float("near", 14.0, 0.0, FAR).unit("m").doc("full detail up to this distance");
+const LOD_FAR: Key = Key::float("far", 42.0, 0.0, FAR).unit("m").doc("least detail beyond this distance");
+const BLEND: Key = Key::float("blend", 6.0, 0.0, FAR).unit("m").doc("distance over which one level blends into the next");
+const SEGMENTS: Key = Key::vector("segments", &[4.0, 3.0, 2.0], 1.0, 32.0).doc("segments of a blade near, mid and far");
+const THIN: Key = Key::float("thin", 1.0, 0.0, 4.0).doc("how strongly far grass is thinned out");
+const CULL: Key = Key::flag("cull", true).doc("skip what the camera cannot see");
+const DEBUG: Key = Key::flag("debug", false).doc("tint blades by level of detail");
 const LOD: Table = Table::new("how much is drawn (never what is simulated)", &[LOD_NEAR, LOD_FAR, BLEND, SEGMENTS, THIN, CULL, DEBUG]);
 
 const OVERLAY_AREA: Key =
-    Key::vector("area", &[20.0, 20.0], 0.0, FAR).said("the grass's extent").unit("m").doc("[width, depth] the arrows cover").drawing();
-const SPACING: Key = Key::float("spacing", 2.0, 0.05, 1e4).unit("m").doc("distance between arrows").drawing();
-const OVERLAY_HEIGHT: Key = Key::float("height", 0.05, -1e3, 1e3).unit("m").doc("height of the arrows above the ground").drawing();
-const OVERLAY_MAX_SPEED: Key = Key::float("max_speed", 8.0, 0.01, 1e4).unit("m/s").doc("wind speed drawn as the longest arrow").drawing();
+    Key::vector("area", &[20.0, 20.0], 0.0, FAR).said("the grass's extent").unit("m").doc("[width, depth] the arrows cover");
+const SPACING: Key = Key::float("spacing", 2.0, 0.05, 1e4).unit("m").doc("distance between arrows");
+const OVERLAY_HEIGHT: Key = Key::float("height", 0.05, -1e3, 1e3).unit("m").doc("height of the arrows above the ground");
+const OVERLAY_MAX_SPEED: Key = Key::float("max_speed", 8.0, 0.01, 1e4).unit("m/s").doc("wind speed drawn as the longest arrow");
 const OVERLAY: Table = Table::new("the wind field drawn as arrows", &[OVERLAY_AREA, SPACING, OVERLAY_HEIGHT, OVERLAY_MAX_SPEED]);
 
 const DIRECTION: Key =
@@ -154,9 +154,9 @@ const WALKER_KEY: Key = Key::tables("walker", &WALKER).doc(WALKER.doc);
 const VEHICLE_KEY: Key = Key::tables("vehicle", &VEHICLE).doc(VEHICLE.doc);
 const GRASS_KEY: Key = Key::tables("grass", &GRASS).doc(GRASS.doc);
 const TREE_KEY: Key = Key::tables("tree", &TREE).doc(TREE.doc);
-const LOD_KEY: Key = Key::table("lod", &LOD).doc(LOD.doc).drawing();
-const OVERLAY_KEY: Key = Key::table("overlay", &OVERLAY).doc(OVERLAY.doc).drawing();
-const GROUND: Key = Key::color("ground", crate::srgb!("#4a5a2e")).doc("colour of the ground").drawing();
+const LOD_KEY: Key = Key::table("lod", &LOD).doc(LOD.doc);
+const OVERLAY_KEY: Key = Key::table("overlay", &OVERLAY).doc(OVERLAY.doc);
+const GROUND: Key = Key::color("ground", crate::srgb!("#4a5a2e")).doc("colour of the ground");
 const STEP_HZ: Key =
     Key::int("step_hz", 60, 1, 2000).unit("steps/s").doc("simulation steps a second (rounded up to a whole number a frame)");
 
@@ -187,7 +187,7 @@ const WIND: Table = Table::new(
 pub const STUD: f64 = 0.28;
 
 /// Which formulas drive a patch or a tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Model {
     /// simreel's field and response: advected gusts that never blow backwards, inertial trees,
     /// blades and trunks that keep their length.
@@ -198,7 +198,7 @@ pub enum Model {
 }
 
 /// Gusts: noise on the along-wind speed, carried downwind by the mean wind.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct GustSpec {
     /// m/s per unit of noise.
     pub amplitude: f64,
@@ -212,7 +212,7 @@ pub struct GustSpec {
 }
 
 /// Divergence-free cross-flow: the curl of a noise potential.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SwirlSpec {
     pub amplitude: f64,
     pub scale: f64,
@@ -221,7 +221,7 @@ pub struct SwirlSpec {
 
 /// A band of stronger wind travelling downwind; it crosses the line through the origin
 /// perpendicular to the wind at time `at`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FrontSpec {
     pub at: f64,
     pub strength: f64,
@@ -230,7 +230,7 @@ pub struct FrontSpec {
 }
 
 /// An explosion: a ring of outward wind expanding from `center` from time `at`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct BlastSpec {
     pub at: f64,
     pub center: [f64; 2],
@@ -242,19 +242,17 @@ pub struct BlastSpec {
 
 /// Something that walks or drives through the grass along keyframes `[t, x, z]` (Catmull–Rom
 /// through them); present from the first key's time to the last's.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct PresserSpec {
     pub path: Vec<[f64; 3]>,
     pub radius: f64,
     /// How far a blade under its centre is laid down, degrees from upright.
     pub flatten_deg: f64,
     pub vehicle: bool,
-    /// Draw the walker or vehicle.
-    pub show: bool,
 }
 
 /// The travelling ripple on the grass.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct WaveSpec {
     pub wavelength: f64,
     /// Crest speed, m/s; `None`: the mean wind speed.
@@ -263,7 +261,7 @@ pub struct WaveSpec {
 }
 
 /// One patch of grass.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct GrassSpec {
     pub model: Model,
     pub center: [f64; 2],
@@ -275,10 +273,6 @@ pub struct GrassSpec {
     pub stiffness: [f64; 2],
     /// tan of the lean per m/s of wind at stiffness 1.
     pub bend: f64,
-    pub root: Srgb,
-    pub tip: Srgb,
-    pub dry: Srgb,
-    pub dry_share: f64,
     /// Clump size, m (blades in a clump share facing and height); 0 = none.
     pub clumps: f64,
     pub wave: WaveSpec,
@@ -286,6 +280,16 @@ pub struct GrassSpec {
     pub recover: [f64; 2],
     /// Damping ratio of the recovery spring.
     pub damping: f64,
+}
+
+/// How a patch of grass is coloured and shaded.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GrassLook {
+    pub root: Srgb,
+    pub tip: Srgb,
+    pub dry: Srgb,
+    /// Share of the blades drawn dry (each blade's own draw against it).
+    pub dry_share: f64,
     pub shadows: bool,
 }
 
@@ -306,13 +310,13 @@ impl GrassSpec {
 }
 
 /// Leaf flutter: smooth triangle waves at `frequencies` (Hz), `amplitude` degrees of leaf turn.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FlutterSpec {
     pub amplitude_deg: f64,
     pub frequencies: Vec<f64>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TreeSpec {
     pub model: Model,
     pub at: [f64; 2],
@@ -325,12 +329,17 @@ pub struct TreeSpec {
     pub crown: f64,
     pub leaves: u32,
     pub flutter: FlutterSpec,
+}
+
+/// A tree's colours.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TreeLook {
     pub bark: Srgb,
     pub leaf: Srgb,
 }
 
 /// What is drawn, by distance from the camera (never what is simulated).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LodSpec {
     pub near: f64,
     pub far: f64,
@@ -344,7 +353,7 @@ pub struct LodSpec {
 }
 
 /// Arrows on a grid showing the wind, coloured by speed.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct OverlaySpec {
     /// Ground the arrows cover (width, depth, centred on the origin); the ground grows to hold it.
     pub area: Option<[f64; 2]>,
@@ -354,7 +363,7 @@ pub struct OverlaySpec {
     pub max_speed: f64,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct WindSpec {
     pub model: Model,
     pub direction_deg: Animated<1>,
@@ -367,17 +376,15 @@ pub struct WindSpec {
     pub pressers: Vec<PresserSpec>,
     pub grass: Vec<GrassSpec>,
     pub trees: Vec<TreeSpec>,
-    pub lod: LodSpec,
-    pub overlay: Option<OverlaySpec>,
-    pub ground: Srgb,
     /// Simulation steps per second at most (frames fall on steps).
     pub step_hz: u32,
 }
 
 /// Most blades a scene may hold (about 2.6 GB of state and frames).
 pub const MAX_BLADES: u64 = 10_000_000;
-/// Bytes per blade: static state, placement, this frame's motion and copies in frames in flight.
-pub const BYTES_PER_BLADE: u64 = 28 + 32 + 32 + 4 * 32;
+/// Bytes per blade: static state, its placement (the simulation's and its painter's coloured copy)
+/// and tone, this frame's motion and copies in frames in flight.
+pub const BYTES_PER_BLADE: u64 = 28 + 2 * 32 + 8 + 32 + 4 * 32;
 
 impl WindSpec {
     pub fn blades(&self) -> u64 {
@@ -385,15 +392,31 @@ impl WindSpec {
     }
 }
 
+/// What only the wind's drawing reads: colours, what is shown, and the level of detail.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct WindLook {
+    /// Per patch of grass, in the order of `WindSpec::grass`.
+    pub grass: Vec<GrassLook>,
+    /// Per tree, in the order of `WindSpec::trees`.
+    pub trees: Vec<TreeLook>,
+    /// Per walker or vehicle, in the order of `WindSpec::pressers`: whether it is drawn.
+    pub show: Vec<bool>,
+    pub lod: LodSpec,
+    pub overlay: Option<OverlaySpec>,
+    pub ground: Srgb,
+}
+
 impl KindTable for WindSpec {
     const NAME: &'static str = "wind";
     const TABLE: &'static Table = &WIND;
 
-    fn read(t: &TableReader, _render: &RenderSpec) -> Self {
+    type Look = WindLook;
+
+    fn read(t: &TableReader, _render: &RenderSpec) -> (Self, WindLook) {
         read_wind(t)
     }
 
-    fn memory(&self) -> (u64, String) {
+    fn memory(&self, _: &WindLook) -> (u64, String) {
         let blades = self.blades();
         let leaves: u64 = self.trees.iter().map(|t| t.leaves as u64).sum();
         let bytes = blades * BYTES_PER_BLADE + leaves * 160 + self.trees.len() as u64 * 64_000 + 1_000_000;
@@ -433,7 +456,7 @@ fn read_gust(t: &TableReader) -> GustSpec {
     }
 }
 
-fn read_presser(t: &TableReader, vehicle: bool) -> PresserSpec {
+fn read_presser(t: &TableReader, vehicle: bool) -> (PresserSpec, bool) {
     let path: Vec<[f64; 3]> = t.rows(&PRESSER_PATH, "a keyframe [seconds, x, z]").into_iter().map(|r| [r[0], r[1], r[2]]).collect();
     if path.is_empty() {
         t.error_at(&PRESSER_PATH, "a walker or vehicle needs a path of keyframes [[seconds, x, z], …], at least one");
@@ -447,10 +470,10 @@ fn read_presser(t: &TableReader, vehicle: bool) -> PresserSpec {
         t.error_at(radius_key, "the radius is how far from the path blades are pressed: above 0 m");
         radius = radius_key.default_float();
     }
-    PresserSpec { path, radius, flatten_deg: t.float(&FLATTEN), vehicle, show: t.flag(&SHOW) }
+    (PresserSpec { path, radius, flatten_deg: t.float(&FLATTEN), vehicle }, t.flag(&SHOW))
 }
 
-fn read_grass(t: &TableReader, default: Model) -> GrassSpec {
+fn read_grass(t: &TableReader, default: Model) -> (GrassSpec, GrassLook) {
     let wave = t.table(&WAVE_KEY);
     let spec = GrassSpec {
         model: model(t, default),
@@ -461,10 +484,6 @@ fn read_grass(t: &TableReader, default: Model) -> GrassSpec {
         width: t.float(&BLADE_WIDTH),
         stiffness: range(t, &GRASS_STIFFNESS, ""),
         bend: t.float(&BEND),
-        root: t.color(&ROOT),
-        tip: t.color(&TIP),
-        dry: t.color(&DRY),
-        dry_share: t.float(&DRY_SHARE),
         clumps: t.float(&CLUMPS),
         wave: WaveSpec {
             wavelength: wave.float(&WAVELENGTH),
@@ -473,13 +492,19 @@ fn read_grass(t: &TableReader, default: Model) -> GrassSpec {
         },
         recover: range(t, &RECOVER, "seconds"),
         damping: t.float(&GRASS_DAMPING),
-        shadows: t.flag(&GRASS_SHADOWS),
     };
     wave.finish();
-    spec
+    let look = GrassLook {
+        root: t.color(&ROOT),
+        tip: t.color(&TIP),
+        dry: t.color(&DRY),
+        dry_share: t.float(&DRY_SHARE),
+        shadows: t.flag(&GRASS_SHADOWS),
+    };
+    (spec, look)
 }
 
-fn read_tree(t: &TableReader, default: Model) -> TreeSpec {
+fn read_tree(t: &TableReader, default: Model) -> (TreeSpec, TreeLook) {
     if !t.has(&TREE_AT) {
         t.error_here("a tree needs `at` = [x, z]");
     }
@@ -498,7 +523,7 @@ fn read_tree(t: &TableReader, default: Model) -> TreeSpec {
     };
     let flutter = FlutterSpec { amplitude_deg: f.float(&FLUTTER_AMPLITUDE), frequencies };
     f.finish();
-    TreeSpec {
+    let spec = TreeSpec {
         model: model(t, default),
         at: t.numbers(&TREE_AT),
         height,
@@ -508,9 +533,8 @@ fn read_tree(t: &TableReader, default: Model) -> TreeSpec {
         crown: t.float_or(&CROWN, height * 0.28),
         leaves: t.int(&LEAVES) as u32,
         flutter,
-        bark: t.color(&BARK),
-        leaf: t.color(&LEAF),
-    }
+    };
+    (spec, TreeLook { bark: t.color(&BARK), leaf: t.color(&LEAF) })
 }
 
 fn read_lod(t: &TableReader) -> LodSpec {
@@ -534,7 +558,7 @@ fn read_lod(t: &TableReader) -> LodSpec {
     }
 }
 
-fn read_wind(t: &TableReader) -> WindSpec {
+fn read_wind(t: &TableReader) -> (WindSpec, WindLook) {
     let model = model(t, Model::Default);
     let gust = t.table(&GUST_KEY);
     let gust_spec = read_gust(&gust);
@@ -574,13 +598,16 @@ fn read_wind(t: &TableReader) -> WindSpec {
         })
         .collect();
     let mut pressers = Vec::new();
+    let mut show = Vec::new();
     for (key, vehicle) in [(&WALKER_KEY, false), (&VEHICLE_KEY, true)] {
         for p in t.tables(key) {
-            pressers.push(read_presser(&p, vehicle));
+            let (presser, shown) = read_presser(&p, vehicle);
+            pressers.push(presser);
+            show.push(shown);
             p.finish();
         }
     }
-    let grass: Vec<GrassSpec> = t
+    let (grass, grass_looks): (Vec<GrassSpec>, Vec<GrassLook>) = t
         .tables(&GRASS_KEY)
         .iter()
         .map(|g| {
@@ -588,7 +615,7 @@ fn read_wind(t: &TableReader) -> WindSpec {
             g.finish();
             s
         })
-        .collect();
+        .unzip();
     let blades: u64 = grass.iter().map(GrassSpec::blades).sum();
     if blades > MAX_BLADES {
         let gb = (blades * BYTES_PER_BLADE) as f64 / 1e9;
@@ -600,7 +627,7 @@ fn read_wind(t: &TableReader) -> WindSpec {
             None => t.error_here(msg),
         }
     }
-    let trees = t
+    let (trees, tree_looks): (Vec<TreeSpec>, Vec<TreeLook>) = t
         .tables(&TREE_KEY)
         .iter()
         .map(|tr| {
@@ -608,7 +635,7 @@ fn read_wind(t: &TableReader) -> WindSpec {
             tr.finish();
             s
         })
-        .collect();
+        .unzip();
     let lod = t.table(&LOD_KEY);
     let lod_spec = read_lod(&lod);
     lod.finish();
@@ -623,7 +650,7 @@ fn read_wind(t: &TableReader) -> WindSpec {
         o.finish();
         s
     });
-    WindSpec {
+    let spec = WindSpec {
         model,
         direction_deg: t.animated(&DIRECTION),
         speed: t.animated(&SPEED),
@@ -635,11 +662,10 @@ fn read_wind(t: &TableReader) -> WindSpec {
         pressers,
         grass,
         trees,
-        lod: lod_spec,
-        overlay,
-        ground: t.color(&GROUND),
         step_hz: t.int(&STEP_HZ) as u32,
-    }
+    };
+    let look = WindLook { grass: grass_looks, trees: tree_looks, show, lod: lod_spec, overlay, ground: t.color(&GROUND) };
+    (spec, look)
 }
 
 #[cfg(test)]
@@ -679,7 +705,7 @@ mod tests {
             Path::new("w.toml"),
         )
         .unwrap();
-        let KindSpec::Wind(w) = &s.kind else { panic!() };
+        let KindSpec::Wind(w) = &s.sim.kind else { panic!() };
         // 4 studs of trampling radius; the post's wind (8, 0, 4) studs/s: 2.5 m/s at 26.6°
         assert_eq!(w.pressers[0].radius, 1.12);
         assert!(w.pressers[1].radius > w.pressers[0].radius);
@@ -696,7 +722,7 @@ mod tests {
         let example = &page[start..start + page[start..].find("```").expect("closed")];
         let text = format!("kind = \"wind\"\n{example}");
         let s = scene::parse(&text, Path::new("docs/kinds/wind.md")).unwrap_or_else(|e| panic!("{e}"));
-        let KindSpec::Wind(w) = &s.kind else { panic!() };
+        let KindSpec::Wind(w) = &s.sim.kind else { panic!() };
         assert_eq!((w.grass.len(), w.trees.len(), w.pressers.len(), w.fronts.len(), w.blasts.len()), (1, 1, 1, 1, 1));
         assert_eq!(w.grass[0].blades(), 53_824, "232 × 232 blades");
     }

@@ -2,17 +2,19 @@
 //! shards: nanoseconds of drawing per pixel at 4× MSAA, and milliseconds of simulation. Measured
 //! on the project's 2-core machine (docs/benchmarks/render.md); only the ratios between scenes matter.
 
-use crate::scene::KindSpec;
 use crate::scene::terrain::MeshStyle;
+use crate::scene::{KindLook, KindSpec};
 
-/// Drawing (ns per pixel at 4× MSAA) and simulating (ms) one frame of a scene of kind `kind`.
-pub fn kind_cost(kind: &KindSpec) -> (f64, f64) {
+/// Drawing (ns per pixel at 4× MSAA) and simulating (ms) one frame of a scene of kind `kind`
+/// drawn with `look`.
+pub fn kind_cost(kind: &KindSpec, look: &KindLook) -> (f64, f64) {
     match kind {
         KindSpec::Terrain(t) => {
+            let wireframe = matches!(look, KindLook::Terrain(l) if l.style == MeshStyle::Wireframe);
             // 157 ms a frame at 640×360, 88 ms walled in (its back faces are not drawn); an
             // animated field is re-sampled each frame (cliffs: 33 ms for 645 120 samples), a still
             // one once
-            let culled = t.walled_without_cracks() && t.style != MeshStyle::Wireframe;
+            let culled = t.walled_without_cracks() && !wireframe;
             (if culled { 380.0 } else { 680.0 }, if t.is_animated() { t.samples() as f64 * 5e-5 } else { 0.0 })
         }
         KindSpec::Flock(f) => {

@@ -15,16 +15,16 @@ use crate::scene::Scene;
 /// drawing it (pixels × the kind's cost per pixel, with MSAA) and simulating it (see
 /// [`cost::kind_cost`]). Only the ratios between scenes matter.
 pub fn costs(scene: &Scene, width: u32, height: u32) -> (f64, f64) {
-    let (ns_per_pixel, simulate_ms) = cost::kind_cost(&scene.kind);
+    let (ns_per_pixel, simulate_ms) = cost::kind_cost(&scene.sim.kind, &scene.look.kind);
     let pixels = width as f64 * height as f64;
     // 4× MSAA is what the per-pixel costs were measured at; 1× costs about 60 % of it
-    let msaa = 0.6 + 0.1 * scene.render.msaa as f64;
+    let msaa = 0.6 + 0.1 * scene.look.msaa as f64;
     (pixels * ns_per_pixel * msaa * 1e-9, simulate_ms * 1e-3)
 }
 
 /// Estimated seconds a frame of `scene` costs at its render size, drawn and simulated.
 pub fn frame_cost(scene: &Scene) -> f64 {
-    let (draw, simulate) = costs(scene, scene.render.width, scene.render.height);
+    let (draw, simulate) = costs(scene, scene.look.width, scene.look.height);
     draw + simulate
 }
 

@@ -11,7 +11,7 @@ use crate::scene::Scene;
 
 /// The stamp of a scene's frames: the page draws again when it changes.
 fn stamp(s: &Scene) -> String {
-    format!("{:016x}-{:016x}", s.fingerprint.simulation, s.fingerprint.drawing)
+    s.identity().to_string()
 }
 
 /// The served scenes: each with what the page shows of it, and its problems.
@@ -26,11 +26,11 @@ pub fn scenes(ctx: &Ctx) -> Value {
             let scene = e.scene.as_ref().map(|s| {
                 json!({
                     "name": s.name,
-                    "kind": s.kind.name(),
-                    "frames": s.render.frames,
-                    "fps": s.render.fps,
-                    "width": s.render.width,
-                    "height": s.render.height,
+                    "kind": s.kind_name(),
+                    "frames": s.sim.timing.frames,
+                    "fps": s.sim.timing.fps,
+                    "width": s.look.width,
+                    "height": s.look.height,
                     "stamp": stamp(s),
                     "outputs": outputs(&ctx.out, &s.name),
                 })
@@ -67,8 +67,8 @@ fn scene_and_frame(ctx: &Ctx, q: &[(String, String)]) -> Result<(Arc<Scene>, u32
         entry.scene.clone().ok_or_else(|| refuse(409, format!("{id} has problems and never loaded")))?
     };
     let frame: u32 = param(q, "frame").unwrap_or("0").parse().map_err(|_| refuse(400, "frame= is a frame number"))?;
-    if frame >= scene.render.frames {
-        return Err(refuse(404, format!("{} has frames 0..={}", scene.name, scene.render.frames - 1)));
+    if frame >= scene.sim.timing.frames {
+        return Err(refuse(404, format!("{} has frames 0..={}", scene.name, scene.sim.timing.frames - 1)));
     }
     Ok((scene, frame))
 }
@@ -93,7 +93,7 @@ pub fn facts(ctx: &Ctx, q: &[(String, String)]) -> Result<Value, Refusal> {
             "draw_ms": s.draw.as_secs_f64() * 1e3,
         })
     });
-    Ok(json!({ "frame": frame, "time": scene.render.time_of(frame), "stamp": stamp(&scene), "shot": shot }))
+    Ok(json!({ "frame": frame, "time": scene.sim.timing.time_of(frame), "stamp": stamp(&scene), "shot": shot }))
 }
 
 /// How the studio is doing: the adapter, frames drawn, cache and memory.

@@ -125,10 +125,7 @@ impl Catalog {
             let mut differs = entry.problem != problem;
             entry.problem = problem;
             if let Some(s) = scene {
-                let same = entry
-                    .scene
-                    .as_ref()
-                    .is_some_and(|old| old.fingerprint == s.fingerprint && old.name == s.name && old.render == s.render);
+                let same = entry.scene.as_ref().is_some_and(|old| **old == s);
                 entry.files = s.files().iter().map(|f| resolved(f)).collect();
                 if !same {
                     entry.scene = Some(Arc::new(s));
@@ -190,13 +187,13 @@ mod tests {
         std::fs::write(&a, SCENE.replace("[6, 4, 8]", "[7, 4, 8]")).unwrap();
         assert_eq!(c.reload(), vec![a.clone()]);
         let moved = c.entries[&a].scene.clone().unwrap();
-        assert_eq!(moved.fingerprint.simulation, first.fingerprint.simulation);
-        assert_ne!(moved.fingerprint.drawing, first.fingerprint.drawing);
+        assert_eq!(moved.identity().simulation, first.identity().simulation);
+        assert_ne!(moved.identity().drawing, first.identity().drawing);
         // broken: the problem with its place, the last good scene kept
         std::fs::write(&a, SCENE.replace("seed = 3", "seed = ")).unwrap();
         assert_eq!(c.reload(), vec![a.clone()]);
         let e = &c.entries[&a];
-        assert_eq!(e.scene.as_ref().unwrap().fingerprint, moved.fingerprint);
+        assert_eq!(e.scene.as_ref().unwrap().identity(), moved.identity());
         let p = e.problem.as_ref().unwrap();
         assert_eq!((p.items[0].line, p.items[0].file.as_str()), (2, a.to_str().unwrap()), "{p:?}");
         // a new file appears, a removed one goes

@@ -1,13 +1,15 @@
 //! The studio's renderer: one thread that owns the GPU renderers and the scenes' simulations, and
 //! draws the frames the page asks for, newest request first. What it keeps:
 //!
-//! - Frames, as PNG bytes, by everything their pixels depend on: the scene file, the simulation's
-//!   and the drawing's fingerprints, the frame, draft or final (the build is this process's). An
-//!   edit that changes neither fingerprint finds every frame still there: nothing is drawn again.
-//! - Per scene, the simulation at the last frame it described, with saved states along the way
-//!   (in memory, and the ones a `simreel render` left in `OUT/<scene>/snapshots/`), kept while the
-//!   simulation's fingerprint stays. A camera or colour edit builds the simulation again and
-//!   restores it from the nearest saved state; a seek backward does the same.
+//! - Frames, as PNG bytes, by everything their pixels depend on: the scene file, its identity
+//!   (the simulation's and the drawing's hashes), the frame, draft or final (the build is this
+//!   process's). An edit that changes neither finds every frame still there: nothing is drawn
+//!   again.
+//! - Per scene, the simulation at the last frame it described (one for the finals, one for the
+//!   drafts), with saved states along the way (in memory, and the ones a `simreel render` of the
+//!   same simulation left in `OUT/<scene>/snapshots/`), kept while the simulation's identity
+//!   stays. A camera or colour edit keeps the simulations and paints them anew; a seek backward
+//!   restores the nearest saved state.
 //!
 //! When no request waits, it draws drafts of the frames around the one on screen, nearest first.
 
@@ -20,8 +22,8 @@ use std::time::{Duration, Instant};
 use crate::frame::FrameData;
 use crate::output::png::{Effort, encode};
 use crate::render::{AdapterRequest, AdapterSummary, Renderer};
-use crate::scene::Scene;
-use crate::sim::Simulation;
+use crate::scene::{Identity, Scene};
+use crate::sim::{Player, Simulation};
 
 /// PNG bytes the cache may hold; the least recently used frames go first.
 const CACHE_BYTES: usize = 256 << 20;
@@ -34,15 +36,14 @@ const RENDERERS: usize = 4;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FrameKey {
     pub scene: PathBuf,
-    pub simulation: u64,
-    pub drawing: u64,
+    pub identity: Identity,
     pub frame: u32,
     pub draft: bool,
 }
 
 impl FrameKey {
     pub fn of(scene: &Scene, frame: u32, draft: bool) -> FrameKey {
-        FrameKey { scene: scene.path.clone(), simulation: scene.fingerprint.simulation, drawing: scene.fingerprint.drawing, frame, draft }
+        FrameKey { scene: scene.path.clone(), identity: scene.identity(), frame, draft }
     }
 }
 
@@ -96,11 +97,10 @@ impl Cache {
         }
     }
 
-    /// Forgets the frames of scene files no longer served, and of fingerprints they no longer have.
+    /// Forgets the frames of scene files no longer served, and of identities they no longer have.
     fn retain(&mut self, current: &HashMap<PathBuf, Arc<Scene>>) {
-        self.frames.retain(|k, _| {
-            current.get(&k.scene).is_some_and(|s| s.fingerprint.simulation == k.simulation && s.fingerprint.drawing == k.drawing)
-        });
+        let identities: HashMap<&PathBuf, Identity> = current.iter().map(|(p, s)| (p, s.identity())).collect();
+        self.frames.retain(|k, _| identities.get(&k.scene) == Some(&k.identity));
         self.bytes = self.frames.values().map(|(s, _)| s.png.len()).sum();
     }
 }
@@ -179,11 +179,11 @@ impl Engine {
         self.shared.state.lock().expect("studio state").cache.get(key)
     }
 
-    /// The scenes served now: frames of others, or of their earlier fingerprints, are dropped.
+    /// The scenes served now: frames of others, or of their earlier identities, are dropped.
     pub fn serve(&self, scenes: HashMap<PathBuf, Arc<Scene>>) {
         let mut st = self.shared.state.lock().expect("studio state");
         st.cache.retain(&scenes);
-        if st.focus.as_ref().is_some_and(|(s, _)| scenes.get(&s.path).is_none_or(|now| now.fingerprint != s.fingerprint)) {
+        if st.focus.as_ref().is_some_and(|(s, _)| scenes.get(&s.path).is_none_or(|now| now.identity() != s.identity())) {
             st.focus = None;
         }
         st.scenes = scenes;
@@ -213,8 +213,8 @@ impl Drop for Engine {
     }
 }
 
-/// One scene's simulation runs: the final's and the draft's (each built from its own scene, as
-/// the frames describe sizes), sharing saved states.
+/// One scene's simulation runs: the final's and the draft's (the same simulation, each at the
+/// frames its requests ask for, painted at its own size), sharing saved states.
 struct Sims {
     simulation: u64,
     saved: BTreeMap<u32, Vec<u8>>,
@@ -222,10 +222,11 @@ struct Sims {
     runs: [Option<Run>; 2],
 }
 
-/// A simulation built from one scene (its drawing fingerprint), at the last frame it described.
+/// A simulation with the painter of one look (its drawing's hash), at the last frame it
+/// described.
 struct Run {
     drawing: u64,
-    sim: Box<dyn Simulation>,
+    player: Player,
     at: Option<u32>,
 }
 
@@ -258,7 +259,7 @@ impl Worker {
                     if let Ok(shot) = &drawn {
                         let mut st = self.shared.state.lock().expect("studio state");
                         // a scene edited while it was drawn: its frame is answered but not kept
-                        if st.scenes.get(&key.scene).is_some_and(|s| s.fingerprint == scene.fingerprint) {
+                        if st.scenes.get(&key.scene).is_some_and(|s| s.identity() == key.identity) {
                             st.cache.put(key.clone(), shot.clone());
                         }
                         st.drawn += 1;
@@ -286,7 +287,7 @@ impl Worker {
                 return Some(Task::Serve(r));
             }
             if let Some((scene, at)) = st.focus.clone() {
-                let last = scene.render.frames - 1;
+                let last = scene.sim.timing.frames - 1;
                 let near = (1..=PREFETCH).flat_map(|d| [at.checked_add(d).filter(|&f| f <= last), at.checked_sub(d)]).flatten();
                 let wanted = near.map(|f| FrameKey::of(&scene, f, true)).find(|k| !st.cache.frames.contains_key(k));
                 match wanted {
@@ -304,7 +305,7 @@ impl Worker {
     /// Drops the simulations of scenes no longer served, or whose simulation changed.
     fn forget_unserved(&mut self) {
         let st = self.shared.state.lock().expect("studio state");
-        self.sims.retain(|path, s| st.scenes.get(path).is_some_and(|now| now.fingerprint.simulation == s.simulation));
+        self.sims.retain(|path, s| st.scenes.get(path).is_some_and(|now| now.identity().simulation == s.simulation));
     }
 
     fn draw(&mut self, scene: &Arc<Scene>, frame: u32, draft: bool) -> Result<Shot, String> {
@@ -320,7 +321,7 @@ impl Worker {
         let data = self.simulate(scene, frame, draft, &frames_dir)?;
         let simulate = t0.elapsed();
         let t1 = Instant::now();
-        let (w, h, samples) = (scene.render.width, scene.render.height, scene.render.msaa);
+        let (w, h, samples) = (scene.look.width, scene.look.height, scene.look.msaa);
         let renderer = self.renderer(w, h, samples)?;
         let mut image = renderer.submit(&data).map_err(|e| e.to_string())?;
         while image.is_none() {
@@ -357,39 +358,45 @@ impl Worker {
     /// The frame's data, simulated from the nearest state at or before it: the run's own position,
     /// a state saved in memory or by an earlier render, or the start.
     fn simulate(&mut self, scene: &Scene, frame: u32, draft: bool, frames_dir: &Path) -> Result<FrameData, String> {
-        let fp = scene.fingerprint;
+        let id = scene.identity();
         let sims = self.sims.entry(scene.path.clone()).or_insert_with(|| Sims {
-            simulation: fp.simulation,
+            simulation: id.simulation,
             saved: BTreeMap::new(),
             facts: BTreeMap::new(),
             runs: [None, None],
         });
-        if sims.simulation != fp.simulation {
-            *sims = Sims { simulation: fp.simulation, saved: BTreeMap::new(), facts: BTreeMap::new(), runs: [None, None] };
+        if sims.simulation != id.simulation {
+            *sims = Sims { simulation: id.simulation, saved: BTreeMap::new(), facts: BTreeMap::new(), runs: [None, None] };
         }
         let run = &mut sims.runs[usize::from(draft)];
-        if run.as_ref().is_none_or(|r| r.drawing != fp.drawing) {
-            *run = Some(Run { drawing: fp.drawing, sim: crate::kinds::build(scene), at: None });
+        match run {
+            None => *run = Some(Run { drawing: id.drawing, player: crate::kinds::build(scene), at: None }),
+            // another look of the same simulation: painted anew, from where it is
+            Some(r) if r.drawing != id.drawing => {
+                crate::kinds::repaint(&mut r.player, scene);
+                r.drawing = id.drawing;
+            }
+            Some(_) => {}
         }
         let run = run.as_mut().expect("a run");
         restore(run, scene, &sims.saved, frames_dir, frame);
         // step through the frames where states are saved, saving them
         // states are saved where a render saves them: every 1/32 of the scene
-        let due = |f: u32| crate::pipeline::snapshots::due(f, scene.render.frames);
+        let due = |f: u32| crate::pipeline::snapshots::due(f, scene.sim.timing.frames);
         let from = run.at.map_or(0, |a| a + 1);
         let on_the_way: Vec<u32> = (from..frame).filter(|&f| due(f) && !sims.saved.contains_key(&f)).collect();
         for f in on_the_way {
-            run.sim.frame(f);
+            run.player.sim_mut().advance(f);
             run.at = Some(f);
-            note(&mut sims.facts, &mut sims.saved, run.sim.as_ref(), f, true);
-            if let Some(fault) = run.sim.fault() {
+            note(&mut sims.facts, &mut sims.saved, run.player.sim(), f, true);
+            if let Some(fault) = run.player.fault() {
                 return Err(format!("the simulation broke at frame {}: {}", fault.frame, fault.what));
             }
         }
-        let data = run.sim.frame(frame);
+        let data = run.player.frame(frame);
         run.at = Some(frame);
-        note(&mut sims.facts, &mut sims.saved, run.sim.as_ref(), frame, due(frame));
-        match run.sim.fault() {
+        note(&mut sims.facts, &mut sims.saved, run.player.sim(), frame, due(frame));
+        match run.player.fault() {
             Some(fault) => Err(format!("the simulation broke at frame {}: {}", fault.frame, fault.what)),
             None => Ok(data),
         }
@@ -417,7 +424,7 @@ fn note(
 fn restore(run: &mut Run, scene: &Scene, saved: &BTreeMap<u32, Vec<u8>>, frames_dir: &Path, frame: u32) {
     // a state helps when it lies after the run's position (anywhere, when the run is past the frame)
     let from = run.at.filter(|&at| at <= frame).map_or(0, |at| at + 1);
-    let due = |f: u32| crate::pipeline::snapshots::due(f, scene.render.frames);
+    let due = |f: u32| crate::pipeline::snapshots::due(f, scene.sim.timing.frames);
     if let Some(best) = (from..=frame).rev().find(|&f| due(f)) {
         let memory = saved.range(from..=frame).next_back().map(|(f, s)| (*f, s.clone()));
         // the folder is read only when memory lacks the best state there could be
@@ -430,7 +437,7 @@ fn restore(run: &mut Run, scene: &Scene, saved: &BTreeMap<u32, Vec<u8>>, frames_
         };
         candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
         for (f, state) in candidates {
-            if run.sim.restore(f, &state) {
+            if run.player.restore(f, &state) {
                 // the next frame asked for may be f itself
                 run.at = Some(f);
                 return;
@@ -438,7 +445,7 @@ fn restore(run: &mut Run, scene: &Scene, saved: &BTreeMap<u32, Vec<u8>>, frames_
         }
     }
     if run.at.is_some_and(|at| at > frame) {
-        run.sim = crate::kinds::build(scene);
+        run.player = crate::kinds::build(scene);
         run.at = None;
     }
 }

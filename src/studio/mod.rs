@@ -293,7 +293,7 @@ fn render_into(
     Box::new(move |path: PathBuf| {
         let scene = crate::scene::load(&path).map_err(|e| e.to_string())?;
         let job = crate::pipeline::Job {
-            frames: (0..scene.render.frames).collect(),
+            frames: (0..scene.sim.timing.frames).collect(),
             formats: scene.output.formats.clone(),
             scene,
             out_dir: out.clone(),

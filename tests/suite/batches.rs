@@ -274,12 +274,9 @@ fn llvmpipe_through_gl_draws_batches_like_lavapipe() {
 #[test]
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_wind_frame_is_one_draw_per_batch_and_its_placements_are_uploaded_once() {
-    use simreel::kinds::FromScene;
-    use simreel::sim::Simulation;
-    use simreel::sim::wind::WindSim;
     require_gpu();
     let scene = simreel::scene::load(&crate::common::root().join("scenes/wind_forest.toml")).unwrap();
-    let mut sim = WindSim::from_scene(&scene).unwrap();
+    let mut sim = simreel::kinds::build(&scene);
     let mut r = Renderer::new(&AdapterRequest::default(), W, H, 1).expect("renderer");
     let mut keys = std::collections::HashSet::new();
     let mut thinned = 0;

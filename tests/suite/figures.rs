@@ -58,7 +58,7 @@ fn y_axis(canvas: &Canvas2d, rect: [f32; 4]) -> impl Fn(f32) -> f64 + use<> {
 #[test]
 fn a_line_chart_plots_every_frame_of_the_manifest_it_reads() {
     let scene = simreel::scene::load(&root().join("scenes/figures/flock_trace.toml")).unwrap();
-    let simreel::scene::KindSpec::Figure(spec) = &scene.kind else { panic!("a figure") };
+    let simreel::scene::KindLook::Figure(spec) = &scene.look.kind else { panic!("a figure") };
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(root().join("scenes/figures/data/flock_manifest.json")).unwrap()).unwrap();
     let frame = simreel::kinds::build(&scene).frame(0);
@@ -90,7 +90,7 @@ fn a_line_chart_plots_every_frame_of_the_manifest_it_reads() {
 #[test]
 fn chart_values_read_back_from_the_frame_equal_the_json_they_came_from() {
     let scene = simreel::scene::load(&root().join("scenes/figures/dice_study.toml")).unwrap();
-    let simreel::scene::KindSpec::Figure(spec) = &scene.kind else { panic!("a figure") };
+    let simreel::scene::KindLook::Figure(spec) = &scene.look.kind else { panic!("a figure") };
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(root().join("scenes/figures/data/dice_study.json")).unwrap()).unwrap();
     let mut sim = simreel::kinds::build(&scene);
@@ -260,15 +260,12 @@ fn a_panel_changes_its_scene_through_with_and_reports_bad_overrides() {
     use simreel::scene::KindSpec;
     use simreel::scene::terrain::Algorithm;
     let scene = simreel::scene::load(&root().join("scenes/figures/mc_vs_sn_vs_dc.toml")).unwrap();
-    let KindSpec::Figure(fig) = &scene.kind else { panic!() };
+    let KindSpec::Figure(fig) = &scene.sim.kind else { panic!() };
     let algorithms: Vec<Algorithm> = fig
         .panels
         .iter()
-        .map(|p| match &p.content {
-            simreel::scene::figure::PanelContent::Scene(s) => match &s.kind {
-                KindSpec::Terrain(t) => t.algorithm,
-                _ => panic!(),
-            },
+        .map(|p| match p.as_ref().map(|p| &p.scene.kind) {
+            Some(KindSpec::Terrain(t)) => t.algorithm,
             _ => panic!(),
         })
         .collect();

@@ -29,7 +29,7 @@ fn shipped_goldens() -> Vec<Golden> {
     for scene in scenes {
         let spec = scene.golden.clone().expect("collect_scenes returns scenes with [golden]");
         for &frame in &spec.frames {
-            let path = root().join("tests/golden").join(&scene.name).join(simreel::output::frame_file_name(frame, scene.render.frames));
+            let path = root().join("tests/golden").join(&scene.name).join(simreel::output::frame_file_name(frame, scene.sim.timing.frames));
             assert!(path.is_file(), "{} is missing", path.display());
             out.push(Golden { scene: scene.clone(), frame, image: read_png(&path), path });
         }

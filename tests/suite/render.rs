@@ -507,7 +507,7 @@ fn jelly_dice_bend_on_the_gpu_as_on_the_cpu_and_show_colour_pips_and_results() {
     require_gpu();
     let s = simreel::scene::load(&crate::common::root().join("scenes/dice.toml")).unwrap();
     let mut sim = simreel::kinds::build(&s);
-    let last = s.render.frames - 1;
+    let last = s.sim.timing.frames - 1;
     let data = sim.frame(last);
     let (w, h) = (480, 300);
     let gpu = render_frame(&data, w, h, false);
@@ -524,7 +524,7 @@ fn jelly_dice_bend_on_the_gpu_as_on_the_cpu_and_show_colour_pips_and_results() {
     let cam = data.camera;
     let view = glam::Mat4::look_at_rh(cam.eye.into(), cam.target.into(), cam.up.into());
     let proj = glam::Mat4::perspective_rh(cam.fov_y_deg.to_radians(), w as f32 / h as f32, cam.near, cam.far);
-    let simreel::scene::KindSpec::Dice(spec) = &s.kind else { panic!("a dice scene") };
+    let simreel::scene::KindLook::Dice(spec) = &s.look.kind else { panic!("a dice scene") };
     let bodies: Vec<&simreel::frame::MeshInstance> = data.meshes.iter().filter(|m| m.material.translucent).collect();
     assert_eq!(bodies.len(), 5);
     for (die, body) in bodies.iter().enumerate() {
@@ -636,7 +636,7 @@ fn the_memory_estimate_bounds_every_shipped_scene_within_twice_its_peak() {
     for path in crate::common::shipped_scenes() {
         let scene = simreel::scene::load(&path).unwrap();
         let (estimate, _) = scene.memory_estimate(8);
-        let frames = format!("0..{}", scene.render.frames.min(20) - 1);
+        let frames = format!("0..{}", scene.sim.timing.frames.min(20) - 1);
         let o = simreel().args(["render", "--format", "png", "--frames", &frames, "--out"]).arg(&out).arg(&path).output().unwrap();
         assert!(o.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&o.stderr));
         let manifest: serde_json::Value =
@@ -803,7 +803,7 @@ fn resume_keeps_no_frame_of_another_build_and_counts_only_what_it_rendered() {
     let (frame0, frame1) = (std::fs::read(frame(0)).unwrap(), std::fs::read(frame(1)).unwrap());
     assert_ne!(frame0, frame1);
     std::fs::write(frame(1), &frame0).unwrap();
-    let msaa = simreel::scene::load(&root().join("tests/scenes/small_terrain.toml")).unwrap().render.msaa;
+    let msaa = simreel::scene::load(&root().join("tests/scenes/small_terrain.toml")).unwrap().look.msaa;
     as_an_earlier_build_wrote_it(&dir.join("small_terrain/manifest.json"), msaa);
     let rebuilt = render();
     assert!(

@@ -74,12 +74,12 @@ fn kinds_syntax_and_exclusive_keys() {
 fn defaults_fill_a_minimal_scene() {
     let s = scene::parse("kind = \"terrain\"\n", Path::new("dir/hills.toml")).unwrap();
     assert_eq!(s.name, "hills");
-    assert_eq!((s.render.width, s.render.height, s.render.fps, s.render.frames, s.render.msaa), (640, 480, 30, 60, 4));
-    let scene::KindSpec::Terrain(t) = &s.kind else { panic!("a terrain scene") };
+    assert_eq!((s.look.width, s.look.height, s.sim.timing.fps, s.sim.timing.frames, s.look.msaa), (640, 480, 30, 60, 4));
+    let scene::KindSpec::Terrain(t) = &s.sim.kind else { panic!("a terrain scene") };
     assert_eq!(t.resolution, [96, 64, 96]);
     assert!(t.closed);
     let d = scene::parse("kind = \"terrain\"\n[render]\nduration = 2.5\nfps = 24\n", Path::new("x.toml")).unwrap();
-    assert_eq!(d.render.frames, 60);
+    assert_eq!(d.sim.timing.frames, 60);
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn shipped_scenes_are_valid_and_cover_every_kind() {
     let mut kinds_seen = std::collections::BTreeSet::new();
     for p in crate::common::shipped_scenes() {
         let s = scene::load(&p).unwrap_or_else(|e| panic!("{e}"));
-        kinds_seen.insert(s.kind.name());
+        kinds_seen.insert(s.kind_name());
     }
     let missing: Vec<&str> = scene::KINDS.iter().copied().filter(|k| !kinds_seen.contains(k)).collect();
     assert!(missing.is_empty(), "scenes/ has no example scene of the registered kind(s) {missing:?}");
@@ -310,8 +310,8 @@ at = 9.0
     find("dice.grab[1].at", "scene ends");
     // a good minimal dice scene fills in the documented defaults
     let s = scene::parse("kind = \"dice\"\n", Path::new("d.toml")).unwrap();
-    let scene::KindSpec::Dice(spec) = &s.kind else { panic!("a dice scene") };
-    assert_eq!((spec.count, spec.firmness.len(), spec.rolls.as_slice(), spec.results), (5, 5, &[0.0][..], true));
+    let (scene::KindSpec::Dice(spec), scene::KindLook::Dice(look)) = (&s.sim.kind, &s.look.kind) else { panic!("a dice scene") };
+    assert_eq!((spec.count, spec.firmness.len(), spec.rolls.as_slice(), look.results), (5, 5, &[0.0][..], true));
 }
 
 #[test]
@@ -521,7 +521,7 @@ fn frame_specs_that_start_with_a_minus_work_as_the_help_says() {
     let o = render("-1");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "--frames -1: {err}");
-    let last = simreel::scene::load(&root().join("scenes/flock.toml")).unwrap().render.frames - 1;
+    let last = simreel::scene::load(&root().join("scenes/flock.toml")).unwrap().sim.timing.frames - 1;
     assert!(out.join(format!("flock/frame_{last:04}.png")).is_file());
     assert!(err.contains("flock: wrote 1 frame in "), "singular: {err}");
     let o = render("-3..");

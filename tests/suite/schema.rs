@@ -403,120 +403,38 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
     assert!(invalid > 400, "a corpus of {invalid} broken documents: the walk lost tables");
 }
 
-/// A valid value for `key` other than its default (`None` where the type has no simple one).
-fn another_value(key: &Key) -> Option<Value> {
-    let shifted = |d: f64, min: f64, max: f64| {
-        let up = if max < 1e300 { (d + max) / 2.0 } else { d + 1.0 };
-        let down = if min > -1e300 { (d + min) / 2.0 } else { d - 1.0 };
-        [up, down].into_iter().find(|x| *x != d && (min..=max).contains(x))
-    };
-    Some(match (key.ty, key.default) {
-        (Ty::Float { min, max }, DefaultValue::Float(d)) => Value::Float(shifted(d, min, max)?),
-        (Ty::Int { min, max }, DefaultValue::Int(d)) => Value::Integer(if d < max {
-            d + 1
-        } else if d > min {
-            d - 1
-        } else {
-            return None;
-        }),
-        (Ty::IntIn(allowed), DefaultValue::Int(d)) => Value::Integer(*allowed.iter().find(|a| **a != d)?),
-        (Ty::Bool, DefaultValue::Bool(b)) => Value::Boolean(!b),
-        (Ty::Choice(c), _) if c.len() > 1 => Value::String(c[1].into()),
-        (Ty::Color, _) => Value::String("#123456".into()),
-        (Ty::Str, _) => Value::String("another".into()),
-        (Ty::FileName, _) => Value::String("another".into()),
-        (Ty::Vector { min, max, .. } | Ty::Animated { min, max, .. }, DefaultValue::Numbers(d)) => {
-            let v: Option<Vec<Value>> = d.iter().map(|&x| shifted(x, min, max).map(Value::Float)).collect();
-            if d.len() == 1 { v?.pop()? } else { Value::Array(v?) }
-        }
-        (Ty::Animated { len: 1, min, max }, DefaultValue::Float(d)) => Value::Float(shifted(d, min, max)?),
-        _ => return None,
-    })
-}
-
-/// The hashes of the simulation's state at `frames`, simulated from the start (the readable facts
-/// beside them may present the state as the camera sees it: the dice's faces left to right).
-fn digests(scene: &simreel::scene::Scene, frames: &[u32]) -> Vec<u64> {
-    let mut sim = simreel::kinds::build(scene);
-    frames
-        .iter()
-        .map(|&f| {
-            let _ = sim.frame(f);
-            sim.digest().hash
-        })
-        .collect()
-}
-
-/// The table at `path` in `t` (`name[]`: the first item of an array of tables), made where missing.
-fn table_at<'d>(t: &'d mut Doc, path: &[String]) -> Option<&'d mut Doc> {
-    let Some((step, rest)) = path.split_first() else { return Some(t) };
-    let next = match step.strip_suffix("[]") {
-        Some(name) => t.get_mut(name)?.as_array_mut()?.first_mut()?.as_table_mut()?,
-        None => t.entry(step.clone()).or_insert_with(|| Value::Table(Doc::new())).as_table_mut()?,
-    };
-    table_at(next, rest)
-}
-
-/// Every key at `path` (a table of `doc`) and below that the declarations say only draws, or
-/// changes no frame, set to another valid value: (where, the changed document).
-fn mutations(doc: &Doc, decl: &Table, path: &[String], out: &mut Vec<(String, Doc)>) {
-    let mut probe = doc.clone();
-    let Some(here) = table_at(&mut probe, path) else { return };
-    // a tagged table's own case only (the scene's kind, a shape's type)
-    let tag = decl.tagged.as_ref().and_then(|t| here.get(t.tag)?.as_str().map(String::from));
-    let case =
-        decl.tagged.iter().flat_map(|t| t.cases.iter()).filter(|(name, _)| tag.as_deref() == Some(*name)).flat_map(|(_, k)| k.iter());
-    for key in decl.keys.iter().chain(case) {
-        let deeper = |name: String| [path, &[name]].concat();
-        match key.ty {
-            Ty::Table(sub) => mutations(doc, sub, &deeper(key.name.to_string()), out),
-            Ty::Tables(sub) if here.get(key.name).and_then(Value::as_array).is_some_and(|a| !a.is_empty()) => {
-                mutations(doc, sub, &deeper(format!("{}[]", key.name)), out)
-            }
-            _ if !matches!(key.effect, simreel::scene::keys::Effect::Simulation) => {
-                let Some(value) = another_value(key) else { continue };
-                let mut changed = doc.clone();
-                let Some(t) = table_at(&mut changed, path) else { continue };
-                t.insert(key.name.to_string(), value);
-                out.push((deeper(key.name.to_string()).join("."), changed));
-            }
-            _ => {}
-        }
-    }
-}
-
 #[test]
-fn every_key_declared_to_only_draw_or_change_no_frame_leaves_the_simulation_alone() {
-    // one shipped scene of each kind that simulates, at frames through the whole scene
-    let cases = [
-        ("scenes/terrain.toml", vec![0, 89]),
-        ("scenes/flock.toml", vec![0, 200, 389]),
-        ("scenes/dice.toml", vec![0, 60, 179]),
-        ("scenes/wind_forest.toml", vec![0, 90, 179]),
-        ("scenes/cargo_walk.toml", vec![0, 120, 359]),
-    ];
-    let (mut checked, mut refused) = (0, 0);
-    for (file, frames) in cases {
-        let text = std::fs::read_to_string(root().join(file)).unwrap();
-        let doc: Doc = toml::from_str(&text).unwrap();
-        let base = simreel::scene::parse(&text, &root().join(file)).unwrap();
-        let expected = digests(&base, &frames);
-        let mut variants = Vec::new();
-        mutations(&doc, &simreel::scene::kind::ROOT, &[], &mut variants);
-        for (what, changed) in variants {
-            let text = toml::to_string(&changed).unwrap();
-            // a value the reader refuses across keys (a range that must contain another) proves nothing
-            let scene = match simreel::scene::parse(&text, &root().join(file)) {
-                Ok(s) => s,
-                Err(_) => {
-                    refused += 1;
-                    continue;
-                }
-            };
-            assert_eq!(scene.fingerprint.simulation, base.fingerprint.simulation, "{file}: {what} is filed with the simulation's inputs");
-            assert_eq!(digests(&scene, &frames), expected, "{file}: {what} is declared to only draw, but the simulation changes with it");
-            checked += 1;
-        }
+fn what_each_key_redoes_is_where_the_reader_puts_it_and_the_docs_say_so() {
+    use simreel::scene::effects::{Effect, effects};
+    let e = effects();
+    assert!(e.unknown.is_empty(), "{:?}", e.unknown);
+    // the size draws, except for a flock without a canvas of its own, which lives on it
+    for kind in ["terrain", "dice", "wind", "cargo", "figure"] {
+        assert_eq!(e.of(kind, "render.width"), Some(Effect::Drawing), "{kind}");
     }
-    assert!(checked > 150, "only {checked} keys checked ({refused} refused)");
+    assert_eq!(e.of("flock", "render.width"), Some(Effect::Simulation));
+    for (kind, path, effect) in [
+        // a load's size is its resting height on the stack; the chart's seconds are history kept
+        ("cargo", "cargo.link[].size", Effect::Simulation),
+        ("cargo", "cargo.plot.seconds", Effect::Simulation),
+        ("cargo", "cargo.link[].color", Effect::Drawing),
+        ("flock", "flock.trail", Effect::Simulation),
+        ("flock", "flock.trails", Effect::Drawing),
+        ("terrain", "terrain.colors.cliff", Effect::Drawing),
+        ("wind", "wind.grass[].dry_share", Effect::Drawing),
+        ("figure", "figure.panel[].frame", Effect::Simulation),
+        ("figure", "figure.data", Effect::Drawing),
+        ("dice", "golden.tolerance.channel", Effect::Output),
+        ("dice", "name", Effect::Output),
+        ("dice", "render.fps", Effect::Simulation),
+    ] {
+        assert_eq!(e.of(kind, path), Some(effect), "{kind}: {path}");
+    }
+    // the reference says what was found
+    let reference = std::fs::read_to_string(root().join("docs/scene-reference.md")).unwrap();
+    let row = |key: &str| {
+        reference.lines().find(|l| l.starts_with(&format!("| `{key}` |"))).unwrap_or_else(|| panic!("no row for {key}")).to_string()
+    };
+    assert!(row("width").ends_with("; changes the drawing only; changes the simulation for flock |"), "{}", row("width"));
+    assert!(row("seconds").ends_with("history shown |"), "{}", row("seconds"));
 }

@@ -470,7 +470,7 @@ fn shards_of_two_builds_are_not_merged() {
         ok(&render(&out, &["--shard", &format!("{i}/2")], &[]));
     }
     // shard 1 as an earlier build of the same version wrote it
-    let msaa = simreel::scene::load(&root().join("scenes/flock.toml")).unwrap().render.msaa;
+    let msaa = simreel::scene::load(&root().join("scenes/flock.toml")).unwrap().look.msaa;
     crate::render::as_an_earlier_build_wrote_it(&out.join("flock/shard-1-of-2.json"), msaa);
     let o = merge(&out);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -70,12 +70,10 @@ pub const LINK_GAIN: Key =
 pub const LINK_SIZE: Key =
     by_load!(Key::vector("size", &[0.42, 0.34, 0.62], 0.02, 3.0), "[0.42, 0.34, 0.62], [0.36, 0.3, 0.54], [0.3, 0.26, 0.44]")
         .unit("m")
-        .doc("its size")
-        .drawing();
+        .doc("its size");
 pub const LINK_COLOR: Key =
-    by_load!(Key::color("color", crate::scene::values::Srgb::hex("#b5895a")), "#b5895a, #6f8f4e, #c4553b").doc("its colour").drawing();
-pub const LINK_SHAPE: Key =
-    by_load!(Key::choice("shape", &["sack", "crate", "bundle"]), "sack, crate, bundle").doc("how it is drawn").drawing();
+    by_load!(Key::color("color", crate::scene::values::Srgb::hex("#b5895a")), "#b5895a, #6f8f4e, #c4553b").doc("its colour");
+pub const LINK_SHAPE: Key = by_load!(Key::choice("shape", &["sack", "crate", "bundle"]), "sack, crate, bundle").doc("how it is drawn");
 const LINK: Table = Table::new(
     "a load on the jige: a damped spring in pitch, roll and lift on its support",
     &[LINK_NAME, SUPPORT, LINK_FREQUENCY, LINK_DAMPING, LINK_PITCH, LINK_ROLL, LINK_LIFT, LINK_GAIN, LINK_SIZE, LINK_COLOR, LINK_SHAPE],
@@ -106,9 +104,9 @@ pub const RAMP_TO: Key = Key::float("to", 1.0, -1e4, 1e4).unit("m").doc("where i
 pub const RISE: Key = Key::float("rise", 0.5, -100.0, 100.0).unit("m").doc("how far it climbs (at most 1 in 2)");
 const RAMP: Table = Table::new("a ramp the carrier climbs", &[RAMP_FROM, RAMP_TO, RISE]);
 pub const RAMP_KEY: Key = Key::table("ramp", &RAMP).doc(RAMP.doc);
-pub const GRID: Key = Key::float("grid", 0.5, 0.05, 100.0).unit("m").doc("side of the ground's checker squares").drawing();
-pub const GROUND_COLOR: Key = Key::color("color", crate::scene::values::Srgb::hex("#c9c2b2")).doc("one checker colour").drawing();
-pub const GROUND_COLOR2: Key = Key::color("color2", crate::scene::values::Srgb::hex("#b3ab99")).doc("the other checker colour").drawing();
+pub const GRID: Key = Key::float("grid", 0.5, 0.05, 100.0).unit("m").doc("side of the ground's checker squares");
+pub const GROUND_COLOR: Key = Key::color("color", crate::scene::values::Srgb::hex("#c9c2b2")).doc("one checker colour");
+pub const GROUND_COLOR2: Key = Key::color("color2", crate::scene::values::Srgb::hex("#b3ab99")).doc("the other checker colour");
 const GROUND: Table = Table::new("the ground: a checker, with an optional ramp", &[RAMP_KEY, GRID, GROUND_COLOR, GROUND_COLOR2]);
 pub const GROUND_KEY: Key = Key::table("ground", &GROUND).doc(GROUND.doc);
 
@@ -138,23 +136,21 @@ const EVENT: Table = Table::tagged(
 );
 pub const EVENT_KEY: Key = Key::tables("event", &EVENT).doc(EVENT.doc);
 
-pub const PLOT_SECONDS: Key = Key::float("seconds", 4.0, 0.5, 600.0).unit("s").doc("history shown").drawing();
+pub const PLOT_SECONDS: Key = Key::float("seconds", 4.0, 0.5, 600.0).unit("s").doc("history shown");
 pub const TRACES: Key = Key::of("traces", Ty::List(&Ty::Choice(&["pitch", "roll", "lift"])))
     .said("[\"pitch\", \"lift\"]")
-    .doc("the lanes: each load's value (thick), target (thin) and limits (dashed)")
-    .drawing();
-pub const PLOT_HEIGHT: Key = Key::float("height", 0.3, 0.1, 0.8).doc("share of the frame's height the chart takes").drawing();
-pub const LABELS: Key = Key::flag("labels", true).doc("each load's frequency, damping and gain after heaviness").drawing();
+    .doc("the lanes: each load's value (thick), target (thin) and limits (dashed)");
+pub const PLOT_HEIGHT: Key = Key::float("height", 0.3, 0.1, 0.8).doc("share of the frame's height the chart takes");
+pub const LABELS: Key = Key::flag("labels", true).doc("each load's frequency, damping and gain after heaviness");
 const PLOT: Table = Table::new("a strip chart over the bottom of the frame", &[PLOT_SECONDS, TRACES, PLOT_HEIGHT, LABELS]);
-pub const PLOT_KEY: Key = Key::table("plot", &PLOT).doc(PLOT.doc).drawing();
+pub const PLOT_KEY: Key = Key::table("plot", &PLOT).doc(PLOT.doc);
 
-pub const OFFSET: Key = Key::vector("offset", &[0.0, 1.6, 4.2], -FAR, FAR).unit("m").doc("the eye's offset from the carrier").drawing();
-pub const LOOK: Key =
-    Key::vector("look", &[0.0, 1.1, 0.0], -FAR, FAR).unit("m").doc("the point looked at, offset from the carrier").drawing();
+pub const OFFSET: Key = Key::vector("offset", &[0.0, 1.6, 4.2], -FAR, FAR).unit("m").doc("the eye's offset from the carrier");
+pub const LOOK: Key = Key::vector("look", &[0.0, 1.1, 0.0], -FAR, FAR).unit("m").doc("the point looked at, offset from the carrier");
 const FOLLOW: Table = Table::new("a camera that moves with the carrier", &[OFFSET, LOOK]);
-pub const FOLLOW_KEY: Key = Key::table("follow", &FOLLOW).doc(FOLLOW.doc).drawing();
-pub const DUST: Key = Key::flag("dust", true).doc("dust where a load lands").drawing();
-pub const GHOST: Key = Key::flag("ghost", false).doc("translucent copies of the loads at their rest pose").drawing();
+pub const FOLLOW_KEY: Key = Key::table("follow", &FOLLOW).doc(FOLLOW.doc);
+pub const DUST: Key = Key::flag("dust", true).doc("dust where a load lands");
+pub const GHOST: Key = Key::flag("ghost", false).doc("translucent copies of the loads at their rest pose");
 
 /// `[cargo]`.
 pub const CARGO: Table = Table::new(

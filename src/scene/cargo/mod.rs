@@ -15,7 +15,7 @@ use super::reader::TableReader;
 use super::values::{Animated, Srgb};
 
 /// How the springs are stepped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Integrator {
     /// Closed-form damped-spring steps on a fixed clock, input from the support's exact
     /// acceleration: the same trajectory at any game frame rate, stable at any frame length.
@@ -29,7 +29,7 @@ pub enum Integrator {
 }
 
 /// Where the support's acceleration comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Input {
     /// Derivatives of the scripted motion, sampled on the simulation clock.
     Exact,
@@ -37,7 +37,7 @@ pub enum Input {
     Difference,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Mode {
     /// Worn on the carrier's back.
     Back,
@@ -45,7 +45,7 @@ pub enum Mode {
     Ground,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Shape {
     Sack,
     Crate,
@@ -53,7 +53,7 @@ pub enum Shape {
 }
 
 /// One damped spring set: the frame's sway or one load's pitch, roll and lift.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LinkSpec {
     pub name: String,
     /// Index of the link whose pivot carries this one's (`None`: the package root).
@@ -69,13 +69,19 @@ pub struct LinkSpec {
     pub lift: f64,
     /// Pitch °/(m/s²), roll °/(m/s²), lift cm/(m/s²).
     pub gain: [f64; 3],
-    /// Depth (along the carrier's forward axis), height, width, metres.
+    /// Depth (along the carrier's forward axis), height, width, metres: its resting height on
+    /// the stack is the simulation's.
     pub size: [f64; 3],
+}
+
+/// How a load is drawn.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LinkLook {
     pub color: Srgb,
     pub shape: Shape,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FrameSpec {
     pub frequency: f64,
     pub damping: f64,
@@ -88,7 +94,7 @@ pub struct FrameSpec {
 }
 
 /// One part of the route.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum Leg {
     /// Walk in a straight line to (x, z), starting and stopping at rest.
     To { to: [f64; 2], cruise: f64 },
@@ -98,7 +104,7 @@ pub enum Leg {
     Teleport([f64; 2]),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct GaitSpec {
     /// Steps a second at cruise speed.
     pub step_hz: f64,
@@ -109,7 +115,7 @@ pub struct GaitSpec {
     pub lean: f64,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RouteSpec {
     pub start: [f64; 2],
     /// Heading at the start, degrees from +x toward +z.
@@ -122,22 +128,27 @@ pub struct RouteSpec {
 }
 
 /// A climb along +x: flat before `from`, `rise` metres higher after `to`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Ramp {
     pub from: f64,
     pub to: f64,
     pub rise: f64,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct GroundSpec {
     pub ramp: Option<Ramp>,
+}
+
+/// How the ground is drawn.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct GroundLook {
     /// Checker square side, metres.
     pub grid: f64,
     pub colors: [Srgb; 2],
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum EventKind {
     /// A load put on: link index, the fill ratio from then on, impulse (pitch °/s, roll °/s,
     /// lift m/s at the top link).
@@ -159,24 +170,23 @@ pub enum EventKind {
     PickUp,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct EventSpec {
     pub at: f64,
     pub kind: EventKind,
 }
 
 /// Which link values the strip chart draws.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Trace {
     Pitch,
     Roll,
     Lift,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlotSpec {
-    /// Seconds of history shown.
-    pub seconds: f64,
+/// The strip chart as drawn (the history it shows is the simulation's: `CargoSpec::history`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct PlotLook {
     pub traces: Vec<Trace>,
     /// Fraction of the image height the chart takes.
     pub height: f64,
@@ -184,13 +194,13 @@ pub struct PlotSpec {
 }
 
 /// A camera that moves with the carrier: eye and target offsets from its ground position.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FollowSpec {
     pub offset: [f64; 3],
     pub look: [f64; 3],
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CargoSpec {
     pub mode: Mode,
     /// The jige's fill ratio over time (loads with a `fill` override it from their time on).
@@ -220,11 +230,9 @@ pub struct CargoSpec {
     pub route: RouteSpec,
     pub ground: GroundSpec,
     pub events: Vec<EventSpec>,
-    pub plot: Option<PlotSpec>,
-    pub follow: Option<FollowSpec>,
-    pub dust: bool,
-    /// Translucent copies of the loads at their rest pose.
-    pub ghost: bool,
+    /// Seconds of history the simulation keeps for the strip chart (`[cargo.plot] seconds`);
+    /// `None` without a chart.
+    pub history: Option<f64>,
 }
 
 struct LinkDefault {
@@ -285,22 +293,37 @@ const LINKS: [LinkDefault; 3] = [
     },
 ];
 
+/// What only the cargo's drawing reads.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CargoLook {
+    /// Per load, in the order of `CargoSpec::links`.
+    pub links: Vec<LinkLook>,
+    pub ground: GroundLook,
+    pub plot: Option<PlotLook>,
+    pub follow: Option<FollowSpec>,
+    pub dust: bool,
+    /// Translucent copies of the loads at their rest pose.
+    pub ghost: bool,
+}
+
 impl KindTable for CargoSpec {
     const NAME: &'static str = "cargo";
     const TABLE: &'static Table = &CARGO;
 
-    fn read(t: &TableReader, render: &RenderSpec) -> Self {
+    type Look = CargoLook;
+
+    fn read(t: &TableReader, render: &RenderSpec) -> (Self, CargoLook) {
         read_cargo(t, render.duration())
     }
 
-    fn memory(&self) -> (u64, String) {
+    fn memory(&self, _: &CargoLook) -> (u64, String) {
         // spring state, the strip chart's history (a sample a game frame), the strap mesh
         let history = (self.game_hz * 60.0) as u64 * 64;
         (1 << 20 | history, format!("{} loads", self.links.len()))
     }
 }
 
-fn read_cargo(t: &TableReader, duration: f64) -> CargoSpec {
+fn read_cargo(t: &TableReader, duration: f64) -> (CargoSpec, CargoLook) {
     let integrator = match t.choice(&INTEGRATOR) {
         "seed" => Integrator::Seed,
         "seed_fixed" => Integrator::SeedFixed,
@@ -321,7 +344,7 @@ fn read_cargo(t: &TableReader, duration: f64) -> CargoSpec {
     let heavy_t = t.table(&HEAVY_KEY);
     let heavy = [heavy_t.float(&HEAVY_FREQUENCY), heavy_t.float(&HEAVY_GAIN), heavy_t.float(&HEAVY_DAMPING)];
     heavy_t.finish();
-    let links = read_links(t);
+    let (links, link_looks) = read_links(t);
     let names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
     let route = read_route(&t.table(&ROUTE_KEY));
     let transition = t.float(&TRANSITION);
@@ -329,7 +352,9 @@ fn read_cargo(t: &TableReader, duration: f64) -> CargoSpec {
     let wall_t = t.table(&WALL_KEY);
     let wall = [wall_t.float(&WALL_STIFFNESS), wall_t.float(&WALL_DAMPING)];
     wall_t.finish();
-    CargoSpec {
+    let (ramp, ground) = read_ground(&t.table(&GROUND_KEY));
+    let (history, plot) = read_plot(t).unzip();
+    let spec = CargoSpec {
         mode: if t.choice(&MODE) == "ground" { Mode::Ground } else { Mode::Back },
         fill: t.animated(&FILL),
         light_heavy,
@@ -349,13 +374,12 @@ fn read_cargo(t: &TableReader, duration: f64) -> CargoSpec {
         frame: read_frame(&t.table(&FRAME_KEY)),
         links,
         route,
-        ground: read_ground(&t.table(&GROUND_KEY)),
+        ground: GroundSpec { ramp },
         events,
-        plot: read_plot(t),
-        follow: read_follow(t),
-        dust: t.flag(&DUST),
-        ghost: t.flag(&GHOST),
-    }
+        history,
+    };
+    let look = CargoLook { links: link_looks, ground, plot, follow: read_follow(t), dust: t.flag(&DUST), ghost: t.flag(&GHOST) };
+    (spec, look)
 }
 
 fn read_frame(f: &TableReader) -> FrameSpec {
@@ -370,19 +394,20 @@ fn read_frame(f: &TableReader) -> FrameSpec {
     spec
 }
 
-fn read_links(t: &TableReader) -> Vec<LinkSpec> {
+fn read_links(t: &TableReader) -> (Vec<LinkSpec>, Vec<LinkLook>) {
     let tables = t.tables(&LINK_KEY);
     if tables.is_empty() {
-        return LINKS.iter().map(|d| default_link(d, d.name.to_string())).collect();
+        return LINKS.iter().map(|d| default_link(d, d.name.to_string())).unzip();
     }
     if tables.len() > 8 {
         t.error_at(&LINK_KEY, "at most 8 loads");
     }
     let mut out: Vec<LinkSpec> = Vec::new();
+    let mut looks: Vec<LinkLook> = Vec::new();
     for (i, l) in tables.iter().enumerate().take(8) {
         let name = l.string(&LINK_NAME).unwrap_or_else(|| LINKS.get(i).map_or(format!("load{i}"), |d| d.name.to_string()));
         let base = LINKS.iter().find(|d| d.name == name).unwrap_or(&LINKS[i.min(2)]);
-        let mut link = default_link(base, name.clone());
+        let (mut link, mut look) = default_link(base, name.clone());
         link.support = match l.string(&SUPPORT).as_deref() {
             None => base.support.filter(|&s| s < i),
             Some("root") => None,
@@ -409,9 +434,9 @@ fn read_links(t: &TableReader) -> Vec<LinkSpec> {
         link.gain = l.numbers_or(&LINK_GAIN, base.gain);
         link.size = l.numbers_or(&LINK_SIZE, base.size);
         if l.has(&LINK_COLOR) {
-            link.color = l.color(&LINK_COLOR);
+            look.color = l.color(&LINK_COLOR);
         }
-        link.shape = match l.choice(&LINK_SHAPE) {
+        look.shape = match l.choice(&LINK_SHAPE) {
             "crate" => Shape::Crate,
             "bundle" => Shape::Bundle,
             _ if l.has(&LINK_SHAPE) => Shape::Sack,
@@ -422,12 +447,13 @@ fn read_links(t: &TableReader) -> Vec<LinkSpec> {
         }
         l.finish();
         out.push(link);
+        looks.push(look);
     }
-    out
+    (out, looks)
 }
 
-fn default_link(d: &LinkDefault, name: String) -> LinkSpec {
-    LinkSpec {
+fn default_link(d: &LinkDefault, name: String) -> (LinkSpec, LinkLook) {
+    let spec = LinkSpec {
         name,
         support: d.support,
         frequency: d.frequency,
@@ -437,9 +463,8 @@ fn default_link(d: &LinkDefault, name: String) -> LinkSpec {
         lift: d.lift,
         gain: d.gain,
         size: d.size,
-        color: d.color,
-        shape: d.shape,
-    }
+    };
+    (spec, LinkLook { color: d.color, shape: d.shape })
 }
 
 fn read_route(r: &TableReader) -> RouteSpec {
@@ -481,7 +506,7 @@ fn read_route(r: &TableReader) -> RouteSpec {
     spec
 }
 
-fn read_ground(g: &TableReader) -> GroundSpec {
+fn read_ground(g: &TableReader) -> (Option<Ramp>, GroundLook) {
     let ramp = g.has(&RAMP_KEY).then(|| {
         let r = g.table(&RAMP_KEY);
         let ramp = Ramp { from: r.float(&RAMP_FROM), to: r.float(&RAMP_TO), rise: r.float(&RISE) };
@@ -494,9 +519,9 @@ fn read_ground(g: &TableReader) -> GroundSpec {
         r.finish();
         ramp
     });
-    let spec = GroundSpec { ramp, grid: g.float(&GRID), colors: [g.color(&GROUND_COLOR), g.color(&GROUND_COLOR2)] };
+    let look = GroundLook { grid: g.float(&GRID), colors: [g.color(&GROUND_COLOR), g.color(&GROUND_COLOR2)] };
     g.finish();
-    spec
+    (ramp, look)
 }
 
 fn read_events(t: &TableReader, names: &[String], duration: f64, transition: f64) -> Vec<EventSpec> {
@@ -559,7 +584,8 @@ fn read_events(t: &TableReader, names: &[String], duration: f64, transition: f64
     out
 }
 
-fn read_plot(t: &TableReader) -> Option<PlotSpec> {
+/// `[cargo.plot]`: the seconds of history the simulation keeps for it, and how it is drawn.
+fn read_plot(t: &TableReader) -> Option<(f64, PlotLook)> {
     if !t.has(&PLOT_KEY) {
         return None;
     }
@@ -585,9 +611,10 @@ fn read_plot(t: &TableReader) -> Option<PlotSpec> {
     if traces.is_empty() {
         p.error_at(&TRACES, "name at least one trace");
     }
-    let spec = PlotSpec { seconds: p.float(&PLOT_SECONDS), traces, height: p.float(&PLOT_HEIGHT), labels: p.flag(&LABELS) };
+    let seconds = p.float(&PLOT_SECONDS);
+    let look = PlotLook { traces, height: p.float(&PLOT_HEIGHT), labels: p.flag(&LABELS) };
     p.finish();
-    Some(spec)
+    Some((seconds, look))
 }
 
 fn read_follow(t: &TableReader) -> Option<FollowSpec> {

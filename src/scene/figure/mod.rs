@@ -12,12 +12,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::Scene;
 use super::common::RenderSpec;
 use super::keys::{Key, Table};
 use super::kind::KindTable;
 use super::reader::TableReader;
 use super::values::Srgb;
+use super::{LookSpec, SimSpec};
 
 mod chart;
 mod keys;
@@ -34,8 +34,29 @@ pub const MAX_VALUES: usize = 1_000_000;
 /// Largest data file a figure reads.
 pub const MAX_DATA_BYTES: u64 = 64 << 20;
 
-#[derive(Clone, Debug, PartialEq)]
+/// What a figure's simulation is built from: each scene panel's simulation and which frame of
+/// it the panel shows (`None` for a chart).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FigureSpec {
+    pub panels: Vec<Option<PanelSim>>,
+}
+
+/// A scene panel's simulation: its scene's simulation part and the frame it shows.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct PanelSim {
+    /// The scene's name and file, for messages (they change no frame).
+    #[serde(skip)]
+    pub name: String,
+    #[serde(skip)]
+    pub path: PathBuf,
+    pub scene: SimSpec,
+    pub frame: PanelFrame,
+}
+
+/// What only a figure's drawing reads: the layout, texts and colours, each panel's look (a
+/// scene's, or a chart), annotations, and the data numbers are filled from.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FigureLook {
     /// The canvas: the scene's own `[render]` size, kept when `--size` renders it larger or
     /// smaller, so the layout scales as a whole.
     pub size: [f64; 2],
@@ -55,17 +76,26 @@ pub struct FigureSpec {
     /// Labels and arrows over the whole figure (canvas positions only).
     pub labels: Vec<LabelSpec>,
     pub arrows: Vec<ArrowSpec>,
+    /// The files the figure reads besides its own: its data files and its panels' scene files
+    /// (and theirs). Their contents are in the values above.
+    #[serde(skip)]
+    pub files: Vec<PathBuf>,
 }
 
-/// A JSON document a figure draws numbers from.
-#[derive(Clone, Debug, PartialEq)]
+/// A JSON document a figure draws numbers from. Its identity is its contents (FNV-1a of the
+/// file's bytes), wherever the file lies.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Data {
+    #[serde(skip)]
     pub path: PathBuf,
+    #[serde(skip)]
     pub json: Arc<serde_json::Value>,
+    /// FNV-1a of the file's bytes.
+    pub contents: u64,
 }
 
 /// Which frame of its scene a panel shows.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum PanelFrame {
     /// The frame at the figure's own time (clamped to the scene's last frame).
     Follow,
@@ -74,16 +104,17 @@ pub enum PanelFrame {
     Time(f64),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// What a panel draws: another scene, by its look (its simulation is the figure's), or a chart.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum PanelContent {
-    Scene(Box<Scene>),
+    Scene(Box<LookSpec>),
     Chart(ChartSpec),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// How a panel is drawn.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct PanelSpec {
     pub content: PanelContent,
-    pub frame: PanelFrame,
     pub caption: Option<String>,
     /// `[x, y, width, height]` in canvas units; else the panel's grid cell.
     pub rect: Option<[f64; 4]>,
@@ -99,7 +130,7 @@ pub struct PanelSpec {
 
 /// A panel's mesh style, for a scene of any kind: fills hidden (a wireframe with hidden lines
 /// removed) or shaded, with or without wires. Bent meshes (jelly dice) take no wires.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct PanelStyle {
     pub fill: bool,
     pub wire: bool,
@@ -109,20 +140,20 @@ pub struct PanelStyle {
 }
 
 /// Where an annotation is pinned.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum Anchor {
     World([f64; 3]),
     Canvas([f64; 2]),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Marker {
     None,
     Filled,
     Hollow,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LabelSpec {
     pub at: Anchor,
     pub text: String,
@@ -136,7 +167,7 @@ pub struct LabelSpec {
     pub boxed: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ArrowSpec {
     pub from: Anchor,
     pub to: Anchor,
@@ -144,7 +175,7 @@ pub struct ArrowSpec {
     pub width: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum ChartKind {
     /// One bar per value (per category).
     Bar,
@@ -154,7 +185,7 @@ pub enum ChartKind {
     Line,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Series {
     pub label: String,
     pub x: Option<Vec<f64>>,
@@ -163,13 +194,13 @@ pub struct Series {
 }
 
 /// A horizontal reference line.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Reference {
     pub value: f64,
     pub label: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ChartSpec {
     pub kind: ChartKind,
     pub series: Vec<Series>,
@@ -185,20 +216,24 @@ impl KindTable for FigureSpec {
     const NAME: &'static str = "figure";
     const TABLE: &'static Table = &FIGURE;
 
-    fn read(t: &TableReader, render: &RenderSpec) -> Self {
+    type Look = FigureLook;
+
+    fn read(t: &TableReader, render: &RenderSpec) -> (Self, FigureLook) {
         read_figure(t, [render.width as f64, render.height as f64])
     }
 
-    fn memory(&self) -> (u64, String) {
+    fn memory(&self, look: &FigureLook) -> (u64, String) {
         let scenes: u64 = self
             .panels
             .iter()
-            .map(|p| match &p.content {
-                PanelContent::Scene(s) => s.kind.memory().0,
-                PanelContent::Chart(c) => c.series.iter().map(|s| s.values.len() as u64 * 16).sum(),
+            .zip(&look.panels)
+            .map(|(sim, p)| match (sim, &p.content) {
+                (Some(sim), PanelContent::Scene(look)) => super::kind::memory(&sim.scene.kind, &look.kind).0,
+                (_, PanelContent::Chart(c)) => c.series.iter().map(|s| s.values.len() as u64 * 16).sum(),
+                _ => 0,
             })
             .sum();
-        (scenes + (1 << 20), format!("a figure of {} panels", self.panels.len()))
+        (scenes + (1 << 20), format!("a figure of {} panels", look.panels.len()))
     }
 }
 
@@ -213,13 +248,13 @@ thread_local! {
     static IN_PANEL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-fn read_figure(t: &TableReader, size: [f64; 2]) -> FigureSpec {
+fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     if IN_PANEL.with(|p| p.get()) {
         t.error_here("this figure is the scene of a panel of another figure; a panel shows a scene of another kind");
         for key in FIGURE.keys {
             let _ = t.raw(key);
         }
-        return FigureSpec {
+        let look = FigureLook {
             size,
             title: None,
             columns: 1,
@@ -233,7 +268,9 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> FigureSpec {
             panels: Vec::new(),
             labels: Vec::new(),
             arrows: Vec::new(),
+            files: Vec::new(),
         };
+        return (FigureSpec { panels: Vec::new() }, look);
     }
     let dir = base_dir(t);
     let data = t.has(&DATA).then(|| read_data(t, &DATA, &dir)).flatten();
@@ -242,7 +279,15 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> FigureSpec {
         check_placeholders(t, &TITLE, title, data.as_ref(), false);
     }
     let readers = t.tables(&PANEL_KEY);
-    let panels: Vec<PanelSpec> = readers.iter().map(|p| panel::read_panel(p, &dir, data.as_ref())).collect();
+    let mut files: Vec<PathBuf> = data.iter().map(|d| d.path.clone()).collect();
+    let (sims, panels): (Vec<Option<PanelSim>>, Vec<PanelSpec>) = readers
+        .iter()
+        .map(|p| {
+            let (sim, look, read) = panel::read_panel(p, &dir, data.as_ref());
+            files.extend(read);
+            (sim, look)
+        })
+        .unzip();
     if panels.len() > MAX_PANELS {
         t.error_at(&PANEL_KEY, format!("{} panels; a figure has at most {MAX_PANELS}", panels.len()));
     }
@@ -250,7 +295,7 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> FigureSpec {
     let columns = t.int_or(&COLUMNS, default_columns) as usize;
     let labels = t.tables(&LABEL_KEY).iter().map(|l| panel::read_label(l, false, data.as_ref())).collect();
     let arrows = t.tables(&ARROW_KEY).iter().map(|a| panel::read_arrow(a, false)).collect();
-    let spec = FigureSpec {
+    let look = FigureLook {
         size,
         title,
         columns,
@@ -264,32 +309,35 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> FigureSpec {
         panels,
         labels,
         arrows,
+        files,
     };
-    check_panels(&spec, &readers);
+    let spec = FigureSpec { panels: sims };
+    check_panels(&spec, &look, &readers);
     for r in &readers {
         r.finish();
     }
-    spec
+    (spec, look)
 }
 
 /// Fixed frames must exist in their scene, and annotations pinned to 3-D points must land in
 /// their panel at the frame it shows (at its first frame for a panel on the figure's clock).
-fn check_panels(spec: &FigureSpec, readers: &[TableReader]) {
-    let rects = spec.panel_rects();
-    for (k, (p, r)) in spec.panels.iter().zip(readers).enumerate() {
-        let PanelContent::Scene(scene) = &p.content else { continue };
-        let last = scene.render.frames - 1;
-        let t = match p.frame {
+fn check_panels(spec: &FigureSpec, look: &FigureLook, readers: &[TableReader]) {
+    let rects = look.panel_rects();
+    for (k, ((sim, p), r)) in spec.panels.iter().zip(&look.panels).zip(readers).enumerate() {
+        let (Some(sim), PanelContent::Scene(scene)) = (sim, &p.content) else { continue };
+        let timing = sim.scene.timing;
+        let last = timing.frames - 1;
+        let t = match sim.frame {
             PanelFrame::Follow => 0.0,
-            PanelFrame::Time(s) => s.min(scene.render.time_of(last)),
+            PanelFrame::Time(s) => s.min(timing.time_of(last)),
             PanelFrame::Frame(f) => {
                 if f > last {
-                    r.error_at(&FRAME, format!("frame {f} is past the last frame ({last}) of {}", scene.path.display()));
+                    r.error_at(&FRAME, format!("frame {f} is past the last frame ({last}) of {}", sim.path.display()));
                 }
-                scene.render.time_of(f.min(last))
+                timing.time_of(f.min(last))
             }
         };
-        let camera = scene.camera.camera_at(t, scene.render.duration());
+        let camera = scene.camera.camera_at(t, timing.duration());
         let aspect = (rects[k][2] / rects[k][3]) as f32;
         let outside = |anchor: Anchor| match anchor {
             Anchor::World(w) => {
@@ -335,9 +383,12 @@ fn read_data(t: &TableReader, key: &Key, dir: &Path) -> Option<Data> {
         Ok(m) if m.len() > MAX_DATA_BYTES => Err(format!("{} is {} bytes; data files are at most 64 MiB", path.display(), m.len())),
         _ => std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display())),
     };
-    let parsed = text.and_then(|s| serde_json::from_str(&s).map_err(|e| format!("{} is not JSON: {e}", path.display())));
+    let parsed = text.and_then(|s| {
+        let contents = crate::frame::Fnv::hash(s.as_bytes());
+        serde_json::from_str(&s).map(|json| (json, contents)).map_err(|e| format!("{} is not JSON: {e}", path.display()))
+    });
     match parsed {
-        Ok(json) => Some(Data { path, json: Arc::new(json) }),
+        Ok((json, contents)) => Some(Data { path, json: Arc::new(json), contents }),
         Err(message) => {
             t.error_at(key, message);
             None
@@ -434,7 +485,7 @@ fn check_placeholders(t: &TableReader, key: &Key, text: &str, data: Option<&Data
     }
 }
 
-impl FigureSpec {
+impl FigureLook {
     /// Height of the band above the grid that holds the title (0 without one).
     pub fn title_band(&self) -> f64 {
         if self.title.is_some() { self.title_size * 1.6 } else { 0.0 }

@@ -1,7 +1,7 @@
 //! A figure's panels: what each shows (a scene file, an inline scene, `with` overrides merged in,
 //! or a chart), which frame, its camera, caption, labels and arrows.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use toml::de::DeValue;
 
@@ -11,12 +11,13 @@ use super::super::reader::TableReader;
 use super::super::{Scene, SceneError};
 use super::keys::*;
 use super::{
-    Anchor, ArrowSpec, ChartKind, ChartSpec, Data, IN_PANEL, LabelSpec, Marker, PanelContent, PanelFrame, PanelSpec, PanelStyle,
+    Anchor, ArrowSpec, ChartKind, ChartSpec, Data, IN_PANEL, LabelSpec, Marker, PanelContent, PanelFrame, PanelSim, PanelSpec, PanelStyle,
     check_placeholders,
 };
 
-/// One `[[figure.panel]]`.
-pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> PanelSpec {
+/// One `[[figure.panel]]`: its scene's simulation and the frame it shows (none for a chart), how
+/// it is drawn, and the files it read.
+pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> (Option<PanelSim>, PanelSpec, Vec<PathBuf>) {
     let frame = match (p.has(&FRAME), p.has(&TIME)) {
         (true, true) => {
             p.error_at(&TIME, "give either `frame` or `time`, not both");
@@ -43,10 +44,10 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> Pa
         (true, false) => read_panel_scene(p, dir, camera),
         (false, true) => {
             let c = p.table(&CHART_KEY);
-            let chart_data = if c.has(&CHART_DATA) { super::read_data(&c, &CHART_DATA, dir) } else { data.cloned() };
-            let chart = super::chart::read_chart(&c, chart_data.as_ref());
+            let own = if c.has(&CHART_DATA) { super::read_data(&c, &CHART_DATA, dir) } else { None };
+            let chart = super::chart::read_chart(&c, own.as_ref().or(data));
             c.finish();
-            Some(PanelContent::Chart(chart))
+            Some((None, PanelContent::Chart(chart), own.map(|d| vec![d.path]).unwrap_or_default()))
         }
         (false, false) => {
             p.error_here("a panel needs `scene = \"file.toml\"` or a `[…chart]` table");
@@ -65,7 +66,12 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> Pa
     }
     let labels = p.tables(&PANEL_LABEL).iter().map(|l| read_label(l, is_scene, data)).collect();
     let arrows = p.tables(&PANEL_ARROW).iter().map(|a| read_arrow(a, is_scene)).collect();
-    PanelSpec {
+    let (sim, content, files) = match content {
+        Some((Some(scene), content, files)) => (Some(PanelSim { frame, ..scene }), Some(content), files),
+        Some((None, content, files)) => (None, Some(content), files),
+        None => (None, None, Vec::new()),
+    };
+    let look = PanelSpec {
         content: content.unwrap_or(PanelContent::Chart(ChartSpec {
             kind: ChartKind::Bar,
             series: Vec::new(),
@@ -75,14 +81,14 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> Pa
             x_label: String::new(),
             y_label: String::new(),
         })),
-        frame,
         caption,
         rect,
         overlay: p.flag(&OVERLAY),
         style: read_style(p, is_scene),
         labels,
         arrows,
-    }
+    };
+    (sim, look, files)
 }
 
 /// `style = "shaded" | "wireframe" | "shaded+wire"` with `wire_color` and `wire_width`.
@@ -132,9 +138,13 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
     }
 }
 
+/// What a panel read: its scene's simulation (with the frame it shows still to be set) when it
+/// shows a scene, what it draws, and the files it read.
+type Read = (Option<PanelSim>, PanelContent, Vec<PathBuf>);
+
 /// The panel's scene: a file (relative to the figure) or an inline table, with the `with` inline
 /// table merged over it, and `camera` in place of its own.
-fn read_panel_scene(p: &TableReader, dir: &Path, camera: Option<CameraSpec>) -> Option<PanelContent> {
+fn read_panel_scene(p: &TableReader, dir: &Path, camera: Option<CameraSpec>) -> Option<Read> {
     let with = match inline_table(p, &WITH) {
         Some(Ok(t)) => Some(t),
         Some(Err(e)) => {
@@ -212,13 +222,15 @@ pub(super) fn in_panel<T>(load: impl FnOnce() -> T) -> T {
     load()
 }
 
-fn finish_panel_scene(p: &TableReader, key: &Key, loaded: Result<Scene, SceneError>, camera: Option<CameraSpec>) -> Option<PanelContent> {
+fn finish_panel_scene(p: &TableReader, key: &Key, loaded: Result<Scene, SceneError>, camera: Option<CameraSpec>) -> Option<Read> {
     match loaded {
         Ok(mut scene) => {
             if let Some(c) = camera {
-                scene.camera = c;
+                scene.look.camera = c;
             }
-            Some(PanelContent::Scene(Box::new(scene)))
+            let files = scene.files();
+            let sim = PanelSim { name: scene.name, path: scene.path, scene: scene.sim, frame: PanelFrame::Follow };
+            Some((Some(sim), PanelContent::Scene(Box::new(scene.look)), files))
         }
         Err(SceneError::Read { path, source }) => {
             let hint = if source.kind() == std::io::ErrorKind::NotFound { "; paths are relative to the figure's file" } else { "" };

@@ -3,14 +3,14 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::scene::{Diagnostic, KindSpec, SceneError};
+use crate::scene::{Diagnostic, KindLook, SceneError};
 
 /// A figure file as if it sat in `scenes/figures/`.
-fn parse(body: &str) -> Result<FigureSpec, Vec<Diagnostic>> {
+fn parse(body: &str) -> Result<FigureLook, Vec<Diagnostic>> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/figures/test.toml");
     match crate::scene::parse(&format!("kind = \"figure\"\n[render]\nwidth = 900\nheight = 400\n{body}"), &path) {
-        Ok(s) => match s.kind {
-            KindSpec::Figure(f) => Ok(f),
+        Ok(s) => match s.look.kind {
+            KindLook::Figure(f) => Ok(f),
             other => panic!("{other:?}"),
         },
         Err(SceneError::Invalid { diagnostics, .. }) => Err(diagnostics),

@@ -11,17 +11,25 @@ use super::route::{FEET, Frame, HIP, Hold, Script, axes, ground_height};
 use super::straps::Straps;
 use crate::frame::font::{ascent_descent, text_box, text_width};
 use crate::frame::{Align, Canvas2d, Dash, FrameData, Material, MeshData, MeshInstance, MeshRef, Shape2d, Text2d, srgb8};
-use crate::scene::Scene;
-use crate::scene::cargo::{CargoSpec, EventKind, Leg, Shape, Trace};
+use crate::scene::cargo::{CargoLook, CargoSpec, EventKind, GroundLook, Leg, LinkLook, PlotLook, Shape, Trace};
 use crate::sim::rng::Rng;
+use crate::sim::{Drawing, KindPainter, Stage};
 
 /// How long a load takes to drop onto the stack before its event, and dust lives after it.
 const DROP: f64 = 0.35;
 const DUST_LIFE: f64 = 1.1;
 const DUST_GRAINS: usize = 24;
 
+/// Draws a cargo scene: the meshes built once, in the look's colours and shapes, posed by the
+/// simulation's state each frame, and the strip chart.
+pub struct CargoPainter {
+    stage: Stage,
+    look: CargoLook,
+    art: Art,
+}
+
 /// Meshes built once.
-pub struct Art {
+struct Art {
     ground: MeshRef,
     torso: MeshRef,
     leg: MeshRef,
@@ -29,7 +37,7 @@ pub struct Art {
     loads: Vec<MeshRef>,
     rod: MeshRef,
     grain: MeshRef,
-    pub straps: Straps,
+    straps: Straps,
 }
 
 fn rgb(c: [f32; 3]) -> [u8; 4] {
@@ -42,7 +50,7 @@ fn rgba8(c: crate::scene::values::Srgb) -> [u8; 4] {
 }
 
 /// Ground tiles over the route's extent, checkered, following the ramp.
-fn ground_mesh(spec: &CargoSpec, script: &Script) -> MeshData {
+fn ground_mesh(spec: &CargoSpec, look: &GroundLook, script: &Script) -> MeshData {
     let mut xs = vec![spec.route.start[0]];
     let mut zs = vec![spec.route.start[1]];
     for leg in &spec.route.legs {
@@ -51,7 +59,7 @@ fn ground_mesh(spec: &CargoSpec, script: &Script) -> MeshData {
             zs.push(to[1]);
         }
     }
-    let g = spec.ground.grid;
+    let g = look.grid;
     let snap = |v: f64, up: bool| if up { (v / g).ceil() * g } else { (v / g).floor() * g };
     let lo = [
         snap(xs.iter().cloned().fold(f64::INFINITY, f64::min) - 8.0, false),
@@ -61,7 +69,7 @@ fn ground_mesh(spec: &CargoSpec, script: &Script) -> MeshData {
         snap(xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max) + 8.0, true),
         snap(zs.iter().cloned().fold(f64::NEG_INFINITY, f64::max) + 5.0, true),
     ];
-    let colors = spec.ground.colors.map(|c| rgb(c.to_linear()));
+    let colors = look.colors.map(|c| rgb(c.to_linear()));
     let (nx, nz) = (((hi[0] - lo[0]) / g).round() as usize, ((hi[1] - lo[1]) / g).round() as usize);
     // finer than a tile along x where the ramp bends
     let sub = if spec.ground.ramp.is_some() { 4 } else { 1 };
@@ -210,13 +218,13 @@ fn rod_between(a: DVec3, b: DVec3, r: f64) -> [[f32; 4]; 4] {
 }
 
 impl Art {
-    pub fn new(spec: &CargoSpec, rig: &Rig, script: &Script) -> Self {
+    fn new(spec: &CargoSpec, look: &CargoLook, rig: &Rig, script: &Script) -> Self {
         Art {
-            ground: MeshRef::new(ground_mesh(spec, script)),
+            ground: MeshRef::new(ground_mesh(spec, &look.ground, script)),
             torso: MeshRef::new(torso_mesh()),
             leg: MeshRef::new(leg_mesh()),
             jige: MeshRef::new(jige_mesh()),
-            loads: spec.links.iter().map(|l| MeshRef::new(load_mesh(l.shape, l.size, l.color.to_linear()))).collect(),
+            loads: spec.links.iter().zip(&look.links).map(|(l, k)| MeshRef::new(load_mesh(k.shape, l.size, k.color.to_linear()))).collect(),
             rod: MeshRef::new(rod_mesh(rgba8(crate::srgb!("#7a5230")))),
             grain: MeshRef::new(MeshData::sphere([0.0; 3], 1.0, 5, rgba8(crate::srgb!("#d8cbb0")))),
             straps: Straps::new(&spec.links, &rig.rest_height),
@@ -277,64 +285,73 @@ fn dust(sim: &CargoSim, art: &Art, poses: &Poses, t: f64, out: &mut Vec<MeshInst
     }
 }
 
-/// The frame at `t` (the state is the last game frame's).
-pub fn frame(sim: &CargoSim, index: u32) -> FrameData {
-    let (scene, art) = (&sim.scene, &sim.art);
-    let t = sim.shown_time();
-    let spec = sim.spec();
-    let (jige, authored) = sim.script().jige(t);
-    let poses = sim.rig().poses(jige, authored, sim.state(), sim.sway_weight(t));
-    let mut meshes = vec![instance(
-        &art.ground,
-        Frame { origin: DVec3::ZERO, rot: DMat3::IDENTITY }.matrix(),
-        Material { roughness: 0.95, ..Default::default() },
-    )];
-    carrier(sim, art, t, &mut meshes);
-    meshes.push(instance(&art.jige, poses.frame.matrix(), Material { roughness: 0.8, ..Default::default() }));
-    if sim.script().hold(t) == Hold::Ground {
-        let top = poses.frame.point(DVec3::new(-0.08, 0.45, 0.0));
-        let foot = jige.point(DVec3::new(-0.75, -FEET, 0.0));
-        let foot = DVec3::new(foot.x, ground_height(&sim.script().ground, foot.x), foot.z);
-        meshes.push(instance(&art.rod, rod_between(foot, top, 0.018), Material::default()));
+impl KindPainter for CargoPainter {
+    type Sim = CargoSim;
+
+    fn new(sim: &CargoSim, drawing: &Drawing<CargoLook>, _: crate::sim::PainterBuilder) -> Self {
+        let art = Art::new(sim.spec(), drawing.kind, sim.rig(), sim.script());
+        CargoPainter { stage: drawing.stage(), look: drawing.kind.clone(), art }
     }
-    for (i, load) in poses.loads.iter().enumerate() {
-        let mut placed = *load;
-        if let Some(at) = arrival(spec, i) {
-            if t < at - DROP {
-                continue;
-            }
-            if t < at {
-                let u = (at - t) / DROP;
-                placed.origin += poses.bases[i].rot.y_axis * (0.6 * u * u);
-            }
-        }
-        meshes.push(instance(&art.loads[i], placed.matrix(), Material { roughness: 0.85, ..Default::default() }));
-        if spec.ghost {
-            let ghost = Material { tint: [1.0, 1.0, 1.0, 0.28], translucent: true, casts_shadow: false, ..Default::default() };
-            meshes.push(instance(&art.loads[i], rest_pose(&poses, sim.rig(), i).matrix(), ghost));
-        }
-    }
-    let all_on = (0..spec.links.len()).all(|i| arrival(spec, i).is_none_or(|at| t >= at));
-    if all_on {
-        let straps = MeshRef::new(art.straps.mesh(&poses, rgba8(crate::srgb!("#3b2f25"))));
-        meshes.push(instance(
-            &straps,
+
+    /// The frame at `t` (the state is the last game frame's).
+    fn paint(&mut self, sim: &CargoSim, index: u32) -> FrameData {
+        let (art, look) = (&self.art, &self.look);
+        let t = sim.shown_time();
+        let spec = sim.spec();
+        let (jige, authored) = sim.script().jige(t);
+        let poses = sim.rig().poses(jige, authored, sim.state(), sim.sway_weight(t));
+        let mut meshes = vec![instance(
+            &art.ground,
             Frame { origin: DVec3::ZERO, rot: DMat3::IDENTITY }.matrix(),
-            Material { roughness: 0.9, ..Default::default() },
-        ));
+            Material { roughness: 0.95, ..Default::default() },
+        )];
+        carrier(sim, art, t, &mut meshes);
+        meshes.push(instance(&art.jige, poses.frame.matrix(), Material { roughness: 0.8, ..Default::default() }));
+        if sim.script().hold(t) == Hold::Ground {
+            let top = poses.frame.point(DVec3::new(-0.08, 0.45, 0.0));
+            let foot = jige.point(DVec3::new(-0.75, -FEET, 0.0));
+            let foot = DVec3::new(foot.x, ground_height(&sim.script().ground, foot.x), foot.z);
+            meshes.push(instance(&art.rod, rod_between(foot, top, 0.018), Material::default()));
+        }
+        for (i, load) in poses.loads.iter().enumerate() {
+            let mut placed = *load;
+            if let Some(at) = arrival(spec, i) {
+                if t < at - DROP {
+                    continue;
+                }
+                if t < at {
+                    let u = (at - t) / DROP;
+                    placed.origin += poses.bases[i].rot.y_axis * (0.6 * u * u);
+                }
+            }
+            meshes.push(instance(&art.loads[i], placed.matrix(), Material { roughness: 0.85, ..Default::default() }));
+            if look.ghost {
+                let ghost = Material { tint: [1.0, 1.0, 1.0, 0.28], translucent: true, casts_shadow: false, ..Default::default() };
+                meshes.push(instance(&art.loads[i], rest_pose(&poses, sim.rig(), i).matrix(), ghost));
+            }
+        }
+        let all_on = (0..spec.links.len()).all(|i| arrival(spec, i).is_none_or(|at| t >= at));
+        if all_on {
+            let straps = MeshRef::new(art.straps.mesh(&poses, rgba8(crate::srgb!("#3b2f25"))));
+            meshes.push(instance(
+                &straps,
+                Frame { origin: DVec3::ZERO, rot: DMat3::IDENTITY }.matrix(),
+                Material { roughness: 0.9, ..Default::default() },
+            ));
+        }
+        if look.dust {
+            dust(sim, art, &poses, t, &mut meshes);
+        }
+        let canvas = look.plot.as_ref().zip(spec.history).map(|(plot, seconds)| chart(sim, &look.links, plot, seconds, &self.stage));
+        let mut f = self.stage.frame(index, meshes, canvas);
+        if let Some(follow) = &look.follow {
+            let b = sim.script().body(t);
+            let at = DVec3::new(b.feet.x, b.feet.y, b.feet.z);
+            f.camera.eye = (at + DVec3::from_array(follow.offset)).as_vec3().to_array();
+            f.camera.target = (at + DVec3::from_array(follow.look)).as_vec3().to_array();
+        }
+        f
     }
-    if spec.dust {
-        dust(sim, art, &poses, t, &mut meshes);
-    }
-    let canvas = spec.plot.as_ref().map(|_| chart(sim, scene));
-    let mut f = crate::sim::scene_frame(scene, index, meshes, canvas);
-    if let Some(follow) = &spec.follow {
-        let b = sim.script().body(t);
-        let at = DVec3::new(b.feet.x, b.feet.y, b.feet.z);
-        f.camera.eye = (at + DVec3::from_array(follow.offset)).as_vec3().to_array();
-        f.camera.target = (at + DVec3::from_array(follow.look)).as_vec3().to_array();
-    }
-    f
 }
 
 /// A load's rest pose: its place with no sway anywhere.
@@ -393,7 +410,7 @@ impl Strip {
     /// One lane from `y0` to `y1`: component `k` (pitch, roll, lift) of every load, its target and
     /// its limits, on a scale that holds every load's range. The limits are written in the margin
     /// inside the lane's height; the name stands at the lane's top left on a light box.
-    fn lane(&mut self, sim: &CargoSim, laws: &[[super::spring::Law; 3]], k: usize, name: &str, y: (f32, f32)) {
+    fn lane(&mut self, sim: &CargoSim, links: &[LinkLook], laws: &[[super::spring::Law; 3]], k: usize, name: &str, y: (f32, f32)) {
         let (y0, y1) = y;
         let lo = laws.iter().map(|l| l[k].lo).fold(0.0, f64::min);
         let hi = laws.iter().map(|l| l[k].hi).fold(0.0, f64::max);
@@ -407,7 +424,7 @@ impl Strip {
         let lo_at = (y_of(lo) + 0.35 * self.value).min(y1 - descent);
         self.label([left - pad, hi_at], self.value, Align::Right, INK, format!("{hi:.1}"));
         self.label([left - pad, lo_at], self.value, Align::Right, INK, format!("{lo:.1}"));
-        for (i, link) in sim.spec().links.iter().enumerate() {
+        for (i, link) in links.iter().enumerate() {
             let c = link.color.to_linear();
             let (solid, faint) = ([c[0], c[1], c[2], 1.0], [c[0], c[1], c[2], 0.45]);
             for limit in [laws[i][k].lo, laws[i][k].hi].into_iter().filter(|l| *l != 0.0) {
@@ -456,7 +473,7 @@ impl Strip {
     /// The springs in force, one label per load in a row along the top: shrunk to fit the width,
     /// and shortened (without the gain, then without ζ, then the name alone) where shrinking
     /// would take them below [`MIN_TEXT`].
-    fn springs(&mut self, spec: &CargoSpec, laws: &[[super::spring::Law; 3]], gains: &[[f64; 3]], baseline: f32) {
+    fn springs(&mut self, spec: &CargoSpec, looks: &[LinkLook], laws: &[[super::spring::Law; 3]], gains: &[[f64; 3]], baseline: f32) {
         let gap = 3.0 * self.pad;
         let forms = |short: usize| -> Vec<String> {
             spec.links
@@ -486,7 +503,7 @@ impl Strip {
         };
         let (labels, size) = (0..3).map(sized).find(|(_, size)| *size >= MIN_TEXT).unwrap_or_else(|| sized(3));
         let mut x = self.left;
-        for (link, label) in spec.links.iter().zip(labels) {
+        for (link, label) in looks.iter().zip(labels) {
             let c = link.color.to_linear().map(|v| v * 0.8);
             let width = text_width(&label, size);
             self.label([x, baseline], size, Align::Left, [c[0], c[1], c[2], 1.0], label);
@@ -508,10 +525,9 @@ fn trace_row(trace: Trace) -> (usize, &'static str) {
 /// its target (thin), its limits (dashed), events marked, labels with the constants in force.
 /// Every label fits the chart at any size: the margin is as wide as the widest limit, the limits
 /// shrink to the lanes' height, the spring labels to the width.
-fn chart(sim: &CargoSim, scene: &Scene) -> Canvas2d {
+fn chart(sim: &CargoSim, links: &[LinkLook], plot: &PlotLook, seconds: f64, stage: &Stage) -> Canvas2d {
     let spec = sim.spec();
-    let plot = spec.plot.as_ref().expect("a plot");
-    let (w, h) = (scene.render.width as f32, scene.render.height as f32);
+    let (w, h) = (stage.width as f32, stage.height as f32);
     let top = h * (1.0 - plot.height as f32);
     let pad = (h * 0.012).max(3.0);
     let text = (h * 0.028).max(9.0);
@@ -521,7 +537,7 @@ fn chart(sim: &CargoSim, scene: &Scene) -> Canvas2d {
     // two limits a lane, one above the other, each the font's full height
     let (a, d) = ascent_descent(1.0);
     let value = (text * 0.85).min((lane_h - pad) / (2.0 * (a + d) + 0.1));
-    let (_, laws, gains) = super::rig::laws(spec, now, scene.render.duration());
+    let (_, laws, gains) = super::rig::laws(spec, now, stage.timing.duration());
     let widest = plot
         .traces
         .iter()
@@ -541,18 +557,18 @@ fn chart(sim: &CargoSim, scene: &Scene) -> Canvas2d {
         pad,
         text,
         value,
-        t0: (now - plot.seconds).max(0.0),
-        seconds: plot.seconds,
+        t0: (now - seconds).max(0.0),
+        seconds,
         shapes: vec![Shape2d::Rect { min: [0.0, top], max: [w, h], radius: 0.0, border: 0.0, color: [0.97, 0.96, 0.94, 0.92] }],
         texts: Vec::new(),
     };
     if plot.labels {
-        strip.springs(spec, &laws, &gains, top + pad + ascent_descent(text).0);
+        strip.springs(spec, links, &laws, &gains, top + pad + ascent_descent(text).0);
     }
     for (lane, trace) in plot.traces.iter().enumerate() {
         let (k, name) = trace_row(*trace);
         let y0 = top + header + pad + lane as f32 * lane_h;
-        strip.lane(sim, &laws, k, name, (y0, y0 + lane_h - pad));
+        strip.lane(sim, links, &laws, k, name, (y0, y0 + lane_h - pad));
     }
     strip.events(spec, now);
     Canvas2d { size: [w, h], static_layer: None, shapes: strip.shapes, texts: strip.texts }

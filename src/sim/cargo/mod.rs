@@ -19,11 +19,13 @@ pub mod straps;
 #[cfg(test)]
 mod tests;
 
-use crate::frame::{Fnv, FrameData};
-use crate::scene::Scene;
+pub use draw::CargoPainter;
+
+use crate::frame::Fnv;
+use crate::scene::Timing;
 use crate::scene::cargo::{CargoSpec, EventKind, Integrator};
 use crate::sim::rng::Rng;
-use crate::sim::{FixedClock, KindSimulation, SimFault, Simulation, StateDigest};
+use crate::sim::{FixedClock, KindSimulation, SimFault, SimInputs, Simulation, StateDigest};
 use rig::{Rig, Targets};
 use route::{Hold, Script};
 use spring::Dof;
@@ -120,8 +122,9 @@ impl Clock {
 }
 
 pub struct CargoSim {
-    scene: Scene,
     spec: CargoSpec,
+    seed: u64,
+    timing: Timing,
     script: Script,
     rig: Rig,
     state: State,
@@ -150,28 +153,29 @@ pub struct CargoSim {
     /// The last frame described (a snapshot names it).
     described: u32,
     fault: Option<SimFault>,
-    art: draw::Art,
 }
 
 impl KindSimulation for CargoSim {
     type Spec = CargoSpec;
+    type Painter = CargoPainter;
 
-    fn new(scene: &Scene, spec: &CargoSpec, _: crate::sim::Builder) -> Self {
-        CargoSim::of(scene, spec)
+    fn new(inputs: &SimInputs<CargoSpec>, _: crate::sim::Builder) -> Self {
+        CargoSim::of(inputs.seed, inputs.timing, inputs.spec)
     }
 }
 
 impl CargoSim {
-    /// The simulation of `scene` played with `spec` (the probe plays variants of a scene's).
-    pub fn of(scene: &Scene, spec: &CargoSpec) -> Self {
+    /// The simulation of a scene with `seed` and `timing` played with `spec` (the probe plays
+    /// variants of a scene's).
+    pub fn of(seed: u64, timing: Timing, spec: &CargoSpec) -> Self {
         let script = Script::new(spec);
         let rig = Rig::new(spec);
         let hitches = hitches_of(spec);
         let n = spec.links.len();
-        let art = draw::Art::new(spec, &rig, &script);
         CargoSim {
-            scene: scene.clone(),
             spec: spec.clone(),
+            seed,
+            timing,
             script,
             rig,
             state: State { frame: Default::default(), links: vec![Default::default(); n] },
@@ -189,7 +193,6 @@ impl CargoSim {
             shown: 0.0,
             described: 0,
             fault: None,
-            art,
         }
     }
 }
@@ -197,6 +200,15 @@ impl CargoSim {
 impl CargoSim {
     pub fn spec(&self) -> &CargoSpec {
         &self.spec
+    }
+
+    pub fn timing(&self) -> Timing {
+        self.timing
+    }
+
+    /// Seconds of history kept for the strip chart (0: none), half a second beyond what it shows.
+    fn keep(&self) -> f64 {
+        self.spec.history.map_or(0.0, |s| s + 0.5)
     }
 
     pub fn state(&self) -> &State {
@@ -269,7 +281,7 @@ impl CargoSim {
                 EventKind::Load { impulse, .. } => {
                     self.bake_fade(at);
                     let n = self.state.links.len();
-                    let sign = if Rng::stream(self.scene.seed ^ self.applied as u64, "cargo-impulse").unit() < 0.5 { -1.0 } else { 1.0 };
+                    let sign = if Rng::stream(self.seed ^ self.applied as u64, "cargo-impulse").unit() < 0.5 { -1.0 } else { 1.0 };
                     self.state.frame[0].v += self.spec.frame.impulse;
                     for (i, l) in self.state.links.iter_mut().enumerate() {
                         // a load not put on yet does not jolt
@@ -381,7 +393,7 @@ impl CargoSim {
         for (i, l) in self.state.links.iter().enumerate() {
             self.counters.peak_pitch[i] = self.counters.peak_pitch[i].max(l[0].x.abs());
         }
-        let keep = self.spec.plot.as_ref().map_or(0.0, |p| p.seconds + 0.5);
+        let keep = self.keep();
         if keep > 0.0 {
             let w = self.sway_weight(t);
             let links = self
@@ -404,7 +416,7 @@ impl CargoSim {
                     format!("load \"{}\"'s {} is not finite", self.spec.links[(i - 2) / 3].name, ["pitch", "roll", "lift"][(i - 2) % 3])
                 }
             };
-            self.fault = Some(SimFault { frame: self.scene.render.frame_at(t), what });
+            self.fault = Some(SimFault { frame: self.timing.frame_at(t), what });
         }
     }
 
@@ -431,11 +443,10 @@ fn hitches_of(spec: &CargoSpec) -> Vec<(f64, f64, u32)> {
 }
 
 impl Simulation for CargoSim {
-    fn frame(&mut self, frame: u32) -> FrameData {
-        let t = self.scene.render.time_of(frame);
+    fn advance(&mut self, frame: u32) {
+        let t = self.timing.time_of(frame);
         self.advance_to(t);
         self.described = frame;
-        draw::frame(self, frame)
     }
 
     fn fault(&self) -> Option<SimFault> {

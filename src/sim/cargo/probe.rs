@@ -122,14 +122,14 @@ fn alternating(jump: f64) -> fn(f64) -> Frame {
 
 /// `spec` worn on the back with only `events`, stepped as asked.
 fn with(spec: &CargoSpec, integrator: Integrator, input: Input, events: Vec<EventSpec>) -> CargoSpec {
-    CargoSpec { integrator, input, events, plot: None, mode: crate::scene::cargo::Mode::Back, ..spec.clone() }
+    CargoSpec { integrator, input, events, history: None, mode: crate::scene::cargo::Mode::Back, ..spec.clone() }
 }
 
 /// The seed's `LongFramesDoNotDiverge` through one integrator, the support jumping `jump` metres.
 pub fn long_frames(scene: &Scene, spec: &CargoSpec, integrator: Integrator, input: Input, jump: f64) -> LongFrames {
     let hitch = EventSpec { at: 0.0, kind: EventKind::Hitch { dt: 1.0 / 3.0, count: 60 } };
     let spec = with(spec, integrator, input, vec![hitch]);
-    let mut sim = CargoSim::of(scene, &spec);
+    let mut sim = CargoSim::of(scene.sim.seed, scene.sim.timing, &spec);
     sim.script.support = Some(alternating(jump));
     let mut finite = true;
     for k in 1..=60 {
@@ -149,7 +149,7 @@ pub fn long_frames(scene: &Scene, spec: &CargoSpec, integrator: Integrator, inpu
 
 /// Everything above for a scene's cargo constants at fill ratio `fill` (default: the scene's at 0).
 pub fn probe(scene: &Scene, spec: &CargoSpec, fill: Option<f64>) -> Probe {
-    let duration = scene.render.duration();
+    let duration = scene.sim.timing.duration();
     let fill = fill.unwrap_or_else(|| spec.fill.scalar_at(0.0, duration));
     let spec = CargoSpec { fill: crate::scene::values::Animated::Constant([fill]), events: Vec::new(), ..spec.clone() };
     let (_, laws, gains) = rig::laws(&spec, 0.0, duration);
@@ -191,7 +191,7 @@ pub fn probe(scene: &Scene, spec: &CargoSpec, fill: Option<f64>) -> Probe {
     .into_iter()
     .map(|(name, i, input)| {
         let hitch = EventSpec { at: 1.0, kind: EventKind::Hitch { dt: 1.0, count: 1 } };
-        let mut sim = CargoSim::of(scene, &with(&spec, i, input, vec![hitch]));
+        let mut sim = CargoSim::of(scene.sim.seed, scene.sim.timing, &with(&spec, i, input, vec![hitch]));
         sim.advance_to(2.0 + 1e-6);
         (name, sim.counters.dropped)
     })

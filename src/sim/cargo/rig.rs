@@ -179,7 +179,7 @@ fn swing(w: DVec3, alpha: DVec3, r: DVec3) -> DVec3 {
 /// plus the acceleration the springs above the point add by their own motion.
 pub fn exact_targets(sim: &mut CargoSim, g: f64) -> Targets {
     let spec = &sim.spec;
-    let duration = sim.scene.render.duration();
+    let duration = sim.timing().duration();
     let w = sim.sway_weight(g);
     // the samples, and which of them is `g` itself
     let (times, at) = if sim.script.teleport_between(g - DELTA, g) {
@@ -333,7 +333,7 @@ fn run(d: &mut Dof, law: &Law, target: f64, n: u32, h: f64, exact: bool, watch: 
 pub fn difference_tick(sim: &mut CargoSim, start: f64, end: f64) {
     let dt = end - start;
     let spec = &sim.spec;
-    let duration = sim.scene.render.duration();
+    let duration = sim.timing().duration();
     let w = sim.sway_weight(end);
     let (jige, authored) = sim.script.jige(end);
     let scale = sim.script.input_scale(end, spec.reduced_input);

@@ -12,7 +12,7 @@ use super::{CargoSim, Counters, Sample, State};
 use crate::sim::snapshot::{Reader, Writer};
 
 /// Bumped whenever the layout below changes.
-const LAYOUT: u32 = 1;
+const LAYOUT: u32 = 2;
 
 fn put_state(w: &mut Writer, s: &State) {
     for d in s.dofs() {
@@ -79,7 +79,7 @@ impl CargoSim {
     pub(super) fn save(&self) -> Vec<u8> {
         let n = self.state.links.len();
         let mut w = Writer::new();
-        w.u32(self.described).u32(LAYOUT).count(n).f64(self.shown);
+        w.u32(self.described).u32(LAYOUT).count(n).f64(self.keep()).f64(self.shown);
         let c = &self.clock;
         w.f64(c.base).u64(c.n).u32(c.hitch.0).f64(c.hitch.1).count(c.hitches.len());
         w.f64(self.now);
@@ -143,7 +143,8 @@ impl CargoSim {
 
     fn read(&self, frame: u32, r: &mut Reader) -> Option<Saved> {
         let n = self.state.links.len();
-        if r.u32()? != frame || r.u32()? != LAYOUT || r.count(0)? != n {
+        // the chart's history is kept for as long as this simulation keeps it
+        if r.u32()? != frame || r.u32()? != LAYOUT || r.count(0)? != n || r.f64()?.to_bits() != self.keep().to_bits() {
             return None;
         }
         let shown = r.f64()?;
@@ -186,6 +187,10 @@ impl CargoSim {
                 Some(Sample { t, links })
             })
             .collect::<Option<Vec<_>>>()?;
+        // and no sample from before it
+        if samples.first().is_some_and(|s| s.t < shown - self.keep() - 1e-9) {
+            return None;
+        }
         let state = get_state(r, n)?;
         r.done().then_some(Saved {
             shown,

@@ -5,21 +5,20 @@ use glam::{DMat3, DVec3};
 use super::route::Frame;
 use super::spring::{Law, overshoot_and_peak};
 use super::*;
-use crate::kinds::FromScene;
-use crate::scene;
-use crate::scene::KindSpec;
+use crate::kinds::Played;
 use crate::scene::cargo::{Input, Integrator};
+use crate::scene::{self, KindLook, KindSpec, Scene};
 
 fn scene_of(text: &str) -> Scene {
     scene::parse(text, Path::new("cargo.toml")).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn sim(text: &str) -> CargoSim {
-    CargoSim::from_scene(&scene_of(text)).expect("a cargo scene")
+fn sim(text: &str) -> Played<CargoSim> {
+    Played::of(&scene_of(text)).expect("a cargo scene")
 }
 
 fn spec_of(text: &str) -> CargoSpec {
-    let KindSpec::Cargo(spec) = scene_of(text).kind else { unreachable!() };
+    let KindSpec::Cargo(spec) = scene_of(text).sim.kind else { unreachable!() };
     spec
 }
 
@@ -224,7 +223,7 @@ fn a_tilted_ground_jige_is_no_input_and_its_reset_returns_to_rest_without_a_pop(
 #[test]
 fn long_frames_do_not_diverge() {
     let scene = scene_of(&scene_text(21.0, ""));
-    let KindSpec::Cargo(spec) = &scene.kind else { unreachable!() };
+    let KindSpec::Cargo(spec) = &scene.sim.kind else { unreachable!() };
     for jump in [0.5, 3.0] {
         for (integrator, input) in
             [(Integrator::Exact, Input::Exact), (Integrator::Exact, Input::Difference), (Integrator::SeedFixed, Input::Difference)]
@@ -396,13 +395,12 @@ fn a_put_down_fades_the_sway_and_every_stay_on_the_ground_ends_in_a_reset() {
 #[test]
 fn the_strip_chart_labels_fit_and_keep_clear_of_each_other_at_any_width() {
     use crate::frame::font::text_box;
-    use crate::sim::Simulation;
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/cargo_walk.toml");
     for width in [320u32, 400, 960] {
         let mut scene = scene::load(&path).unwrap();
-        (scene.render.width, scene.render.height) = (width, width * 9 / 16);
+        (scene.look.width, scene.look.height) = (width, width * 9 / 16);
         let (w, h) = (width as f32, (width * 9 / 16) as f32);
-        let mut sim = CargoSim::from_scene(&scene).unwrap();
+        let mut sim = Played::<CargoSim>::of(&scene).unwrap();
         // after the start, with the first stop's event on screen
         let canvas = sim.frame(140).canvas.expect("a strip chart");
         let top = h * (1.0 - scene_plot_height(&scene));
@@ -430,8 +428,8 @@ fn the_strip_chart_labels_fit_and_keep_clear_of_each_other_at_any_width() {
 }
 
 fn scene_plot_height(scene: &Scene) -> f32 {
-    let KindSpec::Cargo(spec) = &scene.kind else { unreachable!() };
-    spec.plot.as_ref().expect("cargo_walk has a plot").height as f32
+    let KindLook::Cargo(look) = &scene.look.kind else { unreachable!() };
+    look.plot.as_ref().expect("cargo_walk has a plot").height as f32
 }
 
 #[test]
@@ -440,8 +438,8 @@ fn a_restored_state_carries_on_bit_for_bit_with_every_integrator_through_hitches
     for integrator in ["exact", "seed", "seed_fixed"] {
         let text = base.replace("[cargo]\nfill = 0.8", &format!("[cargo]\nfill = 0.8\nintegrator = \"{integrator}\""));
         let scene = scene_of(&text);
-        let (at, last) = (100, scene.render.frames - 1);
-        let mut whole = CargoSim::from_scene(&scene).unwrap();
+        let (at, last) = (100, scene.sim.timing.frames - 1);
+        let mut whole = Played::<CargoSim>::of(&scene).unwrap();
         for f in [0, 50, at] {
             whole.frame(f);
         }
@@ -449,7 +447,7 @@ fn a_restored_state_carries_on_bit_for_bit_with_every_integrator_through_hitches
             assert!(whole.history.iter().any(Option::is_some), "{integrator}: the difference input is in flight");
         }
         let state = whole.snapshot().expect("the cargo saves its state");
-        let mut later = CargoSim::from_scene(&scene).unwrap();
+        let mut later = Played::<CargoSim>::of(&scene).unwrap();
         assert!(later.restore(at, &state), "{integrator}");
         for f in [at, at + 1, 170, last] {
             assert!(whole.frame(f) == later.frame(f), "{integrator}: frame {f}");

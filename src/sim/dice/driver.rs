@@ -7,9 +7,9 @@ use std::sync::Arc;
 use glam::DVec3;
 
 use crate::frame::{Align, BezierVolume, Canvas2d, Fnv, FrameData, IDENTITY, Material, MeshInstance, MeshRef, Shape2d, Text2d};
-use crate::scene::Scene;
-use crate::scene::dice::{DiceSpec, Hold};
-use crate::sim::{KindSimulation, SimFault, Simulation, StateDigest};
+use crate::scene::Timing;
+use crate::scene::dice::{DiceLook, DiceSpec, Hold};
+use crate::sim::{Drawing, KindPainter, KindSimulation, SimFault, SimInputs, Simulation, Stage, StateDigest};
 
 use super::math::V3;
 use super::orientation::corner_particle;
@@ -66,14 +66,11 @@ enum HandState {
 }
 
 pub struct DiceSim {
-    scene: Scene,
     spec: DiceSpec,
+    timing: Timing,
     table: Table,
     rolls_done: usize,
     hands: Vec<HandState>,
-    body: MeshRef,
-    pips: MeshRef,
-    floor: MeshRef,
     fault: Option<SimFault>,
     frame: u32,
     /// Whether the dice have been read at least once (before that the strip shows dashes).
@@ -82,9 +79,11 @@ pub struct DiceSim {
 
 impl KindSimulation for DiceSim {
     type Spec = DiceSpec;
+    type Painter = DicePainter;
 
-    fn new(scene: &Scene, spec: &DiceSpec, _: crate::sim::Builder) -> Self {
-        let mut table = Table::single(&spec.firmness, throw_stream(scene.seed));
+    fn new(inputs: &SimInputs<DiceSpec>, _: crate::sim::Builder) -> Self {
+        let spec = inputs.spec;
+        let mut table = Table::single(&spec.firmness, throw_stream(inputs.seed));
         let n = spec.count;
         for i in 0..n {
             table.place(0, i, resting_place(i, n, spec.drop), [0.0, 0.0, 0.0, 1.0]);
@@ -101,17 +100,12 @@ impl KindSimulation for DiceSim {
             // staged dice are read, and nudged if cocked, once they have come to rest
             table.roll_from_here(0);
         }
-        let pip = spec.pip_color.to_linear();
-        let floor_color = scene.render.background_bottom.to_linear().map(|c| c * 0.82);
         DiceSim {
-            scene: scene.clone(),
             spec: spec.clone(),
+            timing: inputs.timing,
             table,
             rolls_done: 0,
             hands: vec![HandState::Waiting; spec.grabs.len()],
-            body: MeshRef::new(super::mesh::body()),
-            pips: MeshRef::new(super::mesh::pips(pip)),
-            floor: MeshRef::new(super::mesh::floor(7.0, floor_color)),
             fault: None,
             frame: 0,
             read_once: spec.drop == 0.0,
@@ -191,17 +185,96 @@ impl DiceSim {
         }
     }
 
+    /// What each die reads (die by die), and whether that reading is stale: while rolling,
+    /// before the first reading, or when a die was moved after it.
+    pub fn readings(&self) -> (Vec<u8>, bool) {
+        let roller = self.table.roller(0);
+        let stale = roller.is_stale() || roller.phase() != Phase::Settled || !self.read_once;
+        (roller.readings().iter().map(|r| r.value).collect(), stale)
+    }
+}
+
+/// Draws the dice: jelly bodies in their colours, pips, the floor, and the results strip read
+/// left to right as the camera sees them.
+pub struct DicePainter {
+    stage: Stage,
+    look: DiceLook,
+    body: MeshRef,
+    pips: MeshRef,
+    floor: MeshRef,
+}
+
+impl KindPainter for DicePainter {
+    type Sim = DiceSim;
+
+    fn new(_: &DiceSim, drawing: &Drawing<DiceLook>, _: crate::sim::PainterBuilder) -> Self {
+        let pip = drawing.kind.pip_color.to_linear();
+        let floor_color = drawing.look.background_bottom.to_linear().map(|c| c * 0.82);
+        DicePainter {
+            stage: drawing.stage(),
+            look: drawing.kind.clone(),
+            body: MeshRef::new(super::mesh::body()),
+            pips: MeshRef::new(super::mesh::pips(pip)),
+            floor: MeshRef::new(super::mesh::floor(7.0, floor_color)),
+        }
+    }
+
+    fn paint(&mut self, sim: &DiceSim, frame: u32) -> FrameData {
+        let mut meshes = vec![MeshInstance {
+            mesh: self.floor.clone(),
+            transform: IDENTITY,
+            material: Material { roughness: 0.9, specular: 0.04, casts_shadow: false, ..Material::default() },
+            deform: None,
+        }];
+        let volumes: Vec<BezierVolume> = (0..sim.spec.count)
+            .map(|d| {
+                let p = sim.table.particles(0, d);
+                BezierVolume { control: Arc::new(std::array::from_fn(|i| p[i].map(|x| x as f32))) }
+            })
+            .collect();
+        for v in &volumes {
+            meshes.push(MeshInstance {
+                mesh: self.pips.clone(),
+                transform: IDENTITY,
+                material: Material { roughness: 0.5, specular: 0.2, casts_shadow: false, receives_shadow: false, ..Material::default() },
+                deform: Some(v.clone()),
+            });
+        }
+        let opacity = self.look.opacity as f32;
+        for (d, v) in volumes.into_iter().enumerate() {
+            let c = self.look.colors[d].to_linear();
+            meshes.push(MeshInstance {
+                mesh: self.body.clone(),
+                transform: IDENTITY,
+                material: Material {
+                    tint: [c[0], c[1], c[2], opacity],
+                    roughness: 0.7,
+                    specular: 0.3,
+                    casts_shadow: true,
+                    translucent: opacity < 1.0,
+                    rim: 0.6,
+                    receives_shadow: true,
+                    ..Material::default()
+                },
+                deform: Some(v),
+            });
+        }
+        self.stage.frame(frame, meshes, self.look.results.then(|| self.strip(sim, frame)))
+    }
+}
+
+impl DicePainter {
     /// Die indices ordered left to right as the camera sees their centres at `frame`.
-    pub fn screen_order(&self, frame: u32) -> Vec<usize> {
-        let cam = crate::sim::scene_camera(&self.scene, frame);
+    pub fn screen_order(&self, sim: &DiceSim, frame: u32) -> Vec<usize> {
+        let cam = self.stage.camera(frame);
         let world = |v: [f32; 3]| DVec3::from(v.map(f64::from));
         let eye = world(cam.eye);
         let unit = |a: DVec3| a / a.length().max(1e-12);
         let fwd = unit(world(cam.target) - eye);
         let right = unit(fwd.cross(world(cam.up)));
-        let mut keyed: Vec<(f64, usize)> = (0..self.spec.count)
+        let mut keyed: Vec<(f64, usize)> = (0..sim.spec.count)
             .map(|d| {
-                let c = DVec3::from(self.table.pose(0, d).1) - eye;
+                let c = DVec3::from(sim.table.pose(0, d).1) - eye;
                 (c.dot(right) / c.dot(fwd).max(1e-6), d)
             })
             .collect();
@@ -210,18 +283,17 @@ impl DiceSim {
     }
 
     /// What the results strip shows: (die, value) left to right, and whether it is stale.
-    pub fn results(&self, frame: u32) -> (Vec<(usize, u8)>, bool) {
-        let roller = self.table.roller(0);
-        let stale = roller.is_stale() || roller.phase() != Phase::Settled || !self.read_once;
-        (self.screen_order(frame).into_iter().map(|d| (d, roller.readings()[d].value)).collect(), stale)
+    pub fn results(&self, sim: &DiceSim, frame: u32) -> (Vec<(usize, u8)>, bool) {
+        let (values, stale) = sim.readings();
+        (self.screen_order(sim, frame).into_iter().map(|d| (d, values[d])).collect(), stale)
     }
 
-    fn strip(&self, frame: u32) -> Canvas2d {
-        let (w, h) = (self.scene.render.width as f32, self.scene.render.height as f32);
-        let (values, stale) = self.results(frame);
+    fn strip(&self, sim: &DiceSim, frame: u32) -> Canvas2d {
+        let (w, h) = (self.stage.width as f32, self.stage.height as f32);
+        let (values, stale) = self.results(sim, frame);
         // dashes until the dice have been read, and while a throw has not produced its result
-        let roller = self.table.roller(0);
-        let never_read = !self.read_once || (roller.phase() == Phase::Rolling && roller.outcome().is_none());
+        let roller = sim.table.roller(0);
+        let never_read = !sim.read_once || (roller.phase() == Phase::Rolling && roller.outcome().is_none());
         let chip = (h * 0.075).clamp(10.0, 64.0);
         let gap = chip * 0.45;
         let n = values.len() as f32;
@@ -240,7 +312,7 @@ impl DiceSim {
         let alpha = if stale { 0.35 } else { 1.0 };
         for (k, &(die, value)) in values.iter().enumerate() {
             let cx = x0 + k as f32 * (chip + gap);
-            let c = self.spec.colors[die].to_linear();
+            let c = self.look.colors[die].to_linear();
             shapes.push(Shape2d::Circle { center: [cx, y], radius: chip / 2.0, color: [c[0], c[1], c[2], alpha] });
             let label = if never_read { "–".to_string() } else { value.to_string() };
             texts.push(Text2d {
@@ -283,49 +355,9 @@ pub fn path_offset(path: &[(f64, [f64; 3])], time: f64) -> [f64; 3] {
 }
 
 impl Simulation for DiceSim {
-    fn frame(&mut self, frame: u32) -> FrameData {
+    fn advance(&mut self, frame: u32) {
         self.frame = frame;
-        self.advance_to(self.scene.render.time_of(frame));
-        let mut meshes = vec![MeshInstance {
-            mesh: self.floor.clone(),
-            transform: IDENTITY,
-            material: Material { roughness: 0.9, specular: 0.04, casts_shadow: false, ..Material::default() },
-            deform: None,
-        }];
-        let volumes: Vec<BezierVolume> = (0..self.spec.count)
-            .map(|d| {
-                let p = self.table.particles(0, d);
-                BezierVolume { control: Arc::new(std::array::from_fn(|i| p[i].map(|x| x as f32))) }
-            })
-            .collect();
-        for v in &volumes {
-            meshes.push(MeshInstance {
-                mesh: self.pips.clone(),
-                transform: IDENTITY,
-                material: Material { roughness: 0.5, specular: 0.2, casts_shadow: false, receives_shadow: false, ..Material::default() },
-                deform: Some(v.clone()),
-            });
-        }
-        let opacity = self.spec.opacity as f32;
-        for (d, v) in volumes.into_iter().enumerate() {
-            let c = self.spec.colors[d].to_linear();
-            meshes.push(MeshInstance {
-                mesh: self.body.clone(),
-                transform: IDENTITY,
-                material: Material {
-                    tint: [c[0], c[1], c[2], opacity],
-                    roughness: 0.7,
-                    specular: 0.3,
-                    casts_shadow: true,
-                    translucent: opacity < 1.0,
-                    rim: 0.6,
-                    receives_shadow: true,
-                    ..Material::default()
-                },
-                deform: Some(v),
-            });
-        }
-        crate::sim::scene_frame(&self.scene, frame, meshes, self.spec.results.then(|| self.strip(frame)))
+        self.advance_to(self.timing.time_of(frame));
     }
 
     fn fault(&self) -> Option<SimFault> {
@@ -358,7 +390,7 @@ impl Simulation for DiceSim {
         use super::snapshot::LAYOUT;
         let mut r = crate::sim::snapshot::Reader::new(bytes);
         // the clock after describing `frame`: the last step at or before its time
-        let steps = self.table.clock().steps_at(self.scene.render.time_of(frame));
+        let steps = self.table.clock().steps_at(self.timing.time_of(frame));
         let read = (|| {
             if r.u32()? != frame || r.u32()? != LAYOUT || self.fault.is_some() {
                 return None;
@@ -395,8 +427,9 @@ impl Simulation for DiceSim {
             }
         }
         let roller = self.table.roller(0);
-        let (values, stale) = self.results(self.frame);
-        let shown: Vec<String> = values.iter().map(|v| v.1.to_string()).collect();
+        // die by die: the order on screen is the drawing's
+        let (values, stale) = self.readings();
+        let shown: Vec<String> = values.iter().map(u8::to_string).collect();
         let mut facts: Vec<(String, String)> = vec![
             ("time".into(), format!("{:.4}", self.table.time())),
             ("phase".into(), format!("{:?}", roller.phase()).to_lowercase()),
@@ -419,20 +452,20 @@ mod tests {
 
     use super::*;
     use crate::frame::Shape2d;
-    use crate::kinds::FromScene;
-    use crate::scene;
+    use crate::kinds::Played;
+    use crate::scene::{self, Scene};
     use crate::sim::dice::math::{norm, sub};
     use crate::sim::dice::model::TOPOLOGY;
     use crate::sim::dice::orientation::top_face;
     use crate::sim::dice::stats::{self, StudySpec};
 
-    fn sim(text: &str) -> (Scene, DiceSim) {
+    fn sim(text: &str) -> (Scene, Played<DiceSim>) {
         let s = scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"));
-        let d = DiceSim::from_scene(&s).expect("a dice scene");
+        let d = Played::of(&s).expect("a dice scene");
         (s, d)
     }
 
-    fn shipped(name: &str) -> (Scene, DiceSim) {
+    fn shipped(name: &str) -> (Scene, Played<DiceSim>) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(name);
         sim(&std::fs::read_to_string(path).unwrap())
     }
@@ -468,9 +501,9 @@ mod tests {
     #[test]
     fn the_strip_lists_the_physics_readings_left_to_right() {
         let (s, mut d) = shipped("dice.toml");
-        let last = s.render.frames - 1;
+        let last = s.sim.timing.frames - 1;
         let frame = d.frame(last);
-        let (values, stale) = d.results(last);
+        let (values, stale) = d.painter.results(&d.sim, last);
         assert!(!stale, "the dice have settled by the last frame");
         // each value is what top_face reads from that die's rotation
         for &(die, value) in &values {
@@ -504,7 +537,7 @@ mod tests {
     fn the_strip_dims_while_rolling_and_before_the_first_reading() {
         let (_, mut d) = shipped("dice.toml");
         let f = d.frame(30); // 1 s: the dice are in the air
-        assert!(d.results(30).1, "stale while rolling");
+        assert!(d.painter.results(&d.sim, 30).1, "stale while rolling");
         let canvas = f.canvas.unwrap();
         assert!(canvas.texts.iter().all(|t| t.color[3] < 0.6), "numbers are dimmed while stale");
         assert!(canvas.texts.len() == 5, "no total while stale");
@@ -513,28 +546,28 @@ mod tests {
         let (s, mut d) = shipped("dice.toml");
         let before = d.frame(0).canvas.unwrap();
         assert!(before.texts.iter().take(5).all(|t| t.text == "1" && t.color[3] == 1.0), "at rest, read: 1s");
-        let last = d.frame(s.render.frames - 1).canvas.unwrap();
+        let last = d.frame(s.sim.timing.frames - 1).canvas.unwrap();
         assert!(last.texts.iter().take(5).all(|t| t.text.parse::<u8>().is_ok_and(|v| (1..=6).contains(&v))));
     }
 
     #[test]
     fn a_pull_stretches_the_die_marks_results_stale_and_it_recovers() {
         let (s, mut d) = shipped("dice_pull.toml");
-        let fps = s.render.fps as f64;
+        let fps = s.sim.timing.fps as f64;
         d.frame(0);
-        assert!(!d.results(0).1, "a die at rest is read");
+        assert!(!d.painter.results(&d.sim, 0).1, "a die at rest is read");
         let hold = (1.5 * fps) as u32;
         d.frame(hold);
-        assert!(d.results(hold).1, "grabbed: stale");
+        assert!(d.painter.results(&d.sim, hold).1, "grabbed: stale");
         let (long, short) = stretch(d.table(), 0);
         eprintln!("pull: longest link {long:.3}×, shortest {short:.3}×");
         assert!(long > 1.15, "the pull stretches the die: longest link {long:.3}×");
         assert!(long <= crate::sim::dice::model::STRETCH_MAX * 1.01 && short >= crate::sim::dice::model::STRETCH_MIN * 0.99);
-        let last = s.render.frames - 1;
+        let last = s.sim.timing.frames - 1;
         d.frame(last);
         let (long, short) = stretch(d.table(), 0);
         assert!(long < 1.03 && short > 0.97, "wobbled back to its rest shape: {short:.3}..{long:.3}");
-        let (values, stale) = d.results(last);
+        let (values, stale) = d.painter.results(&d.sim, last);
         assert!(!stale, "re-read once still");
         assert_eq!(values[0].1, top_face(&d.table().pose(0, 0).0).0);
     }
@@ -543,7 +576,7 @@ mod tests {
     fn soft_dice_give_more_than_firm_ones() {
         let (s, mut d) = shipped("dice_firmness.toml");
         // both pulled the same way: the soft one stretches further
-        let at = |t: f64| (t * s.render.fps as f64) as u32;
+        let at = |t: f64| (t * s.sim.timing.fps as f64) as u32;
         d.frame(at(3.2));
         let soft = stretch(d.table(), 0).0;
         d.frame(at(5.2));
@@ -613,7 +646,7 @@ mod tests {
         d.frame(6);
         assert_eq!(d.table.particles(0, 0), start, "asleep: not a particle moved in 0.2 s");
         assert_eq!(d.lean_deg().round(), 40.0);
-        let end = scene.render.frames - 1;
+        let end = scene.sim.timing.frames - 1;
         d.frame(end);
         let roller = d.table.roller(0);
         assert_eq!(roller.total_nudges(), 1, "read as cocked and nudged once");
@@ -621,7 +654,7 @@ mod tests {
         assert_eq!(roller.phase(), Phase::Settled);
     }
 
-    fn shipped_figure_part(name: &str) -> (Scene, DiceSim) {
+    fn shipped_figure_part(name: &str) -> (Scene, Played<DiceSim>) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/figures/parts").join(name);
         sim(&std::fs::read_to_string(path).unwrap())
     }

@@ -391,20 +391,19 @@ fn a_grabbed_die_is_stale_until_it_settles_again() {
 /// the roller's random stream, the hand lets go, asleep dice wake).
 #[test]
 fn a_restored_state_carries_on_bit_for_bit_through_a_grab_and_a_second_throw() {
-    use crate::kinds::FromScene;
     use crate::sim::Simulation;
     let text = "kind = \"dice\"\nseed = 5\n[render]\nwidth = 160\nheight = 100\nfps = 30\nduration = 5.0\n[dice]\ncount = 3\nrolls = [0.2, 2.6]\n\
         [[dice.grab]]\ndie = 1\ncorner = \"top\"\nat = 1.8\nrelease = 2.3\npath = [[1.8, 0.0, 0.0, 0.0], [2.2, 0.2, 0.5, 0.1]]\n\
         [[dice.place]]\ndie = 3\nat = [1.2, 0.6, 0.0]\nasleep = true\n";
     let scene = crate::scene::parse(text, std::path::Path::new("dice.toml")).unwrap_or_else(|e| panic!("{e}"));
     let at = 60; // 2.0 s: die 1 held, the second throw to come
-    let mut whole = super::driver::DiceSim::from_scene(&scene).unwrap();
+    let mut whole = crate::kinds::Played::<super::driver::DiceSim>::of(&scene).unwrap();
     for f in [0, 30, at] {
         whole.frame(f);
     }
     assert!(whole.table().roller(0).grab().is_some(), "a die is held when the state is saved");
     let state = whole.snapshot().expect("the dice save their state");
-    let mut later = super::driver::DiceSim::from_scene(&scene).unwrap();
+    let mut later = crate::kinds::Played::<super::driver::DiceSim>::of(&scene).unwrap();
     assert!(later.restore(at, &state));
     for f in [at, at + 1, 75, 90, 120, 149] {
         assert!(whole.frame(f) == later.frame(f), "frame {f}");

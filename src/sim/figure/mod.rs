@@ -6,23 +6,21 @@ pub mod annotate;
 pub mod chart;
 
 use crate::frame::{Align, Canvas2d, Fill, Fnv, FrameData, Text2d, View, Wire};
-use crate::scene::Scene;
-use crate::scene::figure::{FigureSpec, LabelSpec, PanelContent, PanelFrame, PanelStyle, lookup, placeholders};
-use crate::sim::{KindSimulation, SimFault, Simulation, StateDigest};
+use crate::scene::Timing;
+use crate::scene::figure::{FigureLook, FigureSpec, LabelSpec, PanelContent, PanelFrame, PanelSim, PanelStyle, lookup, placeholders};
+use crate::sim::{Drawing, KindPainter, KindSimulation, Painter, SimFault, SimInputs, Simulation, Stage, StateDigest};
 
-/// One panel's scene: its simulation and the last frame it gave.
-struct PanelSim {
-    scene: Scene,
+/// One scene panel's simulation and the frame it was last advanced to.
+struct Panel {
+    spec: PanelSim,
     sim: Box<dyn Simulation>,
-    last: Option<FrameData>,
+    at: Option<u32>,
 }
 
 pub struct FigureSim {
-    scene: Scene,
-    spec: FigureSpec,
-    rects: Vec<[f32; 4]>,
+    timing: Timing,
     /// Per panel: its scene's simulation (`None` for a chart).
-    panels: Vec<Option<PanelSim>>,
+    panels: Vec<Option<Panel>>,
     /// What builds a panel's simulation afresh (a restore builds each before it takes a state).
     build: crate::sim::Builder,
     /// The last frame described.
@@ -31,25 +29,29 @@ pub struct FigureSim {
 
 impl KindSimulation for FigureSim {
     type Spec = FigureSpec;
+    type Painter = FigurePainter;
 
-    fn new(scene: &Scene, spec: &FigureSpec, build: crate::sim::Builder) -> Self {
-        let rects = spec.panel_rects().iter().map(|r| r.map(|v| v as f32)).collect();
-        let panels = spec
-            .panels
-            .iter()
-            .map(|p| match &p.content {
-                PanelContent::Scene(s) => Some(PanelSim { scene: (**s).clone(), sim: build(s), last: None }),
-                PanelContent::Chart(_) => None,
-            })
-            .collect();
-        FigureSim { scene: scene.clone(), spec: spec.clone(), rects, panels, build, described: 0 }
+    fn new(inputs: &SimInputs<FigureSpec>, build: crate::sim::Builder) -> Self {
+        let panels =
+            inputs.spec.panels.iter().map(|p| p.as_ref().map(|p| Panel { spec: p.clone(), sim: build(&p.scene), at: None })).collect();
+        FigureSim { timing: inputs.timing, panels, build, described: 0 }
     }
 }
 
-/// The frame of a panel's scene shown at figure time `t`.
-pub fn panel_frame(frame: PanelFrame, scene: &Scene, t: f64) -> u32 {
-    let last = scene.render.frames.saturating_sub(1);
-    let at = |seconds: f64| ((seconds * scene.render.fps as f64).round().max(0.0) as u64).min(last as u64) as u32;
+impl FigureSim {
+    /// Panel `k`'s simulation and the frame of it shown at figure frame `frame` (`None` for a
+    /// chart).
+    fn panel(&self, k: usize, frame: u32) -> Option<(&dyn Simulation, u32, Timing)> {
+        let p = self.panels.get(k)?.as_ref()?;
+        let timing = p.spec.scene.timing;
+        Some((&*p.sim, panel_frame(p.spec.frame, timing, self.timing.time_of(frame)), timing))
+    }
+}
+
+/// The frame of a panel's scene (of `timing`) shown at figure time `t`.
+pub fn panel_frame(frame: PanelFrame, timing: Timing, t: f64) -> u32 {
+    let last = timing.frames.saturating_sub(1);
+    let at = |seconds: f64| ((seconds * timing.fps as f64).round().max(0.0) as u64).min(last as u64) as u32;
     match frame {
         PanelFrame::Follow => at(t),
         PanelFrame::Time(s) => at(s),
@@ -107,49 +109,69 @@ fn filled(labels: &[LabelSpec], facts: &[(String, String)], data: Option<&serde_
     labels.iter().map(|l| LabelSpec { text: fill(&l.text, facts, data), ..l.clone() }).collect()
 }
 
-impl FigureSim {
-    /// A line of text at em size `size`, smaller where it would be wider than `room`.
-    fn text(&self, at: [f32; 2], size: f64, room: f32, align: Align, text: String) -> Text2d {
-        let size = crate::frame::font::fitting_size(&text, size as f32, room);
-        Text2d { at, size, align, color: with_alpha(self.spec.text_color.to_linear(), 1.0), text }
+/// Draws a figure: each scene panel by its own painter, charts, captions, titles and labels.
+pub struct FigurePainter {
+    stage: Stage,
+    look: FigureLook,
+    rects: Vec<[f32; 4]>,
+    /// Per panel: its scene's painter and the last frame it described (`None` for a chart).
+    panels: Vec<Option<PanelPainter>>,
+}
+
+/// A scene panel's painter and the last frame it described (a panel that shows one frame is
+/// described once).
+type PanelPainter = (Box<dyn Painter>, Option<FrameData>);
+
+/// A panel's simulation built afresh for a restore, and the frame its state is at.
+type Fresh = Option<(Box<dyn Simulation>, Option<u32>)>;
+
+impl KindPainter for FigurePainter {
+    type Sim = FigureSim;
+
+    fn new(sim: &FigureSim, drawing: &Drawing<FigureLook>, build: crate::sim::PainterBuilder) -> Self {
+        let look = drawing.kind;
+        let panels = sim
+            .panels
+            .iter()
+            .zip(&look.panels)
+            .map(|(p, l)| match (p, &l.content) {
+                (Some(p), PanelContent::Scene(scene_look)) => Some((build(&*p.sim, &p.spec.scene, scene_look), None)),
+                _ => None,
+            })
+            .collect();
+        let rects = look.panel_rects().iter().map(|r| r.map(|v| v as f32)).collect();
+        FigurePainter { stage: drawing.stage(), look: look.clone(), rects, panels }
     }
-}
 
-pub fn with_alpha(c: [f32; 3], a: f32) -> [f32; 4] {
-    [c[0], c[1], c[2], a]
-}
-
-impl Simulation for FigureSim {
-    fn frame(&mut self, frame: u32) -> FrameData {
-        self.described = frame;
-        let t = self.scene.render.time_of(frame);
-        let size = self.spec.size.map(|v| v as f32);
+    fn paint(&mut self, sim: &FigureSim, frame: u32) -> FrameData {
+        let look = &self.look;
+        let size = look.size.map(|v| v as f32);
         let mut canvas = Canvas2d { size, static_layer: None, shapes: Vec::new(), texts: Vec::new() };
-        let data = self.spec.data.as_ref().map(|d| &*d.json);
-        if let Some(title) = &self.spec.title {
-            let baseline = self.spec.margin as f32 + self.spec.title_size as f32;
+        let data = look.data.as_ref().map(|d| &*d.json);
+        if let Some(title) = &look.title {
+            let baseline = look.margin as f32 + look.title_size as f32;
             let text = fill(title, &[], data);
-            let room = size[0] - 2.0 * self.spec.margin as f32;
-            canvas.texts.push(self.text([size[0] / 2.0, baseline], self.spec.title_size, room, Align::Center, text));
+            let room = size[0] - 2.0 * look.margin as f32;
+            canvas.texts.push(self.text([size[0] / 2.0, baseline], look.title_size, room, Align::Center, text));
         }
         let mut views = Vec::new();
-        let style = annotate::Style { text: self.spec.text_color.to_linear() };
-        for (k, spec) in self.spec.panels.iter().enumerate() {
+        let style = annotate::Style { text: look.text_color.to_linear() };
+        for (k, spec) in look.panels.iter().enumerate() {
             let rect = self.rects[k];
             let mut facts: Vec<(String, String)> = Vec::new();
-            match (&spec.content, &mut self.panels[k]) {
-                (PanelContent::Scene(_), Some(panel)) => {
-                    let n = panel_frame(spec.frame, &panel.scene, t);
-                    let shown = match panel.last.take() {
+            match (&spec.content, &mut self.panels[k], sim.panel(k, frame)) {
+                (PanelContent::Scene(_), Some((painter, last)), Some((panel, n, timing))) => {
+                    // a panel's frame is the same whenever its scene is at the same frame
+                    let shown = match last.take() {
                         Some(f) if f.index == n => f,
-                        _ => panel.sim.frame(n),
+                        _ => painter.paint(panel, n),
                     };
-                    let time = format!("{:.2}", panel.scene.render.time_of(n));
+                    let time = format!("{:.2}", timing.time_of(n));
                     facts = vec![
                         ("frame".into(), n.to_string()),
                         ("time".into(), time.trim_end_matches('0').trim_end_matches('.').to_string()),
                     ];
-                    facts.extend(panel.sim.digest().facts);
+                    facts.extend(panel.digest().facts);
                     let aspect = rect[2] / rect[3];
                     let labels = filled(&spec.labels, &facts, data);
                     annotate::panel(&mut canvas, &labels, &spec.arrows, rect, Some((&shown.camera, aspect)), &style);
@@ -161,10 +183,10 @@ impl Simulation for FigureSim {
                         restyle(&mut view, style);
                     }
                     views.push(View { rect, frame: Box::new(view) });
-                    panel.last = Some(shown);
+                    *last = Some(shown);
                 }
-                (PanelContent::Chart(c), _) => {
-                    let bg = with_alpha(self.spec.chart_background.to_linear(), 1.0);
+                (PanelContent::Chart(c), ..) => {
+                    let bg = with_alpha(look.chart_background.to_linear(), 1.0);
                     canvas.shapes.push(crate::frame::Shape2d::Rect {
                         min: [rect[0], rect[1]],
                         max: [rect[0] + rect[2], rect[1] + rect[3]],
@@ -172,7 +194,7 @@ impl Simulation for FigureSim {
                         border: 0.0,
                         color: bg,
                     });
-                    let plot = chart::draw(c, rect, &chart::Style { text: style.text, size: self.spec.caption_size as f32 * 0.8 });
+                    let plot = chart::draw(c, rect, &chart::Style { text: style.text, size: look.caption_size as f32 * 0.8 });
                     canvas.shapes.extend(plot.shapes);
                     canvas.texts.extend(plot.texts);
                     annotate::panel(&mut canvas, &filled(&spec.labels, &[], data), &spec.arrows, rect, None, &style);
@@ -180,22 +202,48 @@ impl Simulation for FigureSim {
                 _ => {}
             }
             if let Some(caption) = &spec.caption {
-                let baseline = rect[1] + rect[3] + self.spec.caption_size as f32 * 1.25;
+                let baseline = rect[1] + rect[3] + look.caption_size as f32 * 1.25;
                 let text = fill(caption, &facts, data);
-                let room = rect[2] + self.spec.gap as f32 * 0.5;
-                canvas.texts.push(self.text([rect[0] + rect[2] / 2.0, baseline], self.spec.caption_size, room, Align::Center, text));
+                let room = rect[2] + look.gap as f32 * 0.5;
+                canvas.texts.push(self.text([rect[0] + rect[2] / 2.0, baseline], look.caption_size, room, Align::Center, text));
             }
         }
         let whole = [0.0, 0.0, size[0], size[1]];
-        annotate::panel(&mut canvas, &filled(&self.spec.labels, &[], data), &self.spec.arrows, whole, None, &style);
-        FrameData { views, ..crate::sim::scene_frame(&self.scene, frame, Vec::new(), Some(canvas)) }
+        annotate::panel(&mut canvas, &filled(&look.labels, &[], data), &look.arrows, whole, None, &style);
+        FrameData { views, ..self.stage.frame(frame, Vec::new(), Some(canvas)) }
+    }
+}
+
+impl FigurePainter {
+    /// A line of text at em size `size`, smaller where it would be wider than `room`.
+    fn text(&self, at: [f32; 2], size: f64, room: f32, align: Align, text: String) -> Text2d {
+        let size = crate::frame::font::fitting_size(&text, size as f32, room);
+        Text2d { at, size, align, color: with_alpha(self.look.text_color.to_linear(), 1.0), text }
+    }
+}
+
+pub fn with_alpha(c: [f32; 3], a: f32) -> [f32; 4] {
+    [c[0], c[1], c[2], a]
+}
+
+impl Simulation for FigureSim {
+    fn advance(&mut self, frame: u32) {
+        self.described = frame;
+        let t = self.timing.time_of(frame);
+        for p in self.panels.iter_mut().flatten() {
+            let n = panel_frame(p.spec.frame, p.spec.scene.timing, t);
+            if p.at != Some(n) {
+                p.sim.advance(n);
+                p.at = Some(n);
+            }
+        }
     }
 
     fn fault(&self) -> Option<SimFault> {
         self.panels
             .iter()
             .flatten()
-            .find_map(|p| p.sim.fault().map(|f| SimFault { frame: f.frame, what: format!("panel {}: {}", p.scene.name, f.what) }))
+            .find_map(|p| p.sim.fault().map(|f| SimFault { frame: f.frame, what: format!("panel {}: {}", p.spec.name, f.what) }))
     }
 
     /// The panels' states, each with the frame it was taken at: a panel whose simulation saves
@@ -213,9 +261,9 @@ impl Simulation for FigureSim {
             if p.sim.fault().is_some() {
                 return None;
             }
-            match (&p.last, p.sim.snapshot()) {
-                (Some(last), Some(state)) => {
-                    w.u32(1).u32(last.index).bytes(&state);
+            match (p.at, p.sim.snapshot()) {
+                (Some(at), Some(state)) => {
+                    w.u32(1).u32(at).bytes(&state);
                     carried = true;
                 }
                 _ => {
@@ -232,19 +280,19 @@ impl Simulation for FigureSim {
             return false;
         }
         // every panel's simulation built afresh and restored, before any is taken
-        let mut fresh: Vec<Option<Box<dyn Simulation>>> = Vec::with_capacity(self.panels.len());
+        let mut fresh: Vec<Fresh> = Vec::with_capacity(self.panels.len());
         for p in &self.panels {
             let Some(flag) = r.u32() else { return false };
             let sim = match (p, flag) {
                 (None, 0) => None,
-                (Some(p), 0) => Some((self.build)(&p.scene)),
+                (Some(p), 0) => Some(((self.build)(&p.spec.scene), None)),
                 (Some(p), 1) => {
                     let (Some(at), Some(state)) = (r.u32(), r.bytes()) else { return false };
-                    let mut sim = (self.build)(&p.scene);
+                    let mut sim = (self.build)(&p.spec.scene);
                     if !sim.restore(at, state) {
                         return false;
                     }
-                    Some(sim)
+                    Some((sim, Some(at)))
                 }
                 _ => return false,
             };
@@ -254,8 +302,8 @@ impl Simulation for FigureSim {
             return false;
         }
         for (p, sim) in self.panels.iter_mut().zip(fresh) {
-            if let (Some(p), Some(sim)) = (p, sim) {
-                (p.sim, p.last) = (sim, None);
+            if let (Some(p), Some((sim, at))) = (p, sim) {
+                (p.sim, p.at) = (sim, at);
             }
         }
         self.described = frame;
@@ -264,7 +312,7 @@ impl Simulation for FigureSim {
 
     fn digest(&self) -> StateDigest {
         let mut h = Fnv::new();
-        let mut facts = vec![("panels".to_string(), self.spec.panels.len().to_string())];
+        let mut facts = vec![("panels".to_string(), self.panels.len().to_string())];
         for (k, p) in self.panels.iter().enumerate() {
             let Some(p) = p else { continue };
             let d = p.sim.digest();

@@ -13,11 +13,10 @@ pub mod world;
 use std::sync::Arc;
 
 use crate::frame::{Canvas2d, Dash, Fnv, FrameData, Shape2d, StaticLayer};
-use crate::scene::Scene;
-use crate::scene::flock::{FlockSpec, Theme};
+use crate::scene::flock::{FlockLook, FlockSpec, Theme};
 use crate::scene::values::Srgb;
 use crate::sim::rng::Rng;
-use crate::sim::{KindSimulation, SimFault, Simulation, StateDigest};
+use crate::sim::{Drawing, KindPainter, KindSimulation, SimFault, SimInputs, Simulation, Stage, StateDigest};
 use world::{PULSE_SECONDS, SHOCK_SECONDS, State, World};
 
 /// Colours of a theme, linear RGB.
@@ -86,24 +85,24 @@ const NODE_RADIUS: f32 = 7.0;
 const AGENT_RADIUS: f32 = 3.2;
 
 pub struct FlockSim {
-    scene: Scene,
     spec: FlockSpec,
+    timing: crate::scene::Timing,
     world: World,
-    palette: Palette,
-    grid_layer: StaticLayer,
     frame: u32,
     fault: Option<SimFault>,
 }
 
 impl KindSimulation for FlockSim {
     type Spec = FlockSpec;
+    type Painter = FlockPainter;
 
-    fn new(scene: &Scene, spec: &FlockSpec, _: crate::sim::Builder) -> Self {
+    fn new(inputs: &SimInputs<FlockSpec>, _: crate::sim::Builder) -> Self {
+        let (spec, seed) = (inputs.spec, inputs.seed);
         let canvas = spec.canvas.map(|c| c as f32);
         let area = spec.canvas[0] * spec.canvas[1];
         let (nodes, edges) = if spec.node_list.is_empty() {
             let n = spec.nodes.resolve(area, 3, crate::scene::flock::MAX_NODES as u32) as usize;
-            let nodes = graph::spread_nodes(n, canvas, &mut Rng::stream(scene.seed, "flock.nodes"));
+            let nodes = graph::spread_nodes(n, canvas, &mut Rng::stream(seed, "flock.nodes"));
             let edges = graph::nearest_edges(&nodes, spec.edges_per_node as usize);
             (nodes, edges)
         } else {
@@ -112,13 +111,11 @@ impl KindSimulation for FlockSim {
             (nodes, edges)
         };
         let agents = spec.agents.resolve(area, 1, crate::scene::flock::MAX_AGENTS as u32) as usize;
-        let mut world = World::new(spec, nodes, edges, agents, scene.seed);
+        let mut world = World::new(spec, nodes, edges, agents, seed);
         if spec.reduced_motion {
             settle(&mut world);
         }
-        let palette = Palette::of(spec.theme);
-        let grid_layer = dot_grid(canvas, palette.dots);
-        FlockSim { scene: scene.clone(), spec: spec.clone(), world, palette, grid_layer, frame: 0, fault: None }
+        FlockSim { spec: spec.clone(), timing: inputs.timing, world, frame: 0, fault: None }
     }
 }
 
@@ -131,11 +128,52 @@ impl FlockSim {
     pub fn world_mut(&mut self) -> &mut World {
         &mut self.world
     }
+}
 
-    fn draw(&self) -> Vec<Shape2d> {
-        let w = &self.world;
+/// Draws a flock: its theme's colours, the dot grid, and which of the paths and trails show.
+pub struct FlockPainter {
+    stage: Stage,
+    look: FlockLook,
+    /// The logical canvas (the simulation's).
+    canvas: [f64; 2],
+    reduced_motion: bool,
+    palette: Palette,
+    grid_layer: StaticLayer,
+}
+
+impl KindPainter for FlockPainter {
+    type Sim = FlockSim;
+
+    fn new(sim: &FlockSim, drawing: &Drawing<FlockLook>, _: crate::sim::PainterBuilder) -> Self {
+        let palette = Palette::of(drawing.kind.theme);
+        let grid_layer = dot_grid(sim.spec.canvas.map(|c| c as f32), palette.dots);
+        FlockPainter {
+            stage: drawing.stage(),
+            look: drawing.kind.clone(),
+            canvas: sim.spec.canvas,
+            reduced_motion: sim.spec.reduced_motion,
+            palette,
+            grid_layer,
+        }
+    }
+
+    fn paint(&mut self, sim: &FlockSim, frame: u32) -> FrameData {
+        let canvas = Canvas2d {
+            size: self.canvas.map(|c| c as f32),
+            static_layer: Some(self.grid_layer.clone()),
+            shapes: self.draw(&sim.world),
+            texts: Vec::new(),
+        };
+        let bg = self.palette.background;
+        FrameData { background: crate::frame::Background { top: bg, bottom: bg }, ..self.stage.frame(frame, Vec::new(), Some(canvas)) }
+    }
+}
+
+impl FlockPainter {
+    fn draw(&self, w: &World) -> Vec<Shape2d> {
         let p = &self.palette;
-        let mut shapes = Vec::with_capacity(w.edges.len() + w.agents.len() * (w.trail_len + 3) + w.nodes.len() * 3);
+        let shown_trail = if self.look.show_trails { w.trail_len } else { 0 };
+        let mut shapes = Vec::with_capacity(w.edges.len() + w.agents.len() * (shown_trail + 3) + w.nodes.len() * 3);
         let t = w.time() as f32;
         for &[a, b] in &w.edges {
             let (a, b) = (w.nodes[a as usize], w.nodes[b as usize]);
@@ -187,8 +225,8 @@ impl FlockSim {
                 });
             }
         }
-        let animated = !self.spec.reduced_motion;
-        if animated && self.spec.show_paths {
+        let animated = !self.reduced_motion;
+        if animated && self.look.show_paths {
             for a in w.agents.iter().filter(|a| a.state == State::Seek) {
                 let goal = w.nodes.get(a.target as usize).copied().unwrap_or(a.pos);
                 let c = rgba(p.seek, 0.3);
@@ -202,7 +240,7 @@ impl FlockSim {
                 });
             }
         }
-        if animated && self.spec.show_trails && w.trail_count > 1 {
+        if animated && self.look.show_trails && w.trail_count > 1 {
             for (i, a) in w.agents.iter().enumerate() {
                 let c = p.of_state(a.state);
                 let n = w.trail_count;
@@ -298,10 +336,10 @@ fn dot_grid(canvas: [f32; 2], color: [f32; 3]) -> StaticLayer {
 }
 
 impl Simulation for FlockSim {
-    fn frame(&mut self, frame: u32) -> FrameData {
+    fn advance(&mut self, frame: u32) {
         self.frame = frame;
         if !self.spec.reduced_motion {
-            self.world.advance_to(self.scene.render.time_of(frame));
+            self.world.advance_to(self.timing.time_of(frame));
         }
         if self.fault.is_none()
             && let Some(i) = self
@@ -311,17 +349,6 @@ impl Simulation for FlockSim {
                 .position(|a| !(a.pos[0].is_finite() && a.pos[1].is_finite() && a.vel[0].is_finite() && a.vel[1].is_finite()))
         {
             self.fault = Some(SimFault { frame, what: format!("agent {i} has a non-finite position or velocity") });
-        }
-        let canvas = Canvas2d {
-            size: self.spec.canvas.map(|c| c as f32),
-            static_layer: Some(self.grid_layer.clone()),
-            shapes: self.draw(),
-            texts: Vec::new(),
-        };
-        let bg = self.palette.background;
-        FrameData {
-            background: crate::frame::Background { top: bg, bottom: bg },
-            ..crate::sim::scene_frame(&self.scene, frame, Vec::new(), Some(canvas))
         }
     }
 

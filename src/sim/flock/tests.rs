@@ -3,19 +3,19 @@
 use super::FlockSim;
 use super::grid::{NeighbourGrid, brute_force};
 use super::world::{State, World};
-use crate::kinds::FromScene;
+use crate::kinds::Played;
 use crate::scene;
 use crate::sim::Simulation;
 use crate::sim::rng::Rng;
 
-fn sim(flock: &str) -> FlockSim {
+fn sim(flock: &str) -> Played<FlockSim> {
     let text = format!("kind = \"flock\"\nseed = 1\n[render]\nwidth = 800\nheight = 600\nfps = 60\nframes = 600\n[flock]\n{flock}\n");
     let s = scene::parse(&text, std::path::Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
-    FlockSim::from_scene(&s).expect("a flock scene")
+    Played::of(&s).expect("a flock scene")
 }
 
 /// One agent, one node, nothing else moving it.
-fn lone(flock: &str) -> FlockSim {
+fn lone(flock: &str) -> Played<FlockSim> {
     sim(&format!(
         "agents = 1\nwander = 0.0\nseparation_radius = 0.0\n{flock}\n[[flock.node]]\nx = 600\ny = 300\n[[flock.node]]\nx = 150\ny = 450"
     ))

@@ -306,8 +306,8 @@ impl World {
                 }
             })
             .collect::<Vec<_>>();
-        // the trail is only drawn: without trails shown, none is kept
-        let trail_len = if spec.show_trails { spec.trail as usize } else { 0 };
+        // history like any other: drawn or not is the painter's business
+        let trail_len = spec.trail as usize;
         let start = spec.cursor.first().map_or([0.0; 2], |k| [k[1] as f32, k[2] as f32]);
         let mut w = World {
             params: Params::of(spec),

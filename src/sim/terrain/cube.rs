@@ -5,7 +5,7 @@
 use super::field::GridFrame;
 use super::mc::cube::crossing_t;
 use crate::frame::{IDENTITY, Material, MeshData, MeshInstance, MeshRef, Wire, srgb8};
-use crate::scene::terrain::{CubeSpec, CubeValues, case_corners, corner_sample, cube_samples};
+use crate::scene::terrain::{CubeLook, CubeSpec, CubeValues, case_corners, corner_sample, cube_samples};
 
 /// The grid's samples (x fastest), a class resolved to its cube (see
 /// [`super::mc::classes::representative`]).
@@ -37,9 +37,10 @@ pub fn trilinear(dims: [usize; 3], samples: &[f64], g: [f64; 3]) -> f64 {
     sum
 }
 
-/// The grid's edges, sample dots and crossing points (of `samples`), in world space.
-pub fn decorations(cube: &CubeSpec, samples: &[f64], grid: &GridFrame, iso: f32, wire: Wire) -> Vec<MeshInstance> {
-    let [nx, ny, nz] = cube.dims;
+/// The grid's edges, sample dots and crossing points (of `samples`, a `dims` grid), in world
+/// space, drawn as `look` says.
+pub fn decorations(dims: [usize; 3], look: &CubeLook, samples: &[f64], grid: &GridFrame, iso: f32, wire: Wire) -> Vec<MeshInstance> {
+    let [nx, ny, nz] = dims;
     let world = |p: [usize; 3]| grid.world(p.map(|v| v as f32));
     let value = |p: [usize; 3]| samples[p[0] + nx * (p[1] + ny * p[2])] as f32;
     let side = (0..3).map(|a| grid.spacing[a]).fold(f64::INFINITY, f64::min) as f32;
@@ -69,7 +70,7 @@ pub fn decorations(cube: &CubeSpec, samples: &[f64], grid: &GridFrame, iso: f32,
         })
         .collect();
     let mut out = vec![plain(MeshData::lines(&edges.iter().map(|&(a, b)| (world(a), world(b))).collect::<Vec<_>>()), Some(wire))];
-    let r = cube.dot as f32 * side;
+    let r = look.dot as f32 * side;
     if r <= 0.0 {
         return out;
     }
@@ -80,9 +81,9 @@ pub fn decorations(cube: &CubeSpec, samples: &[f64], grid: &GridFrame, iso: f32,
         append(&mut dots, MeshData::sphere(world(p), r, 10, color));
     }
     out.push(plain(dots, None));
-    if cube.crossings {
+    if look.crossings {
         let mut marks = MeshData::default();
-        let color = srgb8(cube.color.to_linear().map(|x| x * 0.6), 255);
+        let color = srgb8(look.color.to_linear().map(|x| x * 0.6), 255);
         for &(a, b) in &edges {
             let (va, vb) = (value(a), value(b));
             if (va < iso) != (vb < iso) {
@@ -113,7 +114,7 @@ mod tests {
 
     #[test]
     fn a_class_becomes_its_smallest_case() {
-        let cube = |values| CubeSpec { dims: [2, 2, 2], values, dot: 0.0, crossings: false, color: crate::scene::Srgb([1.0; 3]) };
+        let cube = |values| CubeSpec { dims: [2, 2, 2], values };
         // class 2 (two corners sharing an edge): corners 0 and 1, one unit below iso
         let c = corners([2, 2, 2], &samples(&cube(CubeValues::Class { class: 2, iso: 0.5 }))).unwrap();
         assert_eq!(c, [-0.5, -0.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5]);

@@ -327,7 +327,7 @@ mod tests {
     fn spec(terrain: &str) -> TerrainSpec {
         let text = format!("kind = \"terrain\"\n[render]\nframes = 11\nfps = 10\n[terrain]\n{terrain}\n");
         let s = scene::parse(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
-        let KindSpec::Terrain(t) = s.kind else { panic!("a terrain scene") };
+        let KindSpec::Terrain(t) = s.sim.kind else { panic!("a terrain scene") };
         t
     }
 

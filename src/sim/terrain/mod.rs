@@ -13,28 +13,29 @@ pub mod resample;
 
 use rayon::prelude::*;
 
+use std::sync::Arc;
+
 use crate::frame::srgb8;
 use crate::frame::{Fill, FrameData, IDENTITY, Material, MeshData, MeshInstance, MeshRef, Wire};
-use crate::scene::Scene;
-use crate::scene::terrain::{Algorithm, MeshStyle, TerrainSpec};
+use crate::scene::Timing;
+use crate::scene::terrain::{Algorithm, MeshStyle, TerrainLook, TerrainSpec};
 use crate::scene::values::smoothstep;
 use crate::sim::noise::Noise;
 use crate::sim::rng::Rng;
-use crate::sim::{KindSimulation, SimFault, Simulation, StateDigest};
+use crate::sim::{Drawing, KindPainter, KindSimulation, SimFault, SimInputs, Simulation, Stage, StateDigest};
 use field::{FieldAt, GridFrame};
 
 pub struct TerrainSim {
-    scene: Scene,
     spec: TerrainSpec,
+    timing: Timing,
     grid: GridFrame,
     height_noise: Noise,
     overhang_noise: Noise,
-    detail_noise: Noise,
     field: Vec<f32>,
     iso: mc::IsoMesh,
-    /// The mesh of the last frame asked for (reused as is when the field does not change), with
-    /// the frame it was built for and a hash of its geometry alone.
-    current: Option<(u32, MeshRef, mc::McStats, u64)>,
+    /// The surface of the last frame asked for (reused as is when the field does not change) in
+    /// world space, uncoloured, with the frame it was built for and a hash of its geometry.
+    current: Option<(u32, Arc<MeshData>, mc::McStats, u64)>,
     /// The block each vertex was meshed in, and how many blocks there are, when meshing in blocks.
     block_of: Vec<u32>,
     blocks: u32,
@@ -52,15 +53,16 @@ pub struct TerrainSim {
 
 impl KindSimulation for TerrainSim {
     type Spec = TerrainSpec;
+    type Painter = TerrainPainter;
 
-    fn new(scene: &Scene, spec: &TerrainSpec, _: crate::sim::Builder) -> Self {
+    fn new(inputs: &SimInputs<TerrainSpec>, _: crate::sim::Builder) -> Self {
+        let (spec, seed) = (inputs.spec, inputs.seed);
         TerrainSim {
-            scene: scene.clone(),
             spec: spec.clone(),
+            timing: inputs.timing,
             grid: GridFrame::of(spec),
-            height_noise: Noise::new(&mut Rng::stream(scene.seed, "terrain.height")),
-            overhang_noise: Noise::new(&mut Rng::stream(scene.seed, "terrain.overhang")),
-            detail_noise: Noise::new(&mut Rng::stream(scene.seed, "terrain.colour")),
+            height_noise: Noise::new(&mut Rng::stream(seed, "terrain.height")),
+            overhang_noise: Noise::new(&mut Rng::stream(seed, "terrain.overhang")),
             field: Vec::new(),
             iso: mc::IsoMesh::default(),
             current: None,
@@ -76,16 +78,17 @@ impl KindSimulation for TerrainSim {
 }
 
 impl TerrainSim {
-    /// The world-space mesh at frame `frame` (sampled and extracted unless already current).
-    pub fn mesh_at(&mut self, frame: u32) -> MeshRef {
+    /// The world-space surface at frame `frame`, uncoloured (sampled and extracted unless
+    /// already current).
+    pub fn mesh_at(&mut self, frame: u32) -> Arc<MeshData> {
         self.frame = frame;
         if let Some((f, mesh, _, _)) = &self.current
             && (*f == frame || !self.spec.is_animated())
         {
             return mesh.clone();
         }
-        let time = self.scene.render.time_of(frame);
-        let at = FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.scene.render.duration());
+        let time = self.timing.time_of(frame);
+        let at = FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.timing.duration());
         if self.spec.cube.is_some() {
             self.field = self.cube_values.iter().map(|&v| v as f32).collect();
         } else if let Some(i) = {
@@ -117,10 +120,10 @@ impl TerrainSim {
                 };
             }
         }
-        let mesh = MeshRef::new(self.world_mesh());
+        let mesh = Arc::new(self.world_mesh());
         let mut geometry = crate::frame::Fnv::new();
-        geometry.bytes(bytemuck::cast_slice(&mesh.data.positions));
-        geometry.bytes(bytemuck::cast_slice(&mesh.data.indices));
+        geometry.bytes(bytemuck::cast_slice(&mesh.positions));
+        geometry.bytes(bytemuck::cast_slice(&mesh.indices));
         self.current = Some((frame, mesh.clone(), self.iso.stats, geometry.finish()));
         mesh
     }
@@ -129,7 +132,7 @@ impl TerrainSim {
     /// back faces never show (`Material::closed`): walled in, meshed by an algorithm that leaves
     /// no crack, at an iso level below the walls' value at the grid's edge (half a cell; above
     /// it the block is open at its sides), with the eye outside the block or in its air.
-    fn seen_closed(&self, frame: u32, eye: [f32; 3]) -> bool {
+    pub fn seen_closed(&self, frame: u32, eye: [f32; 3]) -> bool {
         let iso = self.iso_at(frame) as f64;
         let g = &self.grid;
         let half_cell = 0.5 * g.spacing.iter().copied().fold(f64::INFINITY, f64::min);
@@ -138,15 +141,16 @@ impl TerrainSim {
         }
         let eye = eye.map(f64::from);
         let in_block = (0..3).all(|a| eye[a] > g.origin[a] && eye[a] < g.origin[a] + (g.dims[a] - 1) as f64 * g.spacing[a]);
-        let time = self.scene.render.time_of(frame);
-        !in_block || FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.scene.render.duration()).at(eye) > iso
+        let time = self.timing.time_of(frame);
+        !in_block || FieldAt::new(&self.spec, &self.height_noise, &self.overhang_noise, time, self.timing.duration()).at(eye) > iso
     }
 
     /// The iso level at `frame`.
     fn iso_at(&self, frame: u32) -> f32 {
-        self.spec.iso.scalar_at(self.scene.render.time_of(frame), self.scene.render.duration()) as f32
+        self.spec.iso.scalar_at(self.timing.time_of(frame), self.timing.duration()) as f32
     }
 
+    /// The surface in world space, without colours (its look gives them).
     fn world_mesh(&self) -> MeshData {
         let g = &self.grid;
         let positions: Vec<[f32; 3]> = self.iso.positions.iter().map(|&p| g.world(p)).collect();
@@ -161,23 +165,91 @@ impl TerrainSim {
                 if len > 0.0 { w.map(|c| (c / len) as f32) } else { [0.0, 1.0, 0.0] }
             })
             .collect();
-        let mut colors: Vec<[u8; 4]> = match &self.spec.cube {
-            Some(c) => vec![srgb8(c.color.to_linear(), 255); positions.len()],
-            // each vertex's colour is its own: in parallel, in order
-            None => positions.par_iter().zip(&normals).map(|(p, n)| self.color(*p, *n)).collect(),
+        MeshData { positions, normals, colors: Vec::new(), indices: self.iso.indices.clone() }
+    }
+}
+
+/// Colours and draws a terrain's surface: bands by height, rock on steep slopes, the wireframe,
+/// a `[terrain.cube]`'s decorations.
+pub struct TerrainPainter {
+    stage: Stage,
+    look: TerrainLook,
+    /// The faint noise over the colours (seeded by the scene).
+    detail_noise: Noise,
+    /// The grid's height, metres (bands are fractions of it).
+    height: f64,
+    /// The coloured surface of the geometry with this hash.
+    colored: Option<(u64, MeshRef)>,
+}
+
+impl KindPainter for TerrainPainter {
+    type Sim = TerrainSim;
+
+    fn new(sim: &TerrainSim, drawing: &Drawing<TerrainLook>, _: crate::sim::PainterBuilder) -> Self {
+        TerrainPainter {
+            stage: drawing.stage(),
+            look: drawing.kind.clone(),
+            detail_noise: Noise::new(&mut Rng::stream(drawing.seed, "terrain.colour")),
+            height: sim.spec.size[1],
+            colored: None,
+        }
+    }
+
+    fn paint(&mut self, sim: &TerrainSim, frame: u32) -> FrameData {
+        let mesh = self.colored(sim);
+        let c = self.look.wire_color.to_linear();
+        let wire = Wire { color: [c[0], c[1], c[2], 1.0], width: self.look.wire_width as f32 };
+        let (fill, wire) = match self.look.style {
+            MeshStyle::Shaded => (Fill::Shaded, None),
+            MeshStyle::Wireframe => (Fill::Hidden, Some(wire)),
+            MeshStyle::ShadedWire => (Fill::Shaded, Some(wire)),
         };
-        if self.spec.chunk_tint && self.block_of.len() == colors.len() {
-            for (c, &b) in colors.iter_mut().zip(&self.block_of) {
+        let instance = MeshInstance {
+            mesh,
+            transform: IDENTITY,
+            material: Material { roughness: 0.85, specular: 0.06, casts_shadow: fill == Fill::Shaded, fill, wire, ..Material::default() },
+            deform: None,
+        };
+        let mut meshes = vec![instance];
+        if let (Some(cube), Some(look)) = (&sim.spec.cube, &self.look.cube) {
+            // the cube's frame in the wire colour, never thinner than 1.5 px
+            let frame_wire = Wire { color: [c[0], c[1], c[2], 1.0], width: (self.look.wire_width as f32).max(1.5) };
+            meshes.extend(cube::decorations(cube.dims, look, &sim.cube_values, &sim.grid, sim.iso_at(frame), frame_wire));
+        }
+        let mut data = self.stage.frame(frame, meshes, None);
+        data.meshes[0].material.closed = sim.seen_closed(frame, data.camera.eye);
+        data
+    }
+}
+
+impl TerrainPainter {
+    /// The simulation's current surface with its colours (coloured once per geometry).
+    pub fn colored(&mut self, sim: &TerrainSim) -> MeshRef {
+        let Some((_, mesh, _, geometry)) = &sim.current else { return MeshRef::new(MeshData::default()) };
+        if let Some((key, colored)) = &self.colored
+            && key == geometry
+        {
+            return colored.clone();
+        }
+        let mut colors: Vec<[u8; 4]> = match &self.look.cube {
+            Some(c) if sim.spec.cube.is_some() => vec![srgb8(c.color.to_linear(), 255); mesh.positions.len()],
+            // each vertex's colour is its own: in parallel, in order
+            _ => mesh.positions.par_iter().zip(&mesh.normals).map(|(p, n)| self.color(*p, *n)).collect(),
+        };
+        if self.look.chunk_tint && sim.block_of.len() == colors.len() {
+            for (c, &b) in colors.iter_mut().zip(&sim.block_of) {
                 *c = tinted(*c, b);
             }
         }
-        MeshData { positions, normals, colors, indices: self.iso.indices.clone() }
+        let colored = MeshRef::new(MeshData { colors, ..(**mesh).clone() });
+        self.colored = Some((*geometry, colored.clone()));
+        colored
     }
 
     /// Height bands, rock on steep slopes, and a faint noise so flat areas do not look plastic.
     fn color(&self, p: [f32; 3], n: [f32; 3]) -> [u8; 4] {
-        let c = &self.spec.colors;
-        let h = (p[1] as f64 / self.spec.size[1]).clamp(0.0, 1.0);
+        let c = &self.look.colors;
+        let h = (p[1] as f64 / self.height).clamp(0.0, 1.0);
         let bands = &c.bands;
         let base = match bands.iter().position(|(bh, _)| *bh > h) {
             Some(0) => bands[0].1.to_linear(),
@@ -219,30 +291,8 @@ fn tinted(c: [u8; 4], b: u32) -> [u8; 4] {
 }
 
 impl Simulation for TerrainSim {
-    fn frame(&mut self, frame: u32) -> FrameData {
-        let mesh = self.mesh_at(frame);
-        let c = self.spec.wire_color.to_linear();
-        let wire = Wire { color: [c[0], c[1], c[2], 1.0], width: self.spec.wire_width as f32 };
-        let (fill, wire) = match self.spec.style {
-            MeshStyle::Shaded => (Fill::Shaded, None),
-            MeshStyle::Wireframe => (Fill::Hidden, Some(wire)),
-            MeshStyle::ShadedWire => (Fill::Shaded, Some(wire)),
-        };
-        let instance = MeshInstance {
-            mesh,
-            transform: IDENTITY,
-            material: Material { roughness: 0.85, specular: 0.06, casts_shadow: fill == Fill::Shaded, fill, wire, ..Material::default() },
-            deform: None,
-        };
-        let mut meshes = vec![instance];
-        if let Some(cube) = &self.spec.cube {
-            // the cube's frame in the wire colour, never thinner than 1.5 px
-            let frame_wire = Wire { color: [c[0], c[1], c[2], 1.0], width: (self.spec.wire_width as f32).max(1.5) };
-            meshes.extend(cube::decorations(cube, &self.cube_values, &self.grid, self.iso_at(frame), frame_wire));
-        }
-        let mut data = crate::sim::scene_frame(&self.scene, frame, meshes, None);
-        data.meshes[0].material.closed = self.seen_closed(frame, data.camera.eye);
-        data
+    fn advance(&mut self, frame: u32) {
+        self.mesh_at(frame);
     }
 
     fn fault(&self) -> Option<SimFault> {
@@ -256,8 +306,8 @@ impl Simulation for TerrainSim {
         // The state is the geometry; colours are appearance, left to the image comparison.
         let mut facts: Vec<(String, String)> = vec![
             ("frame".into(), self.frame.to_string()),
-            ("vertices".into(), mesh.data.positions.len().to_string()),
-            ("triangles".into(), (mesh.data.indices.len() / 3).to_string()),
+            ("vertices".into(), mesh.positions.len().to_string()),
+            ("triangles".into(), (mesh.indices.len() / 3).to_string()),
             ("tunnels".into(), stats.tunnels.to_string()),
         ];
         if self.spec.chunks.is_some() {

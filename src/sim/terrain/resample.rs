@@ -155,7 +155,7 @@ mod tests {
     #[test]
     fn cliffs_resampled_where_shapes_reach_is_the_full_resample_on_every_frame() {
         let s = scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/cliffs.toml")).unwrap();
-        same_as_full(&s, 0..s.render.frames);
+        same_as_full(&s, 0..s.sim.timing.frames);
     }
 
     #[test]

@@ -5,28 +5,34 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::grass::Meadow;
-use super::trees::Grove;
 use super::{WindSim, presser_at};
-use crate::frame::{Deform, FrameData, IDENTITY, InstanceBatch, Material, MeshData, MeshInstance, MeshRef, Motion, srgb8};
+use crate::frame::{Deform, FrameData, IDENTITY, InstanceBatch, Material, MeshData, MeshInstance, MeshRef, Motion, Placements, srgb8};
 use crate::scene::values::smoothstep;
-use crate::scene::wind::{GrassSpec, LodSpec, WindSpec};
-use crate::sim::scene_frame;
+use crate::scene::wind::{GrassLook, LodSpec, WindLook};
+use crate::sim::{Drawing, KindPainter, Stage};
 
-/// Meshes made once.
-pub struct Art {
+/// Draws a wind scene: what is made once (the ground, blade ribbons, the grass's, trees' and
+/// leaves' colours) and each frame's batches.
+pub struct WindPainter {
+    stage: Stage,
+    look: WindLook,
     ground: MeshRef,
     /// Per patch: blade ribbons with the near, mid and far segment counts.
     blades: Vec<[MeshRef; 3]>,
     walker: MeshRef,
     vehicle: MeshRef,
+    /// Per tile of the meadow: its blades' placements in their colours.
+    tiles: Vec<Placements>,
+    /// Per tree: its mesh in its colours.
+    trees: Vec<MeshRef>,
+    leaves: Placements,
 }
 
 /// A ribbon along +y from 0 to 1, one unit wide at the root and tapering to a point, in `rows`
 /// segments; its colour runs from the root's share of the tip colour up to white (the blade's own
 /// colour multiplies it).
-fn blade_mesh(rows: u32, spec: &GrassSpec) -> MeshData {
-    let (root, tip) = (spec.root.to_linear(), spec.tip.to_linear());
+fn blade_mesh(rows: u32, look: &GrassLook) -> MeshData {
+    let (root, tip) = (look.root.to_linear(), look.tip.to_linear());
     let ratio: [f32; 3] = std::array::from_fn(|k| (root[k] / tip[k].max(1e-4)).min(1.0));
     let mut m = MeshData::default();
     for j in 0..=rows {
@@ -72,14 +78,17 @@ fn vehicle_mesh() -> MeshData {
     m
 }
 
-impl Art {
-    pub fn new(spec: &WindSpec, meadow: &Meadow, grove: &Grove) -> Self {
+impl KindPainter for WindPainter {
+    type Sim = WindSim;
+
+    fn new(sim: &WindSim, drawing: &Drawing<WindLook>, _: crate::sim::PainterBuilder) -> Self {
+        let (look, meadow, grove) = (drawing.kind, &sim.meadow, &sim.grove);
         let mut lo = [-5.0f64, -5.0];
         let mut hi = [5.0f64, 5.0];
         if let Some((a, b)) = meadow.extent() {
             (lo, hi) = (a, b);
         }
-        if let Some(area) = spec.overlay.as_ref().and_then(|o| o.area) {
+        if let Some(area) = look.overlay.as_ref().and_then(|o| o.area) {
             let half = [area[0].abs() / 2.0, area[1].abs() / 2.0];
             lo = [lo[0].min(-half[0]), lo[1].min(-half[1])];
             hi = [hi[0].max(half[0]), hi[1].max(half[1])];
@@ -91,9 +100,49 @@ impl Art {
         }
         let margin = if meadow.is_empty() && grove.trees.is_empty() { 0.0 } else { ((hi[0] - lo[0]).max(hi[1] - lo[1]) * 0.25).max(3.0) };
         let (lo, hi) = ([(lo[0] - margin) as f32, (lo[1] - margin) as f32], [(hi[0] + margin) as f32, (hi[1] + margin) as f32]);
-        let ground = MeshData::flat_quad(lo, hi, srgb8(spec.ground.to_linear(), 255));
-        let blades = meadow.patches.iter().map(|p| spec.lod.segments.map(|rows| MeshRef::new(blade_mesh(rows, &p.spec)))).collect();
-        Art { ground: MeshRef::new(ground), blades, walker: MeshRef::new(walker_mesh()), vehicle: MeshRef::new(vehicle_mesh()) }
+        let ground = MeshData::flat_quad(lo, hi, srgb8(look.ground.to_linear(), 255));
+        let blades =
+            (0..meadow.patches.len()).map(|p| look.lod.segments.map(|rows| MeshRef::new(blade_mesh(rows, &look.grass[p])))).collect();
+        WindPainter {
+            stage: drawing.stage(),
+            look: look.clone(),
+            ground: MeshRef::new(ground),
+            blades,
+            walker: MeshRef::new(walker_mesh()),
+            vehicle: MeshRef::new(vehicle_mesh()),
+            tiles: meadow.tiles.iter().map(|t| super::grass::colored(t, &look.grass[t.patch])).collect(),
+            trees: grove.trees.iter().zip(&look.trees).map(|(t, l)| super::trees::colored_mesh(t, l)).collect(),
+            leaves: super::trees::colored_leaves(grove, &look.trees),
+        }
+    }
+
+    /// The frame: ground, walkers, overlay; grass, trees and leaves as batches.
+    fn paint(&mut self, sim: &WindSim, index: u32) -> FrameData {
+        let t = self.stage.timing.time_of(index);
+        let mut meshes = vec![MeshInstance {
+            mesh: self.ground.clone(),
+            transform: IDENTITY,
+            material: Material { casts_shadow: false, roughness: 0.95, specular: 0.02, ..Material::default() },
+            deform: None,
+        }];
+        meshes.extend(self.presser_meshes(sim, t));
+        let bounds = self.ground.data.bounds().map(|(lo, hi)| ([lo[0] as f64, lo[2] as f64], [hi[0] as f64, hi[2] as f64]));
+        if let Some(m) = bounds.and_then(|(lo, hi)| self.overlay_mesh(sim, sim.time(), lo, hi)) {
+            meshes.push(MeshInstance {
+                mesh: MeshRef::new(m),
+                transform: IDENTITY,
+                material: Material { casts_shadow: false, receives_shadow: false, roughness: 1.0, specular: 0.0, ..Material::default() },
+                deform: None,
+            });
+        }
+        let mut data = self.stage.frame(index, meshes, None);
+        let c = &data.camera;
+        let eye = Vec3::from(c.eye);
+        let aspect = self.stage.width as f32 / self.stage.height as f32;
+        let view_proj = c.view_proj(aspect);
+        data.batches = self.grass_batches(sim, eye, &view_proj);
+        data.batches.extend(self.tree_batches(sim, eye, sim.time()));
+        data
     }
 }
 
@@ -133,113 +182,115 @@ const THIN_BAND: f64 = 0.2;
 /// Tint of a level-of-detail tier with `debug` on (near, mid, far).
 const TIER_TINT: [[f32; 4]; 3] = [[1.0, 1.0, 1.0, 1.0], [0.55, 0.75, 1.6, 1.0], [1.6, 0.6, 0.55, 1.0]];
 
-/// The grass tiles as batches: culled, tiered, and faded to rest beyond `far`.
-fn grass_batches(sim: &WindSim, eye: Vec3, view_proj: &Mat4, lod: &LodSpec) -> Vec<InstanceBatch> {
-    let meadow = &sim.meadow;
-    let mut out = Vec::new();
-    for tile in &meadow.tiles {
-        let patch = &meadow.patches[tile.patch];
-        let reach = patch.max_height;
-        let lo = Vec3::new(tile.lo[0] - reach, 0.0, tile.lo[1] - reach);
-        let hi = Vec3::new(tile.hi[0] + reach, reach, tile.hi[1] + reach);
-        if lod.cull && outside(view_proj, lo, hi) {
-            continue;
+impl WindPainter {
+    /// The grass tiles as batches: culled, tiered, and faded to rest beyond `far`.
+    fn grass_batches(&self, sim: &WindSim, eye: Vec3, view_proj: &Mat4) -> Vec<InstanceBatch> {
+        let (meadow, lod) = (&sim.meadow, &self.look.lod);
+        let mut out = Vec::new();
+        for (tile, placements) in meadow.tiles.iter().zip(&self.tiles) {
+            let patch = &meadow.patches[tile.patch];
+            let reach = patch.max_height;
+            let lo = Vec3::new(tile.lo[0] - reach, 0.0, tile.lo[1] - reach);
+            let hi = Vec3::new(tile.hi[0] + reach, reach, tile.hi[1] + reach);
+            if lod.cull && outside(view_proj, lo, hi) {
+                continue;
+            }
+            let near_edge = distance(eye, lo, hi);
+            let tier = if near_edge < lod.near {
+                0
+            } else if near_edge < lod.far {
+                1
+            } else {
+                2
+            };
+            // thinned with distance: the tile's blades are in random order, blade j of n stands for
+            // the share (j + ½)/n; those past `keep(d)` are dropped, fading (sinking) over a band
+            // of shares first, so nothing pops
+            let n = tile.blades.len();
+            let drawn = ((thin(lod, near_edge) + THIN_BAND) * n as f64).ceil().min(n as f64) as usize;
+            let motion = if near_edge >= lod.far + lod.blend && drawn == n {
+                Vec::new()
+            } else {
+                let r = tile.blades.start..tile.blades.start + drawn;
+                let rest = Motion::spine_rest();
+                let whole = farthest(eye, lo, hi) <= lod.far && thin(lod, farthest(eye, lo, hi)) >= 1.0;
+                meadow.motion[r.clone()]
+                    .iter()
+                    .zip(&meadow.x[r.clone()])
+                    .zip(&meadow.z[r])
+                    .enumerate()
+                    .map(|(j, ((m, &x), &z))| {
+                        if whole {
+                            return *m;
+                        }
+                        let d = (Vec3::new(x, 0.0, z) - eye).length() as f64;
+                        let still = smoothstep(lod.far, lod.far + lod.blend, d) as f32;
+                        let share = (j as f64 + 0.5) / n as f64;
+                        let size = (1.0 - smoothstep(thin(lod, d), thin(lod, d) + THIN_BAND, share)) as f32;
+                        let mix = |a: [f32; 4], b: [f32; 4]| std::array::from_fn(|k| (a[k] + (b[k] - a[k]) * still) * size);
+                        Motion { a: mix(m.a, rest.a), b: mix(m.b, rest.b) }
+                    })
+                    .collect()
+            };
+            if drawn == 0 {
+                continue;
+            }
+            out.push(InstanceBatch {
+                mesh: self.blades[tile.patch][tier].clone(),
+                material: Material {
+                    tint: if lod.debug { TIER_TINT[tier] } else { [1.0; 4] },
+                    roughness: 0.75,
+                    specular: 0.12,
+                    casts_shadow: self.look.grass[tile.patch].shadows,
+                    ..Material::default()
+                },
+                deform: Deform::Spine,
+                placements: placements.clone(),
+                motion,
+                drawn: (drawn < n).then_some(drawn as u32),
+            });
         }
-        let near_edge = distance(eye, lo, hi);
-        let tier = if near_edge < lod.near {
-            0
-        } else if near_edge < lod.far {
-            1
-        } else {
-            2
-        };
-        // thinned with distance: the tile's blades are in random order, blade j of n stands for
-        // the share (j + ½)/n; those past `keep(d)` are dropped, fading (sinking) over a band
-        // of shares first, so nothing pops
-        let n = tile.blades.len();
-        let drawn = ((thin(lod, near_edge) + THIN_BAND) * n as f64).ceil().min(n as f64) as usize;
-        let motion = if near_edge >= lod.far + lod.blend && drawn == n {
-            Vec::new()
-        } else {
-            let r = tile.blades.start..tile.blades.start + drawn;
-            let rest = Motion::spine_rest();
-            let whole = farthest(eye, lo, hi) <= lod.far && thin(lod, farthest(eye, lo, hi)) >= 1.0;
-            meadow.motion[r.clone()]
-                .iter()
-                .zip(&meadow.x[r.clone()])
-                .zip(&meadow.z[r])
-                .enumerate()
-                .map(|(j, ((m, &x), &z))| {
-                    if whole {
-                        return *m;
-                    }
-                    let d = (Vec3::new(x, 0.0, z) - eye).length() as f64;
-                    let still = smoothstep(lod.far, lod.far + lod.blend, d) as f32;
-                    let share = (j as f64 + 0.5) / n as f64;
-                    let size = (1.0 - smoothstep(thin(lod, d), thin(lod, d) + THIN_BAND, share)) as f32;
-                    let mix = |a: [f32; 4], b: [f32; 4]| std::array::from_fn(|k| (a[k] + (b[k] - a[k]) * still) * size);
-                    Motion { a: mix(m.a, rest.a), b: mix(m.b, rest.b) }
-                })
-                .collect()
-        };
-        if drawn == 0 {
-            continue;
-        }
-        out.push(InstanceBatch {
-            mesh: sim.art.blades[tile.patch][tier].clone(),
-            material: Material {
-                tint: if lod.debug { TIER_TINT[tier] } else { [1.0; 4] },
-                roughness: 0.75,
-                specular: 0.12,
-                casts_shadow: patch.spec.shadows,
-                ..Material::default()
-            },
-            deform: Deform::Spine,
-            placements: tile.placements.clone(),
-            motion,
-            drawn: (drawn < n).then_some(drawn as u32),
-        });
+        out
     }
-    out
-}
 
-/// Trunks and leaves, with flutter faded out past `near` and the lean past `far`.
-fn tree_batches(sim: &WindSim, eye: Vec3, lod: &LodSpec, t: f64) -> Vec<InstanceBatch> {
-    let grove = &sim.grove;
-    let fades: Vec<(f32, f32)> = grove
-        .trees
-        .iter()
-        .map(|tree| {
-            let d = (Vec3::new(tree.spec.at[0] as f32, 0.0, tree.spec.at[1] as f32) - eye).length() as f64;
-            let bend = 1.0 - smoothstep(lod.far, lod.far + lod.blend, d);
-            let flutter = 1.0 - smoothstep(lod.near, lod.near + lod.blend, d);
-            (bend as f32, flutter as f32)
-        })
-        .collect();
-    let mut out: Vec<InstanceBatch> = grove
-        .trees
-        .iter()
-        .enumerate()
-        .map(|(i, tree)| InstanceBatch {
-            mesh: tree.mesh.clone(),
-            material: Material { roughness: 0.85, specular: 0.05, ..Material::default() },
-            deform: Deform::Bend,
-            placements: tree.placement.clone(),
-            motion: vec![grove.trunk_motion(i, fades[i].0)],
-            drawn: None,
-        })
-        .collect();
-    if !grove.leaf_placements.data.is_empty() {
-        out.push(InstanceBatch {
-            mesh: grove.leaf_mesh.clone(),
-            material: Material { roughness: 0.6, specular: 0.1, ..Material::default() },
-            deform: Deform::Rigid,
-            placements: grove.leaf_placements.clone(),
-            motion: grove.leaf_motion(t, &fades),
-            drawn: None,
-        });
+    /// Trunks and leaves, with flutter faded out past `near` and the lean past `far`.
+    fn tree_batches(&self, sim: &WindSim, eye: Vec3, t: f64) -> Vec<InstanceBatch> {
+        let (grove, lod) = (&sim.grove, &self.look.lod);
+        let fades: Vec<(f32, f32)> = grove
+            .trees
+            .iter()
+            .map(|tree| {
+                let d = (Vec3::new(tree.spec.at[0] as f32, 0.0, tree.spec.at[1] as f32) - eye).length() as f64;
+                let bend = 1.0 - smoothstep(lod.far, lod.far + lod.blend, d);
+                let flutter = 1.0 - smoothstep(lod.near, lod.near + lod.blend, d);
+                (bend as f32, flutter as f32)
+            })
+            .collect();
+        let mut out: Vec<InstanceBatch> = grove
+            .trees
+            .iter()
+            .enumerate()
+            .map(|(i, tree)| InstanceBatch {
+                mesh: self.trees[i].clone(),
+                material: Material { roughness: 0.85, specular: 0.05, ..Material::default() },
+                deform: Deform::Bend,
+                placements: tree.placement.clone(),
+                motion: vec![grove.trunk_motion(i, fades[i].0)],
+                drawn: None,
+            })
+            .collect();
+        if !self.leaves.data.is_empty() {
+            out.push(InstanceBatch {
+                mesh: grove.leaf_mesh.clone(),
+                material: Material { roughness: 0.6, specular: 0.1, ..Material::default() },
+                deform: Deform::Rigid,
+                placements: self.leaves.clone(),
+                motion: grove.leaf_motion(t, &fades),
+                drawn: None,
+            });
+        }
+        out
     }
-    out
 }
 
 /// Blue (calm) through pale yellow to red (`max`), linear RGB.
@@ -253,86 +304,58 @@ fn speed_color(speed: f64, max: f64) -> [f32; 3] {
 
 /// Arrows on a grid over the ground, pointing with the wind, as long as the speed (a cell at
 /// `max_speed`) and coloured by it.
-fn overlay_mesh(sim: &WindSim, t: f64, lo: [f64; 2], hi: [f64; 2]) -> Option<MeshData> {
-    let o = sim.spec.overlay.as_ref()?;
-    let mut m = MeshData::default();
-    let (nx, nz) = (((hi[0] - lo[0]) / o.spacing).floor() as usize, ((hi[1] - lo[1]) / o.spacing).floor() as usize);
-    for j in 0..=nz.min(400) {
-        for i in 0..=nx.min(400) {
-            let (x, z) = (lo[0] + (i as f64 + 0.5) * o.spacing, lo[1] + (j as f64 + 0.5) * o.spacing);
-            if x > hi[0] || z > hi[1] {
-                continue;
+impl WindPainter {
+    fn overlay_mesh(&self, sim: &WindSim, t: f64, lo: [f64; 2], hi: [f64; 2]) -> Option<MeshData> {
+        let o = self.look.overlay.as_ref()?;
+        let mut m = MeshData::default();
+        let (nx, nz) = (((hi[0] - lo[0]) / o.spacing).floor() as usize, ((hi[1] - lo[1]) / o.spacing).floor() as usize);
+        for j in 0..=nz.min(400) {
+            for i in 0..=nx.min(400) {
+                let (x, z) = (lo[0] + (i as f64 + 0.5) * o.spacing, lo[1] + (j as f64 + 0.5) * o.spacing);
+                if x > hi[0] || z > hi[1] {
+                    continue;
+                }
+                let w = sim.field.at(x, z, t);
+                let speed = w[0].hypot(w[1]);
+                if speed < 1e-6 {
+                    continue;
+                }
+                let (dx, dz) = (w[0] / speed, w[1] / speed);
+                let len = o.spacing * 0.9 * (speed / o.max_speed).clamp(0.3, 1.0);
+                let (half, head) = (o.spacing * 0.05, o.spacing * 0.16);
+                let color = srgb8(speed_color(speed, o.max_speed), 255);
+                let at = |along: f64, across: f64| {
+                    let (px, pz) = (x + (along - len * 0.5) * dx - across * dz, z + (along - len * 0.5) * dz + across * dx);
+                    [px as f32, o.height as f32, pz as f32]
+                };
+                let shaft = (len - head * 1.4).max(0.0);
+                let first = m.positions.len() as u32;
+                for p in [at(0.0, -half), at(shaft, -half), at(shaft, half), at(0.0, half), at(shaft, -head), at(len, 0.0), at(shaft, head)]
+                {
+                    m.positions.push(p);
+                    m.normals.push([0.0, 1.0, 0.0]);
+                    m.colors.push(color);
+                }
+                m.indices.extend_from_slice(&[first, first + 2, first + 1, first, first + 3, first + 2, first + 4, first + 6, first + 5]);
             }
-            let w = sim.field.at(x, z, t);
-            let speed = w[0].hypot(w[1]);
-            if speed < 1e-6 {
-                continue;
-            }
-            let (dx, dz) = (w[0] / speed, w[1] / speed);
-            let len = o.spacing * 0.9 * (speed / o.max_speed).clamp(0.3, 1.0);
-            let (half, head) = (o.spacing * 0.05, o.spacing * 0.16);
-            let color = srgb8(speed_color(speed, o.max_speed), 255);
-            let at = |along: f64, across: f64| {
-                let (px, pz) = (x + (along - len * 0.5) * dx - across * dz, z + (along - len * 0.5) * dz + across * dx);
-                [px as f32, o.height as f32, pz as f32]
-            };
-            let shaft = (len - head * 1.4).max(0.0);
-            let first = m.positions.len() as u32;
-            for p in [at(0.0, -half), at(shaft, -half), at(shaft, half), at(0.0, half), at(shaft, -head), at(len, 0.0), at(shaft, head)] {
-                m.positions.push(p);
-                m.normals.push([0.0, 1.0, 0.0]);
-                m.colors.push(color);
-            }
-            m.indices.extend_from_slice(&[first, first + 2, first + 1, first, first + 3, first + 2, first + 4, first + 6, first + 5]);
         }
+        Some(m)
     }
-    Some(m)
-}
 
-/// Walkers and vehicles present at `t`, turned to face where they go.
-fn presser_meshes(sim: &WindSim, t: f64) -> Vec<MeshInstance> {
-    let mut out = Vec::new();
-    for p in sim.spec.pressers.iter().filter(|p| p.show) {
-        let Some((pos, vel)) = presser_at(p, t) else { continue };
-        let yaw = if vel[0].hypot(vel[1]) > 1e-6 { -(vel[1].atan2(vel[0])) as f32 } else { 0.0 };
-        let transform = Mat4::from_translation(Vec3::new(pos[0] as f32, 0.0, pos[1] as f32)) * Mat4::from_rotation_y(yaw);
-        out.push(MeshInstance {
-            mesh: if p.vehicle { sim.art.vehicle.clone() } else { sim.art.walker.clone() },
-            transform: transform.to_cols_array_2d(),
-            material: Material { roughness: 0.6, specular: 0.2, ..Material::default() },
-            deform: None,
-        });
+    /// Walkers and vehicles present at `t`, turned to face where they go.
+    fn presser_meshes(&self, sim: &WindSim, t: f64) -> Vec<MeshInstance> {
+        let mut out = Vec::new();
+        for (p, _) in sim.spec.pressers.iter().zip(&self.look.show).filter(|(_, show)| **show) {
+            let Some((pos, vel)) = presser_at(p, t) else { continue };
+            let yaw = if vel[0].hypot(vel[1]) > 1e-6 { -(vel[1].atan2(vel[0])) as f32 } else { 0.0 };
+            let transform = Mat4::from_translation(Vec3::new(pos[0] as f32, 0.0, pos[1] as f32)) * Mat4::from_rotation_y(yaw);
+            out.push(MeshInstance {
+                mesh: if p.vehicle { self.vehicle.clone() } else { self.walker.clone() },
+                transform: transform.to_cols_array_2d(),
+                material: Material { roughness: 0.6, specular: 0.2, ..Material::default() },
+                deform: None,
+            });
+        }
+        out
     }
-    out
-}
-
-/// The frame: ground, walkers, overlay; grass, trees and leaves as batches.
-pub fn frame(sim: &WindSim, index: u32) -> FrameData {
-    let scene = &sim.scene;
-    let t = scene.render.time_of(index);
-    let mut meshes = vec![MeshInstance {
-        mesh: sim.art.ground.clone(),
-        transform: IDENTITY,
-        material: Material { casts_shadow: false, roughness: 0.95, specular: 0.02, ..Material::default() },
-        deform: None,
-    }];
-    meshes.extend(presser_meshes(sim, t));
-    let bounds = sim.art.ground.data.bounds().map(|(lo, hi)| ([lo[0] as f64, lo[2] as f64], [hi[0] as f64, hi[2] as f64]));
-    if let Some(m) = bounds.and_then(|(lo, hi)| overlay_mesh(sim, sim.time(), lo, hi)) {
-        meshes.push(MeshInstance {
-            mesh: MeshRef::new(m),
-            transform: IDENTITY,
-            material: Material { casts_shadow: false, receives_shadow: false, roughness: 1.0, specular: 0.0, ..Material::default() },
-            deform: None,
-        });
-    }
-    let mut data = scene_frame(scene, index, meshes, None);
-    let c = &data.camera;
-    let eye = Vec3::from(c.eye);
-    let aspect = scene.render.width as f32 / scene.render.height as f32;
-    let view_proj = c.view_proj(aspect);
-    let lod = &sim.spec.lod;
-    data.batches = grass_batches(sim, eye, &view_proj, lod);
-    data.batches.extend(tree_batches(sim, eye, lod, sim.time()));
-    data
 }

@@ -14,7 +14,7 @@ use super::blade::{MAX_LEAN, Moment, lean, shape_default, shape_seed};
 use super::field::{WindField, WindGrid};
 use super::spring::Spring;
 use crate::frame::{Motion, Placement, Placements, srgb8};
-use crate::scene::wind::{GrassSpec, Model, PresserSpec};
+use crate::scene::wind::{GrassLook, GrassSpec, Model, PresserSpec};
 use crate::sim::rng::Rng;
 
 /// A blade being pressed or springing back: flatten `s` (1 = laid down) and its rate, the
@@ -44,7 +44,31 @@ pub struct Tile {
     pub blades: std::ops::Range<usize>,
     pub lo: [f32; 2],
     pub hi: [f32; 2],
-    pub placements: Placements,
+    /// Where each blade stands, which way it faces and how big it is (white: its colour is the
+    /// look's, from its tone).
+    pub placements: Vec<Placement>,
+    pub tones: Vec<Tone>,
+}
+
+/// What a blade's colour is made from, drawn with the rest of it: its lightness, and the number
+/// the look's share of dry blades is compared with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tone {
+    pub light: f32,
+    pub dry: f64,
+}
+
+impl Tone {
+    /// The blade's colour: dry or green by `look`, at its lightness.
+    pub fn color(self, look: &GrassLook) -> [u8; 4] {
+        let base = if self.dry < look.dry_share { look.dry.to_linear() } else { look.tip.to_linear() };
+        srgb8(base.map(|c| (c * self.light).min(1.0)), 255)
+    }
+}
+
+/// A tile's placements coloured by `look`, as the renderer takes them.
+pub fn colored(tile: &Tile, look: &GrassLook) -> Placements {
+    Placements::new(tile.placements.iter().zip(&tile.tones).map(|(p, t)| Placement { color: t.color(look), ..*p }).collect())
 }
 
 /// Every blade of every patch.
@@ -92,9 +116,10 @@ struct Blade {
     give: f32,
     recover: f32,
     placement: Placement,
+    tone: Tone,
 }
 
-/// Seeds one patch's blades: jittered grid, clumps sharing facing and height, colours.
+/// Seeds one patch's blades: jittered grid, clumps sharing facing and height, tones.
 fn seed_patch(spec: &GrassSpec, index: usize, seed: u64, tile_size: f32, tiles_x: usize) -> Vec<Blade> {
     let (nx, nz) = spec.layout();
     let mut rng = Rng::stream(seed, &format!("wind.grass.{index}"));
@@ -103,8 +128,6 @@ fn seed_patch(spec: &GrassSpec, index: usize, seed: u64, tile_size: f32, tiles_x
         [spec.area[0] / nx.max(1) as f64, spec.area[1] / nz.max(1) as f64],
     );
     let clump_seed = seed ^ crate::frame::Fnv::hash(format!("wind.clumps.{index}").as_bytes());
-    let tip = spec.tip.to_linear();
-    let dry = spec.dry.to_linear();
     let mut out = Vec::with_capacity(nx * nz);
     for j in 0..nz {
         for i in 0..nx {
@@ -134,10 +157,7 @@ fn seed_patch(spec: &GrassSpec, index: usize, seed: u64, tile_size: f32, tiles_x
             let height = spec.height[0] + (spec.height[1] - spec.height[0]) * height_u;
             let stiffness = spec.stiffness[0] + (spec.stiffness[1] - spec.stiffness[0]) * rng.unit();
             let recover = spec.recover[0] + (spec.recover[1] - spec.recover[0]) * rng.unit();
-            let is_dry = rng.unit() < spec.dry_share;
-            let base = if is_dry { dry } else { tip };
-            let light = (0.78 + 0.3 * shade) as f32;
-            let color = srgb8(base.map(|c| (c * light).min(1.0)), 255);
+            let tone = Tone { dry: rng.unit(), light: (0.78 + 0.3 * shade) as f32 };
             let (fx, fz) = (((x - lo[0]) as f32 / tile_size) as usize, ((z - lo[1]) as f32 / tile_size) as usize);
             let tiles_z = ((spec.area[1] as f32 / tile_size).ceil() as usize).max(1);
             let tile = (fz.min(tiles_z - 1) * tiles_x + fx.min(tiles_x - 1)) as u32;
@@ -152,8 +172,9 @@ fn seed_patch(spec: &GrassSpec, index: usize, seed: u64, tile_size: f32, tiles_x
                     position: [x as f32, 0.0, z as f32],
                     yaw: yaw as f32,
                     scale: [spec.width as f32 * (0.8 + 0.4 * shade as f32), height as f32, 1.0],
-                    color,
+                    color: [255; 4],
                 },
+                tone,
             });
         }
     }
@@ -194,12 +215,14 @@ impl Meadow {
                 let end = k + blades[k..].iter().take_while(|b| b.tile == tile).count();
                 let (tx, tz) = ((tile as usize % tiles_x) as f32, (tile as usize / tiles_x) as f32);
                 let placements: Vec<Placement> = blades[k..end].iter().map(|b| b.placement).collect();
+                let tones: Vec<Tone> = blades[k..end].iter().map(|b| b.tone).collect();
                 m.tiles.push(Tile {
                     patch: index,
                     blades: first_blade + k..first_blade + end,
                     lo: [lo[0] + tx * size, lo[1] + tz * size],
                     hi: [lo[0] + (tx + 1.0) * size, lo[1] + (tz + 1.0) * size],
-                    placements: Placements::new(placements),
+                    placements,
+                    tones,
                 });
                 k = end;
             }

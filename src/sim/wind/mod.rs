@@ -14,22 +14,23 @@ pub mod spring;
 mod tests;
 pub mod trees;
 
-use crate::frame::{Fnv, FrameData, Motion};
-use crate::scene::Scene;
+pub use draw::WindPainter;
+
+use crate::frame::{Fnv, Motion};
+use crate::scene::Timing;
 use crate::scene::wind::{PresserSpec, WindSpec};
-use crate::sim::{FixedClock, KindSimulation, SimFault, Simulation, StateDigest};
+use crate::sim::{FixedClock, KindSimulation, SimFault, SimInputs, Simulation, StateDigest};
 use field::{WindField, WindGrid};
 use grass::Meadow;
 use trees::Grove;
 
 pub struct WindSim {
-    scene: Scene,
     spec: WindSpec,
+    timing: Timing,
     field: WindField,
     grid: WindGrid,
     meadow: Meadow,
     grove: Grove,
-    art: draw::Art,
     /// A whole number of steps per frame.
     clock: FixedClock,
     /// The time the blades and trees were last posed at.
@@ -39,27 +40,27 @@ pub struct WindSim {
 
 impl KindSimulation for WindSim {
     type Spec = WindSpec;
+    type Painter = WindPainter;
 
-    fn new(scene: &Scene, spec: &WindSpec, _: crate::sim::Builder) -> Self {
-        let field = WindField::new(spec, scene.seed, scene.render.duration());
-        let meadow = Meadow::new(&spec.grass, scene.seed);
-        let mut grove = Grove::new(&spec.trees, scene.seed);
+    fn new(inputs: &SimInputs<WindSpec>, _: crate::sim::Builder) -> Self {
+        let (spec, seed, timing) = (inputs.spec, inputs.seed, inputs.timing);
+        let field = WindField::new(spec, seed, timing.duration());
+        let meadow = Meadow::new(&spec.grass, seed);
+        let mut grove = Grove::new(&spec.trees, seed);
         grove.settle(&field, 0.0);
         let grid = match meadow.extent() {
             Some((lo, hi)) => WindGrid::over([lo[0] - 1.0, lo[1] - 1.0], [hi[0] + 1.0, hi[1] + 1.0], field.feature_size().min(1.0)),
             None => WindGrid::default(),
         };
-        let fps = scene.render.fps;
+        let fps = timing.fps;
         let per_frame = spec.step_hz.div_ceil(fps).max(1);
-        let art = draw::Art::new(spec, &meadow, &grove);
         WindSim {
-            scene: scene.clone(),
             spec: spec.clone(),
+            timing,
             field,
             grid,
             meadow,
             grove,
-            art,
             clock: FixedClock::new(fps as f64 * per_frame as f64),
             posed: None,
             fault: None,
@@ -148,7 +149,7 @@ impl WindSim {
             let moment = self.field.moment(t);
             self.grid.sample(|x, z| moment.wind(x, z));
             if let Some(i) = self.meadow.shape(&self.field, &self.grid, t) {
-                let frame = self.scene.render.frame_at(t);
+                let frame = self.timing.frame_at(t);
                 self.fault.get_or_insert(SimFault { frame, what: format!("grass blade {i} has a non-finite shape") });
             }
         }
@@ -179,15 +180,14 @@ fn hash_u32s(h: &mut u64, words: &[u32]) {
 }
 
 impl Simulation for WindSim {
-    fn frame(&mut self, frame: u32) -> FrameData {
-        let t = self.scene.render.time_of(frame);
+    fn advance(&mut self, frame: u32) {
+        let t = self.timing.time_of(frame);
         self.advance_to(t);
         if self.fault.is_none()
             && let Some(i) = self.grove.trees.iter().position(|t| !(t.bend.iter().chain(&t.rate).all(|v| v.is_finite())))
         {
             self.fault = Some(SimFault { frame, what: format!("tree {i}'s lean is not finite") });
         }
-        draw::frame(self, frame)
     }
 
     fn fault(&self) -> Option<SimFault> {

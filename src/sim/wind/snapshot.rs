@@ -44,7 +44,7 @@ impl WindSim {
     #[allow(clippy::type_complexity)]
     fn read(&self, frame: u32, r: &mut Reader) -> Option<(u64, Vec<([f64; 2], [f64; 2])>, BTreeMap<u32, Pressed>)> {
         // the clock's position after describing `frame`: the last step at or before its time
-        let steps = self.clock.steps_at(self.scene.render.time_of(frame));
+        let steps = self.clock.steps_at(self.timing.time_of(frame));
         let fits = r.u32()? == LAYOUT && r.u64()? == steps && r.count(32)? == self.grove.trees.len();
         if !fits {
             return None;

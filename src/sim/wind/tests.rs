@@ -5,21 +5,21 @@ use super::field::WindField;
 use super::trees::{centre_length, keep_length};
 use super::*;
 use crate::frame::{Deform, Placement, deform_vertex};
-use crate::kinds::FromScene;
+use crate::kinds::Played;
 use crate::scene::wind::STUD;
-use crate::scene::{self, KindSpec};
+use crate::scene::{self, KindSpec, Scene};
 
 fn scene_of(text: &str) -> Scene {
     scene::parse(text, Path::new("wind.toml")).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn sim(text: &str) -> WindSim {
-    WindSim::from_scene(&scene_of(text)).expect("a wind scene")
+fn sim(text: &str) -> Played<WindSim> {
+    Played::of(&scene_of(text)).expect("a wind scene")
 }
 
 fn field_of(wind: &str) -> WindField {
     let s = scene_of(&format!("kind = \"wind\"\n[render]\nduration = 60.0\n[wind]\n{wind}\n"));
-    let KindSpec::Wind(spec) = &s.kind else { unreachable!() };
+    let KindSpec::Wind(spec) = &s.sim.kind else { unreachable!() };
     WindField::new(spec, 9, 60.0)
 }
 
@@ -308,7 +308,7 @@ fn the_seed_model_follows_the_posts_formulas() {
     // flutter = sin(0.5(X + Z) + 3.5t)·0.3r studs, offset (1, −0.2, 0.5)·flutter
     let leaves = s.grove().leaf_motion(t, &[(1.0, 1.0), (1.0, 1.0)]);
     let base = &leaves[tree.leaves.clone()];
-    let placed = &s.grove().leaf_placements.data[tree.leaves.clone()];
+    let placed = &s.grove().leaf_placements[tree.leaves.clone()];
     for (m, p) in base.iter().zip(placed).take(20) {
         let (ax, ay, az) = (p.position[0] as f64 - x, p.position[1] as f64, p.position[2] as f64 - z);
         let r = (ay / tree.top as f64).clamp(0.0, 1.0);
@@ -335,7 +335,6 @@ fn walkers_follow_their_path_and_leave_it() {
         radius: 1.0,
         flatten_deg: 80.0,
         vehicle: false,
-        show: true,
     };
     assert_eq!(presser_at(&p, 0.99), None);
     assert_eq!(presser_at(&p, 4.01), None);

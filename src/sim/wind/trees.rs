@@ -8,7 +8,7 @@ use std::f64::consts::TAU;
 use super::field::WindField;
 use super::spring::Spring;
 use crate::frame::{MeshData, MeshRef, Motion, Placement, Placements, srgb8};
-use crate::scene::wind::{Model, STUD, TreeSpec};
+use crate::scene::wind::{Model, STUD, TreeLook, TreeSpec};
 use crate::sim::rng::Rng;
 
 /// Seconds: the seed's factor turning a wind speed into a top displacement (`0.18 · W`).
@@ -18,7 +18,10 @@ const MAX_LEAN: f64 = 0.8;
 
 pub struct Tree {
     pub spec: TreeSpec,
-    pub mesh: MeshRef,
+    /// The trunk and crown, white: the look colours them ([`colored_mesh`]).
+    pub mesh: MeshData,
+    /// How many of the mesh's vertices are the trunk's (the rest are the crown's).
+    pub trunk_vertices: usize,
     pub placement: Placements,
     /// The mesh's height (its largest y).
     pub top: f32,
@@ -41,7 +44,31 @@ pub struct Grove {
     pub trees: Vec<Tree>,
     leaves: Vec<Leaf>,
     pub leaf_mesh: MeshRef,
-    pub leaf_placements: Placements,
+    /// Every leaf's card, white, and its shade (the look's leaf colour times it).
+    pub leaf_placements: Vec<Placement>,
+    pub leaf_shades: Vec<f32>,
+}
+
+/// Tree `tree`'s mesh in `look`'s colours: bark on the trunk, the leaf colour darkened on the
+/// crown.
+pub fn colored_mesh(tree: &Tree, look: &TreeLook) -> MeshRef {
+    let bark = srgb8(look.bark.to_linear(), 255);
+    let dark = srgb8(look.leaf.to_linear().map(|c| c * 0.55), 255);
+    let colors = (0..tree.mesh.positions.len()).map(|v| if v < tree.trunk_vertices { bark } else { dark }).collect();
+    MeshRef::new(MeshData { colors, ..tree.mesh.clone() })
+}
+
+/// Every leaf card of `grove` in its tree's leaf colour (`looks`, one per tree), shaded.
+pub fn colored_leaves(grove: &Grove, looks: &[TreeLook]) -> Placements {
+    let mut out = Vec::with_capacity(grove.leaf_placements.len());
+    for (tree, look) in grove.trees.iter().zip(looks) {
+        let leaf = look.leaf.to_linear();
+        for k in tree.leaves.clone() {
+            let shade = grove.leaf_shades[k];
+            out.push(Placement { color: srgb8(leaf.map(|v| (v * shade).min(1.0)), 255), ..grove.leaf_placements[k] });
+        }
+    }
+    Placements::new(out)
 }
 
 /// The lean target of a tree in wind `w`: `0.18 s · W / stiffness`, capped.
@@ -87,18 +114,19 @@ fn push_vertex(m: &mut MeshData, p: [f32; 3], n: [f32; 3], c: [u8; 4]) -> u32 {
     m.positions.len() as u32 - 1
 }
 
-/// A tapered trunk and a crown of overlapping blobs, root at the origin.
-fn tree_mesh(spec: &TreeSpec, rng: &mut Rng) -> (MeshData, Vec<([f32; 3], f32)>) {
+/// A tapered trunk and a crown of overlapping blobs, root at the origin, white; the trunk's
+/// vertices first, and how many they are.
+fn tree_mesh(spec: &TreeSpec, rng: &mut Rng) -> (MeshData, usize, Vec<([f32; 3], f32)>) {
     let mut m = MeshData::default();
     let h = spec.height as f32;
-    let bark = srgb8(spec.bark.to_linear(), 255);
+    let white = [255; 4];
     let (sides, rows, trunk_top) = (8u32, 10u32, 0.8 * h);
     for j in 0..=rows {
         let y = trunk_top * j as f32 / rows as f32;
         let r = h * (0.035 - 0.022 * j as f32 / rows as f32);
         for i in 0..sides {
             let a = i as f32 / sides as f32 * std::f32::consts::TAU;
-            push_vertex(&mut m, [r * a.cos(), y, r * a.sin()], [a.cos(), 0.0, a.sin()], bark);
+            push_vertex(&mut m, [r * a.cos(), y, r * a.sin()], [a.cos(), 0.0, a.sin()], white);
         }
     }
     for j in 0..rows {
@@ -108,8 +136,8 @@ fn tree_mesh(spec: &TreeSpec, rng: &mut Rng) -> (MeshData, Vec<([f32; 3], f32)>)
             m.indices.extend_from_slice(&[a, c, b, b, c, d]);
         }
     }
+    let trunk = m.positions.len();
     let crown = spec.crown as f32;
-    let dark = srgb8(spec.leaf.to_linear().map(|c| c * 0.55), 255);
     let mut blobs = vec![([0.0, h - crown * 0.75, 0.0], crown * 0.75)];
     for k in 0..5 {
         let a = k as f32 / 5.0 * std::f32::consts::TAU + rng.unit() as f32;
@@ -125,7 +153,7 @@ fn tree_mesh(spec: &TreeSpec, rng: &mut Rng) -> (MeshData, Vec<([f32; 3], f32)>)
             for i in 0..=lon {
                 let th = std::f32::consts::TAU * i as f32 / lon as f32;
                 let n = [phi.sin() * th.cos(), -phi.cos(), phi.sin() * th.sin()];
-                push_vertex(&mut m, [c[0] + r * n[0], c[1] + r * n[1], c[2] + r * n[2]], n, dark);
+                push_vertex(&mut m, [c[0] + r * n[0], c[1] + r * n[1], c[2] + r * n[2]], n, white);
             }
         }
         for j in 0..lat {
@@ -136,7 +164,7 @@ fn tree_mesh(spec: &TreeSpec, rng: &mut Rng) -> (MeshData, Vec<([f32; 3], f32)>)
             }
         }
     }
-    (m, blobs)
+    (m, trunk, blobs)
 }
 
 /// A leaf card: a diamond from its stem (the origin) up +y, one unit long, facing +z.
@@ -155,13 +183,13 @@ impl Grove {
         let mut trees = Vec::new();
         let mut leaves = Vec::new();
         let mut placements = Vec::new();
+        let mut shades = Vec::new();
         for (index, spec) in specs.iter().enumerate() {
             let mut rng = Rng::stream(seed, &format!("wind.tree.{index}"));
-            let (mesh, blobs) = tree_mesh(spec, &mut rng);
+            let (mesh, trunk_vertices, blobs) = tree_mesh(spec, &mut rng);
             let top = mesh.bounds().map_or(spec.height as f32, |b| b.1[1]);
             let first = leaves.len();
             let size = (spec.height / 7.0 * 0.42) as f32;
-            let leaf = spec.leaf.to_linear();
             for _ in 0..spec.leaves {
                 let (c, r) = blobs[rng.below(blobs.len() as u64) as usize];
                 // a uniform direction on the sphere, just outside the blob
@@ -173,18 +201,19 @@ impl Grove {
                 let tilt_axis = rng.unit() as f32 * std::f32::consts::TAU;
                 let tilt = 0.3 + 1.1 * rng.unit() as f32;
                 leaves.push(Leaf { attach, tilt: [tilt * tilt_axis.cos(), 0.0, tilt * tilt_axis.sin()], phase: rng.unit() as f32 });
-                let shade = (0.75 + 0.45 * rng.unit()) as f32;
+                shades.push((0.75 + 0.45 * rng.unit()) as f32);
                 placements.push(Placement {
                     position: [spec.at[0] as f32 + attach[0], attach[1], spec.at[1] as f32 + attach[2]],
                     yaw: rng.unit() as f32 * std::f32::consts::TAU,
                     scale: [size * (0.8 + 0.4 * rng.unit() as f32); 3],
-                    color: srgb8(leaf.map(|v| (v * shade).min(1.0)), 255),
+                    color: [255; 4],
                 });
             }
             let root = Placement { position: [spec.at[0] as f32, 0.0, spec.at[1] as f32], yaw: 0.0, scale: [1.0; 3], color: [255; 4] };
             trees.push(Tree {
                 spec: spec.clone(),
-                mesh: MeshRef::new(mesh),
+                mesh,
+                trunk_vertices,
                 placement: Placements::new(vec![root]),
                 top,
                 bend: [0.0; 2],
@@ -193,7 +222,7 @@ impl Grove {
                 leaves: first..leaves.len(),
             });
         }
-        Grove { trees, leaves, leaf_mesh: MeshRef::new(leaf_mesh()), leaf_placements: Placements::new(placements) }
+        Grove { trees, leaves, leaf_mesh: MeshRef::new(leaf_mesh()), leaf_placements: placements, leaf_shades: shades }
     }
 
     /// Starts every default-model tree at rest under the wind at `t` (no start-up swing).
