@@ -213,6 +213,9 @@ fn merge(
             what.extend(merged.gif.iter().chain(&merged.animations).map(|p| p.display().to_string()));
             eprintln!("{}: merged {} ({})", scene.name, what.join(", "), merged.manifest.display());
         }
+        for note in &merged.left {
+            eprintln!("{}: {note}", scene.name);
+        }
     }
     Ok(())
 }
@@ -418,16 +421,7 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
             None => (0..s.sim.timing.frames).collect(),
         };
         let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
-        jobs.push(Job {
-            scene: s,
-            frames,
-            out_dir: args.out.clone(),
-            formats,
-            adapter: args.adapter.request(),
-            resume: args.resume,
-            shard: None,
-            snapshots: true,
-        });
+        jobs.push(Job::new(s, &args.out).frames(frames).formats(formats).adapter(args.adapter.request()).resume(args.resume));
     }
     if let Some((i, n)) = shard {
         jobs = simreel::split::shard_jobs(jobs, i, n)?;
@@ -455,6 +449,11 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
         if mode == ProgressMode::Bars {
             eprintln!("{}", render_summary(&job.scene.name, &outcome));
         }
+        // what a render of some frames left as it was is said even when quiet: the files there
+        // are not all of this scene as it is now
+        for note in &outcome.left {
+            eprintln!("{}: {note}", job.scene.name);
+        }
     }
     Ok(())
 }
@@ -469,14 +468,28 @@ fn render_summary(name: &str, outcome: &pipeline::Outcome) -> String {
     if let Some(why) = &outcome.stale {
         notes.push(format!("{why}: rendered again"));
     }
-    if outcome.reused > 0 {
+    if outcome.reused > 0 && outcome.rendered > 0 {
         notes.push(format!("{} kept from the last run", count(outcome.reused as u64, "frame", "frames")));
+    }
+    if outcome.stale_states > 0 {
+        let from = outcome.manifest.simulated_from.map_or("the start".to_string(), |f| format!("frame {f}"));
+        notes.push(format!(
+            "{} of another version of the scene passed over: simulated from {from}",
+            count(outcome.stale_states as u64, "saved state", "saved states")
+        ));
+    }
+    if outcome.removed > 0 {
+        notes.push(format!("{} past the scene's end removed", count(outcome.removed as u64, "frame", "frames")));
+    }
+    if !outcome.current.is_empty() {
+        let kept: Vec<String> = outcome.current.iter().map(|p| p.display().to_string()).collect();
+        notes.push(format!("{} already of these frames", kept.join(" and ")));
     }
     let notes = if notes.is_empty() { String::new() } else { format!("; {}", notes.join("; ")) };
     if outcome.rendered == 0 {
         let wrote = if files.is_empty() { String::new() } else { format!("; wrote {}", files.join(" and ")) };
         let kept = count(outcome.reused as u64, "frame", "frames");
-        return format!("{name}: nothing to render: {kept} in {dir} kept from the last run{wrote}");
+        return format!("{name}: nothing to render: {kept} in {dir} kept from the last run{wrote}{notes}");
     }
     if !outcome.manifest.frames.is_empty() {
         files.insert(0, format!("{} in {dir}", count(outcome.rendered as u64, "frame", "frames")));

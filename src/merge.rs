@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::output::layout::SceneFolder;
 use crate::output::manifest::{Manifest, ShardInfo, Timings};
 use crate::output::{OutputError, claim::Claim};
-use crate::pipeline::{self, Job, PipelineError};
-use crate::render::AdapterRequest;
+use crate::pipeline::{self, PipelineError};
 use crate::scene::{Format, Scene};
 
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +31,7 @@ pub enum MergeError {
     NotItsFrame { scene: String, index: u32, count: u32, frame: u32 },
     #[error("{scene}: frame {frame} is listed by shards {a} and {b}")]
     Twice { scene: String, frame: u32, a: u32, b: u32 },
-    #[error("{scene}: the scene file changed since the shards rendered it (its hash is {now}, theirs {then})")]
+    #[error("{scene}: the scene changed since the shards rendered it (its identity is {now}, theirs {then}): render the shards again")]
     SceneChanged { scene: String, now: String, then: String },
     #[error("{}: {reason}", path.display())]
     BadShard { path: PathBuf, reason: String },
@@ -82,6 +82,8 @@ pub struct Merged {
     pub frames: usize,
     pub gif: Option<PathBuf>,
     pub animations: Vec<PathBuf>,
+    /// The animations not made, and why (a split of some frames leaves the whole alone).
+    pub left: Vec<String>,
     pub manifest: PathBuf,
 }
 
@@ -162,8 +164,8 @@ fn disagreement(m: &Manifest, first: &Manifest) -> Option<String> {
             format!("settings (MSAA) hash {} against {}", m.settings_hash, first.settings_hash)
         });
     }
-    if m.scene_hash != first.scene_hash {
-        return Some(format!("scene {} against {}", m.scene_hash, first.scene_hash));
+    if m.identity != first.identity {
+        return Some(format!("scene {} against {}", m.identity, first.identity));
     }
     let (mine, theirs) = (info(m), info(first));
     if mine.selection != theirs.selection {
@@ -184,11 +186,10 @@ fn check(scene: &Scene, count: u32, shards: &BTreeMap<u32, Manifest>) -> Result<
             return Err(MergeError::Disagree { scene: name, index, count, with, what });
         }
     }
-    let mut sized = scene.clone();
-    (sized.look.width, sized.look.height) = (first.width, first.height);
-    let now = sized.identity().to_string();
-    if first.scene_hash != now {
-        return Err(MergeError::SceneChanged { scene: name, now, then: first.scene_hash.clone() });
+    // the scene as the shards rendered it (at their size), as it is now
+    let now = as_rendered(scene, first).identity();
+    if first.identity != now {
+        return Err(MergeError::SceneChanged { scene: name, now: now.to_string(), then: first.identity.to_string() });
     }
     let whole = info(first);
     for b in whole.blocks() {
@@ -224,11 +225,21 @@ fn check(scene: &Scene, count: u32, shards: &BTreeMap<u32, Manifest>) -> Result<
     Ok(owner.into_values().map(|(_, e)| e).collect())
 }
 
-/// Merges the shards of `scene` in `out/<scene>/`: checks them, then writes the GIF (when
-/// `formats` asks for one), the APNG and videos, and `manifest.json`. Holds the scene's lock
-/// while it works, so a second merge (or a whole render) of the same scene is refused meanwhile.
+/// `scene` at the size the shard of manifest `m` rendered it.
+fn as_rendered(scene: &Scene, m: &Manifest) -> Scene {
+    let mut sized = scene.clone();
+    (sized.look.width, sized.look.height) = (m.width, m.height);
+    sized
+}
+
+/// Merges the shards of `scene` in `out/<scene>/`: checks them, then writes the manifest (the
+/// shards' frames, and the folder's other frames as they were) and, when every frame of the scene
+/// is there and of the scene as it is now, the GIF (when `formats` asks for one), the APNG and the
+/// videos. Holds the scene's lock while it works, so a second merge (or a whole render) of the
+/// same scene is refused meanwhile.
 pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>) -> Result<Merged, MergeError> {
-    let dir = out.join(&scene.name);
+    let folder = SceneFolder::of(out, scene);
+    let dir = folder.dir();
     if !dir.is_dir() {
         return Err(MergeError::NoShards { dir, out: out.to_path_buf() });
     }
@@ -244,25 +255,28 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
         }
         .into());
     }
-    let gif = formats.contains(&Format::Gif).then(|| out.join(format!("{}.gif", scene.name)));
-    if let Some(path) = &gif {
-        let fps = scene.output.gif_fps.map_or(first.fps as f64, f64::from);
-        pipeline::gif_from_frames(&paths, path, first.width, first.height, fps, scene.output.gif_dither)?;
+    let sized = as_rendered(scene, first);
+    // a frame of another version of the scene is not merged as this one's
+    let identity = sized.identity();
+    if let Some(e) = frames.iter().find(|e| e.identity != crate::output::layout::frame_identity(identity, &first.settings_hash, e.index)) {
+        return Err(MergeError::SceneChanged {
+            scene: scene.name.clone(),
+            now: identity.to_string(),
+            then: format!("frame {}'s {}", e.index, e.identity),
+        });
     }
-    let mut sized = scene.clone();
-    (sized.look.width, sized.look.height) = (first.width, first.height);
+    let videos = formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm));
+    let ffmpeg = if videos { Some(crate::output::animation::ffmpeg().map_err(PipelineError::from)?) } else { None };
+    let old = Manifest::read(&folder.manifest());
     let selection: Vec<u32> = frames.iter().map(|e| e.index).collect();
-    let job = Job {
-        scene: sized,
-        frames: selection,
-        out_dir: out.to_path_buf(),
-        formats: formats.to_vec(),
-        adapter: AdapterRequest::default(),
-        resume: false,
-        shard: None,
-        snapshots: false,
-    };
-    let animations = pipeline::animations_of(&job)?;
+    let animations = pipeline::whole::Animations::new(&sized, &folder, formats, &first.settings_hash, old.as_ref());
+    let mut all = frames;
+    all.extend(pipeline::whole::carried(old.as_ref(), &folder, scene.frames(), &selection));
+    all.sort_by_key(|e| e.index);
+    if selection.len() as u64 == scene.frames() as u64 {
+        pipeline::whole::remove_strays(&folder)?;
+    }
+    let finished = animations.finish(&all, &[], ffmpeg.as_deref())?;
     // the last frame's shard simulated the state the whole render ends in
     let last = shards.values().max_by_key(|m| m.frames.iter().map(|e| e.index).max()).expect("a shard");
     let sum = |f: fn(&Timings) -> f64| shards.values().map(|m| f(&m.timings)).sum::<f64>();
@@ -270,9 +284,11 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
     let (simulate, render, encode) = (sum(|t| t.simulate_s), sum(|t| t.render_s), sum(|t| t.encode_s));
     let stages = [("simulate", simulate), ("render", render), ("encode", encode)];
     let slowest = stages.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map_or("", |s| s.0).to_string();
+    let gif = animations.gif(&finished.records).map(PathBuf::from);
     let manifest = Manifest {
-        frames,
+        frames: all,
         gif: gif.as_ref().map(|p| p.display().to_string()),
+        animations: finished.records.clone(),
         timings: Timings {
             wall_s: wall,
             simulate_s: simulate,
@@ -284,10 +300,13 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
         },
         final_state: last.final_state.clone(),
         simulated_from: None,
+        stale_states: 0,
         shard: None,
         ..first.clone()
     };
-    let path = dir.join("manifest.json");
+    let path = folder.manifest();
     manifest.write(&path)?;
-    Ok(Merged { shards: count, frames: paths.len(), gif, animations, manifest: path })
+    let written = finished.written.iter().filter(|p| p.extension().is_none_or(|x| x != "gif")).cloned().collect();
+    let gif = gif.filter(|g| finished.written.contains(g) || finished.current.contains(g));
+    Ok(Merged { shards: count, frames: paths.len(), gif, animations: written, left: finished.left, manifest: path })
 }

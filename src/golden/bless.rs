@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{GoldenError, Paths, adapter, applied, as_checked, render_golden, state_path};
+use crate::output::layout::{SceneFolder, frame_identity};
 use crate::output::manifest::Manifest;
 use crate::output::png::{self, Decoded, Effort};
 use crate::output::{frame_file_name, write_atomic};
@@ -115,13 +116,11 @@ pub fn bless(
 /// What the last `golden check` rendered of `frames`, refused when it rendered another version of
 /// the scene or at another size.
 fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> Result<(Vec<Candidate>, AdapterSummary), GoldenError> {
-    let run_dir = paths.run_dir().join(&scene.name);
-    let m = Manifest::read(&run_dir.join("manifest.json"))
-        .ok_or_else(|| GoldenError::NoLastRun(format!("no earlier check of {} in {}", scene.name, run_dir.display())))?;
-    if m.scene_hash != as_checked(scene, spec).identity().to_string() || (m.width, m.height) != spec.size {
-        let why = format!("the last run of {} used another version of the scene; run `simreel golden check` again", scene.name);
-        return Err(GoldenError::NoLastRun(why));
-    }
+    let checked = as_checked(scene, spec);
+    let folder = SceneFolder::of(&paths.run_dir(), &checked);
+    let m = Manifest::read(&folder.manifest())
+        .ok_or_else(|| GoldenError::NoLastRun(format!("no earlier check of {} in {}", scene.name, folder.dir().display())))?;
+    let identity = checked.identity();
     let mut out = Vec::new();
     for &frame in frames {
         let e = m
@@ -129,7 +128,15 @@ fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> 
             .iter()
             .find(|e| e.index == frame)
             .ok_or_else(|| GoldenError::NoLastRun(format!("frame {frame} of {} is not in the last run", scene.name)))?;
-        out.push(Candidate { frame, image: png::read(&run_dir.join(&e.file))?, state: e.state.clone() });
+        // each frame is what the scene is now, or it is not approved
+        if e.identity != frame_identity(identity, &m.settings_hash, frame) {
+            let why = format!(
+                "the last run of {} drew frame {frame} of another version of the scene; run `simreel golden check` again",
+                scene.name
+            );
+            return Err(GoldenError::NoLastRun(why));
+        }
+        out.push(Candidate { frame, image: png::read(&folder.dir().join(&e.file))?, state: e.state.clone() });
     }
     Ok((out, m.adapter_info))
 }

@@ -189,16 +189,11 @@ fn render_golden(
     adapter: &AdapterRequest,
     mode: ProgressMode,
 ) -> Result<pipeline::Outcome, PipelineError> {
-    let job = Job {
-        scene: as_checked(scene, spec),
-        frames: frames.to_vec(),
-        out_dir: into.to_path_buf(),
-        formats: vec![Format::Png],
-        adapter: adapter.clone(),
-        resume: false,
-        shard: None,
-        snapshots: false,
-    };
+    let job = Job::new(as_checked(scene, spec), into)
+        .frames(frames.to_vec())
+        .formats(vec![Format::Png])
+        .adapter(adapter.clone())
+        .without_snapshots();
     pipeline::run(&job, mode, &AtomicBool::new(false))
 }
 

@@ -1,5 +1,8 @@
-//! `out/<scene>/manifest.json`: what a render wrote and how (scene hash, adapter, frames, timings),
-//! so a rerun can tell which frames are already done and a person can see what produced the files.
+//! `out/<scene>/manifest.json`: what a render wrote and how (the scene's identity, adapter, frames,
+//! timings), so a rerun can tell which frames are already done and a person can see what produced
+//! the files. Every frame carries its own identity ([`super::layout::frame_identity`]): a render
+//! of some frames updates theirs and leaves the others' as they were, so the manifest always says
+//! what each file in the folder is.
 
 use std::path::Path;
 
@@ -13,8 +16,10 @@ pub struct Manifest {
     pub build: String,
     pub scene: String,
     pub scene_file: String,
-    /// FNV-1a of the scene file, hex.
-    pub scene_hash: String,
+    /// The scene's identity: the hashes of what its simulation and its drawing are made from
+    /// (zeros in manifests of earlier builds, whose frames are then of another identity).
+    #[serde(default)]
+    pub identity: crate::scene::Identity,
     /// Everything that decides the pixels besides the scene file (size, MSAA, adapter, build), hashed.
     pub settings_hash: String,
     pub kind: String,
@@ -30,6 +35,9 @@ pub struct Manifest {
     /// Frame files written or found complete, by frame number.
     pub frames: Vec<FrameEntry>,
     pub gif: Option<String>,
+    /// The animations of the whole scene in the folder, each with what it was made from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub animations: Vec<AnimationEntry>,
     pub timings: Timings,
     /// State digest of the last frame simulated.
     pub final_state: String,
@@ -37,6 +45,10 @@ pub struct Manifest {
     /// not simulate from the start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated_from: Option<u32>,
+    /// Saved states found for this scene that were of another version of it, or another build,
+    /// and so were not restored.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stale_states: u32,
     /// For one shard of a split render: which, and every frame of the whole render.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardInfo>,
@@ -117,10 +129,27 @@ impl ShardInfo {
     }
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// An animation of the whole scene (GIF, APNG, MP4, WebM) and what it was made from.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct AnimationEntry {
+    pub format: String,
+    pub file: String,
+    /// [`super::layout::animation_source`] of the frames it holds and its settings.
+    pub source: String,
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct FrameEntry {
     pub index: u32,
     pub file: String,
+    /// What the frame is ([`super::layout::frame_identity`]): the scene's identity, the settings
+    /// and its number.
+    #[serde(default)]
+    pub identity: String,
     /// State digest of the simulation at this frame (empty when a resumed run kept the file).
     #[serde(default)]
     pub state: String,

@@ -5,6 +5,7 @@
 pub mod animation;
 pub mod claim;
 pub mod gif;
+pub mod layout;
 pub mod manifest;
 pub mod mesh_file;
 pub mod picture;

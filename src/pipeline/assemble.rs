@@ -1,38 +1,13 @@
 //! After the frames: the GIF assembled in frame order from quantized frames (a render's, a merge's
-//! and `simreel gif`'s), and the APNG and videos made from the PNG frames.
+//! and `simreel gif`'s).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, sync_channel};
 
-use super::{Job, Outputs, PipelineError};
+use super::PipelineError;
 use crate::output::gif::{GifSettings, GifWriter, Quantized};
 use crate::output::{self, AtomicFile, OutputError};
-use crate::scene::Format;
-
-/// The APNG, MP4 and WebM files the job asks for, made from its PNG frames in order, at the
-/// scene's frame rate; next to the GIF (`out_dir/<name>.apng`, …).
-pub(super) fn write_animations(job: &Job, out: &Outputs, ffmpeg: Option<&Path>) -> Result<Vec<PathBuf>, PipelineError> {
-    let frames: Vec<PathBuf> = job.frames.iter().map(|&f| out.frame_path(f)).collect();
-    let fps = job.scene.sim.timing.fps as f64;
-    let mut written = Vec::new();
-    for f in &job.formats {
-        let (ext, video) = match f {
-            Format::Apng => ("apng", None),
-            Format::Mp4 => ("mp4", Some(output::animation::Video::Mp4)),
-            Format::Webm => ("webm", Some(output::animation::Video::Webm)),
-            Format::Png | Format::Gif => continue,
-        };
-        let path = job.out_dir.join(format!("{}.{ext}", job.scene.name));
-        match (video, ffmpeg) {
-            (None, _) => output::animation::write_apng(&frames, &path, fps)?,
-            (Some(kind), Some(ffmpeg)) => output::animation::write_video(ffmpeg, &frames, &path, fps, kind)?,
-            (Some(_), None) => return Err(OutputError::NoFfmpeg.into()),
-        }
-        written.push(path);
-    }
-    Ok(written)
-}
 
 /// Receives quantized frames in any order and writes them in order: this thread dithers them,
 /// a second one LZW-encodes and appends them. Returns whether all `total` frames arrived (the
@@ -158,13 +133,6 @@ pub fn gif_from_frames(frames: &[PathBuf], out: &Path, width: u32, height: u32, 
         }
         Ok(d.rgba)
     })
-}
-
-/// The APNG, MP4 and WebM files `job` asks for, from its PNG frames (for `simreel merge`).
-pub fn animations_of(job: &Job) -> Result<Vec<PathBuf>, PipelineError> {
-    let ffmpeg =
-        if job.formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm)) { Some(output::animation::ffmpeg()?) } else { None };
-    write_animations(job, &Outputs::of(job), ffmpeg.as_deref())
 }
 
 /// `simreel gif`: every picture in `dir` (PNG, JPEG, WebP; sorted by name) into `out`, quantized on

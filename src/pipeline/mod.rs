@@ -7,9 +7,10 @@
 mod assemble;
 mod progress;
 pub mod snapshots;
+pub mod whole;
 
-pub use assemble::{animations_of, gif_from_folder, gif_from_frames};
-use assemble::{write_animations, write_gif};
+use assemble::write_gif;
+pub use assemble::{gif_from_folder, gif_from_frames};
 use progress::{Progress, Stage, StageClock};
 
 use std::collections::{BTreeMap, HashSet};
@@ -21,10 +22,12 @@ use std::time::{Duration, Instant};
 
 use crate::frame::{Fnv, FrameData};
 use crate::output::gif::Quantized;
-use crate::output::manifest::{FrameEntry, Manifest, Timings};
+use crate::output::layout::SceneFolder;
+use crate::output::manifest::{AnimationEntry, FrameEntry, Manifest, Timings};
 use crate::output::{self, OutputError};
 use crate::render::{AdapterRequest, AdapterSummary, Image, RenderError, Renderer};
 use crate::scene::{Format, Scene};
+use crate::text::count;
 
 /// What to render, validated.
 #[derive(Clone, Debug)]
@@ -44,6 +47,58 @@ pub struct Job {
     /// Start the simulation from the nearest saved state before the first frame, and save states
     /// as it goes (`OUT/<scene>/snapshots/`); golden checks simulate from the start.
     pub snapshots: bool,
+}
+
+impl Job {
+    /// Every frame of `scene` into `out_dir`, in the formats the scene asks for, on the adapter
+    /// a plain request picks, starting from and saving simulation states, not resuming.
+    pub fn new(scene: Scene, out_dir: impl Into<PathBuf>) -> Job {
+        let frames = (0..scene.frames()).collect();
+        let formats = scene.output.formats.clone();
+        Job {
+            scene,
+            frames,
+            out_dir: out_dir.into(),
+            formats,
+            adapter: AdapterRequest::default(),
+            resume: false,
+            shard: None,
+            snapshots: true,
+        }
+    }
+
+    /// Only `frames` (sorted, unique, within the scene).
+    pub fn frames(self, frames: Vec<u32>) -> Job {
+        Job { frames, ..self }
+    }
+
+    pub fn formats(self, formats: Vec<Format>) -> Job {
+        Job { formats, ..self }
+    }
+
+    pub fn adapter(self, adapter: AdapterRequest) -> Job {
+        Job { adapter, ..self }
+    }
+
+    /// Keep the frames an earlier run of the same frames (same identity) finished.
+    pub fn resume(self, resume: bool) -> Job {
+        Job { resume, ..self }
+    }
+
+    /// Simulate from the start and save no states (golden checks).
+    pub fn without_snapshots(self) -> Job {
+        Job { snapshots: false, ..self }
+    }
+
+    /// Where the job's files go.
+    pub fn folder(&self) -> SceneFolder {
+        SceneFolder::of(&self.out_dir, &self.scene)
+    }
+
+    /// Whether it renders every frame of its scene (and is not a shard of a split render).
+    pub fn is_whole(&self) -> bool {
+        self.shard.is_none() && self.frames.len() as u64 == self.scene.frames() as u64
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +152,14 @@ pub struct Outcome {
     pub rendered: usize,
     /// Why an earlier run's frames were not kept by `--resume`, when they were not.
     pub stale: Option<String>,
+    /// Animations already made from these very frames, kept as they were.
+    pub current: Vec<PathBuf>,
+    /// The animations not made, and why (a render of some frames leaves the whole alone).
+    pub left: Vec<String>,
+    /// Frames a longer version of the scene left past its end, removed.
+    pub removed: usize,
+    /// Saved states of another version of the simulation (or another build), passed over.
+    pub stale_states: u32,
 }
 
 /// A frame on its way from the simulation to the renderer.
@@ -118,37 +181,37 @@ enum Work {
 
 /// Where one job's files go.
 struct Outputs {
+    folder: SceneFolder,
     frames_dir: PathBuf,
     manifest: PathBuf,
+    /// The GIF written as the frames come (a render of every frame whose GIF is not current).
     gif: Option<PathBuf>,
     png: bool,
-    frames_in_scene: u32,
 }
 
 impl Outputs {
     fn of(job: &Job) -> Self {
-        let name = &job.scene.name;
-        let frames_dir = job.out_dir.join(name);
+        let folder = job.folder();
         let manifest = match &job.shard {
-            Some(s) => output::manifest::ShardInfo::file_name(s.index, s.count),
-            None => "manifest.json".to_string(),
+            Some(s) => folder.shard_manifest(s.index, s.count),
+            None => folder.manifest(),
         };
         Outputs {
-            manifest: frames_dir.join(manifest),
-            frames_dir,
-            gif: (job.formats.contains(&Format::Gif) && job.shard.is_none()).then(|| job.out_dir.join(format!("{name}.gif"))),
+            frames_dir: folder.dir(),
+            manifest,
+            gif: None,
             // a shard's frames are what the merge assembles: always PNG
             png: job.formats.iter().any(|f| f.needs_png()) || job.shard.is_some(),
-            frames_in_scene: job.scene.sim.timing.frames,
+            folder,
         }
     }
 
     fn file(&self, frame: u32) -> String {
-        output::frame_file_name(frame, self.frames_in_scene)
+        self.folder.frame_name(frame)
     }
 
     fn frame_path(&self, frame: u32) -> PathBuf {
-        self.frames_dir.join(self.file(frame))
+        self.folder.frame(frame)
     }
 }
 
@@ -175,7 +238,14 @@ struct Shared<'a> {
     /// What the manifest records of the run, and when it was last written while the job runs
     /// (a run killed without warning leaves that much for `--resume`).
     adapter: AdapterSummary,
-    hashes: (String, String),
+    identity: crate::scene::Identity,
+    settings: String,
+    /// The manifest entries of the frames this job does not render, kept as they are, and the
+    /// records of the animations in the folder.
+    carried: Vec<FrameEntry>,
+    records: Vec<AnimationEntry>,
+    /// Saved states of another version of the simulation the run passed over.
+    stale_states: Mutex<u32>,
     started: Instant,
     checkpoint: Mutex<Instant>,
 }
@@ -209,8 +279,7 @@ impl Shared<'_> {
             return;
         }
         *last = Instant::now();
-        let (scene_hash, settings) = self.hashes.clone();
-        let m = build_manifest(self, &self.adapter, scene_hash, settings, self.started.elapsed(), false);
+        let m = build_manifest(self, self.started.elapsed(), false);
         // a failed checkpoint costs only what a kill would lose; the final manifest reports errors
         let _ = m.write(&self.out.manifest);
     }
@@ -239,32 +308,30 @@ fn settings_hash(job: &Job, adapter: &str) -> String {
 /// A frame's state digest and its facts as JSON.
 type FrameState = (String, serde_json::Map<String, serde_json::Value>);
 
-/// Frames an earlier run of the same scene and settings finished, with their state digests:
-/// with `--resume`, those whose files are still there. When an earlier run's frames cannot be
-/// trusted, also why (they are rendered again).
-fn kept_frames(job: &Job, out: &Outputs, scene_hash: &str, settings: &str) -> (BTreeMap<u32, FrameState>, Option<String>) {
-    if !(job.resume && out.png) {
-        return (BTreeMap::new(), None);
-    }
-    let Some(m) = Manifest::read(&out.manifest) else { return (BTreeMap::new(), None) };
-    let stale = if m.build != crate::BUILD {
-        let by = if m.build.is_empty() { format!("{} (an earlier build)", m.simreel) } else { m.build.clone() };
-        Some(format!("another build of simreel ({by}, this is {})", crate::BUILD))
-    } else if m.scene_hash != scene_hash {
-        Some("another version of the scene file".into())
-    } else if m.settings_hash != settings {
-        Some("other settings (size, MSAA or adapter)".into())
-    } else {
-        None
-    };
-    match stale {
-        Some(why) if !m.frames.is_empty() => (BTreeMap::new(), Some(format!("the {} frames there were rendered by {why}", m.frames.len()))),
-        Some(_) => (BTreeMap::new(), None),
-        None => {
-            let kept = m.frames.into_iter().filter(|e| out.frames_dir.join(&e.file).is_file()).map(|e| (e.index, (e.state, e.facts)));
-            (kept.collect(), None)
+/// The frames of the job an earlier run finished as this one would (each frame's identity the
+/// same, its file there), with their state digests: with `--resume`, those are kept. When some of
+/// the earlier run's frames are of something else, also why (they are rendered again).
+fn kept_frames(job: &Job, old: Option<&Manifest>, expected: &dyn Fn(u32) -> String) -> (BTreeMap<u32, FrameState>, Option<String>) {
+    let Some(m) = old.filter(|_| job.resume) else { return (BTreeMap::new(), None) };
+    let (mut kept, mut other) = (BTreeMap::new(), 0);
+    for e in m.frames.iter().filter(|e| job.frames.binary_search(&e.index).is_ok()) {
+        if e.identity == expected(e.index) && job.folder().dir().join(&e.file).is_file() {
+            kept.insert(e.index, (e.state.clone(), e.facts.clone()));
+        } else if e.identity != expected(e.index) {
+            other += 1;
         }
     }
+    let why = if m.build != crate::BUILD {
+        let by = if m.build.is_empty() { format!("{} (an earlier build)", m.simreel) } else { m.build.clone() };
+        format!("another build of simreel ({by}, this is {})", crate::BUILD)
+    } else if m.identity != job.scene.identity() {
+        "another version of the scene".to_string()
+    } else {
+        "other settings (size, MSAA or adapter)".to_string()
+    };
+    let stale = (other > 0)
+        .then(|| format!("{} there {} rendered by {why}", count(other as u64, "frame", "frames"), if other == 1 { "was" } else { "were" }));
+    (kept, stale)
 }
 
 /// Runs `job`: simulate, render, encode, write. `cancel` (Ctrl-C) stops it between frames.
@@ -273,7 +340,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
     let scene = &job.scene;
     let r = &scene.look;
     // one writer per scene output; what killed runs left behind goes first
-    let out = Outputs::of(job);
+    let mut out = Outputs::of(job);
     // MP4 and WebM need ffmpeg: found out before anything is rendered
     let videos = job.formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm)) && job.shard.is_none();
     let ffmpeg = if videos { Some(output::animation::ffmpeg()?) } else { None };
@@ -286,15 +353,25 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         )?,
         None => {
             let claim = output::claim::Claim::take(&out.frames_dir)?;
-            claim.sweep(&out.frames_dir, &beside_outputs(job));
+            claim.sweep(&out.frames_dir, &out.folder.beside(&job.formats));
             claim
         }
     };
     let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
     let adapter = renderer.adapter().clone();
-    let scene_hash = scene.identity().to_string();
+    let identity = scene.identity();
     let settings = settings_hash(job, &adapter.to_string());
-    let (kept, stale) = kept_frames(job, &out, &scene_hash, &settings);
+    let expected = |f: u32| output::layout::frame_identity(identity, &settings, f);
+    // what the folder holds: a shard reads its own manifest, a render the scene's
+    let old = if out.png { Manifest::read(&out.manifest) } else { None };
+    let (kept, stale) = kept_frames(job, old.as_ref(), &expected);
+    let animations = job.shard.is_none().then(|| whole::Animations::new(scene, &out.folder, &job.formats, &settings, old.as_ref()));
+    // the GIF is written as the frames come when every frame is rendered and it is not already
+    // made from these very frames
+    let gif_current = animations.as_ref().is_some_and(|a| a.is_current(Format::Gif));
+    if job.formats.contains(&Format::Gif) && job.is_whole() && !gif_current {
+        out.gif = out.folder.animation(Format::Gif);
+    }
     let shared = Shared {
         job,
         cancel,
@@ -307,9 +384,13 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         written: Mutex::new(Vec::new()),
         final_state: Mutex::new(String::new()),
         simulated_from: Mutex::new(None),
+        carried: if job.shard.is_some() { Vec::new() } else { whole::carried(old.as_ref(), &out.folder, scene.frames(), &job.frames) },
+        records: animations.as_ref().map(whole::Animations::records).unwrap_or_default(),
         out,
         adapter: adapter.clone(),
-        hashes: (scene_hash.clone(), settings.clone()),
+        identity,
+        settings: settings.clone(),
+        stale_states: Mutex::new(0),
         started: wall,
         checkpoint: Mutex::new(Instant::now()),
     };
@@ -331,8 +412,22 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         gif.is_some_and(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
     shared.progress.finish();
-    let manifest = build_manifest(&shared, &adapter, scene_hash, settings, wall.elapsed(), gif_written);
+    let mut manifest = build_manifest(&shared, wall.elapsed(), false);
     let rendered = rendered_count(&shared);
+    let stopped = shared.failure.lock().expect("failure slot").is_some() || cancel.load(Ordering::SeqCst);
+    // the whole scene: its leftovers past its end, its animations (not after a failure, nor for a
+    // shard: the merge makes them)
+    let mut finished = whole::Outcome::default();
+    let mut removed = 0;
+    if let (Some(animations), false) = (&animations, stopped) {
+        if job.is_whole() {
+            removed = whole::remove_strays(&shared.out.folder)?;
+        }
+        let streamed = if gif_written { vec![Format::Gif] } else { Vec::new() };
+        finished = animations.finish(&manifest.frames, &streamed, ffmpeg.as_deref())?;
+        manifest.animations = finished.records.clone();
+        manifest.gif = animations.gif(&manifest.animations);
+    }
     if shared.out.png {
         manifest.write(&shared.out.manifest)?;
     }
@@ -343,36 +438,26 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         let done = shared.written.into_inner().expect("written").len();
         return Err(PipelineError::Interrupted { scene: scene.name.clone(), done, total: job.frames.len() });
     }
-    let animations = if job.shard.is_some() { Vec::new() } else { write_animations(job, &shared.out, ffmpeg.as_deref())? };
+    let gif = out_gif(&finished);
     Ok(Outcome {
         manifest,
         adapter,
         frames_dir: shared.out.frames_dir,
-        gif: shared.out.gif.filter(|_| gif_written),
-        animations,
+        gif,
+        animations: finished.written.iter().filter(|p| p.extension().is_none_or(|x| x != "gif")).cloned().collect(),
         reused: shared.kept.len(),
         rendered,
         stale,
+        current: finished.current,
+        left: finished.left,
+        removed,
+        stale_states: *shared.stale_states.lock().expect("stale states"),
     })
 }
 
-/// The files a job writes beside its frames folder (GIF, APNG, MP4, WebM, and the frame list
-/// ffmpeg reads): whatever a killed run left of them as temporaries is this scene's to sweep.
-fn beside_outputs(job: &Job) -> Vec<PathBuf> {
-    let at = |ext: &str| job.out_dir.join(format!("{}.{ext}", job.scene.name));
-    let mut out = Vec::new();
-    for f in &job.formats {
-        match f {
-            Format::Png => {}
-            Format::Gif => out.push(at("gif")),
-            Format::Apng => out.push(at("apng")),
-            Format::Mp4 | Format::Webm => {
-                out.push(at(if *f == Format::Mp4 { "mp4" } else { "webm" }));
-                out.push(at(if *f == Format::Mp4 { "mp4" } else { "webm" }).with_extension("ffconcat"));
-            }
-        }
-    }
-    out
+/// The GIF this run wrote, if it wrote one.
+fn out_gif(finished: &whole::Outcome) -> Option<PathBuf> {
+    finished.written.iter().find(|p| p.extension().is_some_and(|x| x == "gif")).cloned()
 }
 
 /// The simulation stage: every frame of the job in order, on its own thread. A kept frame is
@@ -385,9 +470,11 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
     let first = shared.job.frames.iter().copied().find(|f| !shared.kept.contains(f));
     if let Some(first) = first.filter(|_| shared.job.snapshots) {
         let restored = shared.timed(Stage::Simulate, || {
-            snapshots::nearest(&shared.out.frames_dir, scene, first).find(|(at, state)| sim.restore(*at, state)).map(|(at, _)| at)
+            snapshots::nearest(&shared.out.folder, scene, first).find(|(at, state)| sim.restore(*at, state)).map(|(at, _)| at)
         });
         *shared.simulated_from.lock().expect("start") = restored;
+        // states of another version of the simulation nearer the first frame: never restored
+        *shared.stale_states.lock().expect("stale states") = snapshots::stale(&shared.out.folder, scene, restored, first);
     }
     let last = shared.job.frames.last().copied();
     for &f in &shared.job.frames {
@@ -413,7 +500,7 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
         }
         if shared.job.snapshots && (snapshots::due(f, scene.sim.timing.frames) || Some(f) == last) {
             // a snapshot only saves later runs time: one that cannot be written is passed over
-            let _ = shared.timed(Stage::Simulate, || sim.snapshot().map(|state| snapshots::save(&shared.out.frames_dir, scene, f, &state)));
+            let _ = shared.timed(Stage::Simulate, || sim.snapshot().map(|state| snapshots::save(&shared.out.folder, scene, f, &state)));
         }
         if tx.send(Simulated::Frame(Box::new(data))).is_err() {
             break;
@@ -542,8 +629,11 @@ fn rendered_count(shared: &Shared) -> usize {
     shared.written.lock().expect("written").iter().filter(|f| !shared.kept.contains(f)).count()
 }
 
-/// The manifest of a finished (or stopped) job: what was written, how, and how long it took.
-fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String, settings: String, wall: Duration, gif: bool) -> Manifest {
+/// The manifest of a finished (or stopped) job: what was written, how, and how long it took;
+/// the entries of the frames it did not render and the records of the animations it did not
+/// make, as they were.
+fn build_manifest(shared: &Shared, wall: Duration, gif: bool) -> Manifest {
+    let adapter = &shared.adapter;
     let (scene, r, timing) = (&shared.job.scene, &shared.job.scene.look, shared.job.scene.sim.timing);
     let mut written = shared.written.lock().expect("written").clone();
     written.sort_unstable();
@@ -553,13 +643,17 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
     let slowest = stages.iter().max_by_key(|(_, d)| *d).map_or("", |(n, _)| n).to_string();
     let frames = if shared.out.png {
         let states = shared.states.lock().expect("states");
-        written
+        let mut frames: Vec<FrameEntry> = written
             .iter()
             .map(|&f| {
                 let (state, facts) = states.get(&f).cloned().unwrap_or_default();
-                FrameEntry { index: f, file: shared.out.file(f), state, facts }
+                let identity = output::layout::frame_identity(shared.identity, &shared.settings, f);
+                FrameEntry { index: f, file: shared.out.file(f), identity, state, facts }
             })
-            .collect()
+            .collect();
+        frames.extend(shared.carried.iter().cloned());
+        frames.sort_by_key(|e| e.index);
+        frames
     } else {
         Vec::new()
     };
@@ -568,8 +662,8 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
         build: crate::BUILD.to_string(),
         scene: scene.name.clone(),
         scene_file: scene.path.display().to_string(),
-        scene_hash,
-        settings_hash: settings,
+        identity: shared.identity,
+        settings_hash: shared.settings.clone(),
         kind: scene.kind_name().to_string(),
         seed: scene.sim.seed,
         adapter: adapter.to_string(),
@@ -579,7 +673,16 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
         fps: timing.fps,
         frames_in_scene: timing.frames,
         frames,
-        gif: shared.out.gif.as_ref().filter(|_| gif).map(|p| p.display().to_string()),
+        gif: shared.out.gif.as_ref().filter(|_| gif).map(|p| p.display().to_string()).or_else(|| {
+            shared
+                .records
+                .iter()
+                .any(|r| r.format == Format::Gif.name())
+                .then(|| shared.out.folder.animation(Format::Gif))
+                .flatten()
+                .map(|p| p.display().to_string())
+        }),
+        animations: shared.records.clone(),
         timings: Timings {
             wall_s,
             simulate_s: clock.simulate.as_secs_f64(),
@@ -591,6 +694,7 @@ fn build_manifest(shared: &Shared, adapter: &AdapterSummary, scene_hash: String,
         },
         final_state: shared.final_state.lock().expect("state").clone(),
         simulated_from: *shared.simulated_from.lock().expect("start"),
+        stale_states: *shared.stale_states.lock().expect("stale states"),
         shard: shared.job.shard.clone(),
     }
 }

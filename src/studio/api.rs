@@ -7,7 +7,8 @@ use std::sync::atomic::Ordering;
 use serde_json::{Value, json};
 
 use super::server::{Ctx, Refusal, param, percent_encode, refuse};
-use crate::scene::Scene;
+use crate::output::layout::SceneFolder;
+use crate::scene::{Format, Scene};
 
 /// The stamp of a scene's frames: the page draws again when it changes.
 fn stamp(s: &Scene) -> String {
@@ -32,7 +33,7 @@ pub fn scenes(ctx: &Ctx) -> Value {
                     "width": s.look.width,
                     "height": s.look.height,
                     "stamp": stamp(s),
-                    "outputs": outputs(&ctx.out, &s.name),
+                    "outputs": outputs(&ctx.out, s),
                 })
             });
             json!({ "id": e.path.display().to_string(), "scene": scene, "problem": e.problem })
@@ -41,17 +42,18 @@ pub fn scenes(ctx: &Ctx) -> Value {
     json!({ "version": ctx.version.load(Ordering::SeqCst), "out": ctx.out.display().to_string(), "scenes": list })
 }
 
-/// What a render of the scene left in the output folder, as URLs.
-fn outputs(out: &Path, name: &str) -> Value {
+/// What a render of the scene left in the output folder (its animations and manifest), as URLs.
+fn outputs(out: &Path, scene: &Scene) -> Value {
+    let folder = SceneFolder::of(out, scene);
+    let files = [Format::Gif, Format::Apng, Format::Mp4, Format::Webm]
+        .into_iter()
+        .filter_map(|f| Some((f.name(), folder.animation(f)?)))
+        .chain([("manifest", folder.manifest())]);
     let mut o = serde_json::Map::new();
-    for (what, rel) in [
-        ("gif", format!("{name}.gif")),
-        ("mp4", format!("{name}.mp4")),
-        ("webm", format!("{name}.webm")),
-        ("manifest", format!("{name}/manifest.json")),
-    ] {
-        if out.join(&rel).is_file() {
-            let url = rel.split('/').map(percent_encode).collect::<Vec<_>>().join("/");
+    for (what, path) in files {
+        let Ok(rel) = path.strip_prefix(out) else { continue };
+        if path.is_file() {
+            let url = rel.iter().map(|p| percent_encode(&p.to_string_lossy())).collect::<Vec<_>>().join("/");
             o.insert(what.into(), json!(format!("/files/out/{url}")));
         }
     }

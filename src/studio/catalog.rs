@@ -189,6 +189,23 @@ mod tests {
         let moved = c.entries[&a].scene.clone().unwrap();
         assert_eq!(moved.identity().simulation, first.identity().simulation);
         assert_ne!(moved.identity().drawing, first.identity().drawing);
+        // what changes no frame is news too: the page's golden check and outputs read it
+        for (edit, what) in [
+            ("[golden]\nframes = [1]\n[golden.tolerance]\nreason = \"r\"\n", "a golden table"),
+            ("[output]\nformats = [\"png\"]\n", "the formats"),
+            ("", "a description"),
+        ] {
+            let text = if edit.is_empty() {
+                format!("description = \"the block\"\n{}", SCENE.replace("[6, 4, 8]", "[7, 4, 8]"))
+            } else {
+                format!("{}{edit}", SCENE.replace("[6, 4, 8]", "[7, 4, 8]"))
+            };
+            std::fs::write(&a, text).unwrap();
+            assert_eq!(c.reload(), vec![a.clone()], "{what}");
+            assert_eq!(c.entries[&a].scene.as_ref().unwrap().identity(), moved.identity(), "{what} changes no frame");
+        }
+        std::fs::write(&a, SCENE.replace("[6, 4, 8]", "[7, 4, 8]")).unwrap();
+        assert_eq!(c.reload(), vec![a.clone()]);
         // broken: the problem with its place, the last good scene kept
         std::fs::write(&a, SCENE.replace("seed = 3", "seed = ")).unwrap();
         assert_eq!(c.reload(), vec![a.clone()]);

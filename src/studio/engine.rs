@@ -14,12 +14,13 @@
 //! When no request waits, it draws drafts of the frames around the one on screen, nearest first.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::frame::FrameData;
+use crate::output::layout::SceneFolder;
 use crate::output::png::{Effort, encode};
 use crate::render::{AdapterRequest, AdapterSummary, Renderer};
 use crate::scene::{Identity, Scene};
@@ -309,7 +310,8 @@ impl Worker {
     }
 
     fn draw(&mut self, scene: &Arc<Scene>, frame: u32, draft: bool) -> Result<Shot, String> {
-        let frames_dir = self.out.join(&scene.name);
+        // the saved states are the final scene's (a draft is the same simulation)
+        let folder = SceneFolder::of(&self.out, scene);
         let drafted;
         let scene: &Scene = if draft {
             drafted = (**scene).clone().into_draft();
@@ -318,7 +320,7 @@ impl Worker {
             scene
         };
         let t0 = Instant::now();
-        let data = self.simulate(scene, frame, draft, &frames_dir)?;
+        let data = self.simulate(scene, frame, draft, &folder)?;
         let simulate = t0.elapsed();
         let t1 = Instant::now();
         let (w, h, samples) = (scene.look.width, scene.look.height, scene.look.msaa);
@@ -357,7 +359,7 @@ impl Worker {
 
     /// The frame's data, simulated from the nearest state at or before it: the run's own position,
     /// a state saved in memory or by an earlier render, or the start.
-    fn simulate(&mut self, scene: &Scene, frame: u32, draft: bool, frames_dir: &Path) -> Result<FrameData, String> {
+    fn simulate(&mut self, scene: &Scene, frame: u32, draft: bool, folder: &SceneFolder) -> Result<FrameData, String> {
         let id = scene.identity();
         let sims = self.sims.entry(scene.path.clone()).or_insert_with(|| Sims {
             simulation: id.simulation,
@@ -379,7 +381,7 @@ impl Worker {
             Some(_) => {}
         }
         let run = run.as_mut().expect("a run");
-        restore(run, scene, &sims.saved, frames_dir, frame);
+        restore(run, scene, &sims.saved, folder, frame);
         // step through the frames where states are saved, saving them
         // states are saved where a render saves them: every 1/32 of the scene
         let due = |f: u32| crate::pipeline::snapshots::due(f, scene.sim.timing.frames);
@@ -421,7 +423,7 @@ fn note(
 /// render's in `frames_dir`) when that is nearer than where it is; to the start when it is past
 /// `frame` and no state fits. States lie where renders save them (every 1/32 of the scene), so a
 /// step that passes none, such as the next frame of a playback, looks nowhere.
-fn restore(run: &mut Run, scene: &Scene, saved: &BTreeMap<u32, Vec<u8>>, frames_dir: &Path, frame: u32) {
+fn restore(run: &mut Run, scene: &Scene, saved: &BTreeMap<u32, Vec<u8>>, folder: &SceneFolder, frame: u32) {
     // a state helps when it lies after the run's position (anywhere, when the run is past the frame)
     let from = run.at.filter(|&at| at <= frame).map_or(0, |at| at + 1);
     let due = |f: u32| crate::pipeline::snapshots::due(f, scene.sim.timing.frames);
@@ -432,7 +434,7 @@ fn restore(run: &mut Run, scene: &Scene, saved: &BTreeMap<u32, Vec<u8>>, frames_
             Some(m) if m.0 == best => vec![m],
             m => m
                 .into_iter()
-                .chain(crate::pipeline::snapshots::nearest(frames_dir, scene, frame).take_while(|(f, _)| *f >= from).take(1))
+                .chain(crate::pipeline::snapshots::nearest(folder, scene, frame).take_while(|(f, _)| *f >= from).take(1))
                 .collect(),
         };
         candidates.sort_by_key(|c| std::cmp::Reverse(c.0));

@@ -292,16 +292,7 @@ fn render_into(
 ) -> Box<dyn Fn(PathBuf) -> Result<String, String> + Send + Sync> {
     Box::new(move |path: PathBuf| {
         let scene = crate::scene::load(&path).map_err(|e| e.to_string())?;
-        let job = crate::pipeline::Job {
-            frames: (0..scene.sim.timing.frames).collect(),
-            formats: scene.output.formats.clone(),
-            scene,
-            out_dir: out.clone(),
-            adapter: adapter.clone(),
-            resume: true,
-            shard: None,
-            snapshots: true,
-        };
+        let job = crate::pipeline::Job::new(scene, &out).adapter(adapter.clone()).resume(true);
         let o = crate::pipeline::run(&job, crate::pipeline::ProgressMode::Quiet, &cancel).map_err(|e| e.to_string())?;
         Ok(format!("{} rendered, {} kept", crate::text::count(o.rendered as u64, "frame", "frames"), o.reused))
     })

@@ -12,6 +12,7 @@ mod figures;
 mod golden;
 mod golden_adapter;
 mod golden_sweep;
+mod identity;
 mod marching_cubes;
 mod render;
 mod scenes_and_cli;

@@ -715,26 +715,36 @@ fn apng_mp4_and_webm_hold_every_frame_of_the_png_sequence() {
     let ffmpeg_there = std::process::Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
     assert!(ffmpeg_there, "ffmpeg is missing: scripts/test installs it (apt-get install ffmpeg)");
     let out = scratch("animations");
+    // some frames of a scene make no animation of it, and say so
     let o = simreel()
-        .args(["render", "scenes/flock.toml", "--format", "apng,mp4,webm", "--size", "96x64", "--frames", "3..9", "--quiet", "--out"])
+        .args(["render", "scenes/flock.toml", "--format", "apng", "--size", "96x64", "--frames", "3..9", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("flock.apng not written: 383 of its 390 frames not rendered"), "{err}");
+    assert!(!out.join("flock.apng").exists());
+    // every frame (the flock's first 30) does
+    let o = simreel()
+        .args(["render", "tests/scenes/flock_30.toml", "--format", "apng,mp4,webm", "--size", "96x64", "--quiet", "--out"])
         .arg(&out)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // the APNG: seven frames, each the PNG frame it was made from, 1/30 s apiece, looping
+    // the APNG: thirty frames, each the PNG frame it was made from, 1/30 s apiece, looping
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(out.join("flock.apng")).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let actl = reader.info().animation_control.expect("an animated PNG");
-    assert_eq!((actl.num_frames, actl.num_plays), (7, 0));
+    assert_eq!((actl.num_frames, actl.num_plays), (30, 0));
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    for f in 3..=9 {
+    for f in 0..30 {
         let info = reader.next_frame(&mut buf).unwrap();
         let fctl = reader.info().frame_control.expect("frame control");
         assert_eq!((fctl.delay_num, fctl.delay_den), (1, 30));
         let png = read_png(&out.join(format!("flock/frame_{f:04}.png")));
         assert_eq!(&buf[..info.buffer_size()], &png.rgba[..], "frame {f}");
     }
-    // the videos: seven frames at 30 fps
+    // the videos: thirty frames at 30 fps
     for ext in ["mp4", "webm"] {
         let probe = std::process::Command::new("ffprobe")
             .args([
@@ -751,7 +761,7 @@ fn apng_mp4_and_webm_hold_every_frame_of_the_png_sequence() {
             .arg(out.join(format!("flock.{ext}")))
             .output()
             .unwrap();
-        assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "30/1,7", "{ext}");
+        assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "30/1,30", "{ext}");
     }
     // without ffmpeg: said before anything is rendered, naming the package
     let none = scratch("animations-no-ffmpeg");
@@ -766,11 +776,15 @@ fn apng_mp4_and_webm_hold_every_frame_of_the_png_sequence() {
     assert!(!none.join("flock").exists(), "nothing rendered");
 }
 
-/// What an earlier build of this version wrote as `manifest.json`: no `build`, and the settings
-/// hashed with the version alone.
+/// What an earlier build of this version wrote as `manifest.json`: no `build`, no identities, and
+/// the settings hashed with the version alone.
 pub fn as_an_earlier_build_wrote_it(manifest: &Path, msaa: u32) {
     let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(manifest).unwrap()).unwrap();
     m.as_object_mut().unwrap().remove("build");
+    m.as_object_mut().unwrap().remove("identity");
+    for f in m["frames"].as_array_mut().unwrap() {
+        f.as_object_mut().unwrap().remove("identity");
+    }
     let settings =
         format!("{}x{} msaa{msaa} {} {}", m["width"], m["height"], m["adapter"].as_str().unwrap(), m["simreel"].as_str().unwrap());
     m["settings_hash"] = format!("{:016x}", simreel::frame::Fnv::hash(settings.as_bytes())).into();
@@ -807,7 +821,7 @@ fn resume_keeps_no_frame_of_another_build_and_counts_only_what_it_rendered() {
     as_an_earlier_build_wrote_it(&dir.join("small_terrain/manifest.json"), msaa);
     let rebuilt = render();
     assert!(
-        rebuilt.contains("the 3 frames there were rendered by another build of simreel (") && rebuilt.contains("an earlier build"),
+        rebuilt.contains("3 frames there were rendered by another build of simreel (") && rebuilt.contains("an earlier build"),
         "{rebuilt}"
     );
     assert!(rebuilt.contains("wrote 3 frames in "), "{rebuilt}");

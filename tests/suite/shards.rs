@@ -6,10 +6,10 @@ use std::path::Path;
 
 use crate::common::{Immutable, require_gpu, root, scratch, simreel};
 
-/// `scenes/flock.toml`, 30 frames at 96×72, into `out` (extra arguments and environment added).
+/// `tests/scenes/flock_30.toml` (the flock scene's first 30 frames) at 96×72, into `out` (extra arguments and environment added).
 fn render(out: &Path, extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let mut c = simreel();
-    c.args(["render", "scenes/flock.toml", "--size", "96x72", "--frames", "0..29", "--quiet", "--out"]).arg(out).args(extra);
+    c.args(["render", "tests/scenes/flock_30.toml", "--size", "96x72", "--quiet", "--out"]).arg(out).args(extra);
     for var in [
         "SLURM_ARRAY_TASK_ID",
         "SLURM_ARRAY_TASK_COUNT",
@@ -25,7 +25,7 @@ fn render(out: &Path, extra: &[&str], env: &[(&str, &str)]) -> std::process::Out
 }
 
 fn merge(out: &Path) -> std::process::Output {
-    simreel().arg("merge").arg(out).arg("scenes/flock.toml").output().unwrap()
+    simreel().arg("merge").arg(out).arg("tests/scenes/flock_30.toml").output().unwrap()
 }
 
 fn ok(o: &std::process::Output) {
@@ -61,7 +61,7 @@ pub fn same_scene(a: &Path, b: &Path, name: &str, count: usize) {
     let manifest =
         |d: &Path| serde_json::from_slice::<serde_json::Value>(&std::fs::read(d.join(name).join("manifest.json")).unwrap()).unwrap();
     let (ma, mb) = (manifest(a), manifest(b));
-    for key in ["frames", "final_state", "scene_hash", "settings_hash", "frames_in_scene"] {
+    for key in ["frames", "final_state", "identity", "settings_hash", "frames_in_scene", "animations"] {
         assert_eq!(ma[key], mb[key], "{name}: {key}");
     }
 }
@@ -79,7 +79,7 @@ fn many_scenes_are_split_by_cost_and_merge_into_the_bytes_of_one_render() {
     let (one, split) = (dir.join("one"), dir.join("split"));
     let run = |out: &Path, extra: &[&str]| {
         let mut c = simreel();
-        c.args(["render", "scenes/flock.toml", "scenes/dice.toml", "--size", "96x72", "--frames", "0..29", "--out"]).arg(out).args(extra);
+        c.args(["render", "tests/scenes/flock_30.toml", "tests/scenes/dice_30.toml", "--size", "96x72", "--out"]).arg(out).args(extra);
         c.output().unwrap()
     };
     ok(&run(&one, &["--quiet"]));
@@ -116,12 +116,12 @@ fn many_scenes_are_split_by_cost_and_merge_into_the_bytes_of_one_render() {
     // a shard that ran with other scenes splits the work differently: merge names it
     let other = dir.join("other");
     ok(&simreel()
-        .args(["render", "scenes/dice.toml", "--size", "96x72", "--frames", "0..29", "--shard", "2/4", "--quiet", "--out"])
+        .args(["render", "tests/scenes/dice_30.toml", "--size", "96x72", "--shard", "2/4", "--quiet", "--out"])
         .arg(&other)
         .output()
         .unwrap());
     std::fs::copy(other.join("dice/shard-2-of-4.json"), split.join("dice/shard-2-of-4.json")).unwrap();
-    let o = simreel().arg("merge").arg(&split).arg("scenes/dice.toml").output().unwrap();
+    let o = simreel().arg("merge").arg(&split).arg("tests/scenes/dice_30.toml").output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("a different split of the frames"), "{err}");
@@ -188,7 +188,7 @@ fn merge_names_what_is_missing_or_disagrees_and_a_rerun_shard_finishes_the_job()
     // a shard rendered at another size disagrees
     let other = dir.join("other");
     ok(&simreel()
-        .args(["render", "scenes/flock.toml", "--size", "64x48", "--frames", "0..29", "--shard", "3/3", "--quiet", "--out"])
+        .args(["render", "tests/scenes/flock_30.toml", "--size", "64x48", "--shard", "3/3", "--quiet", "--out"])
         .arg(&other)
         .output()
         .unwrap());
@@ -340,7 +340,7 @@ fn a_merge_started_first_waits_for_the_shards() {
     let waiting = simreel()
         .arg("merge")
         .arg(&split)
-        .args(["scenes/flock.toml", "--wait", "120"])
+        .args(["tests/scenes/flock_30.toml", "--wait", "120"])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -361,13 +361,14 @@ fn a_shard_killed_without_warning_keeps_its_finished_frames_for_the_rerun() {
     require_gpu();
     let dir = scratch("shards-killed");
     let (one, split) = (dir.join("one"), dir.join("split"));
-    let long = ["--size", "96x72", "--frames", "0..299", "--quiet", "--out"];
-    let run =
-        |out: &Path, extra: &[&str]| simreel().args(["render", "scenes/flock.toml"]).args(long).arg(out).args(extra).output().unwrap();
+    let long = ["--size", "96x72", "--quiet", "--out"];
+    let run = |out: &Path, extra: &[&str]| {
+        simreel().args(["render", "tests/scenes/flock_300.toml"]).args(long).arg(out).args(extra).output().unwrap()
+    };
     ok(&run(&one, &[]));
     // the shard's manifest is rewritten while it runs (here every 20 ms): kill -9 once one is there
     let mut shard = simreel()
-        .args(["render", "scenes/flock.toml"])
+        .args(["render", "tests/scenes/flock_300.toml"])
         .args(long)
         .arg(&split)
         .args(["--shard", "1/1"])
@@ -387,15 +388,15 @@ fn a_shard_killed_without_warning_keeps_its_finished_frames_for_the_rerun() {
     // its lock names a dead process: the rerun takes it over and keeps the frames
     assert!(split.join("flock/.simreel-shard-1-of-1.lock").is_file());
     let o = simreel()
-        .args(["render", "scenes/flock.toml"])
-        .args(&long[..4])
+        .args(["render", "tests/scenes/flock_300.toml"])
+        .args(&long[..2])
         .args(["--out"])
         .arg(&split)
         .args(["--shard", "1/1", "--resume"])
         .output()
         .unwrap();
     ok(&o);
-    ok(&simreel().arg("merge").arg(&split).arg("scenes/flock.toml").output().unwrap());
+    ok(&simreel().arg("merge").arg(&split).arg("tests/scenes/flock_300.toml").output().unwrap());
     for f in ["flock.gif", "flock/frame_0000.png", "flock/frame_0299.png"] {
         assert!(std::fs::read(one.join(f)).unwrap() == std::fs::read(split.join(f)).unwrap(), "{f} differs");
     }
@@ -407,6 +408,15 @@ fn a_shard_starts_from_a_saved_state_and_draws_the_same_bytes() {
     require_gpu();
     let dir = scratch("shards-snapshots");
     let (one, split) = (dir.join("one"), dir.join("split"));
+    // the first 30 frames of the flock's 390
+    let render = |out: &Path, extra: &[&str], _: &[(&str, &str)]| {
+        simreel()
+            .args(["render", "scenes/flock.toml", "--size", "96x72", "--frames", "0..29", "--quiet", "--out"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
     ok(&render(&one, &[], &[]));
     // the flock saves its state every 13 frames of its 390 (1/32 of the scene) and at the last
     // frame rendered

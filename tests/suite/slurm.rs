@@ -126,14 +126,14 @@ fn a_real_slurm_cluster_runs_the_plan_and_the_merge_matches_a_local_render() {
     let dir = scratch("slurm");
     let cluster = Cluster::start(&dir.join("cluster"));
     let (local, shared) = (dir.join("local"), dir.join("shared"));
-    let args = ["--size", "96x72", "--frames", "0..29"];
-    let o = simreel().args(["render", "scenes/flock.toml", "--quiet", "--out"]).arg(&local).args(args).output().unwrap();
+    let args = ["--size", "96x72"];
+    let o = simreel().args(["render", "tests/scenes/flock_30.toml", "--quiet", "--out"]).arg(&local).args(args).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // the plan, as a user prints it, with this build's binary on the "nodes"
     let plan = simreel()
         .args([
             "plan",
-            "scenes/flock.toml",
+            "tests/scenes/flock_30.toml",
             "--shards",
             "3",
             "--slurm",

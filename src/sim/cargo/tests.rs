@@ -455,3 +455,23 @@ fn a_restored_state_carries_on_bit_for_bit_with_every_integrator_through_hitches
         }
     }
 }
+
+#[test]
+fn a_state_keeps_the_chart_history_it_was_saved_with_and_no_other() {
+    // the strip chart's seconds are how much history the simulation keeps: a state saved with
+    // 5 s of it does not fit a simulation that keeps 10
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/cargo_walk.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("seconds = 5.0"), "scenes/cargo_walk.toml no longer holds `seconds = 5.0`");
+    let (five, ten) = (scene_of(&text), scene_of(&text.replace("seconds = 5.0", "seconds = 10.0")));
+    assert_ne!(five.identity().simulation, ten.identity().simulation, "the history is the simulation's");
+    let mut saved = Played::<CargoSim>::of(&five).unwrap();
+    saved.frame(300);
+    let state = saved.snapshot().expect("the cargo saves its state");
+    let mut longer = Played::<CargoSim>::of(&ten).unwrap();
+    let before = longer.digest();
+    assert!(!longer.restore(300, &state), "a state of another history length is refused");
+    assert_eq!(longer.digest(), before, "and leaves the simulation as it was");
+    let mut same = Played::<CargoSim>::of(&five).unwrap();
+    assert!(same.restore(300, &state));
+}

@@ -232,10 +232,11 @@ function drawOutputs(s) {
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.textContent = "";
-  if (s.outputs.gif) {
+  for (const [k, alt] of [["gif", "the scene's GIF"], ["apng", "the scene's animated PNG"]]) {
+    if (!s.outputs[k]) continue;
     const img = document.createElement("img");
-    img.src = s.outputs.gif + "?v=" + Date.now();
-    img.alt = "the scene's GIF";
+    img.src = s.outputs[k] + "?v=" + Date.now();
+    img.alt = alt;
     box.appendChild(img);
   }
   for (const v of ["mp4", "webm"]) {

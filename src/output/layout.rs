@@ -1,0 +1,221 @@
+//! What a render leaves in its output folder, for one scene, in one place: where its frames, its
+//! saved states, its manifest and its animations live and what they are named, and the identity
+//! each carries — a frame's is its manifest entry's `identity` ([`frame_identity`]), a saved
+//! state's is in its header (the simulation's identity and the build), an animation's is the
+//! frames it was made from ([`animation_source`], recorded in the manifest's `animations`).
+//!
+//! ```text
+//! OUT/<name>/frame_0000.png …        the frames
+//! OUT/<name>/manifest.json           what was written, frame by frame, with identities
+//! OUT/<name>/shard-I-of-N.json       one shard's manifest of a split render
+//! OUT/<name>/snapshots/frame_N.state saved simulation states
+//! OUT/<name>.gif, .apng, .mp4, .webm the animations of the whole scene
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use super::frame_file_name;
+use crate::frame::Fnv;
+use crate::scene::{Format, Identity, Scene};
+
+/// The manifest's name in a scene's folder.
+pub const MANIFEST: &str = "manifest.json";
+/// The saved states' folder in a scene's folder.
+pub const SNAPSHOTS: &str = "snapshots";
+
+/// One scene's place in an output folder: `out/<name>/` and the animations beside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SceneFolder {
+    out: PathBuf,
+    name: String,
+    /// Frames in the scene (frame files are numbered to its width).
+    frames: u32,
+}
+
+impl SceneFolder {
+    pub fn new(out: &Path, name: &str, frames: u32) -> Self {
+        SceneFolder { out: out.to_path_buf(), name: name.to_string(), frames }
+    }
+
+    /// The folder of `scene` (its name, its frame count) under `out`.
+    pub fn of(out: &Path, scene: &Scene) -> Self {
+        SceneFolder::new(out, &scene.name, scene.frames())
+    }
+
+    /// The output folder it is in.
+    pub fn out(&self) -> &Path {
+        &self.out
+    }
+
+    /// `out/<name>/`: the frames, the manifest, the saved states.
+    pub fn dir(&self) -> PathBuf {
+        self.out.join(&self.name)
+    }
+
+    /// The file name of frame `index`: `frame_0007.png`.
+    pub fn frame_name(&self, index: u32) -> String {
+        frame_file_name(index, self.frames)
+    }
+
+    pub fn frame(&self, index: u32) -> PathBuf {
+        self.dir().join(self.frame_name(index))
+    }
+
+    /// The manifest of a whole render (or of a merge).
+    pub fn manifest(&self) -> PathBuf {
+        self.dir().join(MANIFEST)
+    }
+
+    /// Shard `i` of `n`'s manifest.
+    pub fn shard_manifest(&self, i: u32, n: u32) -> PathBuf {
+        self.dir().join(super::manifest::ShardInfo::file_name(i, n))
+    }
+
+    /// The saved states' folder.
+    pub fn snapshots(&self) -> PathBuf {
+        self.dir().join(SNAPSHOTS)
+    }
+
+    /// The saved state at frame `frame`.
+    pub fn snapshot(&self, frame: u32) -> PathBuf {
+        self.snapshots().join(self.frame_name(frame).replace(".png", ".state"))
+    }
+
+    /// The animation of `format` beside the folder (`out/<name>.gif`); `None` for PNG, which is
+    /// the frames themselves.
+    pub fn animation(&self, format: Format) -> Option<PathBuf> {
+        let ext = match format {
+            Format::Png => return None,
+            Format::Gif => "gif",
+            Format::Apng => "apng",
+            Format::Mp4 => "mp4",
+            Format::Webm => "webm",
+        };
+        Some(self.out.join(format!("{}.{ext}", self.name)))
+    }
+
+    /// The files written beside the folder for `formats` (the animations, and the frame list
+    /// ffmpeg reads for a video): what a killed run left of them as temporaries is this scene's
+    /// to sweep.
+    pub fn beside(&self, formats: &[Format]) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for &f in formats {
+            if let Some(path) = self.animation(f) {
+                if matches!(f, Format::Mp4 | Format::Webm) {
+                    out.push(path.with_extension("ffconcat"));
+                }
+                out.push(path);
+            }
+        }
+        out
+    }
+
+    /// Files in the folder named like this scene's frames (`frame_<digits>.png`) that are not
+    /// among its frames: frames past its end, or numbered to another width, left by a render of
+    /// a longer version of it. Sorted.
+    pub fn strays(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(self.dir()) else { return Vec::new() };
+        let mut out: Vec<PathBuf> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_string();
+                let digits = name.strip_prefix("frame_")?.strip_suffix(".png")?;
+                let index: u32 = digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok()).flatten()?;
+                let ours = index < self.frames && self.frame_name(index) == name;
+                (!ours && e.file_type().is_ok_and(|t| t.is_file())).then(|| e.path())
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Saved states past the scene's end or named for another frame count.
+    pub fn stray_states(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(self.snapshots()) else { return Vec::new() };
+        entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_string();
+                let digits = name.strip_prefix("frame_")?.strip_suffix(".state")?;
+                let index: u32 = digits.parse().ok()?;
+                let ours = index < self.frames && self.frame_name(index).replace(".png", ".state") == name;
+                (!ours).then(|| e.path())
+            })
+            .collect()
+    }
+}
+
+/// The identity of one frame of a render: the scene's ([`Identity`]: what its simulation and its
+/// drawing are made from), the settings that decide the pixels besides (size, samples, adapter,
+/// build: the manifest's `settings_hash`) and the frame's number. A file whose manifest entry
+/// carries another is another frame, whatever its name.
+pub fn frame_identity(scene: Identity, settings: &str, frame: u32) -> String {
+    let mut h = Fnv::new();
+    h.bytes(&scene.simulation.to_le_bytes());
+    h.bytes(&scene.drawing.to_le_bytes());
+    h.bytes(settings.as_bytes());
+    h.bytes(&frame.to_le_bytes());
+    format!("{:016x}", h.finish())
+}
+
+/// What an animation is made from: every frame's identity in order, and the animation's own
+/// settings (its format, frame rate, dithering). An animation recorded with the same source is
+/// the same file.
+pub fn animation_source<'a>(frames: impl IntoIterator<Item = &'a str>, format: Format, settings: &str) -> String {
+    let mut h = Fnv::new();
+    h.bytes(format.name().as_bytes());
+    h.bytes(&[0]);
+    h.bytes(settings.as_bytes());
+    for f in frames {
+        h.bytes(&[0]);
+        h.bytes(f.as_bytes());
+    }
+    format!("{:016x}", h.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scene_s_files_are_named_in_one_place() {
+        let f = SceneFolder::new(Path::new("out"), "dice", 180);
+        assert_eq!(f.frame(7), Path::new("out/dice/frame_0007.png"));
+        assert_eq!(f.manifest(), Path::new("out/dice/manifest.json"));
+        assert_eq!(f.shard_manifest(2, 4), Path::new("out/dice/shard-2-of-4.json"));
+        assert_eq!(f.snapshot(12), Path::new("out/dice/snapshots/frame_0012.state"));
+        assert_eq!(f.animation(Format::Gif), Some(PathBuf::from("out/dice.gif")));
+        assert_eq!(f.animation(Format::Apng), Some(PathBuf::from("out/dice.apng")));
+        assert_eq!(f.animation(Format::Png), None);
+        assert_eq!(f.beside(&[Format::Png, Format::Mp4]), [PathBuf::from("out/dice.ffconcat"), PathBuf::from("out/dice.mp4")]);
+        assert_eq!(SceneFolder::new(Path::new("o"), "long", 12_000).frame(3), Path::new("o/long/frame_00003.png"));
+    }
+
+    #[test]
+    fn strays_are_frame_files_past_the_end_or_of_another_numbering() {
+        let dir = std::env::temp_dir().join(format!("simreel-layout-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let f = SceneFolder::new(&dir, "s", 3);
+        std::fs::create_dir_all(f.dir()).unwrap();
+        for name in ["frame_0000.png", "frame_0002.png", "frame_0003.png", "frame_00001.png", "frame_x.png", "other.png", "manifest.json"] {
+            std::fs::write(f.dir().join(name), b"x").unwrap();
+        }
+        let names: Vec<String> = f.strays().iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["frame_00001.png", "frame_0003.png"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn identities_follow_the_scene_the_settings_and_the_frame() {
+        let id = Identity { simulation: 1, drawing: 2 };
+        let base = frame_identity(id, "s", 3);
+        assert_eq!(base, frame_identity(id, "s", 3));
+        assert_ne!(base, frame_identity(Identity { simulation: 1, drawing: 3 }, "s", 3));
+        assert_ne!(base, frame_identity(id, "t", 3));
+        assert_ne!(base, frame_identity(id, "s", 4));
+        let a = animation_source(["a", "b"], Format::Gif, "30");
+        assert_ne!(a, animation_source(["b", "a"], Format::Gif, "30"));
+        assert_ne!(a, animation_source(["a", "b"], Format::Apng, "30"));
+        assert_ne!(a, animation_source(["a", "b"], Format::Gif, "25"));
+    }
+}

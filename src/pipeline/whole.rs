@@ -1,0 +1,194 @@
+//! What a render (or a merge) does to the scene as a whole once its frames are written: the
+//! manifest keeps the entries of the frames it did not render, as they are; the animations (GIF,
+//! APNG, MP4, WebM) are made only when every frame of the scene is in the folder and of the
+//! scene as it is now, and made again only when the frames they hold changed; a render of every
+//! frame removes the frames a longer version of the scene left past its end. Partial renders
+//! leave the whole alone, and say what they left.
+
+use std::path::{Path, PathBuf};
+
+use super::PipelineError;
+use crate::output::layout::{SceneFolder, animation_source};
+use crate::output::manifest::{AnimationEntry, FrameEntry, Manifest};
+use crate::output::{self, OutputError};
+use crate::scene::{Format, Scene};
+
+/// The animations of a scene's folder: which are asked for, what each would be made from now,
+/// and what the folder's manifest says the files there were made from.
+pub struct Animations {
+    folder: SceneFolder,
+    /// Every frame's identity, frame by frame, as this render makes them.
+    expected: Vec<String>,
+    /// The animations asked for, each with its file and what it would be made from now.
+    wanted: Vec<(Format, PathBuf, String)>,
+    /// The records of the animations the folder held (those whose files are still there).
+    records: Vec<AnimationEntry>,
+    fps: f64,
+    gif: (f64, bool),
+    size: (u32, u32),
+}
+
+/// What became of the scene's animations and leftovers.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Animations written now.
+    pub written: Vec<PathBuf>,
+    /// Animations already made from these very frames: kept as they were.
+    pub current: Vec<PathBuf>,
+    /// What was not made, and why ("out/dice.gif left as it was: …").
+    pub left: Vec<String>,
+    /// The manifest's records of the animations in the folder after this.
+    pub records: Vec<AnimationEntry>,
+}
+
+impl Animations {
+    /// The animations `formats` asks for of `scene` (rendered with `settings`, the manifest's
+    /// settings hash) in `folder`, against what `old` (the folder's manifest) recorded.
+    pub fn new(scene: &Scene, folder: &SceneFolder, formats: &[Format], settings: &str, old: Option<&Manifest>) -> Self {
+        let identity = scene.identity();
+        let expected: Vec<String> = (0..scene.frames()).map(|f| output::layout::frame_identity(identity, settings, f)).collect();
+        let fps = scene.sim.timing.fps as f64;
+        let gif = (scene.output.gif_fps.map_or(fps, f64::from), scene.output.gif_dither);
+        let wanted = formats
+            .iter()
+            .filter_map(|&f| {
+                let path = folder.animation(f)?;
+                let own = match f {
+                    Format::Gif => format!("{} fps, dither {}", gif.0, gif.1),
+                    _ => format!("{fps} fps"),
+                };
+                Some((f, path, animation_source(expected.iter().map(String::as_str), f, &own)))
+            })
+            .collect();
+        // by format: the folder names the file (a record's path is as the command gave it)
+        let there = |a: &AnimationEntry| Format::from_name(&a.format).and_then(|f| folder.animation(f)).is_some_and(|p| p.is_file());
+        let records = old.map(|m| m.animations.iter().filter(|a| there(a)).cloned().collect()).unwrap_or_default();
+        Animations { folder: folder.clone(), expected, wanted, records, fps, gif, size: (scene.look.width, scene.look.height) }
+    }
+
+    /// The identity every frame of the scene has when rendered now.
+    pub fn expected(&self) -> &[String] {
+        &self.expected
+    }
+
+    /// Whether the animation of `format` in the folder was made from the frames this render
+    /// makes (so it need not be made again).
+    pub fn is_current(&self, format: Format) -> bool {
+        self.wanted.iter().any(|(f, path, source)| *f == format && self.recorded(*f, path, source))
+    }
+
+    fn recorded(&self, format: Format, path: &Path, source: &str) -> bool {
+        self.records.iter().any(|r| r.format == format.name() && r.source == source) && path.is_file()
+    }
+
+    /// The records of the animations in the folder, before this render changes any.
+    pub fn records(&self) -> Vec<AnimationEntry> {
+        self.records.clone()
+    }
+
+    /// The GIF among `records`, as the manifest's `gif` names it (the path the command gave).
+    pub fn gif(&self, records: &[AnimationEntry]) -> Option<String> {
+        records
+            .iter()
+            .any(|r| r.format == Format::Gif.name())
+            .then(|| self.folder.animation(Format::Gif))
+            .flatten()
+            .map(|p| p.display().to_string())
+    }
+
+    /// Makes the animations asked for from the frames `frames` (the manifest's, after this
+    /// render) when every frame of the scene is there and of the scene as it is now; `streamed`
+    /// says which of them this render wrote as its frames came (a GIF). Leaves them alone
+    /// otherwise, saying why.
+    pub fn finish(&self, frames: &[FrameEntry], streamed: &[Format], ffmpeg: Option<&Path>) -> Result<Outcome, PipelineError> {
+        let mut out = Outcome { records: self.records.clone(), ..Outcome::default() };
+        if self.wanted.is_empty() {
+            return Ok(out);
+        }
+        let (missing, other) = self.gaps(frames);
+        let files: Vec<PathBuf> = (0..self.expected.len() as u32).map(|f| self.folder.frame(f)).collect();
+        for (format, path, source) in &self.wanted {
+            // one written as this render's frames came holds every frame as it is now
+            if (missing > 0 || other > 0) && !streamed.contains(format) {
+                let n = self.expected.len() as u64;
+                let mut why = Vec::new();
+                if missing > 0 {
+                    why.push(format!("{missing} of its {n} frames not rendered"));
+                }
+                if other > 0 {
+                    why.push(format!("{other} of its {n} frames from another version of the scene or another build"));
+                }
+                let what = if path.is_file() { "left as it was" } else { "not written" };
+                out.left.push(format!(
+                    "{} {what}: {} (render every frame to make it, or `simreel gif` a folder of frames)",
+                    path.display(),
+                    why.join(", ")
+                ));
+                continue;
+            }
+            if streamed.contains(format) || !self.recorded(*format, path, source) {
+                if !streamed.contains(format) {
+                    self.write(*format, path, &files, ffmpeg)?;
+                }
+                out.written.push(path.clone());
+            } else {
+                out.current.push(path.clone());
+            }
+            out.records.retain(|r| r.format != format.name());
+            let file = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            out.records.push(AnimationEntry { format: format.name().to_string(), file, source: source.clone() });
+        }
+        out.records.sort_by(|a, b| a.format.cmp(&b.format));
+        Ok(out)
+    }
+
+    /// Frames of the scene not in the folder, and frames there of another identity.
+    fn gaps(&self, frames: &[FrameEntry]) -> (usize, usize) {
+        let (mut missing, mut other) = (0, 0);
+        for (f, want) in self.expected.iter().enumerate() {
+            match frames.iter().find(|e| e.index == f as u32) {
+                Some(e) if !self.folder.dir().join(&e.file).is_file() => missing += 1,
+                Some(e) if e.identity != *want => other += 1,
+                Some(_) => {}
+                None => missing += 1,
+            }
+        }
+        (missing, other)
+    }
+
+    fn write(&self, format: Format, path: &Path, files: &[PathBuf], ffmpeg: Option<&Path>) -> Result<(), PipelineError> {
+        let (w, h) = self.size;
+        match format {
+            Format::Gif => super::gif_from_frames(files, path, w, h, self.gif.0, self.gif.1),
+            Format::Apng => Ok(output::animation::write_apng(files, path, self.fps)?),
+            Format::Mp4 | Format::Webm => {
+                let kind = if format == Format::Mp4 { output::animation::Video::Mp4 } else { output::animation::Video::Webm };
+                let ffmpeg = ffmpeg.ok_or(OutputError::NoFfmpeg)?;
+                Ok(output::animation::write_video(ffmpeg, files, path, self.fps, kind)?)
+            }
+            Format::Png => Ok(()),
+        }
+    }
+}
+
+/// The entries of `old` (the folder's manifest) that a render of `rendered` leaves as they are:
+/// frames it did not render, within the scene, whose files are still there.
+pub fn carried(old: Option<&Manifest>, folder: &SceneFolder, frames_in_scene: u32, rendered: &[u32]) -> Vec<FrameEntry> {
+    let Some(m) = old else { return Vec::new() };
+    m.frames
+        .iter()
+        .filter(|e| e.index < frames_in_scene && rendered.binary_search(&e.index).is_err())
+        .filter(|e| e.file == folder.frame_name(e.index) && folder.dir().join(&e.file).is_file())
+        .cloned()
+        .collect()
+}
+
+/// Removes what a longer version of the scene left in its folder: frames past its end (or
+/// numbered to another width) and their saved states. Returns how many frames.
+pub fn remove_strays(folder: &SceneFolder) -> Result<usize, OutputError> {
+    let frames = folder.strays();
+    for f in frames.iter().chain(&folder.stray_states()) {
+        output::remove_stale(f)?;
+    }
+    Ok(frames.len())
+}
