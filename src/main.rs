@@ -444,8 +444,10 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
     } else {
         ProgressMode::Bars
     };
+    let mut renderers = simreel::render::Pool::default();
     for job in &jobs {
-        let outcome = pipeline::run(job, mode, &cancel).with_context(|| format!("rendering {}", job.scene.path.display()))?;
+        let outcome =
+            pipeline::run_with(job, mode, &cancel, &mut renderers).with_context(|| format!("rendering {}", job.scene.path.display()))?;
         if mode == ProgressMode::Bars {
             eprintln!("{}", render_summary(&job.scene.name, &outcome));
         }

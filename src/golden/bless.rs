@@ -9,7 +9,7 @@ use crate::output::manifest::Manifest;
 use crate::output::png::{self, Decoded, Effort};
 use crate::output::{frame_file_name, write_atomic};
 use crate::pipeline::{self, ProgressMode};
-use crate::render::{AdapterRequest, AdapterSummary};
+use crate::render::{AdapterRequest, AdapterSummary, Pool};
 use crate::scene::Scene;
 use crate::scene::golden::GoldenSpec;
 
@@ -152,8 +152,10 @@ fn render_twice(
     mode: ProgressMode,
 ) -> Result<(Vec<Candidate>, AdapterSummary), GoldenError> {
     let second = paths.out.join("golden-run-second");
-    let a = render_golden(scene, spec, frames, &paths.run_dir(), adapter, mode)?;
-    let b = render_golden(scene, spec, frames, &second, adapter, mode)?;
+    // each on a renderer of its own: a render that depended on what an earlier one left would
+    // show here
+    let a = render_golden(scene, spec, frames, &paths.run_dir(), adapter, mode, &mut Pool::new(1))?;
+    let b = render_golden(scene, spec, frames, &second, adapter, mode, &mut Pool::new(1))?;
     let read = |o: &pipeline::Outcome, frame: u32| -> Result<Candidate, GoldenError> {
         let image = png::read(&o.frames_dir.join(frame_file_name(frame, scene.sim.timing.frames)))?;
         let state = o.manifest.frames.iter().find(|e| e.index == frame).map(|e| e.state.clone()).unwrap_or_default();

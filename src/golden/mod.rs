@@ -28,7 +28,7 @@ use report::{Entry, SequenceNote};
 use crate::output::png::{self, Decoded};
 use crate::output::{OutputError, frame_file_name};
 use crate::pipeline::{self, Job, PipelineError, ProgressMode};
-use crate::render::{AdapterRequest, AdapterSummary};
+use crate::render::{AdapterRequest, AdapterSummary, Pool};
 use crate::scene::golden::{GoldenSpec, Tolerance};
 use crate::scene::{Format, Scene, SceneError};
 use crate::text::count;
@@ -180,7 +180,8 @@ fn as_checked(scene: &Scene, spec: &GoldenSpec) -> Scene {
     s
 }
 
-/// Renders the golden frames of `scene` into `into/<scene>/` and returns the outcome.
+/// Renders the golden frames of `scene` into `into/<scene>/` on a renderer of `renderers` and
+/// returns the outcome.
 fn render_golden(
     scene: &Scene,
     spec: &GoldenSpec,
@@ -188,13 +189,14 @@ fn render_golden(
     into: &Path,
     adapter: &AdapterRequest,
     mode: ProgressMode,
+    renderers: &mut Pool,
 ) -> Result<pipeline::Outcome, PipelineError> {
     let job = Job::new(as_checked(scene, spec), into)
         .frames(frames.to_vec())
         .formats(vec![Format::Png])
         .adapter(adapter.clone())
         .without_snapshots();
-    pipeline::run(&job, mode, &AtomicBool::new(false))
+    pipeline::run_with(&job, mode, &AtomicBool::new(false), renderers)
 }
 
 /// The outcome of checking scenes.
@@ -237,9 +239,12 @@ pub fn check(
     shard: Option<report::ReportShard>,
 ) -> Result<CheckSummary, GoldenError> {
     let (mut entries, mut sequences, mut adapters, mut others) = (Vec::new(), Vec::new(), Vec::<String>::new(), Vec::<String>::new());
+    // goldens are mostly of a few sizes: a renderer is made once for each
+    let mut renderers = Pool::new(3);
     for scene in scenes {
         let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
-        let outcome = render_golden(scene, spec, &spec.frames, &paths.run_dir(), &plan.request(&scene.name), mode)?;
+        let request = plan.request(&scene.name);
+        let outcome = render_golden(scene, spec, &spec.frames, &paths.run_dir(), &request, mode, &mut renderers)?;
         let used = outcome.adapter.to_string();
         let rule = applied(spec, &paths.goldens.join(&scene.name), &outcome.adapter);
         if rule.other && !others.contains(&used) {

@@ -25,7 +25,7 @@ use crate::output::gif::Quantized;
 use crate::output::layout::SceneFolder;
 use crate::output::manifest::{AnimationEntry, FrameEntry, Manifest, Timings};
 use crate::output::{self, OutputError};
-use crate::render::{AdapterRequest, AdapterSummary, Image, RenderError, Renderer};
+use crate::render::{AdapterRequest, AdapterSummary, Image, Pool, RenderError, Renderer};
 use crate::scene::{Format, Scene};
 use crate::text::count;
 
@@ -336,6 +336,12 @@ fn kept_frames(job: &Job, old: Option<&Manifest>, expected: &dyn Fn(u32) -> Stri
 
 /// Runs `job`: simulate, render, encode, write. `cancel` (Ctrl-C) stops it between frames.
 pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome, PipelineError> {
+    run_with(job, mode, cancel, &mut Pool::new(1))
+}
+
+/// [`run`] on a renderer of `renderers` (one made for an earlier job of the same adapter, size
+/// and samples is reused).
+pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &mut Pool) -> Result<Outcome, PipelineError> {
     let wall = Instant::now();
     let scene = &job.scene;
     let r = &scene.look;
@@ -357,7 +363,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
             claim
         }
     };
-    let mut renderer = Renderer::new(&job.adapter, r.width, r.height, r.msaa)?;
+    let renderer = renderers.get(&job.adapter, r.width, r.height, r.msaa)?;
     let adapter = renderer.adapter().clone();
     let identity = scene.identity();
     let settings = settings_hash(job, &adapter.to_string());
@@ -408,7 +414,7 @@ pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome
         }
         drop(gif_tx);
         let gif = shared.out.gif.as_deref().map(|path| s.spawn(move || assemble_gif(shared, path, gif_rx)));
-        render_frames(shared, &mut renderer, sim_rx, work_tx);
+        render_frames(shared, renderer, sim_rx, work_tx);
         gif.is_some_and(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
     shared.progress.finish();

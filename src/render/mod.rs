@@ -12,6 +12,7 @@ mod edges;
 pub mod faults;
 mod passes;
 mod pipelines;
+pub mod pool;
 pub mod readback;
 pub mod shaders;
 pub mod text;
@@ -24,6 +25,7 @@ use wgpu::util::DeviceExt;
 use crate::frame::{FrameData, MeshData};
 pub use device::{AdapterRequest, AdapterSummary, BackendChoice};
 use pipelines::{COLOR_FORMAT, DEPTH_FORMAT, Instance, Pipelines, Vertex};
+pub use pool::Pool;
 pub use readback::Image;
 
 /// Side of the square shadow map, texels.

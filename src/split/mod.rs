@@ -124,7 +124,7 @@ pub fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Result<Vec<Job>, crate::out
         job.frames = info.frames_of(i).to_vec();
         if job.frames.is_empty() {
             // an earlier split's manifest of this shard would look like a part of this one
-            crate::output::remove_stale(&job.out_dir.join(&job.scene.name).join(ShardInfo::file_name(i, n)))?;
+            crate::output::remove_stale(&crate::output::layout::SceneFolder::of(&job.out_dir, &job.scene).shard_manifest(i, n))?;
             continue;
         }
         job.shard = Some(info);

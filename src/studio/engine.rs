@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use crate::frame::FrameData;
 use crate::output::layout::SceneFolder;
 use crate::output::png::{Effort, encode};
-use crate::render::{AdapterRequest, AdapterSummary, Renderer};
+use crate::render::{AdapterRequest, AdapterSummary, Pool, Renderer};
 use crate::scene::{Identity, Scene};
 use crate::sim::{Player, Simulation};
 
@@ -150,7 +150,7 @@ impl Engine {
     /// and saved states are read from `out` (`OUT/<scene>/snapshots/`).
     pub fn start(request: AdapterRequest, out: PathBuf) -> Engine {
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), wake: Condvar::new() });
-        let worker = Worker { shared: shared.clone(), request, out, renderers: Vec::new(), sims: HashMap::new() };
+        let worker = Worker { shared: shared.clone(), request, out, renderers: Pool::new(RENDERERS), sims: HashMap::new() };
         let thread =
             std::thread::Builder::new().name("studio-render".into()).spawn(move || worker.run()).expect("spawn the renderer thread");
         Engine { shared, thread: Some(thread) }
@@ -236,7 +236,7 @@ struct Worker {
     request: AdapterRequest,
     out: PathBuf,
     /// (width, height, samples) → renderer, most recently used last.
-    renderers: Vec<((u32, u32, u32), Renderer)>,
+    renderers: Pool,
     sims: HashMap<PathBuf, Sims>,
 }
 
@@ -339,22 +339,12 @@ impl Worker {
     }
 
     fn renderer(&mut self, w: u32, h: u32, samples: u32) -> Result<&mut Renderer, String> {
-        let size = (w, h, samples);
-        match self.renderers.iter().position(|(s, _)| *s == size) {
-            Some(i) => {
-                let r = self.renderers.remove(i);
-                self.renderers.push(r);
-            }
-            None => {
-                if self.renderers.len() >= RENDERERS {
-                    self.renderers.remove(0);
-                }
-                let r = Renderer::new(&self.request, w, h, samples).map_err(|e| e.to_string())?;
-                self.shared.state.lock().expect("studio state").adapter = Some(r.adapter().clone());
-                self.renderers.push((size, r));
-            }
+        let made = self.renderers.len();
+        let r = self.renderers.get(&self.request, w, h, samples).map_err(|e| e.to_string())?;
+        if made == 0 {
+            self.shared.state.lock().expect("studio state").adapter = Some(r.adapter().clone());
         }
-        Ok(&mut self.renderers.last_mut().expect("a renderer").1)
+        Ok(r)
     }
 
     /// The frame's data, simulated from the nearest state at or before it: the run's own position,

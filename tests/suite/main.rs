@@ -13,6 +13,7 @@ mod golden;
 mod golden_adapter;
 mod golden_sweep;
 mod identity;
+mod identity_sweep;
 mod marching_cubes;
 mod render;
 mod scenes_and_cli;

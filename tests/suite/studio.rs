@@ -341,6 +341,10 @@ fn an_edit_redraws_what_it_changed_and_nothing_else() {
 fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
     require_gpu();
     let (scenes, out, scene) = workspace("studio-browser");
+    // a render of a few frames: the page charts its facts and names its identity
+    let o = simreel().args(["render", "--quiet", "--frames", "0..3", "--format", "png", "--out"]).arg(&out).arg(&scene).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rendered: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("small_terrain/manifest.json")).unwrap()).unwrap();
     let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let profile = scratch("studio-browser-profile");
     let mut b = crate::browser::Browser::launch(&profile, &s.url);
@@ -357,6 +361,12 @@ fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
         simreel::output::png::decode(&a.body).unwrap()
     };
     let v = final_of(&mut b, 0);
+    let simulation = rendered["identity"]["simulation"].as_str().unwrap()[..8].to_string();
+    let note = wait_until("the last render's note", Duration::from_secs(10), || {
+        let t = b.eval("document.getElementById('charts').innerText");
+        t.as_str().filter(|t| t.contains("from the last render")).map(str::to_string)
+    });
+    assert!(note.contains("from the last render (4 frames") && note.contains(&format!("simulation {simulation}")), "{note}");
     // the draft/final badge sits on the frame: hidden, so that the frame's pixels are compared alone
     b.eval("document.getElementById('badge').style.visibility = 'hidden'");
     let on_screen = b.element_pixels("frame");

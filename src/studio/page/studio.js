@@ -268,7 +268,8 @@ async function drawCharts(s) {
   box.textContent = "";
   const note = document.createElement("p");
   note.className = "muted";
-  note.textContent = `from the last render (${m.frames.length} frames${m.scene_hash ? ", scene " + m.scene_hash.slice(0, 8) : ""})`;
+  const id = m.identity ? `, simulation ${m.identity.simulation.slice(0, 8)}, drawing ${m.identity.drawing.slice(0, 8)}` : "";
+  note.textContent = `from the last render (${m.frames.length} frames${id})`;
   box.appendChild(note);
   charted = [];
   for (const [name, points] of Object.entries(series)) {
