@@ -131,7 +131,7 @@ pub enum Command {
         #[arg(long, conflicts_with = "kind")]
         reference: bool,
     },
-    /// Print a shell completion script, e.g. `simreel completions bash > ~/.local/share/bash-completion/completions/simreel`.
+    /// Print a shell completion script, e.g. `mkdir -p ~/.local/share/bash-completion/completions && simreel completions bash > ~/.local/share/bash-completion/completions/simreel`.
     Completions {
         /// The shell.
         #[arg(value_enum)]
@@ -415,9 +415,20 @@ pub struct StudioArgs {
     /// Listen on this port (0: any free one) [default: 7770, or the next free one].
     #[arg(long)]
     pub port: Option<u16>,
-    /// Listen on this address instead of 127.0.0.1: anyone who can reach it sees the scenes.
+    /// Listen on this address instead of 127.0.0.1. Off loopback, anyone who can reach it and opens
+    /// the page sees the scenes and the output folder; requests must name the address itself, a
+    /// loopback name, or a name given with --allow-host, and writes (render, golden check, accept,
+    /// reject) from other machines need --allow-writes.
     #[arg(long, value_name = "ADDRESS")]
     pub host: Option<std::net::IpAddr>,
+    /// Also answer requests addressed to this name (a host name that resolves to this machine,
+    /// with or without a port), as other machines reach it; repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
+    /// Take requests that write (render, golden check, accept, reject) from other machines too
+    /// (only with --host; from this machine they are always taken).
+    #[arg(long)]
+    pub allow_writes: bool,
     /// Open the page in the system's browser.
     #[arg(long)]
     pub open: bool,

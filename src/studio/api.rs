@@ -6,7 +6,8 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
-use super::server::{Ctx, Refusal, param, percent_encode, refuse};
+use super::ctx::Ctx;
+use super::http::{Refusal, param, percent_encode, refuse};
 use crate::output::layout::SceneFolder;
 use crate::scene::{Format, Scene};
 
@@ -109,7 +110,14 @@ pub fn status(ctx: &Ctx) -> Value {
         "adapter": st.adapter.map(|a| a.to_string()),
         "resident_bytes": resident(),
         "rendering": ctx.rendering.lock().expect("rendering").iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "connections": connections(ctx),
     })
+}
+
+/// Connections being answered, and live pages, in all.
+fn connections(ctx: &Ctx) -> Value {
+    let c = ctx.clients.lock().expect("clients");
+    json!({ "all": c.all, "live": c.by_client.values().map(|m| m.1).sum::<usize>() })
 }
 
 /// Resident memory of this process now (`VmRSS`), bytes.

@@ -6,23 +6,12 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::server::{Ctx, Refusal, param, percent_encode, refuse};
+use super::ctx::{Ctx, Review};
+use super::http::{Refusal, param, percent_encode, refuse};
 use crate::golden::review::{self, Failure};
 use crate::golden::{Paths, adapter, check};
 use crate::pipeline::ProgressMode;
 use crate::scene::Scene;
-
-/// What the page has decided and what the check is doing.
-#[derive(Default)]
-pub struct Review {
-    pub running: bool,
-    pub error: Option<String>,
-    /// Which adapter the check rendered on and why, and any missing adapter.
-    pub notes: Vec<String>,
-    /// (scene, frame, files written)
-    pub accepted: Vec<(String, u32, Vec<String>)>,
-    pub rejected: Vec<(String, u32)>,
-}
 
 fn paths(ctx: &Ctx) -> Paths {
     Paths { goldens: ctx.goldens.clone(), out: ctx.out.clone(), shard: None }

@@ -9,16 +9,18 @@
 
 mod api;
 pub mod catalog;
+pub mod ctx;
 pub mod engine;
 pub mod goldens;
+pub mod http;
 pub mod lock;
 pub mod server;
 pub mod watch;
 
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -42,6 +44,10 @@ pub struct Options {
     pub port: Option<u16>,
     /// Listen on this address instead of 127.0.0.1.
     pub host: Option<IpAddr>,
+    /// Names other than its address that requests may address it by.
+    pub allow_hosts: Vec<String>,
+    /// Take writes from other machines.
+    pub allow_writes: bool,
     pub open: bool,
     pub poll: bool,
     pub adapter: AdapterRequest,
@@ -83,6 +89,8 @@ pub fn serve(args: crate::cli::StudioArgs) -> Result<(), StudioError> {
         out: args.out,
         port: args.port,
         host: args.host,
+        allow_hosts: args.allow_host,
+        allow_writes: args.allow_writes,
         open: args.open,
         poll: args.poll,
         adapter: args.adapter.request(),
@@ -110,39 +118,39 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
     };
     std::fs::create_dir_all(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
     let out = std::fs::canonicalize(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
-    let (http, addr) = listen(opts.host, opts.port)?;
-    let http = Arc::new(http);
+    let (listener, addr) = listen(opts.host, opts.port)?;
     let url = format!("http://{}/", display_addr(addr));
     let _ = held.announce(&url);
     if let Some(h) = opts.host.filter(|h| !h.is_loopback()) {
         eprintln!(
-            "warning: listening on {h}: anyone who can reach this machine on port {} sees the scenes and the output folder",
-            addr.port()
+            "warning: listening on {h}: anyone who can reach this machine on port {} and opens the page sees the scenes and the output folder{}",
+            addr.port(),
+            if opts.allow_writes {
+                ", and can render and accept goldens (--allow-writes)"
+            } else {
+                " (writes only from this machine: --allow-writes takes them from others)"
+            }
         );
     }
-
     let skip = vec![opts.out.clone(), out.clone()];
     let catalog = catalog::Catalog::new(opts.inputs.clone(), skip);
     let engine = engine::Engine::start(opts.adapter.clone(), out.clone());
     engine.serve(catalog.scenes());
-    let folders: Vec<PathBuf> = served_folders(&opts.inputs);
     let cancel = Arc::new(AtomicBool::new(false));
-    let ctx = Arc::new(server::Ctx {
-        token: token(),
-        hosts: if opts.host.is_some_and(|h| !h.is_loopback()) { Vec::new() } else { loopback_hosts(addr.port()) },
+    let ctx = Arc::new(ctx::Ctx {
+        access: ctx::Access::new(token(), addr, &opts.allow_hosts, opts.allow_writes),
         out: out.clone(),
-        folders,
         catalog: Mutex::new(catalog),
         version: AtomicU64::new(1),
         engine,
-        hub: server::Hub::default(),
+        hub: ctx::Hub::default(),
         stop: AtomicBool::new(false),
-        active: AtomicUsize::new(0),
+        clients: Mutex::new(ctx::Clients::default()),
         render: render_into(opts.out.clone(), opts.adapter.clone(), cancel.clone()),
         rendering: Mutex::new(Vec::new()),
         goldens: opts.goldens.clone(),
         adapter: opts.adapter.clone(),
-        review: Mutex::new(goldens::Review::default()),
+        review: Mutex::new(ctx::Review::default()),
     });
 
     let watching = watch_files(&ctx, opts.poll, stop.clone())?;
@@ -159,11 +167,13 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
     if opts.open {
         open_browser(&url);
     }
-    unblock_on_stop(http.clone(), stop.clone());
-    while !stop.load(Ordering::SeqCst) {
-        match http.recv() {
-            Ok(req) => server::dispatch(req, &ctx),
-            Err(_) => break,
+    unblock_on_stop(addr, stop.clone());
+    for stream in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        if let Ok(s) = stream {
+            server::dispatch(s, &ctx);
         }
     }
     ctx.stop.store(true, Ordering::SeqCst);
@@ -177,7 +187,7 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
 }
 
 /// Starts watching the served files: each settled change reads the catalog again.
-fn watch_files(ctx: &Arc<server::Ctx>, poll: bool, stop: Arc<AtomicBool>) -> Result<std::thread::JoinHandle<()>, StudioError> {
+fn watch_files(ctx: &Arc<ctx::Ctx>, poll: bool, stop: Arc<AtomicBool>) -> Result<std::thread::JoinHandle<()>, StudioError> {
     let (tx, rx) = channel();
     let mut watcher = watch::Watcher::start(poll, tx).map_err(StudioError::Watch)?;
     watcher.set(&ctx.catalog.lock().expect("catalog").watched());
@@ -196,18 +206,23 @@ fn watch_files(ctx: &Arc<server::Ctx>, poll: bool, stop: Arc<AtomicBool>) -> Res
     }))
 }
 
-/// Wakes the accept loop once `stop` is set (by Ctrl-C), so that it ends.
-fn unblock_on_stop(http: Arc<tiny_http::Server>, stop: Arc<AtomicBool>) {
+/// Wakes the accept loop once `stop` is set (by Ctrl-C), so that it ends: a connection to itself.
+fn unblock_on_stop(addr: SocketAddr, stop: Arc<AtomicBool>) {
     std::thread::spawn(move || {
         while !stop.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(100));
         }
-        http.unblock();
+        let ip = match addr.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+            ip => ip,
+        };
+        let _ = std::net::TcpStream::connect_timeout(&SocketAddr::new(ip, addr.port()), Duration::from_secs(1));
     });
 }
 
 /// Reads the catalog again after files changed, and tells the pages what changed.
-fn changed(ctx: &server::Ctx, watcher: &mut watch::Watcher, paths: &[PathBuf]) {
+fn changed(ctx: &ctx::Ctx, watcher: &mut watch::Watcher, paths: &[PathBuf]) {
     let mut catalog = ctx.catalog.lock().expect("catalog");
     if !paths.iter().any(|p| catalog.concerns(p)) {
         return;
@@ -225,7 +240,7 @@ fn changed(ctx: &server::Ctx, watcher: &mut watch::Watcher, paths: &[PathBuf]) {
 }
 
 /// Listens on `host` (127.0.0.1 by default) at `port`, or at [`PORT`] or the next free port.
-fn listen(host: Option<IpAddr>, port: Option<u16>) -> Result<(tiny_http::Server, SocketAddr), StudioError> {
+fn listen(host: Option<IpAddr>, port: Option<u16>) -> Result<(std::net::TcpListener, SocketAddr), StudioError> {
     let ip = host.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let ports: Vec<u16> = match port {
         Some(p) => vec![p],
@@ -236,9 +251,7 @@ fn listen(host: Option<IpAddr>, port: Option<u16>) -> Result<(tiny_http::Server,
         match std::net::TcpListener::bind(SocketAddr::new(ip, *p)) {
             Ok(l) => {
                 let addr = l.local_addr().map_err(|e| StudioError::Listen { addr: format!("{ip}:{p}"), why: e.to_string() })?;
-                let server = tiny_http::Server::from_listener(l, None)
-                    .map_err(|e| StudioError::Listen { addr: addr.to_string(), why: e.to_string() })?;
-                return Ok((server, addr));
+                return Ok((l, addr));
             }
             Err(e) => last = e.to_string(),
         }
@@ -255,25 +268,6 @@ fn display_addr(a: SocketAddr) -> String {
         IpAddr::V4(ip) if ip.is_unspecified() => format!("127.0.0.1:{}", a.port()),
         _ => a.to_string(),
     }
-}
-
-/// The `Host` values a loopback studio answers to.
-fn loopback_hosts(port: u16) -> Vec<String> {
-    vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")]
-}
-
-/// The folders whose files `/files/scenes/<n>/` serves: the named folders, and the folders of
-/// the named files.
-fn served_folders(inputs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = inputs
-        .iter()
-        .filter_map(|i| {
-            let d = if i.is_dir() { i.as_path() } else { i.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")) };
-            std::fs::canonicalize(d).ok()
-        })
-        .collect();
-    dirs.dedup();
-    dirs
 }
 
 /// A fresh secret for this session: 128 random bits, hex.

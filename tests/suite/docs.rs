@@ -377,3 +377,67 @@ fn the_contributing_guide_adds_a_kind_that_compiles() {
     let warnings: Vec<&str> = said.lines().filter(|l| l.contains("warning")).collect();
     assert!(warnings.is_empty(), "the guide's kind compiles with warnings:\n{}", warnings.join("\n"));
 }
+
+/// The getting-started page's shell integration, typed as it is into a shell whose `$HOME` is new:
+/// every command succeeds and leaves its file where the page says.
+#[test]
+fn the_shell_integration_commands_work_in_a_fresh_home() {
+    let page = std::fs::read_to_string(root().join("docs/getting-started.md")).unwrap();
+    let block = block_after(&page, "## Shell integration", "");
+    let home = scratch("docs-fresh-home");
+    let bin = Path::new(env!("CARGO_BIN_EXE_simreel")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        let o = Command::new("sh").args(["-c", line]).env("HOME", &home).env("PATH", &path).current_dir(&home).output().unwrap();
+        assert!(o.status.success(), "`{line}` failed in a fresh home: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    for file in [
+        ".local/share/bash-completion/completions/simreel",
+        ".zfunc/_simreel",
+        ".config/fish/completions/simreel.fish",
+        ".local/share/man/man1/simreel-render.1",
+    ] {
+        assert!(std::fs::metadata(home.join(file)).is_ok_and(|m| m.len() > 100), "no {file} after the page's commands");
+    }
+}
+
+/// The names `simreel SUB --help` lists under its `Commands:` (without `help`).
+fn subcommands(args: &[&str]) -> Vec<String> {
+    let o = simreel().args(args).arg("--help").output().unwrap();
+    let help = String::from_utf8(o.stdout).unwrap();
+    let list = &help[help.find("Commands:\n").expect("a list of commands")..];
+    list.lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// The rendering page's synopsis names every option of `simreel render`, and its list of other
+/// commands every other command (and every `golden` command).
+#[test]
+fn the_rendering_page_names_every_render_option_and_every_command() {
+    let page = std::fs::read_to_string(root().join("docs/rendering.md")).unwrap();
+    let synopsis = block_after(&page, "# Rendering", "");
+    let help = String::from_utf8(simreel().args(["render", "--help"]).output().unwrap().stdout).unwrap();
+    let options: BTreeSet<&str> = help
+        .lines()
+        .filter_map(|l| l.split_whitespace().find(|w| w.starts_with("--")))
+        .map(|w| w.trim_end_matches(','))
+        .filter(|o| *o != "--help")
+        .collect();
+    assert!(options.len() >= 10, "{options:?}");
+    for o in &options {
+        assert!(synopsis.contains(&format!("[{o}")), "docs/rendering.md's synopsis lacks {o}");
+    }
+    let others = &page[page.find("## Other commands").unwrap()..];
+    for c in subcommands(&[]).into_iter().filter(|c| c != "render") {
+        assert!(others.contains(&format!("`simreel {c}")), "docs/rendering.md's other commands lack `simreel {c}`");
+    }
+    let golden = others.lines().find(|l| l.contains("`simreel golden ")).expect("the golden commands");
+    for c in subcommands(&["golden"]) {
+        assert!(golden.contains(&c), "docs/rendering.md's golden commands lack {c}: {golden}");
+    }
+}

@@ -21,3 +21,4 @@ mod schema;
 mod shards;
 mod slurm;
 mod studio;
+mod studio_security;
