@@ -210,13 +210,27 @@ fn load(file: &Path) -> Scene {
     s
 }
 
-/// Renders `frames` of `scene` into `out` (keeping what `--resume` keeps); the PNGs' bytes.
-fn render(scene: &Scene, out: &Path, frames: &[u32], resume: bool, pool: &mut Pool) -> Vec<Vec<u8>> {
+/// What a render left of its frames: the PNGs' bytes, and the bytes of the states saved at them
+/// (a state restored from another simulation can draw the same pixels at a small size, as a
+/// chart's history of another length does, and still be wrong for every later run). A state the
+/// render into an empty folder saves must be saved the same into the full one; one only the full
+/// folder holds (of the unedited scene, passed over) is never restored, so it is not compared.
+#[derive(Clone, PartialEq)]
+struct Written {
+    pngs: Vec<Vec<u8>>,
+    states: Vec<Option<Vec<u8>>>,
+}
+
+/// Renders `frames` of `scene` into `out` (keeping what `--resume` keeps).
+fn render(scene: &Scene, out: &Path, frames: &[u32], resume: bool, pool: &mut Pool) -> Written {
     let job = Job::new(scene.clone(), out).frames(frames.to_vec()).formats(vec![simreel::scene::Format::Png]).resume(resume);
     pipeline::run_with(&job, ProgressMode::Quiet, &AtomicBool::new(false), pool)
         .unwrap_or_else(|e| panic!("{}: {e}", scene.path.display()));
     let folder = SceneFolder::of(out, scene);
-    frames.iter().map(|&f| std::fs::read(folder.frame(f)).unwrap()).collect()
+    Written {
+        pngs: frames.iter().map(|&f| std::fs::read(folder.frame(f)).unwrap()).collect(),
+        states: frames.iter().map(|&f| std::fs::read(folder.snapshot(f)).ok()).collect(),
+    }
 }
 
 fn copy(from: &Path, to: &Path) {
@@ -260,7 +274,7 @@ fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
         let whole: std::collections::BTreeSet<u32> = (0..total).step_by(every).chain(frames.iter().copied()).collect();
         render(&base, &full, &whole.into_iter().collect::<Vec<_>>(), false, &mut pool);
         // a frame rendered afresh is the same for every edit of the same identity
-        let mut fresh: HashMap<simreel::scene::Identity, Vec<Vec<u8>>> = HashMap::new();
+        let mut fresh: HashMap<simreel::scene::Identity, Written> = HashMap::new();
         let mut edits = edits(&file, &original, &simreel::scene::load(&file).unwrap());
         if !all_edits() && edits.len() > SAMPLE {
             let n = edits.len();
@@ -295,8 +309,14 @@ fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
             copy(&full, &kept);
             let got = render(&scene, &kept, &frames, true, &mut pool);
             tally.edits += 1;
-            if got != expected {
+            if got.pngs != expected.pngs {
                 tally.mismatches.push(format!("{}: {} (into the folder of its unedited run)", rel.display(), edit.what));
+            } else if got.states.iter().zip(&expected.states).any(|(g, e)| e.is_some() && g != e) {
+                tally.mismatches.push(format!(
+                    "{}: {} (the same frames, another saved state, in the folder of its unedited run)",
+                    rel.display(),
+                    edit.what
+                ));
             }
             if k % deep_every == 0 {
                 tally.deep += 1;
@@ -315,7 +335,7 @@ fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
                 let got: Vec<Vec<u8>> = frames.iter().map(|&f| std::fs::read(folder.frame(f)).unwrap_or_default()).collect();
                 if let Err(e) = merged {
                     tally.mismatches.push(format!("{}: {}: the merge failed: {e}", rel.display(), edit.what));
-                } else if got != expected {
+                } else if got != expected.pngs {
                     tally.mismatches.push(format!("{}: {} (through two shards and a merge)", rel.display(), edit.what));
                 }
                 // the studio's engine, its saved states from the folder of the unedited run
@@ -328,7 +348,7 @@ fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
                 engine.serve(served);
                 let got: Vec<Vec<u8>> =
                     frames.iter().map(|&f| engine.frame(scene.clone(), f, false).map(|s| s.png.clone()).unwrap_or_default()).collect();
-                if got != expected {
+                if got != expected.pngs {
                     tally.mismatches.push(format!("{}: {} (through the studio's engine)", rel.display(), edit.what));
                 }
             }

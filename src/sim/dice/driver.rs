@@ -126,7 +126,10 @@ impl DiceSim {
             .fold(0.0, f64::max)
     }
 
-    /// Throws, grabs, drags and releases due at the table's current time.
+    /// Throws, grabs, drags and releases due at the table's current time. Calling it again at the
+    /// same time changes nothing (a grab sets its drag target at once), so the state at a frame
+    /// does not depend on which frames were asked for on the way: `advance_to` calls it once more
+    /// at the frame's time, and again before the next step.
     fn apply_script(&mut self) {
         let now = self.table.time() + 1e-9;
         while self.rolls_done < self.spec.rolls.len() && self.spec.rolls[self.rolls_done] <= now {
@@ -154,6 +157,8 @@ impl DiceSim {
                     let lattice = self.table.roller(0).particle_at(g.die, p);
                     self.table.grab(0, g.die, lattice);
                     self.hands[k] = HandState::Holding { origin: pos[p] };
+                    let off = path_offset(&g.path, now);
+                    self.table.drag(0, [pos[p][0] + off[0], (pos[p][1] + off[1]).max(0.02), pos[p][2] + off[2]]);
                 }
                 HandState::Holding { .. } if g.release <= now => {
                     self.table.release(0);
