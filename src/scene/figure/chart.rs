@@ -17,8 +17,11 @@ fn read_values(t: &TableReader, key: &Key, data: Option<&Data>) -> Option<Vec<f6
                 t.error_at(key, format!("\"{path}\" names a value of the data, but there is none: add `data = \"file.json\"`"));
                 return None;
             };
-            let found = if path.split('.').any(|p| p == "*") {
-                lookup_all(&d.json, path).and_then(|items| {
+            let memo = d.columns.get(path);
+            let found = if let Some(found) = memo {
+                found
+            } else if path.split('.').any(|p| p == "*") {
+                let found = lookup_all(&d.json, path).and_then(|items| {
                     items
                         .iter()
                         .enumerate()
@@ -26,7 +29,9 @@ fn read_values(t: &TableReader, key: &Key, data: Option<&Data>) -> Option<Vec<f6
                             v.as_f64().ok_or_else(|| format!("\"{path}\" in {}: item {k} is {v}, not a number", d.path.display()))
                         })
                         .collect::<Result<Vec<f64>, String>>()
-                })
+                });
+                d.columns.put(path, &found);
+                found
             } else {
                 lookup(&d.json, path).and_then(|j| {
                     j.as_array()

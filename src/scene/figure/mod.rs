@@ -9,6 +9,7 @@
 //! scene panel's caption also by `{time}`, `{frame}` or a fact of the panel's state digest
 //! (`{triangles}`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -92,6 +93,63 @@ pub struct Data {
     pub json: Arc<serde_json::Value>,
     /// FNV-1a of the file's bytes.
     pub contents: u64,
+    /// The columns (`frames.*.facts.time`) read from it so far, by dotted path: a path that
+    /// several series share (their x) is walked once.
+    #[serde(skip)]
+    pub columns: Columns,
+}
+
+/// Columns read from a data file, by dotted path: a cache, so not part of what the data is (every
+/// two are equal).
+#[derive(Clone, Debug, Default)]
+pub struct Columns(Arc<std::sync::Mutex<HashMap<String, Column>>>);
+
+/// A column's numbers, or why the path names none.
+type Column = Result<Vec<f64>, String>;
+
+impl PartialEq for Columns {
+    fn eq(&self, _: &Columns) -> bool {
+        true
+    }
+}
+
+impl Columns {
+    pub fn get(&self, path: &str) -> Option<Column> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(path).cloned()
+    }
+
+    pub fn put(&self, path: &str, found: &Column) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_string(), found.clone());
+    }
+}
+
+/// Data files parsed lately, by path, with the hash of the bytes they were parsed from: a scene
+/// loaded again (the studio after each save, a golden check, a merge) whose data file did not
+/// change takes the parsed value and its columns instead of parsing again. At most
+/// [`PARSED_BYTES`] of files are kept.
+static PARSED: std::sync::Mutex<Vec<(PathBuf, u64, u64, Data)>> = std::sync::Mutex::new(Vec::new());
+const PARSED_BYTES: u64 = 64 << 20;
+
+/// The data file `path` (its `bytes`), parsed, from [`PARSED`] when it is there.
+fn parse_data(path: &Path, bytes: &[u8]) -> Result<Data, String> {
+    let contents = crate::frame::Fnv::hash(bytes);
+    let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(at) = parsed.iter().position(|(p, c, ..)| p == path && *c == contents) {
+        let entry = parsed.remove(at);
+        let data = entry.3.clone();
+        parsed.push(entry); // the most recent last
+        return Ok(data);
+    }
+    drop(parsed);
+    let json: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    let data = Data { path: path.to_path_buf(), json: Arc::new(json), contents, columns: Default::default() };
+    let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    parsed.retain(|(p, ..)| p != path);
+    parsed.push((path.to_path_buf(), contents, bytes.len() as u64, data.clone()));
+    while parsed.iter().map(|e| e.2).sum::<u64>() > PARSED_BYTES && parsed.len() > 1 {
+        parsed.remove(0);
+    }
+    Ok(data)
 }
 
 /// Which frame of its scene a panel shows.
@@ -378,17 +436,13 @@ fn check_panels(spec: &FigureSpec, look: &FigureLook, readers: &[TableReader]) {
 fn read_data(t: &TableReader, key: &Key, dir: &Path) -> Option<Data> {
     let name = t.string(key)?;
     let path = dir.join(&name);
-    let text = match std::fs::metadata(&path) {
+    let bytes = match std::fs::metadata(&path) {
         Ok(m) if !m.is_file() => Err(format!("{} is not a file", path.display())),
         Ok(m) if m.len() > MAX_DATA_BYTES => Err(format!("{} is {} bytes; data files are at most 64 MiB", path.display(), m.len())),
-        _ => std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display())),
+        _ => std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display())),
     };
-    let parsed = text.and_then(|s| {
-        let contents = crate::frame::Fnv::hash(s.as_bytes());
-        serde_json::from_str(&s).map(|json| (json, contents)).map_err(|e| format!("{} is not JSON: {e}", path.display()))
-    });
-    match parsed {
-        Ok((json, contents)) => Some(Data { path, json: Arc::new(json), contents }),
+    match bytes.and_then(|b| parse_data(&path, &b)) {
+        Ok(data) => Some(data),
         Err(message) => {
             t.error_at(key, message);
             None

@@ -197,7 +197,31 @@ fn read_panel_scene(p: &TableReader, dir: &Path, camera: Option<CameraSpec>) -> 
         &SCENE
     };
     let text = toml::to_string(&table).unwrap_or_default();
-    finish_panel_scene(p, key, in_panel(|| super::super::parse(&text, &path)), camera)
+    finish_panel_scene(p, key, in_panel(|| parse_merged(&text, &path)), camera)
+}
+
+/// Panel scenes parsed lately from a merged table's text (the figure's `with` over a scene file):
+/// a figure of many panels of one scene (`mc_cases`: fifteen cubes), loaded again after a save,
+/// takes each back instead of checking it again. Only a scene read from its text alone is kept
+/// (one that reads other files, a figure's data, could change while its text does not).
+static MERGED: std::sync::Mutex<Vec<(String, PathBuf, Scene)>> = std::sync::Mutex::new(Vec::new());
+const MERGED_KEPT: usize = 64;
+
+fn parse_merged(text: &str, path: &Path) -> Result<Scene, SceneError> {
+    let kept = MERGED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((.., scene)) = kept.iter().find(|(t, p, _)| t == text && p == path) {
+        return Ok(scene.clone());
+    }
+    drop(kept);
+    let scene = super::super::parse(text, path)?;
+    if scene.files().len() == 1 {
+        let mut kept = MERGED.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= MERGED_KEPT {
+            kept.remove(0);
+        }
+        kept.push((text.to_string(), path.to_path_buf(), scene.clone()));
+    }
+    Ok(scene)
 }
 
 /// Marks a panel's scene as being read until dropped, a panic's unwinding included: then what it
