@@ -15,6 +15,18 @@ pub fn simreel() -> Command {
     c
 }
 
+/// A copy of `from` (a file, or a folder and everything in it) at `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        }
+    } else {
+        std::fs::copy(from, to).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    }
+}
+
 /// A fresh scratch folder under the target directory.
 pub fn scratch(name: &str) -> PathBuf {
     let d = root().join("target").join("test-scratch").join(name);

@@ -310,18 +310,8 @@ fn scripts_gallery_renders_a_scene_and_its_page() {
 
 /// A copy of what builds simreel (sources, shaders, assets, benches, the manifest) in `to`.
 fn copy_sources(to: &Path) {
-    fn copy(from: &Path, to: &Path) {
-        if from.is_dir() {
-            std::fs::create_dir_all(to).unwrap();
-            for e in std::fs::read_dir(from).unwrap().flatten() {
-                copy(&e.path(), &to.join(e.file_name()));
-            }
-        } else {
-            std::fs::copy(from, to).unwrap();
-        }
-    }
     for part in ["src", "shaders", "assets", "benches", "Cargo.toml", "Cargo.lock", "build.rs"] {
-        copy(&root().join(part), &to.join(part));
+        crate::common::copy_tree(&root().join(part), &to.join(part));
     }
 }
 

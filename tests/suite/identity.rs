@@ -33,7 +33,7 @@ fn same_as_fresh(file: &Path, name: &str, frame: u32, full: &Path, size: &str) -
     let dir = full.parent().unwrap();
     let (kept, fresh) = (dir.join("kept"), dir.join("fresh"));
     let _ = std::fs::remove_dir_all(&kept);
-    copy(full, &kept);
+    crate::common::copy_tree(full, &kept);
     let f = frame.to_string();
     let said = render(file, &kept, &["--frames", &f, "--size", size, "--format", "png"]);
     render(file, &fresh, &["--frames", &f, "--size", size, "--format", "png", "--quiet"]);
@@ -49,17 +49,6 @@ fn same_as_fresh(file: &Path, name: &str, frame: u32, full: &Path, size: &str) -
     };
     assert_eq!(state(&kept), state(&fresh));
     said
-}
-
-fn copy(from: &Path, to: &Path) {
-    if from.is_dir() {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap().flatten() {
-            copy(&e.path(), &to.join(e.file_name()));
-        }
-    } else {
-        std::fs::copy(from, to).unwrap();
-    }
 }
 
 #[test]
@@ -102,7 +91,7 @@ fn a_chart_of_another_length_is_simulated_with_its_own_history() {
 fn a_figure_whose_panel_changed_is_drawn_again_by_resume() {
     require_gpu();
     let dir = scratch("identity-figure-panel");
-    copy(&root().join("scenes"), &dir.join("scenes"));
+    crate::common::copy_tree(&root().join("scenes"), &dir.join("scenes"));
     let figure = dir.join("scenes/figures/dice_roll.toml");
     let out = dir.join("out");
     let args = ["--size", "240x100", "--format", "png", "--resume"];

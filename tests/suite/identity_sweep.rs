@@ -233,17 +233,6 @@ fn render(scene: &Scene, out: &Path, frames: &[u32], resume: bool, pool: &mut Po
     }
 }
 
-fn copy(from: &Path, to: &Path) {
-    if from.is_dir() {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap().flatten() {
-            copy(&e.path(), &to.join(e.file_name()));
-        }
-    } else {
-        std::fs::copy(from, to).unwrap();
-    }
-}
-
 /// What one thread found: edits tried, deep ones, and the mismatches.
 #[derive(Default)]
 struct Tally {
@@ -255,7 +244,7 @@ struct Tally {
 /// The sweep over `files` (relative to `scenes/`), in a copy of `scenes/` under `dir`.
 fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
     let mut tally = Tally::default();
-    copy(&root().join("scenes"), &dir.join("scenes"));
+    crate::common::copy_tree(&root().join("scenes"), &dir.join("scenes"));
     let mut pool = Pool::new(3);
     let engine = simreel::studio::engine::Engine::start(Default::default(), dir.join("studio-out"));
     for rel in files {
@@ -306,7 +295,7 @@ fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
                 .clone();
             let kept = dir.join("kept");
             let _ = std::fs::remove_dir_all(&kept);
-            copy(&full, &kept);
+            crate::common::copy_tree(&full, &kept);
             let got = render(&scene, &kept, &frames, true, &mut pool);
             tally.edits += 1;
             if got.pngs != expected.pngs {
@@ -323,7 +312,7 @@ fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
                 // two shards and a merge, into a copy of the folder
                 let split = dir.join("split");
                 let _ = std::fs::remove_dir_all(&split);
-                copy(&full, &split);
+                crate::common::copy_tree(&full, &split);
                 for i in 1..=2 {
                     let job = Job::new(scene.clone(), &split).frames(frames.clone()).formats(vec![simreel::scene::Format::Png]);
                     for job in simreel::split::shard_jobs(vec![job], i, 2).unwrap() {
@@ -341,7 +330,7 @@ fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
                 // the studio's engine, its saved states from the folder of the unedited run
                 let studio_out = dir.join("studio-out");
                 let _ = std::fs::remove_dir_all(&studio_out);
-                copy(&full, &studio_out);
+                crate::common::copy_tree(&full, &studio_out);
                 let scene = std::sync::Arc::new(scene.clone());
                 let mut served = HashMap::new();
                 served.insert(scene.path.clone(), scene.clone());
