@@ -584,6 +584,8 @@ fn values(key: &Key, ty: &Ty) -> Vec<Value> {
         (Ty::Vector { len, min, max } | Ty::Animated { len, min, max }, DefaultValue::Numbers(d)) => numbers(d, min, max, len),
         (Ty::Vector { len, min, max } | Ty::Animated { len, min, max }, DefaultValue::Float(d)) => numbers(&[d], min, max, len),
         (Ty::Vector { len, min, max } | Ty::Animated { len, min, max }, _) => numbers(&[], min, max, len),
+        (Ty::Whole { len, min, max }, DefaultValue::Numbers(d)) => numbers(d, min as f64, max as f64, len),
+        (Ty::Whole { len, min, max }, _) => numbers(&[], min as f64, max as f64, len),
         (Ty::Rows(widths), _) => {
             let w = widths[0];
             (1..3).map(|k| Value::Array(vec![Value::Array((0..w).map(|i| num((k + i) as f64 * 0.5)).collect())])).collect()

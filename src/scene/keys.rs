@@ -38,6 +38,13 @@ pub enum Ty {
         min: f64,
         max: f64,
     },
+    /// Exactly `len` whole numbers, each in `min..=max` (a grid's size, a count for each level).
+    /// `16.0` is taken as 16, as a JSON Schema `integer` takes it.
+    Whole {
+        len: usize,
+        min: i64,
+        max: i64,
+    },
     /// `len` numbers (a number when `len` is 1) that may change over the scene: constant, a ramp
     /// table `{ from, to, start, end, ease }`, or keyframes `[[t, …], …]`; values in `min..=max`.
     Animated {
@@ -145,6 +152,11 @@ impl Key {
         Key::new(name, Ty::Vector { len: default.len(), min, max }, DefaultValue::Numbers(default))
     }
 
+    /// `default.len()` whole numbers in `min..=max`.
+    pub const fn whole(name: &'static str, default: &'static [f64], min: i64, max: i64) -> Key {
+        Key::new(name, Ty::Whole { len: default.len(), min, max }, DefaultValue::Numbers(default))
+    }
+
     /// `default.len()` numbers that may change over the scene.
     pub const fn animated(name: &'static str, default: &'static [f64], min: f64, max: f64) -> Key {
         Key::new(name, Ty::Animated { len: default.len(), min, max }, DefaultValue::Numbers(default))
@@ -214,7 +226,7 @@ impl Key {
     pub fn float_range(&self) -> (f64, f64) {
         match self.ty {
             Ty::Float { min, max } | Ty::Vector { min, max, .. } | Ty::Animated { min, max, .. } => (min, max),
-            Ty::Int { min, max } => (min as f64, max as f64),
+            Ty::Int { min, max } | Ty::Whole { min, max, .. } => (min as f64, max as f64),
             // a number or a pair: the ranges are the same
             Ty::Either([Ty::Float { min, max }, ..]) => (*min, *max),
             _ => panic!("`{}` is not declared a number", self.name),

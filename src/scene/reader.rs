@@ -102,6 +102,12 @@ pub struct TableReader<'a, 's> {
     asked: RefCell<Vec<&'static str>>,
 }
 
+/// Whether `c` may not stand in a string of type `ty`: no control character in a name (it
+/// becomes a file's), none but tabs and line breaks in other text.
+pub fn is_refused_control(c: char, ty: Ty) -> bool {
+    c.is_control() && (matches!(ty, Ty::FileName) || !matches!(c, '\t' | '\n' | '\r'))
+}
+
 /// What a TOML value is, in words for error messages.
 fn kind_of(v: &DeValue<'_>) -> &'static str {
     match v {
@@ -263,11 +269,23 @@ impl<'a, 's> TableReader<'a, 's> {
         let range = key.int_range();
         let Some((v, _)) = self.lookup(key) else { return default };
         let parsed = match v.get_ref() {
-            DeValue::Integer(i) => integer(i.as_str(), i.radix()),
-            DeValue::Float(_) => {
-                self.wrong_type(key, v, "an integer");
-                return default;
-            }
+            DeValue::Integer(i) => match integer(i.as_str(), i.radix()) {
+                Some(x) => Some(x),
+                None => {
+                    let m = format!("{} is out of range: expected an integer from {} to {}", i.as_str(), range.start(), range.end());
+                    self.diags.error(v.span(), &self.key_path(key.name), m, None);
+                    return default;
+                }
+            },
+            // a whole number written as a float (`30.0`) is that number, as a JSON Schema
+            // `integer` takes it; `30.5` is not
+            f @ DeValue::Float(_) => match number(f) {
+                Some(x) if x.fract() == 0.0 && x.abs() <= 9.007_199_254_740_992e15 => Some(x as i64),
+                _ => {
+                    self.wrong_type(key, v, "an integer");
+                    return default;
+                }
+            },
             _ => None,
         };
         let message = |x: i64| match key.ty {
@@ -322,6 +340,15 @@ impl<'a, 's> TableReader<'a, 's> {
             }
             DeValue::String(s) if matches!(key.ty, Ty::FileName) && (s.is_empty() || s.contains(['/', '\\']) || s.starts_with('.')) => {
                 self.error_at(key, "this becomes a folder name: not empty, no '/' or '\\', not starting with '.'");
+                None
+            }
+            DeValue::String(s) if s.chars().any(|c| is_refused_control(c, key.ty)) => {
+                let (at, c) = s.chars().enumerate().find(|&(_, c)| is_refused_control(c, key.ty)).expect("found above");
+                let allowed = if matches!(key.ty, Ty::FileName) { "" } else { " (tabs and line breaks are)" };
+                self.error_at(
+                    key,
+                    format!("character {} is the control character U+{:04X}: strings here hold none{allowed}", at + 1, c as u32),
+                );
                 None
             }
             DeValue::String(s) if matches!(key.ty, Ty::FileName) && s.chars().count() > super::MAX_NAME => {

@@ -259,14 +259,19 @@ fn type_schema(ty: &Ty, at: &At) -> Value {
         Ty::Float { min, max } => number(min, max),
         Ty::IntIn(allowed) => json!({ "type": "integer", "enum": allowed }),
         Ty::Bool => json!({ "type": "boolean" }),
-        Ty::Str => json!({ "type": "string", "maxLength": MAX_STRING }),
-        Ty::FileName => json!({ "type": "string", "minLength": 1, "maxLength": super::MAX_NAME, "pattern": "^[^./\\\\][^/\\\\]*$" }),
+        Ty::Str => {
+            json!({ "type": "string", "maxLength": MAX_STRING, "pattern": "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$" })
+        }
+        Ty::FileName => {
+            json!({ "type": "string", "minLength": 1, "maxLength": super::MAX_NAME, "pattern": "^[^./\\\\\\u0000-\\u001f\\u007f-\\u009f][^/\\\\\\u0000-\\u001f\\u007f-\\u009f]*$" })
+        }
         Ty::Choice(choices) => json!({ "type": "string", "enum": choices }),
         Ty::Color => json!({ "anyOf": [
             { "type": "string", "pattern": "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" },
             tuple(number(0.0, 1.0), 3),
         ] }),
         Ty::Vector { len, min, max } => tuple(number(min, max), len),
+        Ty::Whole { len, min, max } => tuple(json!({ "type": "integer", "minimum": min, "maximum": max }), len),
         Ty::Animated { len, min, max } => {
             let value = if len == 1 { number(min, max) } else { tuple(number(min, max), len) };
             let keyframe = json!({ "type": "array", "items": { "type": "number" }, "minItems": len + 1, "maxItems": len + 1 });
@@ -439,6 +444,7 @@ fn type_words(ty: &Ty) -> String {
         Ty::Choice(c) => c.iter().map(|c| format!("`\"{c}\"`")).collect::<Vec<_>>().join(", "),
         Ty::Color => "colour".into(),
         Ty::Vector { len, min, max } => format!("{len} numbers{}", range(min, max)),
+        Ty::Whole { len, min, max } => format!("{len} whole numbers{}", range(min as f64, max as f64)),
         Ty::Animated { len: 1, min, max } => format!("animated number{}", range(min, max)),
         Ty::Animated { len, min, max } => format!("animated {len} numbers{}", range(min, max)),
         Ty::Rows(w) => format!("rows of {} numbers", w.iter().map(usize::to_string).collect::<Vec<_>>().join(" or ")),

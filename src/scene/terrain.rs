@@ -11,7 +11,7 @@ use super::values::{Animated, Srgb};
 const FAR: f64 = 1e6;
 
 const RESOLUTION_ONE: Key = Key::int("resolution", 96, 2, MAX_RESOLUTION);
-const RESOLUTION_XYZ: Key = Key::vector("resolution", &[96.0, 64.0, 96.0], 2.0, MAX_RESOLUTION as f64);
+const RESOLUTION_XYZ: Key = Key::whole("resolution", &[96.0, 64.0, 96.0], 2, MAX_RESOLUTION);
 const RESOLUTION: Key = Key::of("resolution", Ty::Either(&[RESOLUTION_ONE.ty, RESOLUTION_XYZ.ty]))
     .said("[96, 64, 96]")
     .doc("samples along x, y and z (one number: the same along each)");
@@ -86,7 +86,7 @@ const VALUES: Key = Key::vector("values", &[1.0; 8], -FAR, FAR).doc("the values 
 const CASE: Key = Key::int("case", 0, 0, 255).doc("or the case: bit i set = corner i inside");
 const CLASS: Key = Key::int("class", 0, 0, 14).doc("or Lorensen's class 0–14 (its smallest case)");
 const GRID: Key =
-    Key::vector("grid", &[2.0, 2.0, 2.0], 2.0, MAX_CUBE_GRID as f64).doc("or a small grid of samples along x, y, z (with `samples`)");
+    Key::whole("grid", &[2.0, 2.0, 2.0], 2, MAX_CUBE_GRID as i64).doc("or a small grid of samples along x, y, z (with `samples`)");
 const SAMPLES: Key = Key::of("samples", Ty::List(&Ty::Float { min: -FAR, max: FAR })).doc("the grid's samples, x fastest");
 const DOT: Key = Key::float("dot", 0.06, 0.0, 0.5).doc("corner dot radius, as a fraction of the cube's smallest side");
 const CROSSINGS: Key = Key::flag("crossings", true).doc("mark where the surface crosses the cube's edges");
@@ -102,7 +102,7 @@ const SHAPES_KEY: Key = Key::tables("shapes", &SHAPE).doc("SDF primitives joined
 const COLORS_KEY: Key = Key::table("colors", &COLORS).doc(COLORS.doc);
 const CUBE_KEY: Key = Key::table("cube", &CUBE).doc(CUBE.doc);
 const CHUNKS: Key =
-    Key::vector("chunks", &[16.0, 16.0, 16.0], 1.0, 1024.0).said("none: one mesh").doc("mesh in blocks of this many cells along x, y, z");
+    Key::whole("chunks", &[16.0, 16.0, 16.0], 1, 1024).said("none: one mesh").doc("mesh in blocks of this many cells along x, y, z");
 const CHUNK_TINT: Key =
     Key::flag("chunk_tint", false).said("true with `chunks`").doc("tint each block's vertices to show where blocks meet");
 

@@ -175,6 +175,10 @@ fn fill(path: &str, key: &Key, ty: &Ty) -> Value {
             }
         }
         (Ty::Vector { len, min, .. } | Ty::Animated { len, min, .. }, _) => Value::Array(vec![num(min.max(0.0)); len]),
+        (Ty::Whole { len, .. }, DefaultValue::Numbers(d)) if d.len() == len => {
+            Value::Array(d.iter().map(|&x| Value::Integer(x as i64)).collect())
+        }
+        (Ty::Whole { len, min, .. }, _) => Value::Array(vec![Value::Integer(min); len]),
         (Ty::Rows(widths), _) => Value::Array(vec![Value::Array(vec![num(0.0); widths[0]])]),
         (Ty::List(item), _) => Value::Array(vec![fill(path, &Key::of(key.name, *item), item)]),
         (Ty::Table(t), _) => Value::Table(base(&format!("{path}.{}", key.name), t, None)),
@@ -237,8 +241,44 @@ fn out_of_range(key: &Key) -> Option<Value> {
         Ty::Int { min, .. } if min > i64::MIN => Some(Value::Integer(min - 1)),
         Ty::Float { max, .. } if max < 1e300 => Some(Value::Float(max + max.abs() + 1.0)),
         Ty::Vector { len, max, .. } if max < 1e300 => Some(Value::Array(vec![Value::Float(max + max.abs() + 1.0); len])),
+        Ty::Whole { len, max, .. } => Some(Value::Array(vec![Value::Integer(max + 1); len])),
         Ty::Animated { len: 1, max, .. } if max < 1e300 => Some(Value::Float(max + max.abs() + 1.0)),
         _ => None,
+    }
+}
+
+/// A value written in place of the marker, past what 64 bits hold.
+const HUGE_MARK: i64 = 9_123_456_789_012_345_678;
+
+enum Shape {
+    Value(Value),
+    /// An integer past 64 bits (TOML's own integers stop there).
+    Huge,
+}
+
+/// Values of `key`'s type in the shapes the reader and the validator must agree on, each with
+/// whether it is valid: (what, value, valid).
+fn other_shapes(key: &Key) -> Vec<(&'static str, Shape, bool)> {
+    let whole_float = |x: i64| Value::Float(x as f64);
+    match key.ty {
+        Ty::Int { min, .. } => vec![
+            ("a whole number written as a float", Shape::Value(whole_float(min.max(0))), true),
+            ("a number with a fraction", Shape::Value(Value::Float(min.max(0) as f64 + 0.5)), false),
+            ("an integer past 64 bits", Shape::Huge, false),
+        ],
+        Ty::IntIn(allowed) => vec![
+            ("a whole number written as a float", Shape::Value(whole_float(allowed[0])), true),
+            ("an integer past 64 bits", Shape::Huge, false),
+        ],
+        Ty::Whole { len, min, .. } => vec![
+            ("whole numbers written as floats", Shape::Value(Value::Array(vec![whole_float(min); len])), true),
+            ("numbers with a fraction", Shape::Value(Value::Array(vec![Value::Float(min as f64 + 0.5); len])), false),
+        ],
+        Ty::Str | Ty::FileName => vec![
+            ("a NUL character", Shape::Value(Value::String("a\u{0}b".into())), false),
+            ("an escape character", Shape::Value(Value::String("a\u{1b}b".into())), false),
+        ],
+        _ => Vec::new(),
     }
 }
 
@@ -354,6 +394,27 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
                 let mut m = here.clone();
                 m.insert(k.name.into(), wrong_type(&k.ty));
                 cases.push(Case { what: format!("{name}.{}: wrong type", k.name), text: doc(m), valid: false });
+                // the shapes a reader and a validator may read apart: a whole number written as a
+                // float (taken, as JSON Schema's `integer` takes it), one with a fraction, one past
+                // 64 bits, a control character in a string
+                let plain = companions(&dotted, k.name).is_none();
+                for (how, v, valid) in other_shapes(k) {
+                    if valid && !plain {
+                        continue;
+                    }
+                    let mut m = here.clone();
+                    let text = match v {
+                        Shape::Value(v) => {
+                            m.insert(k.name.into(), v);
+                            doc(m)
+                        }
+                        Shape::Huge => {
+                            m.insert(k.name.into(), Value::Integer(HUGE_MARK));
+                            doc(m).replace(&HUGE_MARK.to_string(), "99999999999999999999999999")
+                        }
+                    };
+                    cases.push(Case { what: format!("{name}.{}: {how}", k.name), text, valid });
+                }
                 if let Some(v) = out_of_range(k) {
                     let mut m = here.clone();
                     m.insert(k.name.into(), v);
