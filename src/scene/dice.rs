@@ -35,7 +35,7 @@ const FIRMNESS: Key = Key::of("firmness", Ty::Either(&[Ty::Float { min: 0.0, max
     .said("55")
     .doc("0 (soft) to 100 (firm): one for every die, or an array with one per die");
 const FIRMNESS_ONE: Key = Key::float("firmness", 55.0, 0.0, 100.0);
-const COLORS: Key = Key::of("colors", Ty::List(&Ty::Color)).said("six bright colours").doc("body colours, used in turn");
+const COLORS: Key = Key::of("colors", Ty::NonEmpty(&Ty::Color)).said("six bright colours").doc("body colours, used in turn");
 const PIP_COLOR: Key = Key::color("pip_color", Srgb([0.97, 0.97, 0.95])).doc("colour of the pips");
 const OPACITY: Key = Key::float("opacity", 0.58, 0.05, 1.0).doc("opacity of the jelly bodies");
 const ROLLS: Key = Key::of("rolls", Ty::List(&Ty::Float { min: 0.0, max: 86_400.0 }))

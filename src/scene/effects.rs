@@ -590,7 +590,7 @@ fn values(key: &Key, ty: &Ty) -> Vec<Value> {
             let w = widths[0];
             (1..3).map(|k| Value::Array(vec![Value::Array((0..w).map(|i| num((k + i) as f64 * 0.5)).collect())])).collect()
         }
-        (Ty::List(item), _) => values(key, item).into_iter().map(|v| Value::Array(vec![v])).collect(),
+        (Ty::List(item) | Ty::NonEmpty(item), _) => values(key, item).into_iter().map(|v| Value::Array(vec![v])).collect(),
         (Ty::Either(types), _) => types.iter().flat_map(|t| values(key, t)).collect(),
         (Ty::Table(_) | Ty::Tables(_) | Ty::Free, _) => Vec::new(),
     }

@@ -56,6 +56,8 @@ pub enum Ty {
     Rows(&'static [usize]),
     /// An array of items of one type.
     List(&'static Ty),
+    /// An array of at least one item of one type.
+    NonEmpty(&'static Ty),
     /// A table.
     Table(&'static Table),
     /// An array of tables (`[[key]]`).

@@ -109,7 +109,7 @@ pub fn is_refused_control(c: char, ty: Ty) -> bool {
 }
 
 /// What a TOML value is, in words for error messages.
-fn kind_of(v: &DeValue<'_>) -> &'static str {
+pub(super) fn kind_of(v: &DeValue<'_>) -> &'static str {
     match v {
         DeValue::String(_) => "a string",
         DeValue::Integer(_) => "an integer",

@@ -294,6 +294,7 @@ fn type_schema(ty: &Ty, at: &At) -> Value {
             json!({ "type": "array", "items": row })
         }
         Ty::List(item) => json!({ "type": "array", "items": type_schema(item, at) }),
+        Ty::NonEmpty(item) => json!({ "type": "array", "items": type_schema(item, at), "minItems": 1 }),
         Ty::Table(t) => table_schema(t, at),
         Ty::Tables(t) => json!({ "type": "array", "items": table_schema(t, &at.item()) }),
         Ty::Either(types) => json!({ "anyOf": types.iter().map(|t| type_schema(t, at)).collect::<Vec<_>>() }),
@@ -449,6 +450,7 @@ fn type_words(ty: &Ty) -> String {
         Ty::Animated { len, min, max } => format!("animated {len} numbers{}", range(min, max)),
         Ty::Rows(w) => format!("rows of {} numbers", w.iter().map(usize::to_string).collect::<Vec<_>>().join(" or ")),
         Ty::List(item) => format!("array of {}", type_words(item)),
+        Ty::NonEmpty(item) => format!("array of at least one {}", type_words(item)),
         Ty::Table(_) => "table".into(),
         Ty::Tables(_) => "array of tables".into(),
         Ty::Either(types) => types.iter().map(type_words).collect::<Vec<_>>().join(" or "),

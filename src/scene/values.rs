@@ -4,7 +4,7 @@
 use toml::de::DeValue;
 
 use super::keys::{DefaultValue, Key, Table, Ty};
-use super::reader::{TableReader, number};
+use super::reader::{TableReader, kind_of, number};
 
 /// A colour as written in scene files: sRGB-encoded components in 0..1.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -123,11 +123,10 @@ impl TableReader<'_, '_> {
             }
             ok
         };
+        // one number is a number, never a list of one (`[2.5]` would read as a keyframe list)
         let parse_vec = |item: &toml::Spanned<DeValue<'_>>| -> Option<[f64; N]> {
-            if N == 1
-                && let Some(x) = number(item.get_ref())
-            {
-                return Some([x; N]);
+            if N == 1 {
+                return number(item.get_ref()).map(|x| [x; N]);
             }
             self.numbers_of::<N>(key, item)
         };
@@ -178,6 +177,11 @@ impl TableReader<'_, '_> {
                     return Animated::Constant(default);
                 }
                 Animated::Keys(keys)
+            }
+            _ if N == 1 && number(v.get_ref()).is_none() => {
+                let found = kind_of(v.get_ref());
+                self.error_at(key, format!("expected a number, keyframes `[[t, v], …]` or a ramp `{{ from = …, to = … }}`, found {found}"));
+                Animated::Constant(default)
             }
             _ => match parse_vec(v) {
                 Some(c) if check(c) => Animated::Constant(c),

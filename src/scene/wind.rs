@@ -107,7 +107,7 @@ const GRASS: Table = Table::new(
 
 const TREE_AT: Key = Key::vector("at", &[0.0, 0.0], -FAR, FAR).required().unit("m").doc("where the tree stands, [x, z]");
 const TREE_HEIGHT: Key = Key::float("height", 7.0, 0.1, 200.0).unit("m").doc("height of the trunk");
-const FREQUENCIES: Key = Key::of("frequencies", Ty::List(&Ty::Float { min: 0.0, max: 100.0 }))
+const FREQUENCIES: Key = Key::of("frequencies", Ty::NonEmpty(&Ty::Float { min: 0.0, max: 100.0 }))
     .said("[1.975, 0.793, 0.375, 0.193]")
     .unit("Hz")
     .doc("1 to 8 frequencies of the leaves' flutter (Crysis's detail-bending set)");

@@ -98,7 +98,9 @@ fn others(value: &DeValue, key: Option<&Key>) -> Vec<String> {
             }
             match key.map(|k| k.ty) {
                 Some(Ty::Choice(choices)) => choices.iter().filter(|c| **c != s.as_ref()).map(|c| quoted(c)).collect(),
-                Some(Ty::List(Ty::Choice(choices))) => choices.iter().filter(|c| **c != s.as_ref()).map(|c| quoted(c)).collect(),
+                Some(Ty::List(Ty::Choice(choices)) | Ty::NonEmpty(Ty::Choice(choices))) => {
+                    choices.iter().filter(|c| **c != s.as_ref()).map(|c| quoted(c)).collect()
+                }
                 _ => vec![quoted(&format!("{s}x"))],
             }
         }

@@ -180,7 +180,7 @@ fn fill(path: &str, key: &Key, ty: &Ty) -> Value {
         }
         (Ty::Whole { len, min, .. }, _) => Value::Array(vec![Value::Integer(min); len]),
         (Ty::Rows(widths), _) => Value::Array(vec![Value::Array(vec![num(0.0); widths[0]])]),
-        (Ty::List(item), _) => Value::Array(vec![fill(path, &Key::of(key.name, *item), item)]),
+        (Ty::List(item) | Ty::NonEmpty(item), _) => Value::Array(vec![fill(path, &Key::of(key.name, *item), item)]),
         (Ty::Table(t), _) => Value::Table(base(&format!("{path}.{}", key.name), t, None)),
         (Ty::Tables(t), _) => Value::Array(vec![Value::Table(base(&format!("{path}.{}[]", key.name), t, None))]),
         (Ty::Either(types), _) => fill(path, key, &types[0]),
@@ -273,6 +273,12 @@ fn other_shapes(key: &Key) -> Vec<(&'static str, Shape, bool)> {
         Ty::Whole { len, min, .. } => vec![
             ("whole numbers written as floats", Shape::Value(Value::Array(vec![whole_float(min); len])), true),
             ("numbers with a fraction", Shape::Value(Value::Array(vec![Value::Float(min as f64 + 0.5); len])), false),
+        ],
+        Ty::List(_) => vec![("an empty list", Shape::Value(Value::Array(Vec::new())), true)],
+        Ty::NonEmpty(_) => vec![("an empty list", Shape::Value(Value::Array(Vec::new())), false)],
+        Ty::Animated { len: 1, .. } => vec![
+            ("a number in a list of one", Shape::Value(Value::Array(vec![Value::Float(0.5)])), false),
+            ("an empty list", Shape::Value(Value::Array(Vec::new())), false),
         ],
         Ty::Str | Ty::FileName => vec![
             ("a NUL character", Shape::Value(Value::String("a\u{0}b".into())), false),
@@ -394,7 +400,8 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
                 let mut m = here.clone();
                 m.insert(k.name.into(), wrong_type(&k.ty));
                 cases.push(Case { what: format!("{name}.{}: wrong type", k.name), text: doc(m), valid: false });
-                // the shapes a reader and a validator may read apart: a whole number written as a
+                // the shapes a reader and a validator may read apart (empty lists, a number in a list of
+                // one, a whole number written as a
                 // float (taken, as JSON Schema's `integer` takes it), one with a fraction, one past
                 // 64 bits, a control character in a string
                 let plain = companions(&dotted, k.name).is_none();

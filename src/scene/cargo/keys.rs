@@ -137,7 +137,7 @@ const EVENT: Table = Table::tagged(
 pub const EVENT_KEY: Key = Key::tables("event", &EVENT).doc(EVENT.doc);
 
 pub const PLOT_SECONDS: Key = Key::float("seconds", 4.0, 0.5, 600.0).unit("s").doc("history shown");
-pub const TRACES: Key = Key::of("traces", Ty::List(&Ty::Choice(&["pitch", "roll", "lift"])))
+pub const TRACES: Key = Key::of("traces", Ty::NonEmpty(&Ty::Choice(&["pitch", "roll", "lift"])))
     .said("[\"pitch\", \"lift\"]")
     .doc("the lanes: each load's value (thick), target (thin) and limits (dashed)");
 pub const PLOT_HEIGHT: Key = Key::float("height", 0.3, 0.1, 0.8).doc("share of the frame's height the chart takes");
