@@ -99,6 +99,15 @@ fn foreign_names_and_sites_get_nothing_not_even_the_token() {
     assert_eq!(ours.status, 200);
 }
 
+/// `request` sent to `at:port` as it is written; the whole answer.
+fn ask_at(at: IpAddr, port: u16, request: &str) -> Answer {
+    let mut st = TcpStream::connect((at, port)).unwrap();
+    st.write_all(request.as_bytes()).unwrap();
+    let mut b = Vec::new();
+    st.read_to_end(&mut b).unwrap();
+    crate::studio::parse_answer(&b)
+}
+
 /// A non-loopback address of this machine, when it has one (the address a packet to a documentation
 /// address would leave from; nothing is sent).
 fn own_address() -> Option<IpAddr> {
@@ -110,13 +119,8 @@ fn own_address() -> Option<IpAddr> {
 #[test]
 fn off_loopback_it_answers_its_own_names_and_writes_need_allow_writes() {
     let dir = home("studio-sec-remote");
-    let token_of = |port: u16, host: &str, at: IpAddr| -> Answer {
-        let mut st = TcpStream::connect((at, port)).unwrap();
-        write!(st, "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
-        let mut b = Vec::new();
-        st.read_to_end(&mut b).unwrap();
-        crate::studio::parse_answer(&b)
-    };
+    let token_of =
+        |port: u16, host: &str, at: IpAddr| ask_at(at, port, &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"));
     let s = Studio::start_in(&dir, &["small.toml", "--out", "out", "--host", "0.0.0.0", "--allow-host", "studio.test"]);
     let p = s.port;
     let lo: IpAddr = [127, 0, 0, 1].into();
@@ -141,15 +145,10 @@ fn off_loopback_it_answers_its_own_names_and_writes_need_allow_writes() {
     let host = format!("{me}:{p}");
     let token = s.token();
     let ask = |method: &str, target: &str| {
-        let mut st = TcpStream::connect((me, p)).unwrap();
-        write!(
-            st,
+        let request = format!(
             "{method} {target} HTTP/1.1\r\nHost: {host}\r\nX-Simreel-Token: {token}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut b = Vec::new();
-        st.read_to_end(&mut b).unwrap();
-        crate::studio::parse_answer(&b)
+        );
+        ask_at(me, p, &request)
     };
     assert_eq!(ask("GET", "/api/scenes").status, 200);
     for target in ["/api/render?scene=x", "/api/golden/check", "/api/golden/accept?scene=x&frame=0", "/api/golden/reject?scene=x&frame=0"] {
@@ -161,15 +160,10 @@ fn off_loopback_it_answers_its_own_names_and_writes_need_allow_writes() {
     let s = Studio::start_in(&dir, &["small.toml", "--out", "out", "--host", "0.0.0.0", "--allow-host", &me.to_string(), "--allow-writes"]);
     let (p, token) = (s.port, s.token());
     let host = format!("{me}:{p}");
-    let mut st = TcpStream::connect((me, p)).unwrap();
-    write!(
-        st,
+    let request = format!(
         "POST /api/render?scene=x HTTP/1.1\r\nHost: {host}\r\nX-Simreel-Token: {token}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut b = Vec::new();
-    st.read_to_end(&mut b).unwrap();
-    assert_eq!(crate::studio::parse_answer(&b).status, 404, "admitted with --allow-writes; the scene is unknown");
+    );
+    assert_eq!(ask_at(me, p, &request).status, 404, "admitted with --allow-writes; the scene is unknown");
 }
 
 #[test]
@@ -185,13 +179,9 @@ fn another_loopback_address_is_its_own() {
     std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
     let url = line.split_whitespace().find(|w| w.starts_with("http://127.0.0.2:")).unwrap_or_else(|| panic!("{line}")).to_string();
     let port: u16 = url.trim_start_matches("http://127.0.0.2:").trim_end_matches('/').parse().unwrap();
-    let mut st = TcpStream::connect(("127.0.0.2", port)).unwrap();
-    write!(st, "GET / HTTP/1.1\r\nHost: 127.0.0.2:{port}\r\nConnection: close\r\n\r\n").unwrap();
-    let mut b = Vec::new();
-    st.read_to_end(&mut b).unwrap();
+    let a = ask_at([127, 0, 0, 2].into(), port, &format!("GET / HTTP/1.1\r\nHost: 127.0.0.2:{port}\r\nConnection: close\r\n\r\n"));
     let _ = child.kill();
     let _ = child.wait();
-    let a = crate::studio::parse_answer(&b);
     assert_eq!(a.status, 200, "{}", a.text());
     assert!(a.text().contains("simreel-token"));
 }
