@@ -62,10 +62,13 @@ impl Video {
 /// The `ffmpeg` to run: `$SIMREEL_FFMPEG`, else `ffmpeg` on the PATH; an error naming the
 /// package when there is none.
 pub fn ffmpeg() -> Result<PathBuf, OutputError> {
-    let program = std::env::var_os("SIMREEL_FFMPEG").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("ffmpeg"));
-    match Command::new(&program).arg("-version").output() {
-        Ok(o) if o.status.success() => Ok(program),
-        _ => Err(OutputError::NoFfmpeg),
+    let set = std::env::var_os("SIMREEL_FFMPEG").map(PathBuf::from);
+    let program = set.clone().unwrap_or_else(|| PathBuf::from("ffmpeg"));
+    match (Command::new(&program).arg("-version").output(), set) {
+        (Ok(o), _) if o.status.success() => Ok(program),
+        (Err(e), Some(path)) => Err(OutputError::FfmpegAt { path, why: e.to_string() }),
+        (Ok(o), Some(path)) => Err(OutputError::FfmpegAt { path, why: format!("`-version` ended with {}", o.status) }),
+        (_, None) => Err(OutputError::NoFfmpeg),
     }
 }
 

@@ -48,6 +48,8 @@ pub enum OutputError {
         "MP4 and WebM are encoded by ffmpeg, which is not installed (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; or set SIMREEL_FFMPEG to its path); PNG, GIF and APNG need nothing"
     )]
     NoFfmpeg,
+    #[error("SIMREEL_FFMPEG is {}, which does not run as ffmpeg: {why}", path.display())]
+    FfmpegAt { path: PathBuf, why: String },
 }
 
 fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {

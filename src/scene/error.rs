@@ -44,7 +44,7 @@ impl fmt::Display for Listing<'_> {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SceneError {
-    #[error("cannot read scene file {}", path.display())]
+    #[error("cannot read scene file {}: {source}", path.display())]
     Read {
         path: PathBuf,
         #[source]

@@ -108,8 +108,23 @@ pub fn load(path: &Path) -> Result<Scene, SceneError> {
     if size > MAX_SCENE_BYTES {
         return Err(too_long(path, size));
     }
-    let text = std::fs::read_to_string(path).map_err(read)?;
-    parse(&text, path)
+    let unreadable = |why: String| read(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+    if std::fs::metadata(path).map_err(read)?.is_dir() {
+        return Err(unreadable("it is a folder, not a scene file".into()));
+    }
+    let bytes = std::fs::read(path).map_err(read)?;
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        return Err(unreadable(format!("it holds binary data (a NUL byte at offset {at}), not TOML text")));
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+            return Err(unreadable(format!("it is not UTF-8 text: the byte at offset {at} (line {line}) is 0x{:02x}", bytes[at])));
+        }
+    };
+    parse(text, path)
 }
 
 /// Deepest nesting of arrays and inline tables a scene may have (the shipped ones need 3).

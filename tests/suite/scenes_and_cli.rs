@@ -559,3 +559,37 @@ fn gif_takes_threads_as_the_readme_says_and_states_its_frame_rate_range() {
     let o = simreel().args(["gif", "-o"]).arg(dir.join("single.gif")).arg(&single).output().unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("(1 frame at 30 fps)"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A file that cannot be a scene says why: a folder, binary data, text that is not UTF-8 (where),
+/// and an `SIMREEL_FFMPEG` that does not run names the path that was set.
+#[test]
+fn unreadable_scene_files_and_a_wrong_ffmpeg_say_why() {
+    let dir = crate::common::scratch("unreadable-scenes");
+    std::fs::create_dir_all(dir.join("folder.toml")).unwrap();
+    std::fs::write(dir.join("binary.toml"), b"kind = \"dice\"\n\x00\x01\x02").unwrap();
+    std::fs::write(dir.join("latin1.toml"), b"kind = \"dice\"\nname = \"caf\xe9\"\n").unwrap();
+    for (file, says) in [
+        ("folder.toml", "it is a folder, not a scene file".to_string()),
+        ("binary.toml", "it holds binary data (a NUL byte at offset 14), not TOML text".into()),
+        ("latin1.toml", "it is not UTF-8 text: the byte at offset 25 (line 2) is 0xe9".into()),
+        ("missing.toml", "No such file or directory".into()),
+    ] {
+        let o = simreel().arg("validate").arg(dir.join(file)).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
+        assert!(err.contains(&format!("cannot read scene file {}: {says}", dir.join(file).display())), "{file}: {err}");
+    }
+    crate::common::require_gpu();
+    std::fs::write(dir.join("short.toml"), "kind = \"flock\"\nname = \"short\"\n[render]\nwidth = 64\nheight = 36\nduration = 0.1\n")
+        .unwrap();
+    let o = simreel()
+        .args(["render", "--format", "mp4", "--quiet", "--out"])
+        .arg(dir.join("out"))
+        .arg(dir.join("short.toml"))
+        .env("SIMREEL_FFMPEG", "/nonexistent/ffmpeg")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("SIMREEL_FFMPEG is /nonexistent/ffmpeg, which does not run as ffmpeg"), "{err}");
+}
