@@ -48,7 +48,10 @@ pub enum OutputError {
         "MP4 and WebM are encoded by ffmpeg, which is not installed (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; or set SIMREEL_FFMPEG to its path); PNG, GIF and APNG need nothing"
     )]
     NoFfmpeg,
-    #[error("SIMREEL_FFMPEG is {}, which does not run as ffmpeg: {why}", path.display())]
+    #[error(
+        "SIMREEL_FFMPEG is {}, which does not run as ffmpeg: {why} (set it to an ffmpeg, or unset it to use the one on the PATH; Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg)",
+        path.display()
+    )]
     FfmpegAt { path: PathBuf, why: String },
 }
 
