@@ -31,9 +31,10 @@ const ASLEEP: Key = Key::flag("asleep", false).doc("held still where it is put u
 const PLACE: Table = Table::new("a die put somewhere by hand before the scene starts", &[DIE, PLACE_AT, UP, TURN, TILT, TOWARD, ASLEEP]);
 
 const COUNT: Key = Key::int("count", 5, 1, MAX_DICE as i64).doc("how many dice");
-const FIRMNESS: Key = Key::of("firmness", Ty::Either(&[Ty::Float { min: 0.0, max: 100.0 }, Ty::List(&Ty::Float { min: 0.0, max: 100.0 })]))
-    .said("55")
-    .doc("0 (soft) to 100 (firm): one for every die, or an array with one per die");
+const FIRMNESS: Key =
+    Key::of("firmness", Ty::Either(&[Ty::Float { min: 0.0, max: 100.0 }, Ty::NonEmpty(&Ty::Float { min: 0.0, max: 100.0 })]))
+        .said("55")
+        .doc("0 (soft) to 100 (firm): one for every die, or an array with one per die");
 const FIRMNESS_ONE: Key = Key::float("firmness", 55.0, 0.0, 100.0);
 const COLORS: Key = Key::of("colors", Ty::NonEmpty(&Ty::Color)).said("six bright colours").doc("body colours, used in turn");
 const PIP_COLOR: Key = Key::color("pip_color", Srgb([0.97, 0.97, 0.95])).doc("colour of the pips");

@@ -47,7 +47,7 @@ const OVERRIDE: Table = Table::new(
     ],
 );
 
-const FRAMES: Key = Key::of("frames", Ty::Either(&[Ty::List(&Ty::Int { min: 0, max: i64::MAX }), Ty::Str]))
+const FRAMES: Key = Key::of("frames", Ty::Either(&[Ty::NonEmpty(&Ty::Int { min: 0, max: i64::MAX }), Ty::Str]))
     .required()
     .doc("the frames to check: an array of frame numbers or a frame spec such as \"0,40..42,-1\"");
 const SIZE: Key = Key::vector("size", &[320.0, 240.0], 16.0, 8192.0)
@@ -172,7 +172,7 @@ fn read_tolerance(t: &TableReader, defaults: Tolerance) -> Tolerance {
     let flip_p99 = t.float_or(&FLIP_P99, defaults.flip_p99);
     let max_region = t.int_or(&MAX_REGION, defaults.max_region as i64) as u32;
     let reason = t.string(&REASON).unwrap_or_default();
-    if reason.trim().is_empty() {
+    if reason.trim().is_empty() && !t.failed(&REASON) {
         t.error_here("every tolerance needs `reason`: which adapter bounded it and why");
     }
     Tolerance { channel, max_pixels, flip_mean, flip_p99, max_region, reason }
@@ -185,12 +185,19 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
             t.error_at(&FRAMES, e);
             Vec::new()
         }),
+        Some(toml::de::DeValue::Array(items)) if items.is_empty() => {
+            t.error_at(&FRAMES, "no frames: name at least one (a check of none would pass whatever the scene draws)");
+            Vec::new()
+        }
         Some(toml::de::DeValue::Array(items)) => {
             let mut v = Vec::new();
+            let last = frames.saturating_sub(1);
             for item in items.iter() {
-                match item.get_ref().as_integer().and_then(|i| i.as_str().replace('_', "").parse::<u32>().ok()) {
-                    Some(f) if f < frames => v.push(f),
-                    _ => t.error_at(&FRAMES, format!("frames are integers from 0 to {}", frames.saturating_sub(1))),
+                let report = |m: String| t.diagnostics().error(item.span(), &t.key_path(FRAMES.name), m, None);
+                match item.get_ref().as_integer().and_then(|i| i.as_str().replace('_', "").parse::<u64>().ok()) {
+                    Some(f) if f < frames as u64 => v.push(f as u32),
+                    Some(f) => report(format!("frame {f} is past the scene's end: its last frame is {last} ({frames} frames)")),
+                    None => report(format!("expected a frame number from 0 to {last}, found {}", super::reader::kind_of(item.get_ref()))),
                 }
             }
             v.sort_unstable();

@@ -245,8 +245,13 @@ fn read_scene(root: &TableReader, path: &Path) -> Option<Scene> {
         spec
     });
     // Only this kind's table is read: `root.finish()` then reports a table of another kind as an
-    // unknown key, so it is never silently ignored.
-    let (kind, kind_look) = KindSpec::read(kind_name.as_deref()?, root, &render)?;
+    // unknown key, so it is never silently ignored; with no kind known, a kind's table is no
+    // mistake of its own (the one to report is the kind's).
+    let Some(kind_name) = kind_name else {
+        root.excuse(KINDS);
+        return None;
+    };
+    let (kind, kind_look) = KindSpec::read(&kind_name, root, &render)?;
     Some(Scene {
         path: path.to_path_buf(),
         name,

@@ -26,12 +26,14 @@ pub struct Diagnostics<'s> {
     /// problems must not be scanned 200 000 times).
     line_starts: Vec<usize>,
     items: RefCell<Vec<Diagnostic>>,
+    /// The key paths problems were reported at, for [`Diagnostics::reported_at`].
+    keys: RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl<'s> Diagnostics<'s> {
     pub fn new(src: &'s str) -> Self {
         let line_starts = std::iter::once(0).chain(src.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        Diagnostics { src, file: None, line_starts, items: RefCell::new(Vec::new()) }
+        Diagnostics { src, file: None, line_starts, items: RefCell::new(Vec::new()), keys: RefCell::default() }
     }
 
     /// Names the file the document came from.
@@ -64,6 +66,16 @@ impl<'s> Diagnostics<'s> {
     pub fn error(&self, span: Range<usize>, key: &str, message: impl Into<String>, hint: Option<String>) {
         let (line, col) = self.line_col(span.start);
         self.items.borrow_mut().push(Diagnostic { line, col, key: key.to_string(), message: message.into(), hint });
+        self.keys.borrow_mut().insert(key.to_string());
+    }
+
+    /// Whether a problem was reported at key path `key` or under it (`key.x`, `key[0]`).
+    pub fn reported_at(&self, key: &str) -> bool {
+        let keys = self.keys.borrow();
+        // the paths that start with `key` sort together, from `key` itself
+        keys.range(key.to_string()..)
+            .map_while(|k| k.strip_prefix(key))
+            .any(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
     }
 
     pub fn has_errors(&self) -> bool {
@@ -100,6 +112,9 @@ pub struct TableReader<'a, 's> {
     decl: &'static Table,
     diags: &'a Diagnostics<'s>,
     asked: RefCell<Vec<&'static str>>,
+    /// Made for a value that is not a table (reported as such): what would be said about its
+    /// keys only echoes that, so nothing is.
+    silent: bool,
 }
 
 /// Whether `c` may not stand in a string of type `ty`: no control character in a name (it
@@ -112,6 +127,9 @@ pub fn is_refused_control(c: char, ty: Ty) -> bool {
 pub(super) fn kind_of(v: &DeValue<'_>) -> &'static str {
     match v {
         DeValue::String(_) => "a string",
+        DeValue::Integer(i) if integer(i.as_str(), i.radix()).is_none() => {
+            "an integer past TOML's 64 bits (write a number this large as a float, such as 1e20)"
+        }
         DeValue::Integer(_) => "an integer",
         DeValue::Float(_) => "a float",
         DeValue::Boolean(_) => "a boolean",
@@ -162,17 +180,25 @@ pub fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str
 
 impl<'a, 's> TableReader<'a, 's> {
     pub fn root(table: &'a Spanned<DeTable<'s>>, decl: &'static Table, diags: &'a Diagnostics<'s>) -> Self {
-        TableReader { path: String::new(), span: table.span(), table: Some(table.get_ref()), decl, diags, asked: RefCell::new(Vec::new()) }
+        TableReader {
+            path: String::new(),
+            span: table.span(),
+            table: Some(table.get_ref()),
+            decl,
+            diags,
+            asked: RefCell::new(Vec::new()),
+            silent: false,
+        }
     }
 
     /// A reader over nothing: every key takes its default (for absent optional tables).
     pub fn empty(path: &str, decl: &'static Table, diags: &'a Diagnostics<'s>) -> Self {
-        TableReader { path: path.to_string(), span: 0..0, table: None, decl, diags, asked: RefCell::new(Vec::new()) }
+        TableReader { path: path.to_string(), span: 0..0, table: None, decl, diags, asked: RefCell::new(Vec::new()), silent: false }
     }
 
     /// A reader of `table` at `path` (a panel's inline scene table, read as a scene of its own).
     pub fn of(table: &'a DeTable<'s>, path: String, span: Range<usize>, decl: &'static Table, diags: &'a Diagnostics<'s>) -> Self {
-        TableReader { path, span, table: Some(table), decl, diags, asked: RefCell::new(Vec::new()) }
+        TableReader { path, span, table: Some(table), decl, diags, asked: RefCell::new(Vec::new()), silent: false }
     }
 
     pub fn path(&self) -> &str {
@@ -209,14 +235,26 @@ impl<'a, 's> TableReader<'a, 's> {
         self.lookup(key).is_some()
     }
 
+    /// Whether a problem has been reported at `key` (or inside it): a rule that needs the key's
+    /// value then says nothing, since the key's own problem is the one to fix.
+    pub fn failed(&self, key: &Key) -> bool {
+        self.diags.reported_at(&self.key_path(key.name))
+    }
+
     /// Reports a problem with the value at `key` (or with the table when the key is absent).
     pub fn error_at(&self, key: &Key, message: impl Into<String>) {
+        if self.silent {
+            return;
+        }
         let span = self.lookup(key).map(|(v, _)| v.span()).unwrap_or(self.span.clone());
         self.diags.error(span, &self.key_path(key.name), message, None);
     }
 
     /// Reports a problem with the table as a whole.
     pub fn error_here(&self, message: impl Into<String>) {
+        if self.silent {
+            return;
+        }
         self.diags.error(self.span.clone(), &self.path, message, None);
     }
 
@@ -447,7 +485,7 @@ impl<'a, 's> TableReader<'a, 's> {
                 DeValue::Table(t) => TableReader::of(t, path, v.span(), decl, self.diags),
                 _ => {
                     self.wrong_type(key, v, "a table");
-                    TableReader::empty(&path, decl, self.diags)
+                    TableReader { silent: true, ..TableReader::empty(&path, decl, self.diags) }
                 }
             },
         }
@@ -470,6 +508,12 @@ impl<'a, 's> TableReader<'a, 's> {
             }
         }
         out
+    }
+
+    /// Takes `names` as read without reading them: where their problems would only echo another
+    /// (each kind's table when `kind` itself is wrong), [`TableReader::finish`] passes them over.
+    pub fn excuse(&self, names: &[&'static str]) {
+        self.asked.borrow_mut().extend_from_slice(names);
     }
 
     /// Reports every key nobody asked for. Call once, after reading everything.

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use super::effects::{Effect, effects};
-use super::keys::{DefaultValue, Key, Table, Ty};
+use super::keys::{DefaultValue, Key, Table, Tagged, Ty};
 use super::kind::{KINDS, ROOT};
 use super::reader::MAX_STRING;
 
@@ -21,15 +21,13 @@ pub const DRAFT: &str = "http://json-schema.org/draft-07/schema#";
 /// does not know.
 pub fn json_schema(kind: Option<&str>) -> Option<Value> {
     let tagged = ROOT.tagged.as_ref().expect("the top level is tagged by kind");
-    let cases: Vec<&(&str, &[Key])> = tagged.cases.iter().filter(|(name, _)| kind.is_none_or(|k| k == *name)).collect();
-    if cases.is_empty() {
-        return None;
-    }
-    let mut alternatives: Vec<Value> = cases
-        .iter()
-        .map(|(name, keys)| case_schema(&ROOT, tagged.tag, name, keys, &At { kind: Some(name), path: String::new() }))
-        .collect();
-    let mut schema = if alternatives.len() == 1 { alternatives.remove(0) } else { json!({ "oneOf": alternatives }) };
+    let mut schema = match kind {
+        Some(kind) => {
+            let (name, keys) = tagged.cases.iter().find(|(name, _)| *name == kind)?;
+            case_schema(&ROOT, tagged.tag, name, keys, &At { kind: Some(name), path: String::new() })
+        }
+        None => tagged_schema(&ROOT, tagged, &At { kind: None, path: String::new() }, |name| At { kind: Some(name), path: String::new() }),
+    };
     let definitions = shared_tables(&mut schema);
     let top = schema.as_object_mut().expect("an object");
     if !definitions.is_empty() {
@@ -130,6 +128,91 @@ impl At<'_> {
     fn item(&self) -> Self {
         At { kind: self.kind, path: format!("{}[]", self.path) }
     }
+}
+
+/// A tagged table (the top level by `kind`, a terrain shape by `type`) as validators and editors
+/// read it best: one object whose properties are every case's keys (so an editor completes any
+/// of them), with one `if`/`then` per case that admits that case's keys alone. A mistake is then
+/// reported against the case the tag names, at the key (Taplo's messages for a `oneOf` name
+/// neither: "… is not valid under any of the schemas listed in the 'oneOf' keyword", once per
+/// case). A key declared by several cases with different schemas is described in the properties
+/// and checked in each case's `then`. `base` is where the table's own keys are described,
+/// `case_at` where a case's are.
+fn tagged_schema<'a>(table: &Table, tagged: &'a Tagged, base: &At, case_at: impl Fn(&'a str) -> At<'a>) -> Value {
+    let mut outer = object_schema(table.doc, table.keys.iter(), base);
+    outer.as_object_mut().expect("an object").remove("additionalProperties");
+    let names: Vec<&str> = tagged.cases.iter().map(|(name, _)| *name).collect();
+    let tag_doc = outer["properties"][tagged.tag]["description"].clone();
+    outer["properties"][tagged.tag] = json!({ "type": "string", "enum": names, "description": tag_doc });
+    let mut required: Vec<Value> = outer.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+    if !required.contains(&json!(tagged.tag)) {
+        required.push(json!(tagged.tag));
+    }
+    outer["required"] = Value::Array(required);
+    // each case's keys, and which names more than one case declares differently
+    let cases: Vec<(&str, Vec<(&Key, Value)>)> = tagged
+        .cases
+        .iter()
+        .map(|(name, keys)| (*name, keys.iter().map(|k| (k, key_schema(k, &case_at(name).key(k.name)))).collect()))
+        .collect();
+    let mut differing: Vec<&str> = Vec::new();
+    for (i, (_, keys)) in cases.iter().enumerate() {
+        for (k, schema) in keys {
+            let other = cases[..i].iter().flat_map(|(_, ks)| ks.iter()).find(|(o, _)| o.name == k.name);
+            match other {
+                Some((_, s)) if s != schema && !differing.contains(&k.name) => differing.push(k.name),
+                Some(_) => {}
+                None => {
+                    outer["properties"][k.name] = schema.clone();
+                }
+            }
+        }
+    }
+    for name in &differing {
+        let description = outer["properties"][*name]["description"].clone();
+        outer["properties"][*name] = json!({ "description": description });
+    }
+    let own: Vec<&str> = table.keys.iter().map(|k| k.name).collect();
+    let branches: Vec<(Value, Value)> = cases
+        .iter()
+        .map(|(name, keys)| {
+            let allowed: Vec<&str> = own.iter().copied().chain(keys.iter().map(|(k, _)| k.name)).collect();
+            // checked in the properties above (`true`), or here where the cases differ
+            let properties: Map<String, Value> = allowed
+                .iter()
+                .map(|name| {
+                    let differs = differing.contains(name);
+                    let own = keys.iter().find(|(k, _)| k.name == *name).map(|(_, s)| s.clone());
+                    (name.to_string(), own.filter(|_| differs).unwrap_or(Value::Bool(true)))
+                })
+                .collect();
+            let mut then = json!({ "properties": properties, "additionalProperties": false });
+            let required: Vec<&str> = keys.iter().filter(|(k, _)| k.required).map(|(k, _)| k.name).collect();
+            if !required.is_empty() {
+                then["required"] = json!(required);
+            }
+            (json!({ "properties": { (tagged.tag): { "const": name } }, "required": [tagged.tag] }), then)
+        })
+        .collect();
+    if let (Value::Object(o), Some(Value::Object(c))) = (&mut outer, chain(branches)) {
+        o.extend(c);
+    }
+    outer
+}
+
+/// `if`/`then`/`else` over exclusive conditions, the first that holds choosing its `then`: a
+/// chain rather than an `allOf` of `if`s, which Taplo reads as an object's own schema no more
+/// (no completion of its keys).
+fn chain(branches: Vec<(Value, Value)>) -> Option<Value> {
+    let mut chain: Option<Value> = None;
+    for (condition, then) in branches.into_iter().rev() {
+        let mut branch = json!({ "if": condition, "then": then });
+        if let Some(rest) = chain {
+            branch["else"] = rest;
+        }
+        chain = Some(branch);
+    }
+    chain
 }
 
 /// One alternative of a tagged table: its own keys, the tag's value, and that case's keys.
@@ -245,6 +328,12 @@ fn number(min: f64, max: f64) -> Value {
     if max < f64::MAX {
         n["maximum"] = json!(max);
     }
+    // a TOML integer has 64 bits (a larger one is written as a float); a validator that reads
+    // TOML into big integers (Python's) is told so where the range alone would not
+    if min < i64::MIN as f64 || max > i64::MAX as f64 {
+        n["if"] = json!({ "type": "integer" });
+        n["then"] = json!({ "minimum": i64::MIN, "maximum": i64::MAX });
+    }
     n
 }
 
@@ -266,10 +355,9 @@ fn type_schema(ty: &Ty, at: &At) -> Value {
             json!({ "type": "string", "minLength": 1, "maxLength": super::MAX_NAME, "pattern": "^[^./\\\\\\u0000-\\u001f\\u007f-\\u009f][^/\\\\\\u0000-\\u001f\\u007f-\\u009f]*$" })
         }
         Ty::Choice(choices) => json!({ "type": "string", "enum": choices }),
-        Ty::Color => json!({ "anyOf": [
-            { "type": "string", "pattern": "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" },
-            tuple(number(0.0, 1.0), 3),
-        ] }),
+        Ty::Color => {
+            by_type(vec![json!({ "type": "string", "pattern": "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" }), tuple(number(0.0, 1.0), 3)])
+        }
         Ty::Vector { len, min, max } => tuple(number(min, max), len),
         Ty::Whole { len, min, max } => tuple(json!({ "type": "integer", "minimum": min, "maximum": max }), len),
         Ty::Animated { len, min, max } => {
@@ -286,7 +374,14 @@ fn type_schema(ty: &Ty, at: &At) -> Value {
                 "required": ["from", "to"],
                 "additionalProperties": false,
             });
-            json!({ "anyOf": [value, ramp, { "type": "array", "items": keyframe, "minItems": 1 }] })
+            let keyframes = json!({ "type": "array", "items": keyframe, "minItems": 1 });
+            let list = if len == 1 {
+                keyframes
+            } else {
+                // numbers alone are the value; anything else is keyframes
+                json!({ "type": "array", "if": { "items": { "type": "number" } }, "then": value, "else": keyframes })
+            };
+            by_type(if len == 1 { vec![value, ramp, list] } else { vec![ramp, list] })
         }
         Ty::Rows(widths) => {
             let rows: Vec<Value> = widths.iter().map(|&w| tuple(json!({ "type": "number" }), w)).collect();
@@ -297,18 +392,56 @@ fn type_schema(ty: &Ty, at: &At) -> Value {
         Ty::NonEmpty(item) => json!({ "type": "array", "items": type_schema(item, at), "minItems": 1 }),
         Ty::Table(t) => table_schema(t, at),
         Ty::Tables(t) => json!({ "type": "array", "items": table_schema(t, &at.item()) }),
-        Ty::Either(types) => json!({ "anyOf": types.iter().map(|t| type_schema(t, at)).collect::<Vec<_>>() }),
+        Ty::Either(types) => by_type(types.iter().map(|t| type_schema(t, at)).collect()),
         Ty::Free => json!({ "type": "object" }),
     }
+}
+
+/// Alternatives told apart by the JSON type of the value, as an `if`/`then` chain on the type
+/// (the first alternative of a type wins; integers before other numbers), so that a validator
+/// reports the one alternative meant ("\"#12345\" does not match …") rather than "… is not valid
+/// under any of the schemas listed in the 'anyOf' keyword"; alternatives of one type stay an
+/// `anyOf` among themselves.
+fn by_type(alternatives: Vec<Value>) -> Value {
+    fn types(v: &Value) -> Vec<&str> {
+        match &v["type"] {
+            Value::String(t) => vec![t.as_str()],
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+    if alternatives.iter().any(|a| types(a).is_empty()) {
+        return json!({ "anyOf": alternatives });
+    }
+    let mut all: Vec<&str> = Vec::new();
+    let mut branches: Vec<(&str, Value)> = Vec::new();
+    for t in ["integer", "number", "string", "boolean", "array", "object"] {
+        let takes = |a: &Value| types(a).iter().any(|&x| x == t || (t == "integer" && x == "number"));
+        let mut matching: Vec<Value> = alternatives.iter().filter(|a| takes(a)).cloned().collect();
+        if alternatives.iter().any(|a| types(a).contains(&t)) {
+            all.push(t);
+        }
+        match matching.len() {
+            0 => {}
+            1 => branches.push((t, matching.remove(0))),
+            _ => branches.push((t, json!({ "anyOf": matching }))),
+        }
+    }
+    if all.contains(&"number") {
+        all.retain(|&t| t != "integer");
+    }
+    let mut schema = json!({ "type": all });
+    let branches = branches.into_iter().map(|(t, then)| (json!({ "type": t }), then)).collect();
+    if let (Value::Object(s), Some(Value::Object(c))) = (&mut schema, chain(branches)) {
+        s.extend(c);
+    }
+    schema
 }
 
 fn table_schema(t: &Table, at: &At) -> Value {
     match &t.tagged {
         None => object_schema(t.doc, t.keys.iter(), at),
-        Some(tagged) => {
-            let cases: Vec<Value> = tagged.cases.iter().map(|(name, keys)| case_schema(t, tagged.tag, name, keys, at)).collect();
-            json!({ "description": t.doc, "oneOf": cases })
-        }
+        Some(tagged) => tagged_schema(t, tagged, at, |_| at.clone()),
     }
 }
 

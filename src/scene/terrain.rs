@@ -489,7 +489,9 @@ fn read_cube(c: &TableReader, iso: f64) -> (CubeSpec, CubeLook) {
     let mut dims = [2, 2, 2];
     if c.has(&GRID) || c.has(&SAMPLES) {
         let g = c.numbers::<3>(&GRID);
-        if g.iter().any(|&n| n.fract() != 0.0) {
+        if c.failed(&GRID) {
+            // its own problem is reported: what `samples` needs follows from a grid
+        } else if g.iter().any(|&n| n.fract() != 0.0) {
             c.error_at(&GRID, format!("a cube grid has 2 to {MAX_CUBE_GRID} samples along each axis"));
         } else {
             dims = g.map(|n| n as usize);

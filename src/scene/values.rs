@@ -4,7 +4,7 @@
 use toml::de::DeValue;
 
 use super::keys::{DefaultValue, Key, Table, Ty};
-use super::reader::{TableReader, kind_of, number};
+use super::reader::{TableReader, kind_of, number, number_list};
 
 /// A colour as written in scene files: sRGB-encoded components in 0..1.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -115,79 +115,114 @@ impl TableReader<'_, '_> {
     /// when absent or wrong.
     pub fn animated_or<const N: usize>(&self, key: &Key, default: [f64; N]) -> Animated<N> {
         let Some(v) = self.raw(key) else { return Animated::Constant(default) };
-        let (lo, hi) = key.float_range();
-        let check = |vals: [f64; N]| -> bool {
-            let ok = vals.iter().all(|x| x.is_finite() && *x >= lo && *x <= hi);
-            if !ok {
-                self.error_at(key, format!("values must be from {lo} to {hi}"));
-            }
-            ok
-        };
-        // one number is a number, never a list of one (`[2.5]` would read as a keyframe list)
-        let parse_vec = |item: &toml::Spanned<DeValue<'_>>| -> Option<[f64; N]> {
-            if N == 1 {
-                return number(item.get_ref()).map(|x| [x; N]);
-            }
-            self.numbers_of::<N>(key, item)
-        };
-        match v.get_ref() {
-            DeValue::Table(table) => {
-                let t = TableReader::of(table, self.key_path(key.name), v.span(), &RAMP, self.diagnostics());
-                let from = t.raw(&FROM).and_then(&parse_vec);
-                let to = t.raw(&TO).and_then(&parse_vec);
-                let start = t.float(&START);
-                let end = t.float(&END);
-                let ease = match t.choice(&EASE) {
-                    "linear" => Ease::Linear,
-                    "in" => Ease::In,
-                    "out" => Ease::Out,
-                    _ => Ease::Smooth,
-                };
-                if end <= start {
-                    t.error_at(&END, "end must come after start");
-                }
-                let (Some(from), Some(to)) = (from, to) else {
-                    t.error_here("a ramp needs both `from` and `to`");
-                    t.finish();
-                    return Animated::Constant(default);
-                };
-                t.finish();
-                if check(from) && check(to) { Animated::Ramp { from, to, start, end, ease } } else { Animated::Constant(default) }
-            }
+        let read = match v.get_ref() {
+            DeValue::Table(table) => self.ramp(key, v, table),
             DeValue::Array(items) if items.iter().all(|i| matches!(i.get_ref(), DeValue::Array(_))) && !items.is_empty() => {
-                let mut keys: Vec<(f64, [f64; N])> = Vec::new();
-                for item in items.iter() {
-                    let DeValue::Array(pair) = item.get_ref() else { continue };
-                    let nums: Vec<f64> = pair.iter().filter_map(|x| number(x.get_ref())).collect();
-                    if nums.len() != N + 1 || pair.len() != N + 1 {
-                        self.error_at(
-                            key,
-                            format!("each keyframe is [time_seconds, {}]", if N == 1 { "value".into() } else { format!("{N} values") }),
-                        );
-                        return Animated::Constant(default);
-                    }
-                    let vals: [f64; N] = std::array::from_fn(|i| nums[i + 1]);
-                    if !check(vals) {
-                        return Animated::Constant(default);
-                    }
-                    keys.push((nums[0], vals));
-                }
-                if keys.windows(2).any(|w| w[1].0 <= w[0].0) || keys[0].0 < 0.0 {
-                    self.error_at(key, "keyframe times must start at 0 or later and increase");
-                    return Animated::Constant(default);
-                }
-                Animated::Keys(keys)
+                self.keyframes(key, items)
             }
             _ if N == 1 && number(v.get_ref()).is_none() => {
                 let found = kind_of(v.get_ref());
                 self.error_at(key, format!("expected a number, keyframes `[[t, v], …]` or a ramp `{{ from = …, to = … }}`, found {found}"));
-                Animated::Constant(default)
+                None
             }
-            _ => match parse_vec(v) {
-                Some(c) if check(c) => Animated::Constant(c),
-                _ => Animated::Constant(default),
-            },
+            _ => self.animated_value(key, v, &self.key_path(key.name), "").map(Animated::Constant),
+        };
+        read.unwrap_or(Animated::Constant(default))
+    }
+
+    /// One value of an animated key (a constant, a ramp's end) at `v`, within the key's range; its
+    /// problem reported at `v`, saying `what` the value is (" for the value the ramp ends at";
+    /// empty for the key's own).
+    fn animated_value<const N: usize>(&self, key: &Key, v: &toml::Spanned<DeValue<'_>>, path: &str, what: &str) -> Option<[f64; N]> {
+        let (lo, hi) = key.float_range();
+        let report = |message: String| {
+            self.diagnostics().error(v.span(), path, message, None);
+            None
+        };
+        let expected = if N == 1 { "a number".to_string() } else { format!("an array of {N} numbers") };
+        // one number is a number, never a list of one (`[2.5]` would read as a keyframe list)
+        let values: [f64; N] = if N == 1 {
+            match number(v.get_ref()) {
+                Some(x) => [x; N],
+                None => return report(format!("expected {expected}{what}, found {}", kind_of(v.get_ref()))),
+            }
+        } else {
+            match number_list(v.get_ref()) {
+                Some(n) if n.len() == N => std::array::from_fn(|i| n[i]),
+                Some(n) => return report(format!("expected {expected}{what}, found {} numbers", n.len())),
+                None if matches!(v.get_ref(), DeValue::Array(_)) => {
+                    return report(format!("expected {expected}{what}, found an item that is not a finite number"));
+                }
+                None => return report(format!("expected {expected}{what}, found {}", kind_of(v.get_ref()))),
+            }
+        };
+        match values.iter().find(|x| !(x.is_finite() && **x >= lo && **x <= hi)) {
+            Some(x) => report(format!("{x} is out of range{what}: values must be from {lo} to {hi}")),
+            None => Some(values),
         }
+    }
+
+    /// A ramp `{ from, to, start, end, ease }` at `key`; each problem reported where it is.
+    fn ramp<const N: usize>(&self, key: &Key, v: &toml::Spanned<DeValue<'_>>, table: &toml::de::DeTable<'_>) -> Option<Animated<N>> {
+        let t = TableReader::of(table, self.key_path(key.name), v.span(), &RAMP, self.diagnostics());
+        let end_value = |end: &Key, what: &str| match t.raw(end) {
+            Some(x) => self.animated_value::<N>(key, x, &t.key_path(end.name), &format!(" for the value the ramp {what}")),
+            None => {
+                t.error_here(format!("a ramp needs `{}`, the value it {what}", end.name));
+                None
+            }
+        };
+        let from = end_value(&FROM, "starts from");
+        let to = end_value(&TO, "ends at");
+        let start = t.float(&START);
+        let end = t.float(&END);
+        let ease = match t.choice(&EASE) {
+            "linear" => Ease::Linear,
+            "in" => Ease::In,
+            "out" => Ease::Out,
+            _ => Ease::Smooth,
+        };
+        if end <= start {
+            t.error_at(&END, "end must come after start");
+        }
+        t.finish();
+        Some(Animated::Ramp { from: from?, to: to?, start, end, ease })
+    }
+
+    /// Keyframes `[[t, v…], …]` at `key`: each of the right length, in range, times from 0 and
+    /// increasing; a problem reported at the keyframe.
+    fn keyframes<const N: usize>(&self, key: &Key, items: &toml::de::DeArray<'_>) -> Option<Animated<N>> {
+        let path = self.key_path(key.name);
+        let mut keys: Vec<(f64, [f64; N])> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let report = |message: String| {
+                self.diagnostics().error(item.span(), &path, message, None);
+                None
+            };
+            let shape = if N == 1 { "[time_seconds, value]".to_string() } else { format!("[time_seconds, {N} values]") };
+            let nums = match number_list(item.get_ref()) {
+                Some(n) if n.len() == N + 1 => n,
+                _ => return report(format!("keyframe {} is not {shape}", i + 1)),
+            };
+            let (time, vals) = (nums[0], std::array::from_fn(|j| nums[j + 1]));
+            let (lo, hi) = key.float_range();
+            if let Some(x) = vals.iter().find(|x| !(**x >= lo && **x <= hi)) {
+                return report(format!("keyframe {}: {x} is out of range: values must be from {lo} to {hi}", i + 1));
+            }
+            match keys.last() {
+                None if time < 0.0 => return report(format!("keyframe 1 is at {time} s: times start at 0 or later")),
+                Some(&(before, _)) if time <= before => {
+                    return report(format!(
+                        "keyframe {} is at {time} s, not after keyframe {}'s {before} s: times must increase",
+                        i + 1,
+                        i
+                    ));
+                }
+                _ => {}
+            }
+            keys.push((time, vals));
+        }
+        Some(Animated::Keys(keys))
     }
 }
 
@@ -319,6 +354,76 @@ mod tests {
             assert!(Srgb::from_hex(bad).is_none(), "{bad}");
             assert!(std::panic::catch_unwind(|| Srgb::hex(bad)).is_err(), "{bad}");
         }
+    }
+
+    /// The problems of a scene file's text, each as (line, column, key, message).
+    fn problems(text: &str) -> Vec<(usize, usize, String, String)> {
+        match crate::scene::parse(text, std::path::Path::new("t.toml")) {
+            Err(crate::scene::SceneError::Invalid { diagnostics, .. }) => {
+                diagnostics.into_iter().map(|d| (d.line, d.col, d.key, d.message)).collect()
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_animated_value_names_the_part_that_is_wrong_and_where_it_is() {
+        let wind = |value: &str| problems(&format!("kind = \"wind\"\n[wind]\nspeed = {value}\n"));
+        let one = |value: &str| {
+            let p = wind(value);
+            assert_eq!(p.len(), 1, "{value}: {p:?}");
+            p.into_iter().next().unwrap()
+        };
+        // a ramp's end that is not a number: that end, at its value
+        let (line, col, key, message) = one("{ from = 1, to = \"x\" }");
+        assert_eq!((line, col, key.as_str()), (3, 26, "wind.speed.to"));
+        assert_eq!(message, "expected a number for the value the ramp ends at, found a string");
+        let (_, _, key, message) = one("{ from = 1, to = 500 }");
+        assert_eq!(
+            (key.as_str(), message.as_str()),
+            ("wind.speed.to", "500 is out of range for the value the ramp ends at: values must be from 0 to 200")
+        );
+        let (_, _, key, message) = one("{ to = 3 }");
+        assert_eq!((key.as_str(), message.as_str()), ("wind.speed", "a ramp needs `from`, the value it starts from"));
+        // keyframes out of order: the one out of order, by number, at its own position
+        let (line, col, _, message) = one("[[0, 1], [2, 3], [1, 4]]");
+        assert_eq!((line, col), (3, 26));
+        assert_eq!(message, "keyframe 3 is at 1 s, not after keyframe 2's 2 s: times must increase");
+        let (_, col, _, message) = one("[[0, 1], [2, 300]]");
+        assert_eq!((col, message.as_str()), (18, "keyframe 2: 300 is out of range: values must be from 0 to 200"));
+        let (_, _, _, message) = one("\"fast\"");
+        assert!(message.starts_with("expected a number, keyframes `[[t, v], …]` or a ramp"), "{message}");
+        // three numbers: the count found
+        let p = problems("kind = \"dice\"\n[camera]\nposition = { from = [1, 2], to = [1, 2, 3] }\n");
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(
+            (p[0].2.as_str(), p[0].3.as_str()),
+            ("camera.position.from", "expected an array of 3 numbers for the value the ramp starts from, found 2 numbers")
+        );
+    }
+
+    #[test]
+    fn a_wrong_kind_is_reported_once_not_echoed_by_its_table() {
+        let p = problems("kind = \"dices\"\n[dice]\ncount = 3\n");
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].3.contains("unknown scene kind \"dices\"") && p[0].3.contains("did you mean \"dice\"?"), "{p:?}");
+        // with no kind, a misspelt table is still one
+        let p = problems("[dice]\n[dise]\n");
+        assert_eq!(p.iter().map(|p| p.2.as_str()).collect::<Vec<_>>(), ["", "dise"], "{p:?}");
+        // a number too large for TOML's integers says so
+        let p = problems("kind = \"dice\"\n[camera]\nfar = 99999999999999999999999999\n");
+        assert!(p[0].3.contains("an integer past TOML's 64 bits"), "{p:?}");
+    }
+
+    #[test]
+    fn a_golden_frame_past_the_end_names_the_frame_and_the_last_one() {
+        let golden =
+            |frames: &str| problems(&format!("kind = \"dice\"\n[golden]\nframes = {frames}\n[golden.tolerance]\nreason = \"r\"\n"));
+        let p = golden("[0, 100]");
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!((p[0].1, p[0].3.as_str()), (14, "frame 100 is past the scene's end: its last frame is 59 (60 frames)"));
+        assert!(golden("\"0,100\"")[0].3.contains("frame 100 is outside the scene's frames 0..59"));
+        assert!(golden("[]")[0].3.starts_with("no frames: name at least one"));
     }
 
     #[test]

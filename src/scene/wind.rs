@@ -458,7 +458,7 @@ fn read_gust(t: &TableReader) -> GustSpec {
 
 fn read_presser(t: &TableReader, vehicle: bool) -> (PresserSpec, bool) {
     let path: Vec<[f64; 3]> = t.rows(&PRESSER_PATH, "a keyframe [seconds, x, z]").into_iter().map(|r| [r[0], r[1], r[2]]).collect();
-    if path.is_empty() {
+    if path.is_empty() && !t.failed(&PRESSER_PATH) {
         t.error_at(&PRESSER_PATH, "a walker or vehicle needs a path of keyframes [[seconds, x, z], …], at least one");
     }
     if path.windows(2).any(|w| w[1][0] <= w[0][0]) {

@@ -256,7 +256,10 @@ fn golden_tables_are_validated() {
     assert_eq!(g.frames, vec![0, 9]);
     assert_eq!(g.size, (320, 180), "fits 320×240 keeping the aspect");
     let d = problems(&format!("{base}[golden]\nframes = [0, 12]\n[golden.tolerance]\nchannel = 1\n"));
-    assert!(d.iter().any(|x| x.key == "golden.frames" && x.message.contains("0 to 9")), "{d:?}");
+    assert!(
+        d.iter().any(|x| x.key == "golden.frames" && x.message.contains("frame 12 is past the scene's end: its last frame is 9")),
+        "{d:?}"
+    );
     assert!(d.iter().any(|x| x.key == "golden.tolerance" && x.message.contains("reason")), "{d:?}");
     let d = problems(&format!("{base}[golden]\nframes = [0]\n"));
     assert!(d.iter().any(|x| x.message.contains("[golden.tolerance]")), "{d:?}");

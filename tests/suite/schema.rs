@@ -2,8 +2,9 @@
 //! `jsonschema`, and Taplo's CLI, the checker behind Even Better TOML): every shipped scene passes
 //! both; a corpus made from the key declarations (each table of each kind, then an unknown key, a
 //! value of the wrong type, one out of range, a required key left out) is refused by the reader and
-//! the schema alike, and its unmutated documents accepted by both; the committed schema and scene
-//! reference are what `simreel schema` makes now.
+//! the schema alike, with one message for its one mistake, and its unmutated documents accepted
+//! by both; Taplo's messages name the key; the committed schema and scene reference are what
+//! `simreel schema` makes now.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -92,6 +93,95 @@ fn every_shipped_and_test_scene_validates_against_the_schema() {
         let o = std::process::Command::new(taplo()).args(["check", "--no-auto-config"]).arg(&headed).output().unwrap();
         assert_eq!(o.status.success(), valid, "octaves = {octaves} under a `#:schema` line:\n{}", String::from_utf8_lossy(&o.stderr));
     }
+}
+
+/// Taplo's output for `files` checked against `schema` (no `.taplo.toml`): success, and the
+/// text of its messages (the `error:` lines).
+fn taplo_check(schema: &Path, file: &Path) -> (bool, Vec<String>) {
+    let o = std::process::Command::new(taplo())
+        .args(["check", "--no-auto-config", "--schema"])
+        .arg(format!("file://{}", schema.display()))
+        .arg(file)
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let mut errors: Vec<String> = text.lines().filter_map(|l| l.strip_prefix("error: ")).map(str::to_string).collect();
+    errors.dedup();
+    (o.status.success(), errors)
+}
+
+/// Typical mistakes as an editor (Even Better TOML) shows them with the full schema: each message
+/// names the key and what is wrong, never "… is not valid under any of the schemas listed in the
+/// 'oneOf' keyword" (what a schema of one alternative per kind gave, once per kind).
+#[test]
+fn taplo_names_each_typical_mistake() {
+    let dir = scratch("schema-taplo-mistakes");
+    let schema = dir.join("scene.schema.json");
+    std::fs::write(&schema, schema_text()).unwrap();
+    let mistakes = [
+        ("kind = \"dice\"\n[dice]\ncout = 3\n", "Additional properties are not allowed ('cout' was unexpected)"),
+        ("kind = \"dice\"\n[dise]\ncount = 3\n", "Additional properties are not allowed ('dise' was unexpected)"),
+        ("kind = \"dice\"\n[dice]\ncount = 40\n", "40 is greater than the maximum of 12"),
+        ("kind = \"dice\"\n[dice]\ncount = \"three\"\n", "\"three\" is not of type \"integer\""),
+        ("kind = \"dices\"\n[dice]\ncount = 3\n", "\"dices\" is not one of [\"terrain\",\"flock\",\"dice\",\"wind\",\"cargo\",\"figure\"]"),
+        ("[dice]\ncount = 3\n", "\"kind\" is a required property"),
+        ("kind = \"terrain\"\n[terrain]\nalgorithm = \"marching_squares\"\n", "\"marching_squares\" is not one of [\"marching_cubes\","),
+        ("kind = \"dice\"\n[dice]\ncolors = [\"#12345\"]\n", "\"#12345\" does not match \"^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$\""),
+        ("kind = \"wind\"\n[wind]\nspeed = \"fast\"\n", "\"fast\" is not of types \"array\", \"number\", \"object\""),
+        (
+            "kind = \"cargo\"\n[[cargo.event]]\nkind = \"action\"\nat = 2.0\ndurations = 1.0\n",
+            "Additional properties are not allowed ('durations' was unexpected)",
+        ),
+        ("kind = \"dice\"\n[camera]\nposition = [1, 2]\n", "[1,2] has less than 3 items"),
+        ("kind = \"flock\"\n[flock]\nagents = 2.5\n", "2.5 is not of types \"integer\", \"string\""),
+    ];
+    let mut wrong = Vec::new();
+    for (i, (text, expected)) in mistakes.iter().enumerate() {
+        let file = dir.join(format!("mistake{i:02}.toml"));
+        std::fs::write(&file, text).unwrap();
+        let (ok, errors) = taplo_check(&schema, &file);
+        let named = errors.iter().all(|e| e.starts_with(expected));
+        if ok || errors.is_empty() || !named {
+            wrong.push(format!("{text}  expected: {expected}\n  taplo: {errors:?} (passed: {ok})"));
+        }
+        assert!(simreel::scene::parse(text, &file).is_err(), "the reader accepts\n{text}");
+    }
+    assert!(wrong.is_empty(), "Taplo's messages do not name the mistake:\n{}", wrong.join("\n"));
+}
+
+/// A user's own project, outside this checkout, as docs/scenes.md sets it up: the schema written
+/// into it and its own `.taplo.toml` (the block in the docs) check its scenes with `taplo check`;
+/// and from this checkout a scene outside it is checked with `--no-auto-config` and a `#:schema` line.
+#[test]
+fn taplo_checks_scenes_in_a_users_own_project_as_the_docs_say() {
+    let project = scratch("schema-own-project");
+    std::fs::create_dir_all(project.join("scenes")).unwrap();
+    std::fs::write(project.join("scene.schema.json"), schema_text()).unwrap();
+    let docs = std::fs::read_to_string(root().join("docs/scenes.md")).unwrap();
+    let start = docs.find("# .taplo.toml, at the root of your project").expect("docs/scenes.md shows a project's .taplo.toml");
+    let block: String = docs[start..].lines().take_while(|l| l.trim() != "```").map(|l| format!("{}\n", l.trim_start())).collect();
+    std::fs::write(project.join(".taplo.toml"), block).unwrap();
+    std::fs::write(project.join("Cargo.toml"), "[package]\nname = \"theirs\"\n").unwrap();
+    std::fs::write(project.join("scenes/roll.toml"), "kind = \"dice\"\n[dice]\ncount = 3\n").unwrap();
+    let run = || std::process::Command::new(taplo()).arg("check").current_dir(&project).output().unwrap();
+    let o = run();
+    assert!(o.status.success(), "taplo check in the project:\n{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(project.join("scenes/broken.toml"), "kind = \"dice\"\n[dice]\ncout = 3\n").unwrap();
+    let o = run();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && said.contains("('cout' was unexpected)") && said.contains("broken.toml"), "{said}");
+    // from this checkout, a scene outside it: skipped by the checkout's .taplo.toml, checked
+    // with --no-auto-config and its `#:schema` line
+    let outside = project.join("headed.toml");
+    let header = format!("#:schema {}", project.join("scene.schema.json").display());
+    std::fs::write(&outside, format!("{header}\nkind = \"dice\"\n[dice]\ncount = 40\n")).unwrap();
+    let from_checkout =
+        |args: &[&str]| std::process::Command::new(taplo()).arg("check").args(args).arg(&outside).current_dir(root()).output().unwrap();
+    let o = from_checkout(&[]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("excluded=1"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = from_checkout(&["--no-auto-config"]);
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && said.contains("40 is greater than the maximum of 12"), "{said}");
 }
 
 #[test]
@@ -274,11 +364,20 @@ fn other_shapes(key: &Key) -> Vec<(&'static str, Shape, bool)> {
             ("whole numbers written as floats", Shape::Value(Value::Array(vec![whole_float(min); len])), true),
             ("numbers with a fraction", Shape::Value(Value::Array(vec![Value::Float(min as f64 + 0.5); len])), false),
         ],
+        Ty::Float { .. } => vec![("an integer past 64 bits", Shape::Huge, false)],
+        Ty::Either(types) => {
+            let mut shapes = vec![("an integer past 64 bits", Shape::Huge, false)];
+            if let Some(list) = types.iter().find(|t| matches!(t, Ty::List(_) | Ty::NonEmpty(_))) {
+                shapes.push(("an empty list", Shape::Value(Value::Array(Vec::new())), matches!(list, Ty::List(_))));
+            }
+            shapes
+        }
         Ty::List(_) => vec![("an empty list", Shape::Value(Value::Array(Vec::new())), true)],
         Ty::NonEmpty(_) => vec![("an empty list", Shape::Value(Value::Array(Vec::new())), false)],
         Ty::Animated { len: 1, .. } => vec![
             ("a number in a list of one", Shape::Value(Value::Array(vec![Value::Float(0.5)])), false),
             ("an empty list", Shape::Value(Value::Array(Vec::new())), false),
+            ("an integer past 64 bits", Shape::Huge, false),
         ],
         Ty::Str | Ty::FileName => vec![
             ("a NUL character", Shape::Value(Value::String("a\u{0}b".into())), false),
@@ -377,6 +476,16 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
             let mut unknown = here.clone();
             unknown.insert("surely_not_a_key".into(), Value::Integer(1));
             cases.push(Case { what: format!("{name}: an unknown key"), text: doc(unknown), valid: false });
+            // a key only another case declares (another shape's, another event's)
+            let mine: Vec<&str> = keys_of(t, case).iter().map(|k| k.name).collect();
+            let mut others: Vec<&Key> = t.tagged.iter().flat_map(|g| g.cases.iter().flat_map(|(_, ks)| ks.iter())).collect();
+            others.retain(|k| !mine.contains(&k.name));
+            others.dedup_by_key(|k| k.name);
+            for other in others {
+                let mut m = here.clone();
+                m.insert(other.name.into(), fill(&dotted, other, &other.ty));
+                cases.push(Case { what: format!("{name}: another case's {}", other.name), text: doc(m), valid: false });
+            }
             let tag = t.tagged.as_ref().map(|g| g.tag);
             for k in keys_of(t, case).into_iter().filter(|k| Some(k.name) != tag) {
                 // every declared key is taken: given a value of its type, it is accepted
@@ -397,6 +506,12 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
                     };
                     cases.push(Case { what: format!("{name}.{}: given", k.name), text, valid: true });
                 }
+                // the table a broken value of this key goes into: one with nothing else wrong (a
+                // key that stands in place of the table's others, such as a leg's `to`, alone)
+                let here = match companions(&dotted, k.name) {
+                    Some(more) if more.starts_with('!') => toml::from_str::<Doc>(&more[1..]).unwrap(),
+                    _ => here.clone(),
+                };
                 let mut m = here.clone();
                 m.insert(k.name.into(), wrong_type(&k.ty));
                 cases.push(Case { what: format!("{name}.{}: wrong type", k.name), text: doc(m), valid: false });
@@ -435,6 +550,9 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
             }
         }
         cases.push(Case { what: format!("{kind}: no kind"), text: format!("[{kind}]\n"), valid: false });
+        for (other, _) in tagged.cases.iter().filter(|(other, _)| other != kind) {
+            cases.push(Case { what: format!("{kind}: [{other}]"), text: format!("kind = \"{kind}\"\n[{other}]\n"), valid: false });
+        }
     }
     let dir = scratch("schema-corpus");
     // the data file a figure's `data = "x"` names
@@ -453,6 +571,7 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
     let verdicts = validate(&schema, &files);
     let mut wrong = Vec::new();
     let (mut valid, mut invalid) = (0, 0);
+    let mut echoes = Vec::new();
     for (c, f) in cases.iter().zip(&files) {
         let reader = simreel::scene::parse(&c.text, f);
         let schema_problems = &verdicts[&f.display().to_string()];
@@ -464,10 +583,19 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
             };
             wrong.push(format!("{}\n  reader: {said}\n  schema: {schema_problems:?}\n{}", c.what, c.text));
         }
+        if let Err(simreel::scene::SceneError::Invalid { diagnostics, more, .. }) = &reader
+            && diagnostics.len() + more > 1
+        {
+            echoes.push(format!("{}: {} problems\n{}", c.what, diagnostics.len() + more, reader.as_ref().err().unwrap()));
+        }
         if c.valid { valid += 1 } else { invalid += 1 }
     }
     eprintln!("schema corpus: {valid} valid and {invalid} broken documents");
+
     assert!(wrong.is_empty(), "{} of {} documents judged wrongly:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+    // one mistake, one message: the reader reports the root cause, not its echoes (a value of the
+    // wrong type, then "needs …" of the same key or its table)
+    assert!(echoes.is_empty(), "{} broken documents (one mistake each) yield more than one problem:\n{}", echoes.len(), echoes.join("\n"));
     assert!(invalid > 400, "a corpus of {invalid} broken documents: the walk lost tables");
 }
 

@@ -472,7 +472,7 @@ fn read_route(r: &TableReader) -> RouteSpec {
     let gait_t = r.table(&GAIT_KEY);
     let gait = GaitSpec { step_hz: gait_t.float(&STEP_HZ), bob: gait_t.float(&BOB), sway: gait_t.float(&SWAY), lean: gait_t.float(&LEAN) };
     gait_t.finish();
-    let mut legs = Vec::new();
+    let (mut legs, mut unread) = (Vec::new(), Vec::new());
     for l in r.tables(&LEGS) {
         let n = [&TO, &WAIT, &TELEPORT].iter().filter(|k| l.has(k)).count();
         if n != 1 {
@@ -488,13 +488,17 @@ fn read_route(r: &TableReader) -> RouteSpec {
         } else if l.has(&TELEPORT) {
             legs.push(Leg::Teleport(l.numbers(&TELEPORT)));
         }
+        // a leg whose place could not be read goes nowhere only in echo of that problem
+        if unread.len() < legs.len() {
+            unread.push([&TO, &TELEPORT].iter().any(|k| l.failed(k)));
+        }
         l.finish();
     }
     let start = r.numbers(&START);
     let mut at = start;
     for (i, leg) in legs.iter().enumerate() {
         match leg {
-            Leg::To { to, .. } if (to[0] - at[0]).hypot(to[1] - at[1]) < 1e-3 => {
+            Leg::To { to, .. } if (to[0] - at[0]).hypot(to[1] - at[1]) < 1e-3 && !unread[..=i].contains(&true) => {
                 r.error_at(&LEGS, format!("leg {i} goes nowhere: it ends where it starts ({:.2}, {:.2})", at[0], at[1]));
             }
             Leg::To { to, .. } | Leg::Teleport(to) => at = *to,
@@ -550,6 +554,9 @@ fn read_events(t: &TableReader, names: &[String], duration: f64, transition: f64
             "load" => {
                 let name = e.string(&EVENT_LINK).unwrap_or_default();
                 let link = names.iter().position(|n| *n == name).unwrap_or_else(|| {
+                    if e.failed(&EVENT_LINK) {
+                        return 0;
+                    }
                     e.error_at(&EVENT_LINK, format!("\"{name}\" is not a load: one of {}", names.join(", ")));
                     0
                 });
@@ -608,7 +615,7 @@ fn read_plot(t: &TableReader) -> Option<(f64, PlotLook)> {
     } else {
         traces = vec![Trace::Pitch, Trace::Lift];
     }
-    if traces.is_empty() {
+    if traces.is_empty() && !p.failed(&TRACES) {
         p.error_at(&TRACES, "name at least one trace");
     }
     let seconds = p.float(&PLOT_SECONDS);

@@ -332,16 +332,17 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     }
     let dir = base_dir(t);
     let data = t.has(&DATA).then(|| read_data(t, &DATA, &dir)).flatten();
+    let source = DataSource::at(t, &DATA, &data, DataSource::NotNamed);
     let title = t.string(&TITLE);
     if let Some(title) = &title {
-        check_placeholders(t, &TITLE, title, data.as_ref(), false);
+        check_placeholders(t, &TITLE, title, source, false);
     }
     let readers = t.tables(&PANEL_KEY);
     let mut files: Vec<PathBuf> = data.iter().map(|d| d.path.clone()).collect();
     let (sims, panels): (Vec<Option<PanelSim>>, Vec<PanelSpec>) = readers
         .iter()
         .map(|p| {
-            let (sim, look, read) = panel::read_panel(p, &dir, data.as_ref());
+            let (sim, look, read) = panel::read_panel(p, &dir, source);
             files.extend(read);
             (sim, look)
         })
@@ -351,7 +352,7 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     }
     let default_columns = (panels.len() as f64).sqrt().ceil().clamp(1.0, 4.0) as i64;
     let columns = t.int_or(&COLUMNS, default_columns) as usize;
-    let labels = t.tables(&LABEL_KEY).iter().map(|l| panel::read_label(l, false, data.as_ref())).collect();
+    let labels = t.tables(&LABEL_KEY).iter().map(|l| panel::read_label(l, false, source)).collect();
     let arrows = t.tables(&ARROW_KEY).iter().map(|a| panel::read_arrow(a, false)).collect();
     let look = FigureLook {
         size,
@@ -432,6 +433,48 @@ fn check_panels(spec: &FigureSpec, look: &FigureLook, readers: &[TableReader]) {
     }
 }
 
+/// What to add to "cannot read X: not found" for a file a figure names as `written` (relative to
+/// its own file), found nowhere at `path`: the nearest name in that folder ("did you mean"), or
+/// that the folder itself is missing; and that paths are relative to the figure's file.
+pub(super) fn not_found_hint(path: &Path, written: &str) -> String {
+    let relative = "paths are relative to the figure's file";
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else { return format!("; {relative}") };
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return format!("; there is no folder {} ({relative})", folder.display());
+    };
+    let names: Vec<String> =
+        entries.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| !n.starts_with('.')).take(10_000).collect();
+    match crate::scene::reader::did_you_mean(name, names.iter().map(String::as_str)) {
+        Some(close) => {
+            let prefix = written.rsplit_once('/').map_or(String::new(), |(dir, _)| format!("{dir}/"));
+            format!("; did you mean \"{prefix}{close}\"? ({relative})")
+        }
+        None => format!("; {relative}"),
+    }
+}
+
+/// Where a figure's or chart's names into data (`"frames.*.facts.time"`, `{top_pitch}`) look.
+#[derive(Clone, Copy)]
+pub(super) enum DataSource<'d> {
+    Read(&'d Data),
+    /// No data file named: a name into data is a mistake of its own.
+    NotNamed,
+    /// One named that could not be read: its problem is reported at `data`, and the names into
+    /// it are not checked (each would only echo that problem).
+    Unreadable,
+}
+
+impl<'d> DataSource<'d> {
+    /// The source named at `key` of `t`, as `read` (what reading it gave); `fallback` when none is named.
+    fn at(t: &TableReader, key: &Key, read: &'d Option<Data>, fallback: DataSource<'d>) -> DataSource<'d> {
+        match read {
+            Some(d) => DataSource::Read(d),
+            None if t.has(key) => DataSource::Unreadable,
+            None => fallback,
+        }
+    }
+}
+
 /// Reads the JSON file named at `key` (relative to `dir`).
 fn read_data(t: &TableReader, key: &Key, dir: &Path) -> Option<Data> {
     let name = t.string(key)?;
@@ -439,7 +482,10 @@ fn read_data(t: &TableReader, key: &Key, dir: &Path) -> Option<Data> {
     let bytes = match std::fs::metadata(&path) {
         Ok(m) if !m.is_file() => Err(format!("{} is not a file", path.display())),
         Ok(m) if m.len() > MAX_DATA_BYTES => Err(format!("{} is {} bytes; data files are at most 64 MiB", path.display(), m.len())),
-        _ => std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display())),
+        _ => std::fs::read(&path).map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::NotFound { not_found_hint(&path, &name) } else { String::new() };
+            format!("cannot read {}: {e}{hint}", path.display())
+        }),
     };
     match bytes.and_then(|b| parse_data(&path, &b)) {
         Ok(data) => Some(data),
@@ -519,7 +565,7 @@ pub fn placeholders(text: &str) -> Result<Vec<(String, Option<usize>)>, String> 
 
 /// Checks the placeholders of `text`: well formed, and (unless the panel may supply its own
 /// facts) present in `data`.
-fn check_placeholders(t: &TableReader, key: &Key, text: &str, data: Option<&Data>, panel_facts: bool) {
+fn check_placeholders(t: &TableReader, key: &Key, text: &str, data: DataSource, panel_facts: bool) {
     let names = match placeholders(text) {
         Ok(n) => n,
         Err(e) => return t.error_at(key, e),
@@ -529,12 +575,13 @@ fn check_placeholders(t: &TableReader, key: &Key, text: &str, data: Option<&Data
             continue;
         }
         match data {
-            Some(d) => {
+            DataSource::Read(d) => {
                 if let Err(e) = lookup(&d.json, &name) {
                     t.error_at(key, format!("{{{name}}}: {e}"));
                 }
             }
-            None => t.error_at(key, format!("{{{name}}} needs `data = \"file.json\"` in [figure]")),
+            DataSource::NotNamed => t.error_at(key, format!("{{{name}}} needs `data = \"file.json\"` in [figure]")),
+            DataSource::Unreadable => {}
         }
     }
 }

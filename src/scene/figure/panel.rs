@@ -11,13 +11,13 @@ use super::super::reader::TableReader;
 use super::super::{Scene, SceneError};
 use super::keys::*;
 use super::{
-    Anchor, ArrowSpec, ChartKind, ChartSpec, Data, IN_PANEL, LabelSpec, Marker, PanelContent, PanelFrame, PanelSim, PanelSpec, PanelStyle,
-    check_placeholders,
+    Anchor, ArrowSpec, ChartKind, ChartSpec, DataSource, IN_PANEL, LabelSpec, Marker, PanelContent, PanelFrame, PanelSim, PanelSpec,
+    PanelStyle, check_placeholders,
 };
 
 /// One `[[figure.panel]]`: its scene's simulation and the frame it shows (none for a chart), how
 /// it is drawn, and the files it read.
-pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> (Option<PanelSim>, PanelSpec, Vec<PathBuf>) {
+pub(super) fn read_panel(p: &TableReader, dir: &Path, data: DataSource) -> (Option<PanelSim>, PanelSpec, Vec<PathBuf>) {
     let frame = match (p.has(&FRAME), p.has(&TIME)) {
         (true, true) => {
             p.error_at(&TIME, "give either `frame` or `time`, not both");
@@ -45,7 +45,7 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> (O
         (false, true) => {
             let c = p.table(&CHART_KEY);
             let own = if c.has(&CHART_DATA) { super::read_data(&c, &CHART_DATA, dir) } else { None };
-            let chart = super::chart::read_chart(&c, own.as_ref().or(data));
+            let chart = super::chart::read_chart(&c, DataSource::at(&c, &CHART_DATA, &own, data));
             c.finish();
             Some((None, PanelContent::Chart(chart), own.map(|d| vec![d.path]).unwrap_or_default()))
         }
@@ -61,7 +61,7 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: Option<&Data>) -> (O
         check_placeholders(p, &CAPTION, c, data, is_scene);
     }
     let rect = p.has(&RECT).then(|| p.numbers(&RECT));
-    if let Some(r) = rect.filter(|r| r[2] <= 0.0 || r[3] <= 0.0) {
+    if let Some(r) = rect.filter(|r| (r[2] <= 0.0 || r[3] <= 0.0) && !p.failed(&RECT)) {
         p.error_at(&RECT, format!("a panel rectangle [x, y, width, height] needs a positive size, not {}×{}", r[2], r[3]));
     }
     let labels = p.tables(&PANEL_LABEL).iter().map(|l| read_label(l, is_scene, data)).collect();
@@ -101,10 +101,11 @@ fn read_style(p: &TableReader, is_scene: bool) -> Option<PanelStyle> {
         }
         return None;
     }
-    if !is_scene {
+    let style = p.choice(&STYLE);
+    if !is_scene && !p.failed(&STYLE) {
         p.error_at(&STYLE, "`style` draws a scene's meshes; a chart panel has none");
     }
-    let (fill, wire) = match p.choice(&STYLE) {
+    let (fill, wire) = match style {
         "wireframe" => (false, true),
         "shaded+wire" => (true, true),
         _ => (true, false),
@@ -166,7 +167,8 @@ fn read_panel_scene(p: &TableReader, dir: &Path, camera: Option<CameraSpec>) -> 
             let text = match std::fs::read_to_string(&path) {
                 Ok(t) => t,
                 Err(e) => {
-                    p.error_at(&SCENE, format!("cannot read {}: {e}; paths are relative to the figure's file", path.display()));
+                    let hint = if e.kind() == std::io::ErrorKind::NotFound { super::not_found_hint(&path, name) } else { String::new() };
+                    p.error_at(&SCENE, format!("cannot read {}: {e}{hint}", path.display()));
                     return None;
                 }
             };
@@ -257,7 +259,11 @@ fn finish_panel_scene(p: &TableReader, key: &Key, loaded: Result<Scene, SceneErr
             Some((Some(sim), PanelContent::Scene(Box::new(scene.look)), files))
         }
         Err(SceneError::Read { path, source }) => {
-            let hint = if source.kind() == std::io::ErrorKind::NotFound { "; paths are relative to the figure's file" } else { "" };
+            let written = match p.raw(key).map(|v| v.get_ref()) {
+                Some(DeValue::String(s)) => s.to_string(),
+                _ => path.display().to_string(),
+            };
+            let hint = if source.kind() == std::io::ErrorKind::NotFound { super::not_found_hint(&path, &written) } else { String::new() };
             p.error_at(key, format!("cannot read {}: {source}{hint}", path.display()));
             None
         }
@@ -284,7 +290,7 @@ fn read_anchor(t: &TableReader, key: &Key, world: bool) -> Option<Anchor> {
 }
 
 /// A label; in a scene panel (`world`) it may be pinned to a 3-D point and name the panel's facts.
-pub(super) fn read_label(l: &TableReader, world: bool, data: Option<&Data>) -> LabelSpec {
+pub(super) fn read_label(l: &TableReader, world: bool, data: DataSource) -> LabelSpec {
     let at = read_anchor(l, &AT, world);
     if at.is_none() && !l.has(&AT) {
         l.error_here("a label needs `at`");
@@ -312,7 +318,7 @@ pub(super) fn read_label(l: &TableReader, world: bool, data: Option<&Data>) -> L
 pub(super) fn read_arrow(a: &TableReader, world: bool) -> ArrowSpec {
     let from = read_anchor(a, &FROM, world);
     let to = read_anchor(a, &TO, world);
-    if from.is_none() || to.is_none() {
+    if !a.has(&FROM) || !a.has(&TO) {
         a.error_here("an arrow needs `from` and `to`");
     }
     let spec = ArrowSpec {

@@ -112,3 +112,29 @@ fn a_panic_while_reading_a_panel_leaves_no_panel_marked() {
     let nested = panel::in_panel(|| panel::in_panel(|| IN_PANEL.with(|f| f.get())));
     assert!(nested && !IN_PANEL.with(|f| f.get()), "nested marks restore what was before");
 }
+
+#[test]
+fn a_missing_file_or_column_is_reported_once_with_the_nearest_name() {
+    // a column the data lacks: named with the nearest, and its x not echoed ("360 x values for 0")
+    let chart = |values: &str| {
+        format!(
+            "[figure]\ndata = \"data/cargo_manifest.json\"\n[[figure.panel]]\n[figure.panel.chart]\ntype = \"line\"\n\
+             [[figure.panel.chart.series]]\nx = \"frames.*.facts.time\"\nvalues = \"{values}\"\n"
+        )
+    };
+    let d = parse(&chart("frames.*.facts.midle_pitch")).expect_err("refused");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].message.contains("did you mean \"middle_pitch\"?"), "{d:?}");
+    // a data file misspelt: the nearest file in its folder, and nothing said of the names into it
+    let d = parse(&chart("frames.*.facts.middle_pitch").replace("cargo_manifest", "cargo_manfest")).expect_err("refused");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].key == "figure.data" && d[0].message.contains("did you mean \"data/cargo_manifest.json\"?"), "{d:?}");
+    // a panel's scene misspelt, with and without `with`; a folder that is not there
+    for with in ["", "with = { dice = { count = 2 } }\n"] {
+        let d = parse(&format!("[[figure.panel]]\nscene = \"../dice_pul.toml\"\n{with}")).expect_err("refused");
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].message.contains("did you mean \"../dice_pull.toml\"?"), "{with}: {d:?}");
+    }
+    let d = parse("[[figure.panel]]\nscene = \"../nowhere/dice.toml\"\n").expect_err("refused");
+    assert!(d[0].message.contains("there is no folder"), "{d:?}");
+}
