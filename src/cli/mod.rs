@@ -372,10 +372,10 @@ pub struct GoldenArgs {
     #[arg(value_name = "SCENES|DIR")]
     pub paths: Vec<PathBuf>,
     /// Where approved images live.
-    #[arg(long, value_name = "DIR", default_value = "tests/golden")]
+    #[arg(long, value_name = "DIR", default_value = crate::golden::DEFAULT_GOLDENS)]
     pub goldens: PathBuf,
     /// Renders go to OUT/golden-run/, the report to OUT/golden-report/.
-    #[arg(long, value_name = "DIR", default_value = "out")]
+    #[arg(long, value_name = "DIR", default_value = crate::golden::DEFAULT_OUT)]
     pub out: PathBuf,
     #[command(flatten)]
     pub adapter: AdapterArgs,
@@ -437,7 +437,7 @@ pub struct StudioArgs {
     #[arg(long)]
     pub poll: bool,
     /// Where approved images live: the Goldens view checks against them and accepts into them.
-    #[arg(long, value_name = "DIR", default_value = "tests/golden")]
+    #[arg(long, value_name = "DIR", default_value = crate::golden::DEFAULT_GOLDENS)]
     pub goldens: PathBuf,
     #[command(flatten)]
     pub adapter: AdapterArgs,

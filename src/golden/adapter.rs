@@ -21,15 +21,29 @@ struct Record {
     adapter: AdapterSummary,
 }
 
-/// The adapter the images in `dir` were approved on, as their record says.
-pub fn recorded(dir: &Path) -> Option<AdapterSummary> {
-    let text = std::fs::read_to_string(dir.join(RECORD)).ok()?;
-    toml::from_str::<Record>(&text).ok().map(|r| r.adapter)
+/// The adapter the images in `dir` were approved on, as their record says; none without a
+/// record, and an error naming the file for one that cannot be read (never taken as none: the
+/// check would then render on another adapter than the images were approved on).
+pub fn recorded(dir: &Path) -> Result<Option<AdapterSummary>, GoldenError> {
+    let path = dir.join(RECORD);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(GoldenError::BadInput(format!("cannot read {}: {e}", path.display()))),
+    };
+    let record = toml::from_str::<Record>(&text).map_err(|e| {
+        GoldenError::BadInput(format!(
+            "{} is not a record of the adapter the images were approved on: {}; bless the scene again to rewrite it",
+            path.display(),
+            e.message()
+        ))
+    })?;
+    Ok(Some(record.adapter))
 }
 
 /// Writes `dir`'s record when it says something else than `adapter`; the path when it wrote.
 pub fn record(dir: &Path, adapter: &AdapterSummary) -> Result<Option<PathBuf>, crate::output::OutputError> {
-    if recorded(dir).as_ref() == Some(adapter) {
+    if recorded(dir).ok().flatten().as_ref() == Some(adapter) {
         return Ok(None);
     }
     let body = toml::to_string(&Record { adapter: adapter.clone() }).expect("a record serialises");
@@ -111,22 +125,24 @@ fn override_adapter<'a>(spec: &GoldenSpec, scene_dir: &Path, adapters: &'a [Adap
 /// Chooses the adapter of every scene (each must have `[golden]`): `asked` when it names one,
 /// else the approving adapter, as the module's comment says.
 pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<Plan, GoldenError> {
-    let approved_on = |s: &Scene| recorded(&goldens.join(&s.name));
     if scenes.is_empty() {
         return Ok(Plan::default());
     }
+    // each scene's record, read once (one that cannot be read stops the check here)
+    let records: Vec<Option<AdapterSummary>> = scenes.iter().map(|s| recorded(&goldens.join(&s.name))).collect::<Result<_, _>>()?;
     // a bad preference is an error here, whether or not the plan falls back on it
     AdapterRequest::default().or_preferred().map_err(|e| GoldenError::Pipeline(e.into()))?;
     if !asked.is_open() {
         let adapter = pick(asked)?;
         let choices = scenes
             .iter()
-            .map(|s| Choice {
+            .zip(records)
+            .map(|(s, approved_on)| Choice {
                 scene: s.name.clone(),
                 request: asked.clone(),
                 adapter: adapter.clone(),
                 why: Why::Asked,
-                approved_on: approved_on(s),
+                approved_on,
             })
             .collect();
         return Ok(Plan { choices, warnings: Vec::new() });
@@ -134,7 +150,7 @@ pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<
     let adapters = survey(scenes);
     let lavapipe = adapters.iter().find(|a| a.is_lavapipe());
     let (mut choices, mut others, mut best) = (Vec::new(), Vec::new(), None);
-    for s in scenes {
+    for (s, approved_on) in scenes.iter().zip(records) {
         let spec = s.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: s.name.clone() })?;
         let (adapter, why) = match (lavapipe, override_adapter(spec, &goldens.join(&s.name), &adapters)) {
             (Some(l), _) => (l.clone(), Why::Canonical),
@@ -149,13 +165,7 @@ pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<
                 (b.clone(), Why::Other)
             }
         };
-        choices.push(Choice {
-            scene: s.name.clone(),
-            request: AdapterRequest::exactly(&adapter),
-            adapter,
-            why,
-            approved_on: approved_on(s),
-        });
+        choices.push(Choice { scene: s.name.clone(), request: AdapterRequest::exactly(&adapter), adapter, why, approved_on });
     }
     let mut warnings = Vec::new();
     match lavapipe {
@@ -296,14 +306,18 @@ mod tests {
     fn a_record_is_written_only_when_it_changes_and_reads_back() {
         let dir = std::env::temp_dir().join(format!("simreel-record-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(recorded(&dir), None);
+        assert_eq!(recorded(&dir).unwrap(), None);
         let a = lavapipe("22.3.6");
         assert_eq!(record(&dir, &a).unwrap(), Some(dir.join(RECORD)));
-        assert_eq!(recorded(&dir), Some(a.clone()));
+        assert_eq!(recorded(&dir).unwrap(), Some(a.clone()));
         assert_eq!(record(&dir, &a).unwrap(), None, "the same adapter again writes nothing");
         let b = lavapipe("24.2.8");
         assert!(record(&dir, &b).unwrap().is_some());
-        assert_eq!(recorded(&dir), Some(b));
+        assert_eq!(recorded(&dir).unwrap(), Some(b));
+        // a record that does not parse is an error naming it, not "no record"
+        std::fs::write(dir.join(RECORD), "[adapter\nname = 1\n").unwrap();
+        let e = recorded(&dir).unwrap_err().to_string();
+        assert!(e.contains(RECORD) && e.contains("bless the scene again"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

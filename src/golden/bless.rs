@@ -118,8 +118,13 @@ pub fn bless(
 fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> Result<(Vec<Candidate>, AdapterSummary), GoldenError> {
     let checked = as_checked(scene, spec);
     let folder = SceneFolder::of(&paths.run_dir(), &checked);
-    let m = Manifest::read(&folder.manifest())
-        .ok_or_else(|| GoldenError::NoLastRun(format!("no earlier check of {} in {}", scene.name, folder.dir().display())))?;
+    let m = Manifest::read(&folder.manifest()).ok_or_else(|| {
+        GoldenError::NoLastRun(format!(
+            "no earlier check of {} in {} (a check with `--out DIR` renders into DIR/golden-run: give bless the same --out)",
+            scene.name,
+            folder.dir().display()
+        ))
+    })?;
     let identity = checked.identity();
     let mut out = Vec::new();
     for &frame in frames {
@@ -131,8 +136,9 @@ fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> 
         // each frame is what the scene is now, or it is not approved
         if e.identity != frame_identity(identity, &m.settings_hash, frame) {
             let why = format!(
-                "the last run of {} drew frame {frame} of another version of the scene; run `simreel golden check` again",
-                scene.name
+                "the last run of {} in {} drew frame {frame} of another version of the scene; run `simreel golden check` again (with the --out it is given here)",
+                scene.name,
+                folder.dir().display()
             );
             return Err(GoldenError::NoLastRun(why));
         }
@@ -205,7 +211,7 @@ fn write_changed(
             written.push(sp);
         }
     }
-    if whole || adapter::recorded(dest).is_none() {
+    if whole || adapter::recorded(dest)?.is_none() {
         written.extend(adapter::record(dest, &adapter)?);
     }
     Ok(Blessed { scene: scene.name.clone(), dir: dest.to_path_buf(), written, unchanged, adapter })

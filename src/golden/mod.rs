@@ -14,6 +14,7 @@ pub mod regions;
 pub mod report;
 pub mod review;
 mod shards;
+pub mod summary;
 
 pub use bless::{Blessed, Filter, bless};
 use shards::shard_report_name;
@@ -44,7 +45,25 @@ pub struct Paths {
     pub shard: Option<(u32, u32)>,
 }
 
+/// Where approved images live unless `--goldens` says otherwise.
+pub const DEFAULT_GOLDENS: &str = "tests/golden";
+/// Where a check renders and reports unless `--out` says otherwise.
+pub const DEFAULT_OUT: &str = "out";
+
 impl Paths {
+    /// The options a command printed for this check (a bless, a review) needs to use the goldens
+    /// and the output folder the check used: `--goldens` and `--out` where they are not the
+    /// defaults, quoted for a POSIX shell.
+    pub fn options(&self) -> String {
+        let mut o = String::new();
+        for (flag, dir, default) in [("--goldens", &self.goldens, DEFAULT_GOLDENS), ("--out", &self.out, DEFAULT_OUT)] {
+            if dir.as_path() != Path::new(default) {
+                o.push_str(&format!(" {flag} {}", crate::plan::sh(&dir.display().to_string())));
+            }
+        }
+        o
+    }
+
     pub fn run_dir(&self) -> PathBuf {
         self.out.join("golden-run")
     }
@@ -220,12 +239,14 @@ impl CheckSummary {
 pub const OTHER_ADAPTER_BLESS: &str =
     "# not on this adapter: the goldens were approved on lavapipe; check there, or give this adapter a [[golden.overrides]] entry";
 
-fn bless_command(scene: &Scene, frame: Option<u32>) -> String {
+/// The command that accepts what the check at `paths` rendered of `scene` (`frame`: one frame).
+fn bless_command(scene: &Scene, frame: Option<u32>, paths: &Paths) -> String {
     let filter = match frame {
         Some(f) => format!("{}:{f}", scene.name),
         None => scene.name.clone(),
     };
-    format!("simreel golden bless {} --filter {filter} --from-last-run", scene.path.display())
+    let sh = crate::plan::sh;
+    format!("simreel golden bless {} --filter {} --from-last-run{}", sh(&scene.path.display().to_string()), sh(&filter), paths.options())
 }
 
 /// Checks every scene (each must have `[golden]`) on the adapter `plan` chose for it, writes the
@@ -253,7 +274,7 @@ pub fn check(
         if !adapters.contains(&used) {
             adapters.push(used);
         }
-        let checked = spec.frames.iter().map(|&f| check_frame(scene, &rule, f, &outcome)).collect::<Result<Vec<_>, _>>()?;
+        let checked = spec.frames.iter().map(|&f| check_frame(scene, &rule, f, &outcome, paths)).collect::<Result<Vec<_>, _>>()?;
         sequences.push(sequence_note(scene, spec, &checked));
         entries.extend(checked.into_iter().map(|(entry, _)| entry));
     }
@@ -265,7 +286,13 @@ pub fn check(
 
 /// Frame `f` of a check's render of `scene` against its approved images under `rule`: the report's
 /// entry, and the approved image it was compared with (for the sequence's flicker).
-fn check_frame(scene: &Scene, rule: &Applied, f: u32, outcome: &pipeline::Outcome) -> Result<(Entry, Option<Decoded>), GoldenError> {
+fn check_frame(
+    scene: &Scene,
+    rule: &Applied,
+    f: u32,
+    outcome: &pipeline::Outcome,
+    paths: &Paths,
+) -> Result<(Entry, Option<Decoded>), GoldenError> {
     let total = scene.sim.timing.frames;
     let actual = png::read(&outcome.frames_dir.join(frame_file_name(f, total)))?;
     let state_actual = outcome.manifest.frames.iter().find(|e| e.index == f).map(|e| e.state.clone()).unwrap_or_default();
@@ -295,7 +322,7 @@ fn check_frame(scene: &Scene, rule: &Applied, f: u32, outcome: &pipeline::Outcom
         actual,
         state_message,
         tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.reason),
-        bless_command: if rule.other { OTHER_ADAPTER_BLESS.to_string() } else { bless_command(scene, Some(f)) },
+        bless_command: if rule.other { OTHER_ADAPTER_BLESS.to_string() } else { bless_command(scene, Some(f), paths) },
     };
     Ok((entry, expected))
 }

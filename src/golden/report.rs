@@ -197,7 +197,7 @@ impl Report {
         if self.shard.is_some() {
             write_atomic(&dir.join("report.json"), &serde_json::to_vec(self).expect("a report serialises"))?;
         }
-        write_atomic(&dir.join("summary.json"), summary_json(self).as_bytes())?;
+        write_atomic(&dir.join("summary.json"), super::summary::Summary::of(self).to_json().as_bytes())?;
         write_atomic(&dir.join("junit.xml"), junit(self).as_bytes())?;
         write_atomic(&dir.join("report.html"), html(self).as_bytes())
     }
@@ -219,7 +219,7 @@ fn data_url_with(img: &Decoded, effort: Effort) -> String {
     format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
-fn stem_of(scene: &str, frame: u32) -> String {
+pub(super) fn stem_of(scene: &str, frame: u32) -> String {
     format!("{scene}__frame_{frame:04}")
 }
 
@@ -253,36 +253,6 @@ pub fn write(
     let report = Report { shard, other_adapter: other_adapter.map(str::to_string), ..Report::of(entries, sequences, adapter) };
     report.write_files(dir)?;
     Ok(report)
-}
-
-fn summary_json(report: &Report) -> String {
-    let frames: Vec<serde_json::Value> = report
-        .records
-        .iter()
-        .map(|r| {
-            serde_json::json!({
-                "scene": r.scene, "frame": r.frame, "passed": r.passed, "verdict": r.verdict,
-                "differing_pixels": r.differing_pixels, "max_channel_diff": r.max_channel_diff,
-                "mean_abs_diff": r.mean_abs_diff, "flip_mean": r.flip_mean, "flip_p99": r.flip_p99,
-                "heaviest_region": r.heaviest_region, "regions": r.regions,
-                "expected_file": r.expected_file, "state": r.state, "tolerance_reason": r.tolerance_reason,
-                "bless": if r.passed { None } else { Some(&r.bless) },
-                "images": if r.passed { None } else { Some(stem_of(&r.scene, r.frame)) },
-            })
-        })
-        .collect();
-    let seqs: Vec<serde_json::Value> = report
-        .sequences
-        .iter()
-        .map(|s| serde_json::json!({"scene": s.scene, "first_diverging_frame": s.first_diverging, "flicker": s.flicker, "flicker_failed": s.flicker_failed}))
-        .collect();
-    let mut summary = serde_json::json!({
-        "adapter": report.adapter, "checked": report.records.len(), "failed": report.failures(), "frames": frames, "sequences": seqs
-    });
-    if let Some(o) = &report.other_adapter {
-        summary["other_adapter"] = o.as_str().into();
-    }
-    serde_json::to_string_pretty(&summary).expect("summary serialises")
 }
 
 fn junit(report: &Report) -> String {
@@ -617,7 +587,7 @@ mod tests {
             bless_command: String::new(),
         };
         let report = Report::of(&[entry], &[], "lavapipe");
-        let summary: serde_json::Value = serde_json::from_str(&summary_json(&report)).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&crate::golden::summary::Summary::of(&report).to_json()).unwrap();
         let f = &summary["frames"][0];
         assert_eq!(f["regions"][0], serde_json::json!({"x": 30, "y": 20, "width": 6, "height": 5, "pixels": 30, "weight": 30}));
         assert_eq!(f["heaviest_region"], 30);

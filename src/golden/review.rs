@@ -29,24 +29,22 @@ pub struct Failure {
 /// The last check's failures, in the report's order (worst first), and its adapter.
 pub fn failures(paths: &Paths) -> Result<(Vec<Failure>, String), GoldenError> {
     let file = paths.merged_report_dir().join("summary.json");
-    let text = std::fs::read_to_string(&file)
-        .map_err(|_| GoldenError::NoLastRun(format!("no golden check has written {} yet", file.display())))?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| GoldenError::NoLastRun(format!("{}: {e}", file.display())))?;
-    let frames = v["frames"].as_array().cloned().unwrap_or_default();
-    let list = frames
-        .iter()
-        .filter(|f| f["passed"] == false)
+    let summary = super::summary::Summary::read(&file)?;
+    let list = summary
+        .frames
+        .into_iter()
+        .filter(|f| !f.passed)
         .map(|f| Failure {
-            scene: f["scene"].as_str().unwrap_or_default().to_string(),
-            frame: f["frame"].as_u64().unwrap_or_default() as u32,
-            verdict: f["verdict"].as_str().unwrap_or_default().to_string(),
-            state: f["state"].as_str().unwrap_or_default().to_string(),
-            regions: serde_json::from_value(f["regions"].clone()).unwrap_or_default(),
-            bless: f["bless"].as_str().unwrap_or_default().to_string(),
-            images: f["images"].as_str().map(str::to_string),
+            bless: f.bless.unwrap_or_default(),
+            scene: f.scene,
+            frame: f.frame,
+            verdict: f.verdict,
+            state: f.state,
+            regions: f.regions,
+            images: f.images,
         })
         .collect();
-    Ok((list, v["adapter"].as_str().unwrap_or_default().to_string()))
+    Ok((list, summary.adapter))
 }
 
 /// The image of a failure the report folder holds: `expected`, `actual`, `diff` or `panel` (the

@@ -32,7 +32,13 @@ fn url(rel: &str) -> String {
 /// `GET /api/golden`: the last check's failures and what was decided about each.
 pub fn state(ctx: &Ctx) -> Value {
     let r = ctx.review.lock().expect("review");
-    let (list, adapter) = review::failures(&paths(ctx)).unwrap_or_default();
+    // no check yet is no failure; a summary that cannot be read is said, not taken as none
+    let (read, unreadable) = match review::failures(&paths(ctx)) {
+        Ok(read) => (read, None),
+        Err(crate::golden::GoldenError::NoLastRun(_)) => Default::default(),
+        Err(e) => (Default::default(), Some(e.to_string())),
+    };
+    let (list, adapter) = read;
     let failures: Vec<Value> = list
         .iter()
         .map(|f| {
@@ -56,7 +62,7 @@ pub fn state(ctx: &Ctx) -> Value {
     let report = ctx.out.join("golden-report/report.html").is_file().then(|| url("report.html"));
     json!({
         "running": r.running,
-        "error": r.error,
+        "error": unreadable.or_else(|| r.error.clone()),
         "adapter": adapter,
         "notes": r.notes,
         "scenes": golden_scenes(ctx).iter().map(|s| s.name.clone()).collect::<Vec<_>>(),

@@ -276,8 +276,14 @@ fn a_split_check_merges_into_the_report_of_one_check() {
     assert!(err.contains("golden checks failed"), "{err}");
     let (a, b) = (report_files(&one.join("golden-report")), report_files(&split.join("golden-report")));
     assert_eq!(a.iter().map(|f| &f.0).collect::<Vec<_>>(), b.iter().map(|f| &f.0).collect::<Vec<_>>());
+    // the bless commands name each check's --out: the only difference allowed
+    let (one_out, split_out) = (one.display().to_string(), split.display().to_string());
     for ((name, x), (_, y)) in a.iter().zip(&b) {
-        assert!(x == y, "{name} differs from one machine's");
+        let same = match (std::str::from_utf8(x), std::str::from_utf8(y)) {
+            (Ok(x), Ok(y)) => x == y.replace(&split_out, &one_out),
+            _ => x == y,
+        };
+        assert!(same, "{name} differs from one machine's");
     }
     assert!(a.iter().any(|f| f.0.ends_with("__diff.png")), "the failing frames' images are there");
 }
@@ -407,4 +413,71 @@ fn html_report_works_in_a_headless_browser() {
     assert_eq!((a.width, a.height), (b.width, b.height));
     let differing = a.rgba.chunks_exact(4).zip(b.rgba.chunks_exact(4)).filter(|(p, q)| p != q).count();
     assert!(differing > 2000, "moving the slider changed only {differing} pixels");
+}
+
+/// A user's own project, outside this checkout: scenes, goldens and output in folders of its own
+/// naming. The commands the check prints (in `golden review` and the summary) carry its
+/// `--goldens` and `--out`, so that run as printed they bless into the user's goldens from the run
+/// the check made; and files a person may have broken are errors naming them, never defaults.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn printed_commands_carry_the_checks_folders_and_broken_files_are_named() {
+    require_gpu();
+    let project = scratch("golden-own-project");
+    std::fs::create_dir_all(project.join("my-scenes")).unwrap();
+    let text = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap()
+        + "\n[golden]\nframes = \"0,47\"\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
+    std::fs::write(project.join("my-scenes/spin.toml"), text).unwrap();
+    let golden = |args: &[&str]| {
+        simreel()
+            .current_dir(&project)
+            .arg("golden")
+            .args(args)
+            .args(["my-scenes", "--goldens", "my-goldens", "--out", "elsewhere"])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(golden(&["check", "--quiet"]).status.code(), Some(4), "no goldens yet");
+    // what review prints without a terminal, and the summary, carry the check's folders
+    let o = golden(&["review"]);
+    let printed = String::from_utf8_lossy(&o.stdout).into_owned();
+    // each line a command, then what it accepts as a shell comment
+    let commands: Vec<&str> =
+        printed.lines().filter(|l| l.starts_with("simreel golden bless")).map(|l| l.split("  # ").next().unwrap()).collect();
+    assert_eq!(commands.len(), 2, "{printed}\n{}", String::from_utf8_lossy(&o.stderr));
+    let summary = simreel::golden::summary::Summary::read(&project.join("elsewhere/golden-report/summary.json")).unwrap();
+    for f in &summary.frames {
+        let bless = f.bless.as_deref().unwrap();
+        assert!(bless.ends_with("--from-last-run --goldens my-goldens --out elsewhere"), "{bless}");
+        assert!(commands.contains(&bless), "{bless} is not among what review printed:\n{printed}");
+    }
+    // run as printed (by a shell, `simreel` on the PATH), they write into my-goldens
+    let bin = Path::new(env!("CARGO_BIN_EXE_simreel")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    for c in &commands {
+        let o = std::process::Command::new("sh").arg("-c").arg(c).current_dir(&project).env("PATH", &path).output().unwrap();
+        assert!(o.status.success(), "{c}:\n{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(project.join("my-goldens/small_terrain/frame_0047.png").is_file());
+    assert!(!project.join("tests").exists() && !project.join("out").exists(), "nothing written outside the user's folders");
+    assert!(golden(&["check", "--quiet"]).status.success());
+    // a bless from another output folder says where it looked
+    let o = simreel()
+        .current_dir(&project)
+        .args(["golden", "bless", "my-scenes", "--goldens", "my-goldens", "--from-last-run", "--out", "nowhere"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("nowhere/golden-run") && err.contains("same --out"), "{err}");
+    // a summary a person broke: review says which file, never "no failures"
+    let summary_file = project.join("elsewhere/golden-report/summary.json");
+    std::fs::write(&summary_file, "{\"frames\": [{\"passed\": false}]}").unwrap();
+    let o = golden(&["review"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("summary.json is not a golden check's summary"), "{err}");
+    // an approved-on record that does not parse: named, not read as "no record"
+    std::fs::write(project.join("my-goldens/small_terrain/approved-on.toml"), "adapter = [\n").unwrap();
+    let o = golden(&["check", "--quiet"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("approved-on.toml is not a record"), "{err}");
 }

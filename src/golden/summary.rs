@@ -1,0 +1,122 @@
+//! `summary.json`, what a golden check (or `golden merge`) leaves for machines and for the
+//! commands after it: one type, written by the report and read back by `golden review` and the
+//! studio's Goldens view, so that a field missing or of the wrong type is an error naming the
+//! file rather than a default (an empty scene, frame 0, "no failures").
+
+use std::path::Path;
+
+use super::GoldenError;
+use super::regions::Region;
+use super::report::{Report, SequenceNote};
+
+/// The check as a whole, and every frame it checked.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Summary {
+    /// The adapter (or adapters, `; `-separated, after a merge) the frames were rendered on.
+    pub adapter: String,
+    /// Frames checked.
+    pub checked: usize,
+    /// Frames and sequences that failed.
+    pub failed: usize,
+    pub frames: Vec<FrameSummary>,
+    pub sequences: Vec<SequenceSummary>,
+    /// Set when a scene rendered on another adapter than its goldens were approved on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_adapter: Option<String>,
+}
+
+/// One checked frame.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FrameSummary {
+    pub scene: String,
+    pub frame: u32,
+    pub passed: bool,
+    pub verdict: String,
+    pub differing_pixels: Option<u64>,
+    pub max_channel_diff: Option<u8>,
+    pub mean_abs_diff: Option<f64>,
+    pub flip_mean: Option<f64>,
+    pub flip_p99: Option<f64>,
+    pub heaviest_region: Option<u32>,
+    pub regions: Vec<Region>,
+    pub expected_file: Option<String>,
+    pub state: String,
+    pub tolerance_reason: String,
+    /// The command that accepts a failed frame (none for a passed one).
+    pub bless: Option<String>,
+    /// The stem of a failed frame's images in the report folder.
+    pub images: Option<String>,
+}
+
+/// One scene's sequence facts.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SequenceSummary {
+    pub scene: String,
+    pub first_diverging_frame: Option<u32>,
+    pub flicker: Option<f64>,
+    pub flicker_failed: bool,
+}
+
+impl Summary {
+    /// The summary of `report`.
+    pub fn of(report: &Report) -> Summary {
+        let frames = report
+            .records
+            .iter()
+            .map(|r| FrameSummary {
+                scene: r.scene.clone(),
+                frame: r.frame,
+                passed: r.passed,
+                verdict: r.verdict.clone(),
+                differing_pixels: r.differing_pixels,
+                max_channel_diff: r.max_channel_diff,
+                mean_abs_diff: r.mean_abs_diff,
+                flip_mean: r.flip_mean,
+                flip_p99: r.flip_p99,
+                heaviest_region: r.heaviest_region,
+                regions: r.regions.clone(),
+                expected_file: r.expected_file.clone(),
+                state: r.state.clone(),
+                tolerance_reason: r.tolerance_reason.clone(),
+                bless: (!r.passed).then(|| r.bless.clone()),
+                images: (!r.passed).then(|| super::report::stem_of(&r.scene, r.frame)),
+            })
+            .collect();
+        let sequences = report.sequences.iter().map(SequenceSummary::of).collect();
+        Summary {
+            adapter: report.adapter.clone(),
+            checked: report.records.len(),
+            failed: report.failures(),
+            frames,
+            sequences,
+            other_adapter: report.other_adapter.clone(),
+        }
+    }
+
+    /// As `summary.json` holds it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a summary serialises")
+    }
+
+    /// The summary in `file`: an error naming it when it is missing, not JSON, or lacks a field.
+    pub fn read(file: &Path) -> Result<Summary, GoldenError> {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| GoldenError::NoLastRun(format!("no golden check has written {} yet ({e})", file.display())))?;
+        serde_json::from_str(&text).map_err(|e| {
+            GoldenError::BadInput(format!("{} is not a golden check's summary: {e}; run `simreel golden check` again", file.display()))
+        })
+    }
+}
+
+impl SequenceSummary {
+    fn of(s: &SequenceNote) -> SequenceSummary {
+        // a flicker that cannot be a JSON number (a still golden sequence that now moves) is
+        // written as none; `flicker_failed` says whether it failed
+        SequenceSummary {
+            scene: s.scene.clone(),
+            first_diverging_frame: s.first_diverging,
+            flicker: s.flicker.filter(|f| f.is_finite()),
+            flicker_failed: s.flicker_failed,
+        }
+    }
+}
