@@ -319,8 +319,11 @@ mod tests {
         assert_eq!(compare(&a, &b, &open(0.1, 0.1)).verdict, Verdict::Perceptual);
         assert_eq!(compare(&a, &b, &open(0.01, 0.1)).verdict, Verdict::Different);
         assert_eq!(compare(&a, &b, &open(0.0, 0.0)).verdict, Verdict::Different);
-        // ... which it is not by default: the FLIP limits cannot absorb a compact change
-        let c = compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.1, 0.1));
+        // ... and by default too, the step being too faint to weigh anything as a region;
+        assert_eq!(compare(&a, &b, &tol(0, PixelBudget::Count(0), 0.1, 0.1)).verdict, Verdict::Perceptual);
+        // but the FLIP limits cannot absorb a change a person sees: 8 levels weigh every pixel
+        let clear = solid(32, 32, [136, 136, 136, 255]);
+        let c = compare(&a, &clear, &tol(0, PixelBudget::Count(0), 0.9, 0.9));
         assert_eq!((c.verdict, c.without_regions), (Verdict::Region, Verdict::Perceptual));
         assert_eq!(c.regions, vec![Region { x: 0, y: 0, width: 32, height: 32, pixels: 1024, weight: 1024 }]);
     }

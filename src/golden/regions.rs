@@ -12,6 +12,14 @@
 //! - a pixel all of whose eight neighbours differ too: the inside of a solid area of change,
 //!   however explicable each of its pixels is (a 4×4 block of change holds four).
 //!
+//! Each such pixel weighs by how far it is off (how far outside the other image's range, or for
+//! the inside of an area, how far from its golden), so that a change too faint to see does not
+//! add up to a failure however compact it is: nothing up to [`FAINT`] levels above the channel
+//! threshold (at least [`FAINT`]), the whole pixel from [`CLEAR`] levels more, linearly between.
+//! A +3 patch of 3×3 on flat ground weighs 1.5 (it weighed 9, and failed); an 8-level shift,
+//! a hue change of 24 levels or an inverted pixel weighs 1 a pixel, as before. A region's weight
+//! is the sum, rounded: pixels' worth of visible change.
+//!
 //! Measured on the shipped goldens: llvmpipe through GL against lavapipe, on the frames where
 //! the pixel counts pass, weighs at most 6 per region (thin lines crossing on the cargo scenes,
 //! the translucent dice of the `dice_roll` figure); an inverted 4×4 patch at least 12, an
@@ -19,6 +27,12 @@
 //! default limit of 7 (`max_region`).
 
 use crate::output::png::Decoded;
+
+/// Levels (of an 8-bit channel) a pixel may be off without weighing anything, when the channel
+/// threshold is lower: about one just-noticeable step of sRGB at mid-grey for a large area.
+pub const FAINT: u8 = 2;
+/// Levels beyond the faint ones at which a pixel weighs whole.
+pub const CLEAR: u8 = 6;
 
 /// A connected area of differing pixels, and how much of it anti-aliasing cannot explain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -31,7 +45,7 @@ pub struct Region {
     /// Differing pixels in the region.
     pub pixels: u32,
     /// Its pixels outside the other image's neighbourhood range, or with every neighbour
-    /// differing too (see the module's documentation).
+    /// differing too, each weighed by how far it is off (see the module's documentation).
     pub weight: u32,
 }
 
@@ -82,12 +96,22 @@ pub fn regions(expected: &Decoded, actual: &Decoded, channels: usize, threshold:
     }
     let (e_lo, e_hi) = neighbourhood_range(expected);
     let (a_lo, a_hi) = neighbourhood_range(actual);
+    // how far pixel `i` is outside the other image's neighbourhood (0: anti-aliasing explains it)
     let unexplained = |i: usize| {
-        (0..channels).any(|c| {
-            let k = i * 4 + c;
-            outside(a[k], e_lo[k], e_hi[k]) > threshold || outside(e[k], a_lo[k], a_hi[k]) > threshold
-        })
+        (0..channels)
+            .map(|c| {
+                let k = i * 4 + c;
+                outside(a[k], e_lo[k], e_hi[k]).max(outside(e[k], a_lo[k], a_hi[k]))
+            })
+            .max()
+            .filter(|&o| o > threshold)
+            .unwrap_or(0)
     };
+    let off = |i: usize| (0..channels).map(|c| e[i * 4 + c].abs_diff(a[i * 4 + c])).max().unwrap_or(0);
+    // a pixel's weight by how far it is off, in sixths (`CLEAR`ths) of a pixel: none up to the
+    // faint levels, whole from the clear ones
+    let floor = threshold.max(FAINT);
+    let weigh = |levels: u8| u32::from(levels.saturating_sub(floor).min(CLEAR));
     let neighbours = |i: usize| {
         let (x, y) = ((i % w) as isize, (i / w) as isize);
         (-1..=1isize)
@@ -113,7 +137,8 @@ pub fn regions(expected: &Decoded, actual: &Decoded, channels: usize, threshold:
             let (x, y) = (i % w, i / w);
             (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
             pixels += 1;
-            weight += u32::from(unexplained(i) || interior(i));
+            let levels = unexplained(i).max(if interior(i) { off(i) } else { 0 });
+            weight += weigh(levels);
             for (nx, ny) in neighbours(i) {
                 let j = ny as usize * w + nx as usize;
                 if differs[j] && !seen[j] {
@@ -123,6 +148,7 @@ pub fn regions(expected: &Decoded, actual: &Decoded, channels: usize, threshold:
             }
         }
         let (x, y, width, height) = (x0 as u32, y0 as u32, (x1 - x0 + 1) as u32, (y1 - y0 + 1) as u32);
+        let weight = (weight + u32::from(CLEAR) / 2) / u32::from(CLEAR);
         out.push(Region { x, y, width, height, pixels, weight });
     }
     out.sort_by(|p, q| q.weight.cmp(&p.weight).then(p.y.cmp(&q.y)).then(p.x.cmp(&q.x)));
@@ -230,6 +256,33 @@ mod tests {
         let mut b = e.clone();
         set(&mut b, 2, 3, [42; 3]);
         assert!(regions(&e, &b, 3, 2).is_empty());
+    }
+
+    #[test]
+    fn a_pixel_weighs_by_how_far_it_is_off() {
+        let flat = image(40, 40, |_, _| [120, 140, 160]);
+        let patch = |n: u32, f: &dyn Fn([u8; 3]) -> [u8; 3]| {
+            let mut a = flat.clone();
+            for y in 5..5 + n {
+                for x in 5..5 + n {
+                    set(&mut a, x, y, f([120, 140, 160]));
+                }
+            }
+            regions(&flat, &a, 3, 0).first().map_or(0, |r| r.weight)
+        };
+        // invisible: +3 on 3×3 weighs 9 × 1/6, ±2 on 16×16 nothing
+        assert_eq!(patch(3, &|c| c.map(|v| v + 3)), 2);
+        assert_eq!(patch(16, &|c| c.map(|v| v - 2)), 0);
+        assert_eq!(patch(16, &|c| c.map(|v| v + 2)), 0);
+        // visible: an 8-level shift and a hue change of the same brightness weigh every pixel
+        assert_eq!(patch(24, &|c| c.map(|v| v + 8)), 576);
+        assert_eq!(patch(24, &|[r, g, b]| [r + 24, g, b - 24]), 576);
+        // in between, linearly: +5 is half a pixel each (the sum rounded half up)
+        assert_eq!(patch(4, &|c| c.map(|v| v + 5)), 8);
+        // a channel threshold above the faint levels moves the floor with it
+        let mut a = flat.clone();
+        set(&mut a, 9, 9, [120 + 8, 140, 160]);
+        assert_eq!(regions(&flat, &a, 3, 4)[0].weight, 1, "(8 - 4) / 6, rounded");
     }
 
     #[test]

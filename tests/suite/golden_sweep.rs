@@ -1,8 +1,9 @@
 //! How sensitive the golden check is, swept over every shipped golden frame with the tolerance its
 //! scene ships: changes a person would see must fail (an inverted 4×4 patch on flat ground and on
-//! detail, a 1-pixel line across the frame, an 8-level colour shift over a 24×24 square, the frame
-//! moved by one pixel), and changes nobody would see must pass (±2 levels on 0.1 % of the pixels,
-//! edge pixels that take a neighbour's value), and so must llvmpipe's renders through GL wherever
+//! detail, a 1-pixel line across the frame, an 8-level colour shift over a 24×24 square, a hue
+//! change of about the same brightness there, the frame moved by one pixel), and changes nobody
+//! would see must pass (±2 levels on 0.1 % of the pixels, edge pixels that take a neighbour's
+//! value, +3 levels on a 3×3 square, 2 levels on a 16×16 one), and so must llvmpipe's renders through GL wherever
 //! the pixel counts alone pass them. The perturbations need no GPU: they are applied to the approved
 //! images themselves.
 
@@ -127,6 +128,17 @@ fn must_fail(img: &Decoded, rng: &mut Seeded) -> Vec<(String, Decoded)> {
         }
     }
     out.push(("shift8 24×24".into(), p));
+    // a hue change of about the same brightness: red up 24 levels, blue down 24 (each turned back
+    // at the end of its range)
+    let (x0, y0) = (rng.below(img.width - 24), rng.below(img.height - 24));
+    let mut p = img.clone();
+    for (x, y) in (y0..y0 + 24).flat_map(|y| (x0..x0 + 24).map(move |x| (x, y))) {
+        let i = at(&p, x, y);
+        let (r, b) = (p.rgba[i], p.rgba[i + 2]);
+        p.rgba[i] = if r < 232 { r + 24 } else { r - 24 };
+        p.rgba[i + 2] = if b >= 24 { b - 24 } else { b + 24 };
+    }
+    out.push(("hue24 24×24".into(), p));
     let mut p = img.clone();
     for y in 0..img.height {
         for x in (1..img.width).rev() {
@@ -166,7 +178,27 @@ fn must_pass(img: &Decoded, rng: &mut Seeded) -> Vec<(String, Decoded)> {
             break;
         }
     }
-    vec![("noise ±2 on 0.1 %".into(), noise), ("edge jitter on 0.05 %".into(), jitter)]
+    // compact and faint: +3 levels on a 3×3 square, and 2 levels (either way) on 16×16
+    let faint = |n: u32, step: i16, rng: &mut Seeded| {
+        let (x0, y0) = (rng.below(img.width - n), rng.below(img.height - n));
+        let mut p = img.clone();
+        for (x, y) in (y0..y0 + n).flat_map(|y| (x0..x0 + n).map(move |x| (x, y))) {
+            let i = at(&p, x, y);
+            for c in 0..3 {
+                p.rgba[i + c] = (p.rgba[i + c] as i16 + step).clamp(0, 255) as u8;
+            }
+        }
+        p
+    };
+    let faint3 = faint(3, 3, rng);
+    let step = if rng.below(2) == 0 { -2 } else { 2 };
+    let faint16 = faint(16, step, rng);
+    vec![
+        ("noise ±2 on 0.1 %".into(), noise),
+        ("edge jitter on 0.05 %".into(), jitter),
+        ("faint +3 on 3×3".into(), faint3),
+        ("faint ±2 on 16×16".into(), faint16),
+    ]
 }
 
 /// Counts per perturbation: (frames, as expected), and the misses described.
@@ -219,9 +251,9 @@ fn visible_changes_fail_and_invisible_ones_pass_on_every_shipped_golden() {
     eprintln!("{} golden frames; must fail (failed/frames):\n{}must pass (passed/frames):\n{}", goldens.len(), fail.table(), pass.table());
     let misses: Vec<&String> = fail.misses.iter().chain(&pass.misses).collect();
     assert!(misses.is_empty(), "{} of the sweep's cases went the wrong way:\n{:#?}", misses.len(), misses);
-    // every perturbation ran on every frame (six must fail, two must pass)
-    assert_eq!(fail.counts.values().map(|c| c.0).sum::<usize>(), goldens.len() * 8);
-    assert_eq!(pass.counts.values().map(|c| c.0).sum::<usize>(), goldens.len() * 2);
+    // every perturbation ran on every frame (nine must fail, four must pass)
+    assert_eq!(fail.counts.values().map(|c| c.0).sum::<usize>(), goldens.len() * 9);
+    assert_eq!(pass.counts.values().map(|c| c.0).sum::<usize>(), goldens.len() * 4);
 }
 
 #[test]
