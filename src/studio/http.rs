@@ -60,11 +60,6 @@ impl Request {
             .find(|(k, _)| *k == name)
             .map(|(_, v)| v)
     }
-
-    /// The value of the query's `name=`.
-    pub fn param(&self, name: &str) -> Option<&str> {
-        param(&self.query, name)
-    }
 }
 
 /// The value of a query's `name=`.
@@ -97,7 +92,7 @@ pub fn read_request(stream: &mut TcpStream, peer: IpAddr) -> Result<Request, Opt
         }
     };
     let head = std::str::from_utf8(&buf[..end]).map_err(|_| Some(refuse(400, "the request's head is not UTF-8")))?;
-    let mut req = parse_head(head, peer).map_err(Some)?;
+    let req = parse_head(head, peer).map_err(Some)?;
     let length = body_length(&req).map_err(Some)?;
     // the body, read and dropped: what was read with the head, then the rest
     let mut left = length.saturating_sub(buf.len() - (end + 4));
@@ -111,7 +106,6 @@ pub fn read_request(stream: &mut TcpStream, peer: IpAddr) -> Result<Request, Opt
             Err(_) => return Err(None),
         }
     }
-    req.headers.shrink_to_fit();
     Ok(req)
 }
 
@@ -470,7 +464,7 @@ mod tests {
         let peer: IpAddr = [127, 0, 0, 1].into();
         let r = parse_head("GET /api/frame.png?scene=a%20b&frame=3 HTTP/1.1\r\nHost: x\r\nCookie: a=1; simreel-1=t", peer).unwrap();
         assert_eq!((r.method.as_str(), r.path.as_str()), ("GET", "/api/frame.png"));
-        assert_eq!((r.param("scene"), r.param("frame")), (Some("a b"), Some("3")));
+        assert_eq!((param(&r.query, "scene"), param(&r.query, "frame")), (Some("a b"), Some("3")));
         assert_eq!((r.header("HOST"), r.cookie("simreel-1"), r.cookie("b")), (Some("x"), Some("t"), None));
         for (bad, status) in [
             ("GET / HTTP/2\r\nHost: x", 505),
