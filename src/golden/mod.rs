@@ -234,10 +234,36 @@ impl CheckSummary {
     }
 }
 
-/// What a frame checked on another adapter has instead of a bless command (a shell comment, so
-/// that a list of bless commands stays safe to paste).
-pub const OTHER_ADAPTER_BLESS: &str =
-    "# not on this adapter: the goldens were approved on lavapipe; check there, or give this adapter a [[golden.overrides]] entry";
+/// How a failed frame is accepted: the command that blesses what the check rendered, or why
+/// nothing from this check can be.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Accept {
+    Command(String),
+    NotHere(String),
+}
+
+impl Accept {
+    /// The command, where there is one.
+    pub fn command(&self) -> Option<&str> {
+        match self {
+            Accept::Command(c) => Some(c),
+            Accept::NotHere(_) => None,
+        }
+    }
+
+    /// As a line for a list of commands to paste: the command, or why not as a shell comment.
+    pub fn line(&self) -> String {
+        match self {
+            Accept::Command(c) => c.clone(),
+            Accept::NotHere(why) => format!("# {why}"),
+        }
+    }
+}
+
+/// Why a frame checked on another adapter than its goldens' cannot be accepted from that check.
+pub const OTHER_ADAPTER: &str =
+    "not on this adapter: the goldens were approved on lavapipe; check there, or give this adapter a [[golden.overrides]] entry";
 
 /// The command that accepts what the check at `paths` rendered of `scene` (`frame`: one frame).
 fn bless_command(scene: &Scene, frame: Option<u32>, paths: &Paths) -> String {
@@ -322,7 +348,7 @@ fn check_frame(
         actual,
         state_message,
         tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.reason),
-        bless_command: if rule.other { OTHER_ADAPTER_BLESS.to_string() } else { bless_command(scene, Some(f), paths) },
+        accept: if rule.other { Accept::NotHere(OTHER_ADAPTER.into()) } else { Accept::Command(bless_command(scene, Some(f), paths)) },
     };
     Ok((entry, expected))
 }

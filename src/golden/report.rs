@@ -28,7 +28,7 @@ pub struct Entry {
     /// The simulation side: whether its state digest matched the golden one.
     pub state_message: String,
     pub tolerance_reason: String,
-    pub bless_command: String,
+    pub accept: super::Accept,
 }
 
 /// Per-scene sequence facts.
@@ -92,7 +92,7 @@ pub struct Record {
     pub expected_file: Option<String>,
     pub state: String,
     pub tolerance_reason: String,
-    pub bless: String,
+    pub accept: super::Accept,
     pub metrics: String,
     /// The frame's card (failed) or table row (passed) in `report.html`, images embedded.
     pub html: String,
@@ -149,7 +149,7 @@ impl Report {
                     expected_file: e.expected_file.clone(),
                     state: e.state_message.clone(),
                     tolerance_reason: e.tolerance_reason.clone(),
-                    bless: e.bless_command.clone(),
+                    accept: e.accept.clone(),
                     metrics: metrics_line(e),
                     html: if e.passed { passed_row(e) } else { failed_card(e) },
                 }
@@ -283,7 +283,7 @@ fn junit(report: &Report) -> String {
                     xml(&r.verdict),
                     xml(&r.metrics),
                     xml(&r.state),
-                    xml(&r.bless)
+                    xml(&r.accept.line())
                 );
             }
         }
@@ -417,9 +417,9 @@ fn failed_card(e: &Entry) -> String {
     let _ = writeln!(h, "<h2>{} — frame {}</h2>", xml(&e.scene), e.frame);
     let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
     let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
-    match e.bless_command.strip_prefix("# ") {
-        Some(why) => _ = writeln!(h, "<div>no image to accept here: {}</div>", xml(why)),
-        None => _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(&e.bless_command)),
+    match &e.accept {
+        super::Accept::NotHere(why) => _ = writeln!(h, "<div>no image to accept here: {}</div>", xml(why)),
+        super::Accept::Command(c) => _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(c)),
     }
     match (&e.expected, &e.comparison) {
         (Some(exp), Some(c)) => {
@@ -536,7 +536,7 @@ mod tests {
             actual: frame,
             state_message: "state matches".into(),
             tolerance_reason: String::new(),
-            bless_command: String::new(),
+            accept: crate::golden::Accept::Command(String::new()),
         };
         let page = html(&Report::of(&[entry], &[], "lavapipe"));
         let at = page.find("<img class=\"thumb\"").expect("a thumbnail");
@@ -584,7 +584,7 @@ mod tests {
             actual,
             state_message: String::new(),
             tolerance_reason: String::new(),
-            bless_command: String::new(),
+            accept: crate::golden::Accept::Command(String::new()),
         };
         let report = Report::of(&[entry], &[], "lavapipe");
         let summary: serde_json::Value = serde_json::from_str(&crate::golden::summary::Summary::of(&report).to_json()).unwrap();

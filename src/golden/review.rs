@@ -19,8 +19,8 @@ pub struct Failure {
     pub verdict: String,
     pub state: String,
     pub regions: Vec<Region>,
-    /// The command that accepts it.
-    pub bless: String,
+    /// How it is accepted.
+    pub accept: super::Accept,
     /// The report's images of it, `<stem>__{expected,actual,diff,panel}.png` in the report folder
     /// (none when there was no golden to compare with).
     pub images: Option<String>,
@@ -34,16 +34,18 @@ pub fn failures(paths: &Paths) -> Result<(Vec<Failure>, String), GoldenError> {
         .frames
         .into_iter()
         .filter(|f| !f.passed)
-        .map(|f| Failure {
-            bless: f.bless.unwrap_or_default(),
-            scene: f.scene,
-            frame: f.frame,
-            verdict: f.verdict,
-            state: f.state,
-            regions: f.regions,
-            images: f.images,
+        .map(|f| {
+            let accept = match (f.bless, f.cannot_accept) {
+                (Some(c), _) => super::Accept::Command(c),
+                (None, Some(why)) => super::Accept::NotHere(why),
+                (None, None) => {
+                    let what = format!("{}: failed frame {}:{} has neither `bless` nor `cannot_accept`", file.display(), f.scene, f.frame);
+                    return Err(GoldenError::BadInput(what));
+                }
+            };
+            Ok(Failure { accept, scene: f.scene, frame: f.frame, verdict: f.verdict, state: f.state, regions: f.regions, images: f.images })
         })
-        .collect();
+        .collect::<Result<_, GoldenError>>()?;
     Ok((list, summary.adapter))
 }
 
@@ -175,7 +177,7 @@ pub fn commands(list: &[Failure]) -> String {
     let mut s =
         format!("{} failed in the last check; to accept one, run its command:\n", crate::text::count(list.len() as u64, "frame", "frames"));
     for f in list {
-        s.push_str(&format!("{}  # {}:{}: {}\n", f.bless, f.scene, f.frame, f.verdict));
+        s.push_str(&format!("{}  # {}:{}: {}\n", f.accept.line(), f.scene, f.frame, f.verdict));
     }
     s
 }

@@ -42,8 +42,11 @@ pub struct FrameSummary {
     pub expected_file: Option<String>,
     pub state: String,
     pub tolerance_reason: String,
-    /// The command that accepts a failed frame (none for a passed one).
+    /// The command that accepts a failed frame (none for a passed one, or one that cannot be
+    /// accepted from this check: `cannot_accept` says why).
     pub bless: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cannot_accept: Option<String>,
     /// The stem of a failed frame's images in the report folder.
     pub images: Option<String>,
 }
@@ -78,7 +81,11 @@ impl Summary {
                 expected_file: r.expected_file.clone(),
                 state: r.state.clone(),
                 tolerance_reason: r.tolerance_reason.clone(),
-                bless: (!r.passed).then(|| r.bless.clone()),
+                bless: r.accept.command().filter(|_| !r.passed).map(str::to_string),
+                cannot_accept: match &r.accept {
+                    super::Accept::NotHere(why) if !r.passed => Some(why.clone()),
+                    _ => None,
+                },
                 images: (!r.passed).then(|| super::report::stem_of(&r.scene, r.frame)),
             })
             .collect();

@@ -56,7 +56,7 @@ pub fn state(ctx: &Ctx) -> Value {
                     "diff": url(&format!("{stem}__diff.png")),
                 })
             });
-            json!({ "scene": f.scene, "frame": f.frame, "verdict": f.verdict, "state": f.state, "regions": f.regions, "bless": f.bless, "images": images, "decided": decided })
+            json!({ "scene": f.scene, "frame": f.frame, "verdict": f.verdict, "state": f.state, "regions": f.regions, "bless": f.accept.command(), "images": images, "decided": decided })
         })
         .collect();
     let report = ctx.out.join("golden-report/report.html").is_file().then(|| url("report.html"));
