@@ -193,19 +193,19 @@ impl TableReader<'_, '_> {
     /// increasing; a problem reported at the keyframe.
     fn keyframes<const N: usize>(&self, key: &Key, items: &toml::de::DeArray<'_>) -> Option<Animated<N>> {
         let path = self.key_path(key.name);
+        let shape = if N == 1 { "[time_seconds, value]".to_string() } else { format!("[time_seconds, {N} values]") };
+        let (lo, hi) = key.float_range();
         let mut keys: Vec<(f64, [f64; N])> = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let report = |message: String| {
                 self.diagnostics().error(item.span(), &path, message, None);
                 None
             };
-            let shape = if N == 1 { "[time_seconds, value]".to_string() } else { format!("[time_seconds, {N} values]") };
             let nums = match number_list(item.get_ref()) {
                 Some(n) if n.len() == N + 1 => n,
                 _ => return report(format!("keyframe {} is not {shape}", i + 1)),
             };
             let (time, vals) = (nums[0], std::array::from_fn(|j| nums[j + 1]));
-            let (lo, hi) = key.float_range();
             if let Some(x) = vals.iter().find(|x| !(**x >= lo && **x <= hi)) {
                 return report(format!("keyframe {}: {x} is out of range: values must be from {lo} to {hi}", i + 1));
             }

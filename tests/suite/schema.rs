@@ -95,8 +95,8 @@ fn every_shipped_and_test_scene_validates_against_the_schema() {
     }
 }
 
-/// Taplo's output for `files` checked against `schema` (no `.taplo.toml`): success, and the
-/// text of its messages (the `error:` lines).
+/// Taplo's verdict on `file` checked against `schema` (no `.taplo.toml`): success, and the text
+/// of its messages (the `error:` lines, runs of one message once).
 fn taplo_check(schema: &Path, file: &Path) -> (bool, Vec<String>) {
     let o = std::process::Command::new(taplo())
         .args(["check", "--no-auto-config", "--schema"])

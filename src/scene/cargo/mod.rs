@@ -472,7 +472,9 @@ fn read_route(r: &TableReader) -> RouteSpec {
     let gait_t = r.table(&GAIT_KEY);
     let gait = GaitSpec { step_hz: gait_t.float(&STEP_HZ), bob: gait_t.float(&BOB), sway: gait_t.float(&SWAY), lean: gait_t.float(&LEAN) };
     gait_t.finish();
-    let (mut legs, mut unread) = (Vec::new(), Vec::new());
+    // the legs before the first whose place could not be read (its problem is reported): from
+    // there on where a leg starts is unknown, and "goes nowhere" would only echo that problem
+    let (mut legs, mut placed) = (Vec::new(), None);
     for l in r.tables(&LEGS) {
         let n = [&TO, &WAIT, &TELEPORT].iter().filter(|k| l.has(k)).count();
         if n != 1 {
@@ -488,17 +490,16 @@ fn read_route(r: &TableReader) -> RouteSpec {
         } else if l.has(&TELEPORT) {
             legs.push(Leg::Teleport(l.numbers(&TELEPORT)));
         }
-        // a leg whose place could not be read goes nowhere only in echo of that problem
-        if unread.len() < legs.len() {
-            unread.push([&TO, &TELEPORT].iter().any(|k| l.failed(k)));
+        if placed.is_none() && [&TO, &TELEPORT].iter().any(|k| l.failed(k)) {
+            placed = Some(legs.len().saturating_sub(1));
         }
         l.finish();
     }
     let start = r.numbers(&START);
     let mut at = start;
-    for (i, leg) in legs.iter().enumerate() {
+    for (i, leg) in legs.iter().enumerate().take(placed.unwrap_or(legs.len())) {
         match leg {
-            Leg::To { to, .. } if (to[0] - at[0]).hypot(to[1] - at[1]) < 1e-3 && !unread[..=i].contains(&true) => {
+            Leg::To { to, .. } if (to[0] - at[0]).hypot(to[1] - at[1]) < 1e-3 => {
                 r.error_at(&LEGS, format!("leg {i} goes nowhere: it ends where it starts ({:.2}, {:.2})", at[0], at[1]));
             }
             Leg::To { to, .. } | Leg::Teleport(to) => at = *to,
