@@ -75,7 +75,7 @@ fn code_of(e: &anyhow::Error) -> u8 {
         if let Some(g) = cause.downcast_ref::<simreel::golden::GoldenError>() {
             return match g {
                 simreel::golden::GoldenError::Pipeline(PipelineError::Render(r)) => render_code(r),
-                simreel::golden::GoldenError::Mismatch { .. } => exit::GOLDEN_MISMATCH,
+                simreel::golden::GoldenError::Mismatch { .. } | simreel::golden::GoldenError::Differ { .. } => exit::GOLDEN_MISMATCH,
                 simreel::golden::GoldenError::NoGolden { .. }
                 | simreel::golden::GoldenError::NoLastRun(_)
                 | simreel::golden::GoldenError::Filter(_)
@@ -118,6 +118,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cargo { action: CargoCommand::Probe(args) } => cargo_probe(&args),
         Command::Merge { out, scenes, format, wait, shards, quiet } => merge(&out, &scenes, format.as_ref(), wait, shards, quiet),
         Command::Plan(args) => plan(&args),
+        Command::Compare(args) => compare(&args),
         Command::Gif { frames_dir, output, fps, width, no_dither, threads } => {
             let settings = simreel::output::gif::GifSettings { fps, dither: !no_dither };
             let pool = worker_pool(threads)?;
@@ -277,6 +278,55 @@ fn cargo_probe(args: &CargoProbeArgs) -> anyhow::Result<()> {
         println!("{}", probe.to_json());
     } else {
         print!("{}", probe.table());
+    }
+    Ok(())
+}
+
+/// `simreel compare`: the tolerance from the file and flags, every pair compared, a line each.
+fn compare(args: &simreel::cli::CompareArgs) -> anyhow::Result<()> {
+    use simreel::golden::files::{self, Budget, ToleranceKeys};
+    use simreel::scene::golden::PixelBudget;
+    let file = args.tolerance.as_deref().map(ToleranceKeys::read).transpose()?.unwrap_or_default();
+    let flags = ToleranceKeys {
+        channel: args.channel,
+        max_pixels: args.max_pixels.map(|b| match b {
+            PixelBudget::Count(n) => Budget::Count(n),
+            PixelBudget::Ratio(r) => Budget::Share(r),
+        }),
+        flip_mean: args.flip_mean,
+        flip_p99: args.flip_p99,
+        max_region: args.max_region,
+        reason: None,
+    };
+    let plan = files::Plan {
+        expected: args.expected.clone(),
+        actual: args.actual.clone(),
+        tolerance: file.over(&flags).tolerance(),
+        out: args.out.clone(),
+    };
+    let report = worker_pool(args.threads)?.install(|| files::compare_all(&plan))?;
+    if !args.quiet {
+        let mut records: Vec<_> = report.records.iter().collect();
+        records.sort_by(|a, b| a.subject.cmp(&b.subject));
+        for r in records {
+            eprintln!("{} {}: {}", if r.passed { "pass" } else { "FAIL" }, r.subject.label(), r.verdict);
+        }
+    }
+    let html = plan.report_dir().join("report.html").display().to_string();
+    let failed = report.failures();
+    if failed > 0 {
+        let out = if args.out.as_path() == std::path::Path::new(simreel::golden::DEFAULT_OUT) {
+            String::new()
+        } else {
+            format!(" --out {}", simreel::plan::sh(&args.out.display().to_string()))
+        };
+        let review = format!("simreel golden review --compare{out}");
+        return Err(simreel::golden::GoldenError::Differ { failed, compared: report.records.len(), report: html, review }.into());
+    }
+    if !args.quiet {
+        let n = report.records.len();
+        let all = if n == 1 { "the 1 compared image matches".to_string() } else { format!("all {n} compared images match") };
+        eprintln!("{all}; report: {html}");
     }
     Ok(())
 }

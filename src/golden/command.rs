@@ -13,7 +13,8 @@ use crate::text::count;
 /// Runs `action`; `shard` is a check's `--shard`, already read from the scheduler's variables.
 pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), GoldenError> {
     let args = match action {
-        GoldenCommand::Check { common, .. } | GoldenCommand::Bless { common, .. } | GoldenCommand::Review { common } => common,
+        GoldenCommand::Check { common, .. } | GoldenCommand::Bless { common, .. } => common,
+        GoldenCommand::Review { common, compare } => return review(common, *compare),
         GoldenCommand::Merge(m) => return merge(m),
     };
     let scenes = golden_scenes(args)?;
@@ -33,9 +34,23 @@ pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), Gold
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
     match action {
         GoldenCommand::Bless { filter, from_last_run, .. } => bless(&scenes, &paths, args, mode, filter.as_deref(), *from_last_run),
-        GoldenCommand::Review { .. } => super::review::run(&scenes, &paths),
         _ => check(&scenes, &paths, args, mode, dealt),
     }
+}
+
+/// `simreel golden review`: the scenes are read only when a frame is accepted (a comparison of
+/// files needs none).
+fn review(args: &GoldenArgs, compare: bool) -> Result<(), GoldenError> {
+    let paths = Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard: None };
+    let which = if compare { super::review::Last::Compare } else { super::review::Last::Check };
+    let mut loaded: Option<Vec<Scene>> = None;
+    let mut scenes = || -> Result<Vec<Scene>, GoldenError> {
+        if loaded.is_none() {
+            loaded = Some(golden_scenes(args)?);
+        }
+        Ok(loaded.clone().unwrap_or_default())
+    };
+    super::review::run(&mut scenes, &paths, which)
 }
 
 /// The scenes a golden command takes (default: those in `scenes/` with a `[golden]` table), each
@@ -96,7 +111,11 @@ fn check(
     if !args.quiet {
         for e in &summary.entries {
             let how = if e.passed { "pass" } else { "FAIL" };
-            eprintln!("{how} {} frame {}: {} — {}", e.scene, e.frame, e.verdict, e.state_message);
+            let what = match &e.subject {
+                super::report::Subject::Frame { scene, frame } => format!("{scene} frame {frame}"),
+                other => other.label(),
+            };
+            eprintln!("{how} {what}: {} — {}", e.verdict, e.state_message);
         }
         for s in &summary.sequences {
             if let Some(f) = s.first_diverging {

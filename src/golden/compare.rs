@@ -90,10 +90,10 @@ pub fn region_text(r: &Region, limit: u32) -> String {
     format!("{}×{} px at ({}, {}), weight {} > {limit}", r.width, r.height, r.x, r.y, r.weight)
 }
 
-/// Pads `img` to `w` × `h`; new pixels are opaque magenta.
-pub fn pad(img: &Decoded, w: u32, h: u32) -> Decoded {
+/// Pads `img` to `w` × `h`; new pixels are opaque magenta (an image of that size is borrowed).
+pub fn pad(img: &Decoded, w: u32, h: u32) -> std::borrow::Cow<'_, Decoded> {
     if (img.width, img.height) == (w, h) {
-        return img.clone();
+        return std::borrow::Cow::Borrowed(img);
     }
     let mut out = Vec::with_capacity((w * h * 4) as usize);
     for y in 0..h {
@@ -106,7 +106,7 @@ pub fn pad(img: &Decoded, w: u32, h: u32) -> Decoded {
             }
         }
     }
-    Decoded { width: w, height: h, rgba: out }
+    std::borrow::Cow::Owned(Decoded { width: w, height: h, rgba: out })
 }
 
 fn opaque(img: &Decoded) -> bool {
@@ -132,16 +132,92 @@ pub fn flip_map(expected: &Decoded, actual: &Decoded) -> Vec<f32> {
     nv_flip::flip(reference, test, nv_flip::DEFAULT_PIXELS_PER_DEGREE).to_vec()
 }
 
+/// How far around a changed pixel its FLIP error and region weight can reach, with room to spare:
+/// FLIP's widest filter at its default 67 pixels per degree has a radius of 10 pixels (3 standard
+/// deviations of its largest colour CSF; 9 for the feature filters), and a pixel's error needs the
+/// whole footprint of the pixels in its own footprint, 20; the region layer needs 1.
+const REACH: u32 = 32;
+
+/// The smallest box holding every pixel whose bytes differ (none: the images are equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// The box of the pixels that differ in any byte, rows compared whole first (equal rows, the
+/// common case, cost one `memcmp`).
+pub fn changed_window(e: &Decoded, a: &Decoded) -> Option<Window> {
+    let row = e.width as usize * 4;
+    let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+    for (y, (re, ra)) in e.rgba.chunks_exact(row).zip(a.rgba.chunks_exact(row)).enumerate() {
+        if re == ra {
+            continue;
+        }
+        let first = re.iter().zip(ra).position(|(p, q)| p != q).unwrap_or(0) / 4;
+        let last = row / 4 - 1 - re.iter().rev().zip(ra.iter().rev()).position(|(p, q)| p != q).unwrap_or(0) / 4;
+        (x0, y0, x1, y1) = (x0.min(first), y0.min(y), x1.max(last), y1.max(y));
+    }
+    (x0 != usize::MAX).then(|| Window { x: x0 as u32, y: y0 as u32, width: (x1 - x0 + 1) as u32, height: (y1 - y0 + 1) as u32 })
+}
+
+impl Window {
+    /// This box grown by `by` on every side, within a `w` × `h` image.
+    fn grown(self, by: u32, w: u32, h: u32) -> Window {
+        let (x, y) = (self.x.saturating_sub(by), self.y.saturating_sub(by));
+        Window { x, y, width: (self.x + self.width + by).min(w) - x, height: (self.y + self.height + by).min(h) - y }
+    }
+
+    fn is_whole(&self, w: u32, h: u32) -> bool {
+        (self.x, self.y, self.width, self.height) == (0, 0, w, h)
+    }
+
+    /// The part of `img` inside this box.
+    pub fn crop(&self, img: &Decoded) -> Decoded {
+        let (row, x0) = (img.width as usize * 4, self.x as usize * 4);
+        let rgba = (self.y..self.y + self.height)
+            .flat_map(|y| &img.rgba[y as usize * row + x0..y as usize * row + x0 + self.width as usize * 4])
+            .copied()
+            .collect();
+        Decoded { width: self.width, height: self.height, rgba }
+    }
+}
+
+/// FLIP's error map of two images of one size that are equal outside `window`: computed over the
+/// window grown by [`REACH`] (the same values a whole-image run gives; 0 beyond).
+fn flip_map_within(e: &Decoded, a: &Decoded, window: Window) -> Vec<f32> {
+    let (w, h) = (e.width, e.height);
+    let around = window.grown(REACH, w, h);
+    if around.is_whole(w, h) {
+        return flip_map(e, a);
+    }
+    let part = flip_map(&around.crop(e), &around.crop(a));
+    let mut map = vec![0.0f32; (w * h) as usize];
+    for (y, src) in part.chunks_exact(around.width as usize).enumerate() {
+        let at = (around.y as usize + y) * w as usize + around.x as usize;
+        map[at..at + src.len()].copy_from_slice(src);
+    }
+    map
+}
+
 /// Mean and 99th percentile of an error map.
 pub fn mean_and_p99(map: &[f32]) -> (f64, f64) {
     if map.is_empty() {
         return (0.0, 0.0);
     }
     let mean = map.iter().map(|&v| v as f64).sum::<f64>() / map.len() as f64;
-    let mut sorted = map.to_vec();
-    sorted.sort_by(f32::total_cmp);
-    let idx = ((sorted.len() as f64 * 0.99).ceil() as usize).clamp(1, sorted.len()) - 1;
-    (mean, sorted[idx] as f64)
+    // errors are never negative: the zeros (most of a map, as a rule) sort first
+    let nonzero: Vec<f32> = map.iter().copied().filter(|&v| v != 0.0).collect();
+    let idx = ((map.len() as f64 * 0.99).ceil() as usize).clamp(1, map.len()) - 1;
+    let zeros = map.len() - nonzero.len();
+    if idx < zeros {
+        return (mean, 0.0);
+    }
+    let mut nonzero = nonzero;
+    let (_, p99, _) = nonzero.select_nth_unstable_by(idx - zeros, f32::total_cmp);
+    (mean, *p99 as f64)
 }
 
 /// Mean absolute difference over the colour channels (0..255), for frame-to-frame change.
@@ -154,11 +230,12 @@ pub fn mean_abs_diff(a: &Decoded, b: &Decoded) -> f64 {
     sum as f64 / (a.rgba.len() / 4 * 3).max(1) as f64
 }
 
-/// Compares `actual` with `expected` under `tol`.
+/// Compares `actual` with `expected` under `tol`. Images of one size are looked at only where
+/// they differ (the window of changed bytes, grown by what FLIP and the regions can reach):
+/// equal rows cost one comparison each.
 pub fn compare(expected: &Decoded, actual: &Decoded, tol: &Tolerance) -> Comparison {
     let same_size = (expected.width, expected.height) == (actual.width, actual.height);
     let (w, h) = (expected.width.max(actual.width), expected.height.max(actual.height));
-    let (e, a) = (pad(expected, w, h), pad(actual, w, h));
     let mut c = Comparison {
         verdict: Verdict::Identical,
         width: w,
@@ -174,21 +251,37 @@ pub fn compare(expected: &Decoded, actual: &Decoded, tol: &Tolerance) -> Compari
         region_limit: tol.max_region,
         without_regions: Verdict::Identical,
     };
-    if same_size && e.rgba == a.rgba {
+    let padded;
+    let (e, a) = if same_size {
+        (expected, actual)
+    } else {
+        padded = (pad(expected, w, h), pad(actual, w, h));
+        (&*padded.0, &*padded.1)
+    };
+    let Some(window) = changed_window(e, a) else {
         return c;
-    }
-    let channels = if opaque(&e) && opaque(&a) { 3 } else { 4 };
-    for (p, q) in e.rgba.chunks_exact(4).zip(a.rgba.chunks_exact(4)) {
+    };
+    let around = window.grown(REACH, w, h);
+    let cropped;
+    let (ce, ca) = if around.is_whole(w, h) {
+        (e, a)
+    } else {
+        cropped = (around.crop(e), around.crop(a));
+        (&cropped.0, &cropped.1)
+    };
+    let channels = if opaque(ce) && opaque(ca) { 3 } else { 4 };
+    for (p, q) in ce.rgba.chunks_exact(4).zip(ca.rgba.chunks_exact(4)) {
         let d = (0..channels).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0);
         c.max_channel_diff = c.max_channel_diff.max(d);
         if d > tol.channel {
             c.differing_pixels += 1;
         }
     }
-    c.mean_abs_diff = mean_abs_diff(&e, &a);
-    let found = regions::regions(&e, &a, channels, tol.channel);
+    c.mean_abs_diff = mean_abs_diff(ce, ca) * (around.width as f64 * around.height as f64) / (w as f64 * h as f64);
+    let found = regions::regions(ce, ca, channels, tol.channel);
     c.heaviest_region = found.first().map_or(0, |r| r.weight);
-    c.regions = found.into_iter().filter(|r| r.weight > tol.max_region).collect();
+    c.regions =
+        found.into_iter().filter(|r| r.weight > tol.max_region).map(|r| Region { x: r.x + around.x, y: r.y + around.y, ..r }).collect();
     if same_size && tol.max_pixels.allows(c.differing_pixels, w as u64 * h as u64) {
         c.without_regions = Verdict::WithinChannel;
         c.verdict = Verdict::WithinChannel;
@@ -196,7 +289,7 @@ pub fn compare(expected: &Decoded, actual: &Decoded, tol: &Tolerance) -> Compari
             return c;
         }
     }
-    let map = flip_map(&e, &a);
+    let map = flip_map_within(e, a, window);
     let (mean, p99) = mean_and_p99(&map);
     c.flip_mean = Some(mean);
     c.flip_p99 = Some(p99);
@@ -214,13 +307,29 @@ pub fn compare(expected: &Decoded, actual: &Decoded, tol: &Tolerance) -> Compari
     c
 }
 
-/// Error heatmap: the FLIP map through the magma colour scale (black = equal, yellow = worst).
+/// FLIP's magma colour scale, 256 RGB entries (black = equal, yellow = worst).
+fn magma() -> &'static [[u8; 3]; 256] {
+    static LUT: std::sync::OnceLock<[[u8; 3]; 256]> = std::sync::OnceLock::new();
+    LUT.get_or_init(|| {
+        let rgb = nv_flip::magma_lut().to_vec();
+        std::array::from_fn(|i| [rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2]])
+    })
+}
+
+/// Error heatmap: the FLIP map through the magma colour scale (black = equal, yellow = worst),
+/// indexed as FLIP's own `colorMap` does.
 pub fn heatmap(c: &Comparison) -> Decoded {
     let (w, h) = (c.width, c.height);
-    let map = c.flip_map.clone().unwrap_or_else(|| vec![0.0; (w * h) as usize]);
-    let img = nv_flip::FlipImageFloat::with_data(w, h, &map);
-    let rgb = img.apply_color_lut(&nv_flip::magma_lut()).to_vec();
-    Decoded { width: w, height: h, rgba: rgb.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect() }
+    let lut = magma();
+    let colour = |v: f32| {
+        let [r, g, b] = lut[((v * 255.0 + 0.5) as i32).rem_euclid(256) as usize];
+        [r, g, b, 255]
+    };
+    let rgba = match &c.flip_map {
+        Some(map) => map.iter().flat_map(|&v| colour(v)).collect(),
+        None => colour(0.0).repeat((w * h) as usize),
+    };
+    Decoded { width: w, height: h, rgba }
 }
 
 /// Signed difference of luminance: red where the actual image is brighter, blue where darker,
@@ -229,19 +338,22 @@ pub fn signed_diff(expected: &Decoded, actual: &Decoded) -> Decoded {
     let (w, h) = (expected.width.max(actual.width), expected.height.max(actual.height));
     let (e, a) = (pad(expected, w, h), pad(actual, w, h));
     let luma = |p: &[u8]| 0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32;
-    let rgba = e
-        .rgba
-        .chunks_exact(4)
-        .zip(a.rgba.chunks_exact(4))
-        .flat_map(|(p, q)| {
+    let row = w as usize * 4;
+    let mut rgba = [128u8, 128, 128, 255].repeat((w * h) as usize);
+    // equal rows stay grey
+    for ((out, re), ra) in rgba.chunks_exact_mut(row).zip(e.rgba.chunks_exact(row)).zip(a.rgba.chunks_exact(row)) {
+        if re == ra {
+            continue;
+        }
+        for ((o, p), q) in out.chunks_exact_mut(4).zip(re.chunks_exact(4)).zip(ra.chunks_exact(4)) {
             let d = ((luma(q) - luma(p)) * 4.0).clamp(-127.0, 127.0);
             let alpha = p[3].abs_diff(q[3]) as f32;
             let d = if d.abs() < alpha { alpha.copysign(d) } else { d };
             let (r, b) = if d >= 0.0 { (128.0 + d, 128.0 - d * 0.6) } else { (128.0 + d * 0.6, 128.0 - d) };
             let g = 128.0 - d.abs() * 0.6;
-            [r as u8, g as u8, b as u8, 255]
-        })
-        .collect();
+            o.copy_from_slice(&[r as u8, g as u8, b as u8, 255]);
+        }
+    }
     Decoded { width: w, height: h, rgba }
 }
 
@@ -357,6 +469,69 @@ mod tests {
         }
         let c = compare(&a, &scattered, &t);
         assert_eq!((c.verdict, c.heaviest_region), (Verdict::WithinChannel, 1));
+    }
+
+    #[test]
+    fn looking_only_where_images_differ_gives_the_whole_images_answer() {
+        // a textured picture (noise over gradients), changed in small places: in the middle, at a
+        // corner, two apart (one window holds both), and faintly everywhere in one row
+        let (w, h) = (220u32, 160u32);
+        let mut seed = 7u32;
+        let mut noise = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed % 23) as u8
+        };
+        let base = Decoded {
+            width: w,
+            height: h,
+            rgba: (0..w * h).flat_map(|i| [(i % w) as u8 + noise(), (i / w) as u8 + noise(), 120 + noise(), 255]).collect(),
+        };
+        // (x, y, width, height, added to red)
+        type Change = (u32, u32, u32, u32, u8);
+        let changes: [&[Change]; 4] =
+            [&[(100, 70, 6, 5, 90)], &[(0, 0, 4, 4, 200)], &[(30, 20, 3, 3, 60), (170, 130, 5, 2, 40)], &[(0, 80, 220, 1, 3)]];
+        for list in changes {
+            let mut changed = base.clone();
+            for &(x0, y0, cw, ch, by) in list {
+                for y in y0..y0 + ch {
+                    for x in x0..x0 + cw {
+                        let i = ((y * w + x) * 4) as usize;
+                        changed.rgba[i] = changed.rgba[i].wrapping_add(by);
+                    }
+                }
+            }
+            let window = changed_window(&base, &changed).unwrap();
+            assert_eq!(flip_map_within(&base, &changed, window), flip_map(&base, &changed), "{list:?}");
+            let t = tol(2, PixelBudget::Count(0), 0.0, 0.0);
+            let c = compare(&base, &changed, &t);
+            let mut whole: Vec<Region> =
+                regions::regions(&base, &changed, 3, t.channel).into_iter().filter(|r| r.weight > t.max_region).collect();
+            whole.sort_by_key(|r| std::cmp::Reverse(r.weight));
+            assert_eq!(c.regions, whole, "{list:?}");
+            assert_eq!(mean_and_p99(c.flip_map.as_ref().unwrap()), {
+                let full = flip_map(&base, &changed);
+                let mut sorted = full.clone();
+                sorted.sort_by(f32::total_cmp);
+                let mean = full.iter().map(|&v| v as f64).sum::<f64>() / full.len() as f64;
+                (mean, sorted[(full.len() as f64 * 0.99).ceil() as usize - 1] as f64)
+            });
+            assert!((c.mean_abs_diff - mean_abs_diff(&base, &changed)).abs() < 1e-9);
+        }
+        assert_eq!(changed_window(&base, &base.clone()), None);
+    }
+
+    #[test]
+    fn the_heatmap_colours_the_error_as_flips_own_colour_map_does() {
+        let map: Vec<f32> = (0..40 * 30).map(|i| ((i * 37) % 1000) as f32 / 999.0).collect();
+        let c = Comparison {
+            flip_map: Some(map.clone()),
+            ..compare(&solid(40, 30, [0, 0, 0, 255]), &solid(40, 30, [0, 0, 0, 255]), &tol(0, PixelBudget::Count(0), 0.0, 0.0))
+        };
+        let theirs = nv_flip::FlipImageFloat::with_data(40, 30, &map).apply_color_lut(&nv_flip::magma_lut()).to_vec();
+        let ours: Vec<u8> = heatmap(&c).rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+        assert_eq!(ours, theirs);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod adapter;
 mod bless;
 pub mod command;
 pub mod compare;
+pub mod files;
 pub mod regions;
 pub mod report;
 pub mod review;
@@ -100,6 +101,9 @@ pub enum GoldenError {
         other_adapter.as_ref().map(|o| format!(" on another adapter: {o}; they may be the adapter's differences, not regressions")).unwrap_or_default()
     )]
     Mismatch { failed: usize, checked: usize, report: String, other_adapter: Option<String> },
+    /// Some compared files differ or are on one side only (exit code 4).
+    #[error("{failed} of {} differ; report: {report}; review: {review}", count(*compared as u64, "compared image", "compared images"))]
+    Differ { failed: usize, compared: usize, report: String, review: String },
     #[error("{scene} has no [golden] table")]
     NoGolden { scene: String },
     #[error("refusing to bless {scene}: two renders differ at frame{} {}: {what}. Non-determinism is a bug to report, not to bless", if frames.len() == 1 { "" } else { "s" }, frames.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))]
@@ -338,14 +342,14 @@ fn check_frame(
     };
     let verdict = if rule.other { format!("other adapter: {verdict}") } else { verdict };
     let entry = Entry {
-        scene: scene.name.clone(),
-        frame: f,
+        subject: report::Subject::frame(&scene.name, f),
         passed,
         verdict,
         comparison,
         expected: expected.clone(),
         expected_file,
-        actual,
+        actual: Some(actual),
+        actual_file: None,
         state_message,
         tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.reason),
         accept: if rule.other { Accept::NotHere(OTHER_ADAPTER.into()) } else { Accept::Command(bless_command(scene, Some(f), paths)) },
@@ -373,10 +377,10 @@ fn best_match(candidates: &[PathBuf], actual: &Decoded, tol: &Tolerance) -> Resu
 /// A scene's sequence facts: the first frame that failed, and the flicker, the largest ratio of
 /// the actual frame-to-frame change to the golden sequence's.
 fn sequence_note(scene: &Scene, spec: &GoldenSpec, checked: &[(Entry, Option<Decoded>)]) -> SequenceNote {
-    let first_diverging = checked.iter().filter(|(e, _)| !e.passed).map(|(e, _)| e.frame).min();
+    let first_diverging = spec.frames.iter().zip(checked).filter(|(_, (e, _))| !e.passed).map(|(&f, _)| f).min();
     let ratios = checked.windows(2).filter_map(|w| {
-        let ((a, Some(ga)), (b, Some(gb))) = (&w[0], &w[1]) else { return None };
-        let (golden, actual) = (compare::mean_abs_diff(ga, gb), compare::mean_abs_diff(&a.actual, &b.actual));
+        let ((Some(a), Some(ga)), (Some(b), Some(gb))) = ((&w[0].0.actual, &w[0].1), (&w[1].0.actual, &w[1].1)) else { return None };
+        let (golden, actual) = (compare::mean_abs_diff(ga, gb), compare::mean_abs_diff(a, b));
         (golden.is_finite() && actual.is_finite()).then(|| match (golden > 0.0, actual > 0.0) {
             (true, _) => actual / golden,
             (false, true) => f64::INFINITY,

@@ -12,19 +12,86 @@ use base64::Engine as _;
 use super::compare::{self, Comparison};
 use super::regions::{self, Region};
 use crate::output::png::{self, Decoded, Effort};
-use crate::output::{OutputError, picture, write_atomic};
+use crate::output::{OutputError, picture, write_atomic, write_replacing};
 
-/// One checked frame, as the report shows it.
+/// What a report entry is about: a frame of a scene (`golden check`), or an image file matched
+/// by its path (`simreel compare`, pending images of tests).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Subject {
+    Frame {
+        scene: String,
+        frame: u32,
+    },
+    /// The path relative to the compared folders (the file name for two files).
+    File {
+        path: String,
+    },
+}
+
+impl Subject {
+    pub fn frame(scene: &str, frame: u32) -> Subject {
+        Subject::Frame { scene: scene.to_string(), frame }
+    }
+
+    /// The stem of its images in the report folder (`<stem>__actual.png`, …): a frame's scene and
+    /// number; a file's path made one name, with a hash of the path so that `a/b.png` and
+    /// `a_b.png` never share one.
+    pub fn stem(&self) -> String {
+        match self {
+            Subject::Frame { scene, frame } => format!("{scene}__frame_{frame:04}"),
+            Subject::File { path } => {
+                let flat: String = path.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+                let hash = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+                format!("{flat}__{:08x}", hash as u32)
+            }
+        }
+    }
+
+    /// In short: `terrain:3` (as `--filter` takes it), `renders/title.png`.
+    pub fn label(&self) -> String {
+        match self {
+            Subject::Frame { scene, frame } => format!("{scene}:{frame}"),
+            Subject::File { path } => path.clone(),
+        }
+    }
+
+    /// The JUnit test suite it belongs to: its scene, or the comparison of files.
+    fn suite(&self) -> &str {
+        match self {
+            Subject::Frame { scene, .. } => scene,
+            Subject::File { .. } => "compare",
+        }
+    }
+
+    /// The JUnit test case's name: `frame 0003`, or the file's path.
+    fn case(&self) -> String {
+        match self {
+            Subject::Frame { frame, .. } => format!("frame {frame:04}"),
+            Subject::File { path } => path.clone(),
+        }
+    }
+}
+
+/// Two folders (or files) compared by `simreel compare`, as the report names them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Compared {
+    pub expected: String,
+    pub actual: String,
+}
+
+/// One checked frame or file, as the report shows it.
 pub struct Entry {
-    pub scene: String,
-    pub frame: u32,
+    pub subject: Subject,
     pub passed: bool,
     /// What happened, in words ("identical", "different", "no golden image"...).
     pub verdict: String,
     pub comparison: Option<Comparison>,
     pub expected: Option<Decoded>,
     pub expected_file: Option<String>,
-    pub actual: Decoded,
+    /// What was compared with the expected image (none: a file only the expected side has).
+    pub actual: Option<Decoded>,
+    pub actual_file: Option<String>,
     /// The simulation side: whether its state digest matched the golden one.
     pub state_message: String,
     pub tolerance_reason: String,
@@ -72,8 +139,8 @@ mod maybe_infinite {
 /// the report one machine's check would have written.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Record {
-    pub scene: String,
-    pub frame: u32,
+    #[serde(flatten)]
+    pub subject: Subject,
     pub passed: bool,
     pub verdict: String,
     /// Worst failures first: -1 for a passed frame.
@@ -90,6 +157,8 @@ pub struct Record {
     #[serde(default)]
     pub heaviest_region: Option<u32>,
     pub expected_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual_file: Option<String>,
     pub state: String,
     pub tolerance_reason: String,
     pub accept: super::Accept,
@@ -106,6 +175,9 @@ pub struct Report {
     /// which they were approved on): its failures may be the adapter's, not regressions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_adapter: Option<String>,
+    /// What `simreel compare` compared (none for a golden check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compared: Option<Compared>,
     pub records: Vec<Record>,
     pub sequences: Vec<SequenceNote>,
     /// Which shard of a split check wrote it, and of what.
@@ -129,13 +201,21 @@ pub struct ReportShard {
 impl Report {
     /// The report of checked `entries`.
     pub fn of(entries: &[Entry], sequences: &[SequenceNote], adapter: &str) -> Report {
+        Report::with_pictures(entries, sequences, adapter).0
+    }
+
+    /// The report of checked `entries`, and the pictures of each failure (encoded once, for its
+    /// files and its page), made in parallel.
+    pub fn with_pictures(entries: &[Entry], sequences: &[SequenceNote], adapter: &str) -> (Report, Vec<(String, Pictures)>) {
+        use rayon::prelude::*;
+        let pictures: Vec<Option<Pictures>> = entries.par_iter().map(|e| (!e.passed).then(|| Pictures::of(e))).collect();
         let records = entries
             .iter()
-            .map(|e| {
+            .zip(&pictures)
+            .map(|(e, pics)| {
                 let c = e.comparison.as_ref();
                 Record {
-                    scene: e.scene.clone(),
-                    frame: e.frame,
+                    subject: e.subject.clone(),
                     passed: e.passed,
                     verdict: e.verdict.clone(),
                     severity: if e.passed { -1.0 } else { c.map_or(100.0, |c| c.severity()) },
@@ -147,24 +227,37 @@ impl Report {
                     regions: c.map(|c| c.regions.clone()).unwrap_or_default(),
                     heaviest_region: c.map(|c| c.heaviest_region),
                     expected_file: e.expected_file.clone(),
+                    actual_file: e.actual_file.clone(),
                     state: e.state_message.clone(),
                     tolerance_reason: e.tolerance_reason.clone(),
                     accept: e.accept.clone(),
                     metrics: metrics_line(e),
-                    html: if e.passed { passed_row(e) } else { failed_card(e) },
+                    html: match pics {
+                        Some(p) => failed_card(e, p),
+                        None => passed_row(e),
+                    },
                 }
             })
             .collect();
-        let mut report = Report { adapter: adapter.to_string(), other_adapter: None, records, sequences: sequences.to_vec(), shard: None };
+        let pictures = entries.iter().zip(pictures).filter_map(|(e, p)| Some((e.subject.stem(), p?))).collect();
+        let mut report = Report {
+            adapter: adapter.to_string(),
+            other_adapter: None,
+            compared: None,
+            records,
+            sequences: sequences.to_vec(),
+            shard: None,
+        };
         report.sort();
-        report
+        (report, pictures)
     }
 
     /// Several shards' reports as one: the adapters named once each.
     pub fn merged(parts: Vec<Report>) -> Report {
         let mut adapters: Vec<String> = Vec::new();
         let mut others: Vec<String> = Vec::new();
-        let mut report = Report { adapter: String::new(), other_adapter: None, records: Vec::new(), sequences: Vec::new(), shard: None };
+        let mut report =
+            Report { adapter: String::new(), other_adapter: None, compared: None, records: Vec::new(), sequences: Vec::new(), shard: None };
         for p in parts {
             if !p.adapter.is_empty() && !adapters.contains(&p.adapter) {
                 adapters.push(p.adapter);
@@ -181,9 +274,9 @@ impl Report {
         report
     }
 
-    /// Worst failures first, then by scene and frame; sequences by scene.
+    /// Worst failures first, then by scene and frame (or path); sequences by scene.
     fn sort(&mut self) {
-        self.records.sort_by(|a, b| b.severity.total_cmp(&a.severity).then(a.scene.cmp(&b.scene)).then(a.frame.cmp(&b.frame)));
+        self.records.sort_by(|a, b| b.severity.total_cmp(&a.severity).then(a.subject.cmp(&b.subject)));
         self.sequences.sort_by(|a, b| a.scene.cmp(&b.scene));
     }
 
@@ -197,9 +290,9 @@ impl Report {
         if self.shard.is_some() {
             write_atomic(&dir.join("report.json"), &serde_json::to_vec(self).expect("a report serialises"))?;
         }
-        write_atomic(&dir.join("summary.json"), super::summary::Summary::of(self).to_json().as_bytes())?;
-        write_atomic(&dir.join("junit.xml"), junit(self).as_bytes())?;
-        write_atomic(&dir.join("report.html"), html(self).as_bytes())
+        write_replacing(&dir.join("summary.json"), super::summary::Summary::of(self).to_json().as_bytes())?;
+        write_replacing(&dir.join("junit.xml"), junit(self).as_bytes())?;
+        write_replacing(&dir.join("report.html"), html(self).as_bytes())
     }
 }
 
@@ -210,17 +303,73 @@ fn xml(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn data_url(img: &Decoded) -> String {
-    data_url_with(img, Effort::Fast)
+fn data_url_with(img: &Decoded, effort: Effort) -> String {
+    png_url(&png::encode(&img.rgba, img.width, img.height, effort))
 }
 
-fn data_url_with(img: &Decoded, effort: Effort) -> String {
-    let bytes = png::encode(&img.rgba, img.width, img.height, effort);
+fn png_url(bytes: &[u8]) -> String {
     format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
-pub(super) fn stem_of(scene: &str, frame: u32) -> String {
-    format!("{scene}__frame_{frame:04}")
+/// The widest and tallest a picture in the three-panel strip gets (larger ones are scaled down:
+/// the strip is a quick look; the page and the other files keep every pixel).
+const PANEL_MAX: u32 = 1024;
+
+/// A failure's pictures as PNG files (`actual`, `expected`, `diff`, `signed`, `panel`), each
+/// encoded once: written into the report folder and embedded in the page. An image read from a
+/// PNG file is used as that file's bytes, not encoded again.
+pub struct Pictures(Vec<(&'static str, Vec<u8>)>);
+
+impl Pictures {
+    fn of(e: &Entry) -> Pictures {
+        let encode = |img: &Decoded| png::encode(&img.rgba, img.width, img.height, Effort::Fast);
+        let as_is = |file: &Option<String>, img: &Decoded| {
+            let bytes = file.as_ref().and_then(|f| std::fs::read(f).ok()).filter(|b| b.starts_with(b"\x89PNG\r\n\x1a\n"));
+            bytes.unwrap_or_else(|| encode(img))
+        };
+        let mut out = Vec::new();
+        match (&e.expected, &e.comparison, &e.actual) {
+            (Some(exp), Some(c), Some(act)) => {
+                let heat = marked_heatmap(c);
+                let ((expected, actual), (diff, (signed, panel))) = rayon::join(
+                    || rayon::join(|| as_is(&e.expected_file, exp), || as_is(&e.actual_file, act)),
+                    || {
+                        rayon::join(
+                            || encode(&heat),
+                            || {
+                                rayon::join(
+                                    || encode(&compare::signed_diff(exp, act)),
+                                    || {
+                                        let (pw, ph) = picture::fit(c.width, c.height, PANEL_MAX, PANEL_MAX);
+                                        let small = |img: &Decoded| picture::thumbnail(&compare::pad(img, c.width, c.height), pw, ph);
+                                        encode(&compare::strip(&[&small(exp), &small(&heat), &small(act)]))
+                                    },
+                                )
+                            },
+                        )
+                    },
+                );
+                out.extend([("expected", expected), ("actual", actual), ("diff", diff), ("signed", signed), ("panel", panel)]);
+            }
+            (exp, _, act) => {
+                if let Some(exp) = exp {
+                    out.push(("expected", as_is(&e.expected_file, exp)));
+                }
+                if let Some(act) = act {
+                    out.push(("actual", as_is(&e.actual_file, act)));
+                }
+            }
+        }
+        Pictures(out)
+    }
+
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, b)| b.as_slice())
+    }
+
+    fn url(&self, name: &str) -> String {
+        self.get(name).map(png_url).unwrap_or_default()
+    }
 }
 
 /// Writes the whole report into `dir` (created; files of an earlier report are replaced) and
@@ -233,35 +382,32 @@ pub fn write(
     other_adapter: Option<&str>,
     shard: Option<ReportShard>,
 ) -> Result<Report, OutputError> {
+    let (report, pictures) = Report::with_pictures(entries, sequences, adapter);
+    write_report(dir, Report { shard, other_adapter: other_adapter.map(str::to_string), ..report }, &pictures)
+}
+
+/// Writes `report` into `dir` (created; files of an earlier report are replaced) with the
+/// failures' `pictures`, as [`Report::with_pictures`] made them.
+pub fn write_report(dir: &Path, report: Report, pictures: &[(String, Pictures)]) -> Result<Report, OutputError> {
     crate::output::remove_stale(dir)?;
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
-    for e in entries.iter().filter(|e| !e.passed) {
-        let s = stem_of(&e.scene, e.frame);
-        let save = |name: &str, img: &Decoded| {
-            write_atomic(&dir.join(format!("{s}__{name}.png")), &png::encode(&img.rgba, img.width, img.height, Effort::Fast))
-        };
-        save("actual", &e.actual)?;
-        if let (Some(exp), Some(c)) = (&e.expected, &e.comparison) {
-            save("expected", exp)?;
-            let heat = marked_heatmap(c);
-            save("diff", &heat)?;
-            save("signed", &compare::signed_diff(exp, &e.actual))?;
-            let (pe, pa) = (compare::pad(exp, c.width, c.height), compare::pad(&e.actual, c.width, c.height));
-            save("panel", &compare::strip(&[&pe, &heat, &pa]))?;
+    for (stem, pics) in pictures {
+        for (name, bytes) in &pics.0 {
+            write_replacing(&dir.join(format!("{stem}__{name}.png")), bytes)?;
         }
     }
-    let report = Report { shard, other_adapter: other_adapter.map(str::to_string), ..Report::of(entries, sequences, adapter) };
     report.write_files(dir)?;
     Ok(report)
 }
 
 fn junit(report: &Report) -> String {
-    let mut scenes: Vec<&str> = report.records.iter().map(|r| r.scene.as_str()).collect();
+    let mut scenes: Vec<&str> = report.records.iter().map(|r| r.subject.suite()).collect();
     scenes.sort();
     scenes.dedup();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"simreel golden\">\n");
+    let name = if report.compared.is_some() { "simreel compare" } else { "simreel golden" };
+    let mut out = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{name}\">\n");
     for scene in scenes {
-        let mut cases: Vec<&Record> = report.records.iter().filter(|r| r.scene == scene).collect();
+        let mut cases: Vec<&Record> = report.records.iter().filter(|r| r.subject.suite() == scene).collect();
         let seq = report.sequences.iter().find(|s| s.scene == scene);
         let flicker_case = seq.is_some_and(|s| s.flicker.is_some());
         let failures = cases.iter().filter(|r| !r.passed).count() + seq.is_some_and(|s| s.flicker_failed) as usize;
@@ -271,15 +417,15 @@ fn junit(report: &Report) -> String {
             xml(scene),
             cases.len() + flicker_case as usize
         );
-        cases.sort_by_key(|r| r.frame);
+        cases.sort_by(|a, b| a.subject.cmp(&b.subject));
         for r in cases {
-            let _ = write!(out, "    <testcase classname=\"golden.{}\" name=\"frame {:04}\"", xml(scene), r.frame);
+            let _ = write!(out, "    <testcase classname=\"golden.{}\" name=\"{}\"", xml(scene), xml(&r.subject.case()));
             if r.passed {
                 out.push_str("/>\n");
             } else {
                 let _ = writeln!(
                     out,
-                    ">\n      <failure message=\"{}\">{}\n{}\nbless: {}</failure>\n    </testcase>",
+                    ">\n      <failure message=\"{}\">{}\n{}\naccept: {}</failure>\n    </testcase>",
                     xml(&r.verdict),
                     xml(&r.metrics),
                     xml(&r.state),
@@ -351,6 +497,13 @@ table { border-collapse: collapse; } td, th { padding: 4px 10px; border-bottom: 
 "#;
 
 const SCRIPT: &str = r#"
+// each picture is embedded once, in the side-by-side view; the other views take it from there
+document.querySelectorAll('img[data-from]').forEach(function (img) {
+  var card = img.closest('.card');
+  var from = function (which) { return card.querySelector('img.' + which).src; };
+  img.src = from(img.dataset.from);
+  if (img.classList.contains('swap')) { img.dataset.actual = from('actual'); img.dataset.expected = from('expected'); }
+});
 function setSlider(input) {
   var over = input.parentElement.querySelector('.over');
   var v = Number(input.value);
@@ -410,57 +563,71 @@ fn marked_heatmap(c: &Comparison) -> Decoded {
     regions::outline(&compare::heatmap(c), &c.regions, REGION_OUTLINE)
 }
 
-/// A failed frame's card in `report.html`, inside its `<div class="card fail">`.
-fn failed_card(e: &Entry) -> String {
+/// A failed frame's (or file's) card in `report.html`, inside its `<div class="card fail">`,
+/// with its `pics` embedded.
+fn failed_card(e: &Entry, pics: &Pictures) -> String {
     let mut h = String::new();
-    let actual = data_url(&e.actual);
-    let _ = writeln!(h, "<h2>{} — frame {}</h2>", xml(&e.scene), e.frame);
+    let _ = writeln!(h, "<h2>{}</h2>", xml(&e.subject.label()));
     let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
     let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
     match &e.accept {
-        super::Accept::NotHere(why) => _ = writeln!(h, "<div>no image to accept here: {}</div>", xml(why)),
+        super::Accept::NotHere(why) => _ = writeln!(h, "<div>nothing to accept here: {}</div>", xml(why)),
         super::Accept::Command(c) => _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(c)),
     }
-    match (&e.expected, &e.comparison) {
-        (Some(exp), Some(c)) => {
-            let expected = data_url(exp);
-            let diff = data_url(&marked_heatmap(c));
-            let signed = data_url(&compare::signed_diff(exp, &e.actual));
+    match (&e.expected, &e.comparison, &e.actual) {
+        (Some(_), Some(_), Some(_)) => {
+            let (expected, actual, diff, signed) = (pics.url("expected"), pics.url("actual"), pics.url("diff"), pics.url("signed"));
             let _ = writeln!(
                 h,
                 "<div class=\"views\"><button onclick=\"show(this.closest('.card'),'side')\">side by side</button><button onclick=\"show(this.closest('.card'),'slider')\">slider</button><button onclick=\"show(this.closest('.card'),'hover')\">hover swap</button></div>"
             );
             let _ = writeln!(
                 h,
-                "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"FLIP error\" src=\"{diff}\"><figcaption>error (FLIP, magma); failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
+                "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img class=\"expected\" alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img class=\"actual\" alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"FLIP error\" src=\"{diff}\"><figcaption>error (FLIP, magma); failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
             );
             let _ = writeln!(
                 h,
-                "<div class=\"view\" data-view=\"slider\"><div class=\"slider\"><img alt=\"expected under the slider\" src=\"{expected}\"><img class=\"over\" alt=\"actual over the slider\" src=\"{actual}\"><input class=\"cut\" type=\"range\" min=\"0\" max=\"100\" value=\"50\" style=\"width:100%\"></div><figcaption>left of the cut: actual; right: expected</figcaption></div>"
+                "<div class=\"view\" data-view=\"slider\"><div class=\"slider\"><img alt=\"expected under the slider\" data-from=\"expected\"><img class=\"over\" alt=\"actual over the slider\" data-from=\"actual\"><input class=\"cut\" type=\"range\" min=\"0\" max=\"100\" value=\"50\" style=\"width:100%\"></div><figcaption>left of the cut: actual; right: expected</figcaption></div>"
             );
             let _ = writeln!(
                 h,
-                "<div class=\"view\" data-view=\"hover\"><img class=\"swap\" alt=\"hover to see the expected image\" src=\"{actual}\" data-actual=\"{actual}\" data-expected=\"{expected}\"><figcaption>actual; hover for expected</figcaption></div>"
+                "<div class=\"view\" data-view=\"hover\"><img class=\"swap\" alt=\"hover to see the expected image\" data-from=\"actual\"><figcaption>actual; hover for expected</figcaption></div>"
             );
         }
-        _ => {
-            let _ =
-                writeln!(h, "<figure><img alt=\"actual\" src=\"{actual}\"><figcaption>actual (no approved image)</figcaption></figure>");
+        (_, _, Some(_)) => {
+            let _ = writeln!(
+                h,
+                "<figure><img alt=\"actual\" src=\"{}\"><figcaption>actual (no approved image)</figcaption></figure>",
+                pics.url("actual")
+            );
         }
+        (Some(_), _, None) => {
+            let _ = writeln!(
+                h,
+                "<figure><img alt=\"expected\" src=\"{}\"><figcaption>expected (nothing to compare it with)</figcaption></figure>",
+                pics.url("expected")
+            );
+        }
+        (None, _, None) => {}
     }
     h
 }
 
-/// A passed frame's row in `report.html`'s table, with a thumbnail.
+/// A passed frame's (or file's) row in `report.html`'s table, with a thumbnail.
 fn passed_row(e: &Entry) -> String {
-    let (tw, th) = picture::fit(e.actual.width, e.actual.height, THUMB.0, THUMB.1);
-    format!(
-        "<tr><td><img class=\"thumb\" alt=\"frame {}\" width=\"{tw}\" height=\"{th}\" src=\"{}\"></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        e.frame,
+    let thumb = e.actual.as_ref().map(|a| {
+        let (tw, th) = picture::fit(a.width, a.height, THUMB.0, THUMB.1);
         // small files: a report lists every checked frame
-        data_url_with(&picture::resize(&e.actual, tw, th), Effort::Small),
-        xml(&e.scene),
-        e.frame,
+        let url = data_url_with(&picture::thumbnail(a, tw, th), Effort::Fast);
+        format!("<img class=\"thumb\" alt=\"{}\" width=\"{tw}\" height=\"{th}\" src=\"{url}\">", xml(&e.subject.label()))
+    });
+    let (what, which) = match &e.subject {
+        Subject::Frame { scene, frame } => (xml(scene), frame.to_string()),
+        Subject::File { path } => (xml(path), String::new()),
+    };
+    format!(
+        "<tr><td>{}</td><td>{what}</td><td>{which}</td><td>{}</td><td>{}</td></tr>\n",
+        thumb.unwrap_or_default(),
         xml(&e.verdict),
         xml(&e.state_message)
     )
@@ -470,18 +637,20 @@ fn html(report: &Report) -> String {
     let failed: Vec<&Record> = report.records.iter().filter(|r| !r.passed).collect();
     let total = report.records.len();
     let mut h = String::new();
+    let (title, heading, items) = match report.compared {
+        Some(_) => ("compare", "Compare", ("file", "files")),
+        None => ("golden", "Golden check", ("frame", "frames")),
+    };
     let _ = write!(
         h,
-        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>simreel golden report: {} of {total} failed</title><style>{STYLE}</style></head><body>\n",
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>simreel {title} report: {} of {total} failed</title><style>{STYLE}</style></head><body>\n",
         failed.len()
     );
-    let _ = writeln!(
-        h,
-        "<h1>Golden check: {} of {} failed</h1><div class=\"muted\">adapter: {}</div>",
-        failed.len(),
-        crate::text::count(total as u64, "frame", "frames"),
-        xml(&report.adapter)
-    );
+    let _ = write!(h, "<h1>{heading}: {} of {} failed</h1>", failed.len(), crate::text::count(total as u64, items.0, items.1));
+    match &report.compared {
+        Some(c) => _ = writeln!(h, "<div class=\"muted\">expected: {} · actual: {}</div>", xml(&c.expected), xml(&c.actual)),
+        None => _ = writeln!(h, "<div class=\"muted\">adapter: {}</div>", xml(&report.adapter)),
+    }
     if let Some(o) = &report.other_adapter {
         let _ = writeln!(
             h,
@@ -506,8 +675,11 @@ fn html(report: &Report) -> String {
     }
     let passed: Vec<&Record> = report.records.iter().filter(|r| r.passed).collect();
     if !passed.is_empty() {
-        h.push_str(
-            "<div class=\"card pass\"><h2>Passed</h2><table><tr><th></th><th>scene</th><th>frame</th><th>how</th><th>state</th></tr>\n",
+        let columns = if report.compared.is_some() { ("file", "") } else { ("scene", "frame") };
+        let _ = writeln!(
+            h,
+            "<div class=\"card pass\"><h2>Passed</h2><table><tr><th></th><th>{}</th><th>{}</th><th>how</th><th>state</th></tr>",
+            columns.0, columns.1
         );
         for r in passed {
             h.push_str(&r.html);
@@ -526,14 +698,14 @@ mod tests {
     fn passed_frames_are_listed_with_a_thumbnail_that_fits_the_box() {
         let frame = Decoded { width: 320, height: 240, rgba: [40u8, 90, 200, 255].repeat(320 * 240) };
         let entry = Entry {
-            scene: "terrain".into(),
-            frame: 45,
+            subject: Subject::frame("terrain", 45),
             passed: true,
             verdict: "identical".into(),
             comparison: None,
             expected: None,
             expected_file: None,
-            actual: frame,
+            actual: Some(frame),
+            actual_file: None,
             state_message: "state matches".into(),
             tolerance_reason: String::new(),
             accept: crate::golden::Accept::Command(String::new()),
@@ -574,14 +746,14 @@ mod tests {
         assert_eq!(px(37, 22), REGION_OUTLINE, "right side");
         assert_ne!(px(32, 22), REGION_OUTLINE, "the region itself is not painted over");
         let entry = Entry {
-            scene: "s".into(),
-            frame: 3,
+            subject: Subject::frame("s", 3),
             passed: false,
             verdict: c.describe(),
             comparison: Some(c),
             expected: Some(golden),
             expected_file: None,
-            actual,
+            actual: Some(actual),
+            actual_file: None,
             state_message: String::new(),
             tolerance_reason: String::new(),
             accept: crate::golden::Accept::Command(String::new()),

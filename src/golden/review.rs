@@ -1,21 +1,25 @@
-//! Reviewing the last golden check's failures one by one, as `cargo insta review` does: accept
-//! (the frame the check rendered becomes the golden, with its state digest, each file written
-//! atomically), reject (the golden stays), skip. `simreel golden review` walks them in a terminal;
-//! the studio's Goldens view does the same in the page.
+//! Reviewing the last golden check's (or `simreel compare`'s) failures one by one, as `cargo
+//! insta review` does: accept (the frame the check rendered becomes the golden, with its state
+//! digest; a compared file is copied over the expected one; each file written atomically), reject
+//! (the golden stays), skip. `simreel golden review` walks them in a terminal; the studio's
+//! Goldens view does the same in the page.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use super::regions::Region;
+use super::report::Subject;
 use super::{Blessed, Filter, GoldenError, Paths};
 use crate::pipeline::ProgressMode;
 use crate::scene::Scene;
 
-/// A frame the last check failed, as its `summary.json` says.
+/// A frame the last check failed (or a file `simreel compare` failed), as its `summary.json` says.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Failure {
-    pub scene: String,
-    pub frame: u32,
+    pub subject: Subject,
+    /// For a compared file: the expected file, and the actual one (none when only the expected
+    /// side has it: accepting removes the expected file).
+    pub files: Option<(String, Option<String>)>,
     pub verdict: String,
     pub state: String,
     pub regions: Vec<Region>,
@@ -26,9 +30,30 @@ pub struct Failure {
     pub images: Option<String>,
 }
 
+/// Which last run a review walks: a golden check's report, or `simreel compare`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Last {
+    Check,
+    Compare,
+}
+
+/// The report folder of the last run of `which` under `paths`.
+pub fn report_dir(paths: &Paths, which: Last) -> PathBuf {
+    match which {
+        Last::Check => paths.merged_report_dir(),
+        Last::Compare => paths.out.join(super::files::REPORT),
+    }
+}
+
 /// The last check's failures, in the report's order (worst first), and its adapter.
 pub fn failures(paths: &Paths) -> Result<(Vec<Failure>, String), GoldenError> {
-    let file = paths.merged_report_dir().join("summary.json");
+    failures_of(&paths.merged_report_dir())
+}
+
+/// The failures the report in `dir` lists, and its adapter (for a comparison of files, what was
+/// compared).
+pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), GoldenError> {
+    let file = dir.join("summary.json");
     let summary = super::summary::Summary::read(&file)?;
     let list = summary
         .frames
@@ -39,40 +64,72 @@ pub fn failures(paths: &Paths) -> Result<(Vec<Failure>, String), GoldenError> {
                 (Some(c), _) => super::Accept::Command(c),
                 (None, Some(why)) => super::Accept::NotHere(why),
                 (None, None) => {
-                    let what = format!("{}: failed frame {}:{} has neither `bless` nor `cannot_accept`", file.display(), f.scene, f.frame);
+                    let what = format!("{}: failed {} has neither `bless` nor `cannot_accept`", file.display(), f.subject.label());
                     return Err(GoldenError::BadInput(what));
                 }
             };
-            Ok(Failure { accept, scene: f.scene, frame: f.frame, verdict: f.verdict, state: f.state, regions: f.regions, images: f.images })
+            let files = match (&f.subject, f.expected_file) {
+                (Subject::File { .. }, Some(expected)) => Some((expected, f.actual_file)),
+                (Subject::File { path }, None) => {
+                    return Err(GoldenError::BadInput(format!("{}: compared file {path} has no `expected_file`", file.display())));
+                }
+                (Subject::Frame { .. }, _) => None,
+            };
+            Ok(Failure { accept, subject: f.subject, files, verdict: f.verdict, state: f.state, regions: f.regions, images: f.images })
         })
         .collect::<Result<_, GoldenError>>()?;
-    Ok((list, summary.adapter))
+    let what = match summary.compared {
+        Some(c) => format!("{} against {}", c.actual, c.expected),
+        None => summary.adapter,
+    };
+    Ok((list, what))
 }
 
-/// The image of a failure the report folder holds: `expected`, `actual`, `diff` or `panel` (the
-/// three side by side).
-pub fn image(paths: &Paths, f: &Failure, which: &str) -> Option<PathBuf> {
-    let p = paths.merged_report_dir().join(format!("{}__{which}.png", f.images.as_ref()?));
+/// The image of a failure the report folder `dir` holds: `expected`, `actual`, `diff` or
+/// `panel` (the three side by side).
+pub fn image(dir: &Path, f: &Failure, which: &str) -> Option<PathBuf> {
+    let p = dir.join(format!("{}__{which}.png", f.images.as_ref()?));
     p.is_file().then_some(p)
 }
 
-/// Accepts one failing frame: the image the last check rendered, and its state digest, become
-/// the golden (written atomically, only what changed).
-pub fn accept(scenes: &[Scene], f: &Failure, paths: &Paths) -> Result<Blessed, GoldenError> {
-    let filter = Filter { scene: f.scene.clone(), frames: Some(f.frame.to_string()) };
-    let scene = scenes
+/// What accepting a failure wrote (or removed).
+#[derive(Debug)]
+pub struct Accepted {
+    pub written: Vec<PathBuf>,
+    pub removed: Vec<PathBuf>,
+}
+
+/// Accepts one failure. A frame: the image the last check rendered, and its state digest,
+/// become the golden (written atomically, only what changed); `scenes` are loaded on first need
+/// (a comparison of files needs none). A compared file: the actual file is copied over the
+/// expected one (atomically, folders made), or, when only the expected side has it, the expected
+/// file is removed.
+pub fn accept(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, f: &Failure, paths: &Paths) -> Result<Accepted, GoldenError> {
+    match (&f.subject, &f.files) {
+        (Subject::Frame { scene, frame }, _) => {
+            let b = bless_frame(&scenes()?, scene, *frame, paths)?;
+            Ok(Accepted { written: b.written, removed: Vec::new() })
+        }
+        (Subject::File { .. }, Some((expected, actual))) => super::files::accept(Path::new(expected), actual.as_deref().map(Path::new)),
+        (Subject::File { path }, None) => Err(GoldenError::BadInput(format!("{path}: the report does not say which files it compared"))),
+    }
+}
+
+fn bless_frame(scenes: &[Scene], scene: &str, frame: u32, paths: &Paths) -> Result<Blessed, GoldenError> {
+    let filter = Filter { scene: scene.to_string(), frames: Some(frame.to_string()) };
+    let chosen = scenes
         .iter()
-        .find(|s| s.name == f.scene)
-        .ok_or_else(|| GoldenError::Filter(format!("no scene named {} among the scenes given", f.scene)))?;
+        .find(|s| s.name == scene)
+        .ok_or_else(|| GoldenError::Filter(format!("no scene named {scene} among the scenes given")))?;
     let mut done =
-        super::bless(std::slice::from_ref(scene), Some(&filter), true, paths, &super::adapter::Plan::default(), ProgressMode::Quiet)?;
-    done.pop().ok_or_else(|| GoldenError::Filter(format!("{}:{} was not blessed", f.scene, f.frame)))
+        super::bless(std::slice::from_ref(chosen), Some(&filter), true, paths, &super::adapter::Plan::default(), ProgressMode::Quiet)?;
+    done.pop().ok_or_else(|| GoldenError::Filter(format!("{scene}:{frame} was not blessed")))
 }
 
 /// What a review did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Tally {
-    pub accepted: Vec<(String, u32)>,
+    pub accepted: Vec<Subject>,
     pub rejected: usize,
     pub skipped: usize,
 }
@@ -81,22 +138,26 @@ pub struct Tally {
 /// accept, `r` reject, `s` skip, `o` open the side-by-side image, `A` accept this and all the
 /// rest, `R` reject this and all the rest, `q` stop. The end of input stops, as `q`.
 pub fn interactive(
-    scenes: &[Scene],
+    scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
     list: &[Failure],
     paths: &Paths,
+    which: Last,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<Tally, GoldenError> {
     let mut tally = Tally::default();
     let mut all: Option<bool> = None;
     let n = list.len();
+    let dir = report_dir(paths, which);
     'frames: for (i, f) in list.iter().enumerate() {
-        let _ = writeln!(out, "\n[{}/{n}] {}:{} — {}", i + 1, f.scene, f.frame, f.verdict);
+        let _ = writeln!(out, "\n[{}/{n}] {} — {}", i + 1, f.subject.label(), f.verdict);
         for r in f.regions.iter().take(3) {
             let _ = writeln!(out, "    changed region {}×{} at ({}, {}), {} pixels", r.width, r.height, r.x, r.y, r.pixels);
         }
-        let _ = writeln!(out, "    {}", f.state);
-        if let Some(p) = image(paths, f, "panel") {
+        if !f.state.is_empty() {
+            let _ = writeln!(out, "    {}", f.state);
+        }
+        if let Some(p) = image(&dir, f, "panel") {
             let _ = writeln!(out, "    golden | difference | now: {}", p.display());
         }
         loop {
@@ -117,13 +178,11 @@ pub fn interactive(
                 'a' | 'A' => {
                     all = all.or((choice == 'A').then_some(true));
                     let b = accept(scenes, f, paths)?;
-                    let what = if b.written.is_empty() {
-                        "nothing changed".to_string()
-                    } else {
-                        b.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-                    };
+                    let mut what: Vec<String> = b.written.iter().map(|p| p.display().to_string()).collect();
+                    what.extend(b.removed.iter().map(|p| format!("removed {}", p.display())));
+                    let what = if what.is_empty() { "nothing changed".to_string() } else { what.join(", ") };
                     let _ = writeln!(out, "    accepted: {what}");
-                    tally.accepted.push((f.scene.clone(), f.frame));
+                    tally.accepted.push(f.subject.clone());
                 }
                 'r' | 'R' => {
                     all = all.or((choice == 'R').then_some(false));
@@ -132,7 +191,7 @@ pub fn interactive(
                 }
                 's' => tally.skipped += 1,
                 'o' => {
-                    match image(paths, f, "panel") {
+                    match image(&dir, f, "panel").or_else(|| image(&dir, f, "actual")).or_else(|| image(&dir, f, "expected")) {
                         Some(p) => open(&p, out),
                         None => {
                             let _ = writeln!(out, "    no image to open (there was no golden to compare with)");
@@ -153,13 +212,14 @@ pub fn interactive(
     Ok(tally)
 }
 
-/// `simreel golden review`: the last check's failures walked at the terminal, or, without one
-/// (in CI, piped), the commands that accept them.
-pub fn run(scenes: &[Scene], paths: &Paths) -> Result<(), GoldenError> {
+/// `simreel golden review`: the last check's (or comparison's) failures walked at the terminal,
+/// or, without one (in CI, piped), the commands that accept them.
+pub fn run(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, paths: &Paths, which: Last) -> Result<(), GoldenError> {
     use std::io::IsTerminal;
-    let (list, adapter) = failures(paths)?;
+    let (list, what) = failures_of(&report_dir(paths, which))?;
     if list.is_empty() {
-        println!("nothing to review: the last check (on {adapter}) passed");
+        let last = if which == Last::Compare { "comparison" } else { "check" };
+        println!("nothing to review: the last {last} ({what}) passed");
         return Ok(());
     }
     if !std::io::stdin().is_terminal() {
@@ -167,7 +227,7 @@ pub fn run(scenes: &[Scene], paths: &Paths) -> Result<(), GoldenError> {
         return Ok(());
     }
     let stdin = std::io::stdin();
-    let tally = interactive(scenes, &list, paths, &mut stdin.lock(), &mut std::io::stdout())?;
+    let tally = interactive(scenes, &list, paths, which, &mut stdin.lock(), &mut std::io::stdout())?;
     println!("\naccepted {}, rejected {}, skipped {}", tally.accepted.len(), tally.rejected, tally.skipped);
     Ok(())
 }
@@ -175,9 +235,9 @@ pub fn run(scenes: &[Scene], paths: &Paths) -> Result<(), GoldenError> {
 /// What `simreel golden review` prints without a terminal: the command that accepts each failure.
 pub fn commands(list: &[Failure]) -> String {
     let mut s =
-        format!("{} failed in the last check; to accept one, run its command:\n", crate::text::count(list.len() as u64, "frame", "frames"));
+        format!("{} failed in the last run; to accept one, run its command:\n", crate::text::count(list.len() as u64, "image", "images"));
     for f in list {
-        s.push_str(&format!("{}  # {}:{}: {}\n", f.accept.line(), f.scene, f.frame, f.verdict));
+        s.push_str(&format!("{}  # {}: {}\n", f.accept.line(), f.subject.label(), f.verdict));
     }
     s
 }

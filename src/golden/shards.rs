@@ -140,7 +140,7 @@ pub fn merge_reports(paths: &Paths, count: Option<u32>) -> Result<(u32, report::
     }
     for (dir, part) in &parts {
         for r in part.records.iter().filter(|r| !r.passed) {
-            let stem = format!("{}__frame_{:04}__", r.scene, r.frame);
+            let stem = format!("{}__", r.subject.stem());
             for entry in std::fs::read_dir(dir).map_err(|source| OutputError::Read { path: dir.clone(), source })?.flatten() {
                 if entry.file_name().to_string_lossy().starts_with(&stem) {
                     let to = base.join(entry.file_name());

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::GoldenError;
 use super::regions::Region;
-use super::report::{Report, SequenceNote};
+use super::report::{Compared, Report, SequenceNote, Subject};
 
 /// The check as a whole, and every frame it checked.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -23,13 +23,16 @@ pub struct Summary {
     /// Set when a scene rendered on another adapter than its goldens were approved on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_adapter: Option<String>,
+    /// What `simreel compare` compared (absent for a golden check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compared: Option<Compared>,
 }
 
-/// One checked frame.
+/// One checked frame (`scene` and `frame`), or file of `simreel compare` (`path`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FrameSummary {
-    pub scene: String,
-    pub frame: u32,
+    #[serde(flatten)]
+    pub subject: Subject,
     pub passed: bool,
     pub verdict: String,
     pub differing_pixels: Option<u64>,
@@ -40,6 +43,9 @@ pub struct FrameSummary {
     pub heaviest_region: Option<u32>,
     pub regions: Vec<Region>,
     pub expected_file: Option<String>,
+    /// The file compared with the expected one (`simreel compare`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual_file: Option<String>,
     pub state: String,
     pub tolerance_reason: String,
     /// The command that accepts a failed frame (none for a passed one, or one that cannot be
@@ -67,8 +73,7 @@ impl Summary {
             .records
             .iter()
             .map(|r| FrameSummary {
-                scene: r.scene.clone(),
-                frame: r.frame,
+                subject: r.subject.clone(),
                 passed: r.passed,
                 verdict: r.verdict.clone(),
                 differing_pixels: r.differing_pixels,
@@ -79,6 +84,7 @@ impl Summary {
                 heaviest_region: r.heaviest_region,
                 regions: r.regions.clone(),
                 expected_file: r.expected_file.clone(),
+                actual_file: r.actual_file.clone(),
                 state: r.state.clone(),
                 tolerance_reason: r.tolerance_reason.clone(),
                 bless: r.accept.command().filter(|_| !r.passed).map(str::to_string),
@@ -86,7 +92,7 @@ impl Summary {
                     super::Accept::NotHere(why) if !r.passed => Some(why.clone()),
                     _ => None,
                 },
-                images: (!r.passed).then(|| super::report::stem_of(&r.scene, r.frame)),
+                images: (!r.passed).then(|| r.subject.stem()),
             })
             .collect();
         let sequences = report.sequences.iter().map(SequenceSummary::of).collect();
@@ -97,6 +103,7 @@ impl Summary {
             frames,
             sequences,
             other_adapter: report.other_adapter.clone(),
+            compared: report.compared.clone(),
         }
     }
 

@@ -80,6 +80,18 @@ pub fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Writes `bytes` to `path` as [`write_atomic`] does but without waiting for the disk: for files
+/// made again in no time from what is kept (a report's pages and pictures), which an
+/// interruption must not leave half written but a power cut may lose.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let tmp = temp_path(path);
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(write_err(path))
+}
+
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     write_atomic_with(path, |w| w.write_all(bytes))

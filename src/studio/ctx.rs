@@ -123,9 +123,9 @@ pub struct Review {
     pub error: Option<String>,
     /// Which adapter the check rendered on and why, and any missing adapter.
     pub notes: Vec<String>,
-    /// (scene, frame, files written)
-    pub accepted: Vec<(String, u32, Vec<String>)>,
-    pub rejected: Vec<(String, u32)>,
+    /// What was accepted (a frame, a compared file) and the files written or removed.
+    pub accepted: Vec<(crate::golden::report::Subject, Vec<String>)>,
+    pub rejected: Vec<crate::golden::report::Subject>,
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The studio's Goldens view: runs the golden check over the served scenes that have a
-//! `[golden]` table, lists the failing frames with the report's images, and accepts (blesses,
-//! from the check's own render) or rejects each.
+//! `[golden]` table, lists the failing frames with the report's images, and the failing files of
+//! the last `simreel compare` into the same output folder, and accepts (blesses, from the check's
+//! own render; copies a compared file over the expected one) or rejects each.
 
 use std::sync::Arc;
 
@@ -8,7 +9,8 @@ use serde_json::{Value, json};
 
 use super::ctx::{Ctx, Review};
 use super::http::{Refusal, param, percent_encode, refuse};
-use crate::golden::review::{self, Failure};
+use crate::golden::report::Subject;
+use crate::golden::review::{self, Failure, Last};
 use crate::golden::{Paths, adapter, check};
 use crate::pipeline::ProgressMode;
 use crate::scene::Scene;
@@ -25,50 +27,80 @@ fn golden_scenes(ctx: &Ctx) -> Vec<Scene> {
     scenes
 }
 
-fn url(rel: &str) -> String {
-    format!("/files/out/golden-report/{}", percent_encode(rel))
+fn url(report: &str, rel: &str) -> String {
+    format!("/files/out/{report}/{}", percent_encode(rel))
 }
 
-/// `GET /api/golden`: the last check's failures and what was decided about each.
+/// The failures of the last golden check and of the last comparison, each with its report
+/// folder's name; the adapter; and what could not be read (said, not taken as no failures).
+fn all_failures(ctx: &Ctx) -> (Vec<(Failure, &'static str)>, Option<String>, Vec<String>) {
+    let (mut list, mut adapter, mut unreadable) = (Vec::new(), None, Vec::new());
+    for which in [Last::Check, Last::Compare] {
+        let dir = review::report_dir(&paths(ctx), which);
+        let name = if which == Last::Check { "golden-report" } else { crate::golden::files::REPORT };
+        match review::failures_of(&dir) {
+            Ok((found, what)) => {
+                if which == Last::Check {
+                    adapter = Some(what);
+                }
+                list.extend(found.into_iter().map(|f| (f, name)));
+            }
+            // no run yet is no failure
+            Err(crate::golden::GoldenError::NoLastRun(_)) => {}
+            Err(e) => unreadable.push(e.to_string()),
+        }
+    }
+    (list, adapter, unreadable)
+}
+
+/// The query that names a failure to the API: `scene=…&frame=…`, or `path=…` for a file.
+fn query(s: &Subject) -> String {
+    match s {
+        Subject::Frame { scene, frame } => format!("scene={}&frame={frame}", percent_encode(scene)),
+        Subject::File { path } => format!("path={}", percent_encode(path)),
+    }
+}
+
+/// `GET /api/golden`: the last check's and comparison's failures and what was decided about each.
 pub fn state(ctx: &Ctx) -> Value {
+    let (list, adapter, unreadable) = all_failures(ctx);
     let r = ctx.review.lock().expect("review");
-    // no check yet is no failure; a summary that cannot be read is said, not taken as none
-    let (read, unreadable) = match review::failures(&paths(ctx)) {
-        Ok(read) => (read, None),
-        Err(crate::golden::GoldenError::NoLastRun(_)) => Default::default(),
-        Err(e) => (Default::default(), Some(e.to_string())),
-    };
-    let (list, adapter) = read;
     let failures: Vec<Value> = list
         .iter()
-        .map(|f| {
-            let decided = if r.accepted.iter().any(|(s, n, _)| *s == f.scene && *n == f.frame) {
+        .map(|(f, report)| {
+            let decided = if r.accepted.iter().any(|(s, _)| *s == f.subject) {
                 Some("accepted")
-            } else if r.rejected.iter().any(|(s, n)| *s == f.scene && *n == f.frame) {
+            } else if r.rejected.contains(&f.subject) {
                 Some("rejected")
             } else {
                 None
             };
             let images = f.images.as_ref().map(|stem| {
-                json!({
-                    "expected": url(&format!("{stem}__expected.png")),
-                    "actual": url(&format!("{stem}__actual.png")),
-                    "diff": url(&format!("{stem}__diff.png")),
-                })
+                let has = |which: &str| ctx.out.join(report).join(format!("{stem}__{which}.png")).is_file();
+                let at = |which: &str| has(which).then(|| url(report, &format!("{stem}__{which}.png")));
+                json!({ "expected": at("expected"), "actual": at("actual"), "diff": at("diff") })
             });
-            json!({ "scene": f.scene, "frame": f.frame, "verdict": f.verdict, "state": f.state, "regions": f.regions, "bless": f.accept.command(), "images": images, "decided": decided })
+            let mut v = json!({ "label": f.subject.label(), "query": query(&f.subject), "verdict": f.verdict, "state": f.state, "regions": f.regions, "bless": f.accept.command(), "images": images, "decided": decided });
+            match &f.subject {
+                Subject::Frame { scene, frame } => (v["scene"], v["frame"]) = (json!(scene), json!(frame)),
+                Subject::File { path } => v["path"] = json!(path),
+            }
+            v
         })
         .collect();
-    let report = ctx.out.join("golden-report/report.html").is_file().then(|| url("report.html"));
+    let report = ctx.out.join("golden-report/report.html").is_file().then(|| url("golden-report", "report.html"));
+    let compare_report =
+        ctx.out.join(crate::golden::files::REPORT).join("report.html").is_file().then(|| url(crate::golden::files::REPORT, "report.html"));
+    let error = if unreadable.is_empty() { r.error.clone() } else { Some(unreadable.join("; ")) };
     json!({
         "running": r.running,
-        "error": unreadable.or_else(|| r.error.clone()),
+        "error": error,
         "adapter": adapter,
         "notes": r.notes,
         "scenes": golden_scenes(ctx).iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
-        "report": report,
+        "report": report.or(compare_report),
         "failures": failures,
-        "accepted": r.accepted.iter().map(|(s, f, files)| json!({ "scene": s, "frame": f, "files": files })).collect::<Vec<_>>(),
+        "accepted": r.accepted.iter().map(|(s, files)| json!({ "label": s.label(), "files": files })).collect::<Vec<_>>(),
     })
 }
 
@@ -115,39 +147,51 @@ pub fn start_check(ctx: &Arc<Ctx>) -> Result<Value, Refusal> {
     Ok(json!({ "started": count }))
 }
 
-/// The failure `scene=`, `frame=` names in the last check.
+/// The failure `scene=` and `frame=` (or `path=`, a compared file) name in the last check (or
+/// comparison).
 fn failure(ctx: &Ctx, q: &[(String, String)]) -> Result<Failure, Refusal> {
-    let scene = param(q, "scene").ok_or_else(|| refuse(400, "which scene? (scene=)"))?;
-    let frame: u32 = param(q, "frame").and_then(|f| f.parse().ok()).ok_or_else(|| refuse(400, "which frame? (frame=)"))?;
-    let (list, _) = review::failures(&paths(ctx)).map_err(|e| refuse(409, e.to_string()))?;
+    let subject = match param(q, "path") {
+        Some(path) => Subject::File { path: path.to_string() },
+        None => {
+            let scene = param(q, "scene").ok_or_else(|| refuse(400, "which scene? (scene=), or which file? (path=)"))?;
+            let frame: u32 = param(q, "frame").and_then(|f| f.parse().ok()).ok_or_else(|| refuse(400, "which frame? (frame=)"))?;
+            Subject::frame(scene, frame)
+        }
+    };
+    let (list, _, unreadable) = all_failures(ctx);
+    if let Some(e) = unreadable.first() {
+        return Err(refuse(409, e.clone()));
+    }
     list.into_iter()
-        .find(|f| f.scene == scene && f.frame == frame)
-        .ok_or_else(|| refuse(404, format!("{scene}:{frame} did not fail in the last check")))
+        .map(|(f, _)| f)
+        .find(|f| f.subject == subject)
+        .ok_or_else(|| refuse(404, format!("{} did not fail in the last check or comparison", subject.label())))
 }
 
-/// `POST /api/golden/accept`: the frame the check rendered becomes the golden.
+/// `POST /api/golden/accept`: the frame the check rendered becomes the golden; a compared file
+/// is copied over the expected one.
 pub fn accept(ctx: &Ctx, q: &[(String, String)]) -> Result<Value, Refusal> {
     let f = failure(ctx, q)?;
     if ctx.review.lock().expect("review").running {
         return Err(refuse(409, "a check is running"));
     }
-    let blessed = review::accept(&golden_scenes(ctx), &f, &paths(ctx)).map_err(|e| refuse(500, e.to_string()))?;
-    let files: Vec<String> = blessed.written.iter().map(|p| p.display().to_string()).collect();
+    let done = review::accept(&mut || Ok(golden_scenes(ctx)), &f, &paths(ctx)).map_err(|e| refuse(500, e.to_string()))?;
+    let mut files: Vec<String> = done.written.iter().map(|p| p.display().to_string()).collect();
+    files.extend(done.removed.iter().map(|p| format!("removed {}", p.display())));
     let mut r = ctx.review.lock().expect("review");
-    r.rejected.retain(|(s, n)| !(*s == f.scene && *n == f.frame));
-    r.accepted.push((f.scene.clone(), f.frame, files.clone()));
+    r.rejected.retain(|s| *s != f.subject);
+    r.accepted.push((f.subject.clone(), files.clone()));
     drop(r);
-    ctx.hub.send(json!({ "type": "golden", "state": "accepted", "scene": f.scene, "frame": f.frame }));
-    Ok(json!({ "scene": f.scene, "frame": f.frame, "written": files }))
+    ctx.hub.send(json!({ "type": "golden", "state": "accepted", "label": f.subject.label() }));
+    Ok(json!({ "label": f.subject.label(), "written": files }))
 }
 
 /// `POST /api/golden/reject`: the golden stays; the page moves on.
 pub fn reject(ctx: &Ctx, q: &[(String, String)]) -> Result<Value, Refusal> {
     let f = failure(ctx, q)?;
     let mut r = ctx.review.lock().expect("review");
-    if !r.rejected.iter().any(|(s, n)| *s == f.scene && *n == f.frame) && !r.accepted.iter().any(|(s, n, _)| *s == f.scene && *n == f.frame)
-    {
-        r.rejected.push((f.scene.clone(), f.frame));
+    if !r.rejected.contains(&f.subject) && !r.accepted.iter().any(|(s, _)| *s == f.subject) {
+        r.rejected.push(f.subject.clone());
     }
-    Ok(json!({ "scene": f.scene, "frame": f.frame }))
+    Ok(json!({ "label": f.subject.label() }))
 }

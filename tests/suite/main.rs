@@ -5,6 +5,7 @@ mod batches;
 mod browser;
 mod cargo_cli;
 mod common;
+mod compare;
 mod container;
 mod dice_cli;
 mod docs;

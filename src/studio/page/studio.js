@@ -498,7 +498,7 @@ async function loadGoldens() {
     : d.error
       ? "the check failed: " + d.error
       : d.report
-        ? `${d.failures.length} failing frame${d.failures.length === 1 ? "" : "s"} in the last check (on ${d.adapter})`
+        ? `${d.failures.length} failing image${d.failures.length === 1 ? "" : "s"} in the last run${d.adapter ? ` (on ${d.adapter})` : ""}`
         : `${d.scenes.length} served scene${d.scenes.length === 1 ? " has" : "s have"} goldens; no check yet`;
   // which adapter the check rendered on and why: a hover away
   $("checkState").title = (d.notes || []).join("\n");
@@ -510,7 +510,7 @@ async function loadGoldens() {
   acc.textContent = "";
   for (const a of d.accepted) {
     const li = document.createElement("li");
-    li.textContent = `${a.scene}:${a.frame} → ${a.files.length ? a.files.join(", ") : "nothing changed"}`;
+    li.textContent = `${a.label} → ${a.files.length ? a.files.join(", ") : "nothing changed"}`;
     acc.appendChild(li);
   }
   if (!d.accepted.length) acc.innerHTML = '<li class="muted">nothing yet</li>';
@@ -527,16 +527,24 @@ function drawReview() {
   const f = list[review.at];
   $("review").hidden = !f;
   const total = review.data ? review.data.failures.length : 0;
-  $("reviewDone").textContent = !f && total ? "Every failing frame is decided." : "";
-  window.studio.review.current = f ? `${f.scene}:${f.frame}` : null;
+  $("reviewDone").textContent = !f && total ? "Every failing image is decided." : "";
+  window.studio.review.current = f ? f.label : null;
   if (!f) return;
-  $("reviewTitle").textContent = `${f.scene}:${f.frame} (${review.at + 1} of ${list.length} to decide)`;
+  $("reviewTitle").textContent = `${f.label} (${review.at + 1} of ${list.length} to decide)`;
   $("reviewVerdict").textContent = f.verdict;
   $("reviewState").textContent = f.state;
   const box = $("compare");
   box.textContent = "";
-  if (!f.images) {
-    box.textContent = "No golden to compare with: accepting makes this frame the golden.";
+  if (!f.images || !f.images.expected || !f.images.actual) {
+    box.textContent = !f.images || !f.images.expected
+      ? "No golden to compare with: accepting makes this image the golden."
+      : "The new run has no such image: accepting removes the golden.";
+    const only = f.images && (f.images.actual || f.images.expected);
+    if (only) {
+      const img = document.createElement("img");
+      img.src = only;
+      box.appendChild(img);
+    }
     return;
   }
   // small frames are shown larger, by a whole factor, so that pixels stay pixels
@@ -602,7 +610,7 @@ async function decide(what, all) {
   const list = pending();
   const targets = all ? list.slice(review.at) : list.slice(review.at, review.at + 1);
   for (const f of targets) {
-    const r = await post(`/api/golden/${what}?scene=${enc(f.scene)}&frame=${f.frame}`);
+    const r = await post(`/api/golden/${what}?${f.query}`);
     if (!r.ok) {
       $("checkState").textContent = r.body.error || "refused";
       break;
