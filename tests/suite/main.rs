@@ -4,6 +4,7 @@
 mod batches;
 mod browser;
 mod cargo_cli;
+mod ci_templates;
 mod common;
 mod compare;
 mod container;

@@ -19,6 +19,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument('checkout')
 ap.add_argument('--runs', type=int, default=5)
 ap.add_argument('--seed', type=int, default=4242)
+ap.add_argument('--slow-runs', type=int, default=1, help='runs of pixelmatch, an order of magnitude slower than the others')
 args = ap.parse_args()
 repo = pathlib.Path(args.checkout).resolve()
 SIMREEL = repo / 'target/release/simreel'
@@ -104,6 +105,8 @@ for name, pairs, must_fail, (e_dir, a_dir) in sets:
         verdicts = {}
         for r in range(args.runs + 1):  # round-robin; the first round is a warm-up
             for k, cmd in runners.items():
+                if k == 'pixelmatch' and r > args.slow_runs:
+                    continue
                 if cmd is None:
                     one = lambda e, a, t: tools['simreel compare'](e_dir, a_dir, t)
                     secs, codes = run_set(one, [(None, None)], threads)
