@@ -350,8 +350,13 @@ pub enum GoldenCommand {
         common: GoldenArgs,
         /// Walk the last `simreel compare` into OUT instead (OUT/compare-report/): accepting
         /// copies the actual file over the expected one. Needs no scenes.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "pending")]
         compare: bool,
+        /// Walk the pending images of tests under DIR instead (`assert_image!`'s
+        /// `<name>.new.png`): accepting moves one over its approved `<name>.png`, rejecting
+        /// removes it. Needs no scenes.
+        #[arg(long, value_name = "DIR")]
+        pending: Option<PathBuf>,
     },
     /// Put the reports of a split check (`golden check --shard I/N`) together: the summary.json,
     /// junit.xml and report.html one machine's check would write; exit code 4 when any frame

@@ -14,7 +14,7 @@ use crate::text::count;
 pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), GoldenError> {
     let args = match action {
         GoldenCommand::Check { common, .. } | GoldenCommand::Bless { common, .. } => common,
-        GoldenCommand::Review { common, compare } => return review(common, *compare),
+        GoldenCommand::Review { common, compare, pending } => return review(common, *compare, pending.as_deref()),
         GoldenCommand::Merge(m) => return merge(m),
     };
     let scenes = golden_scenes(args)?;
@@ -40,8 +40,11 @@ pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), Gold
 
 /// `simreel golden review`: the scenes are read only when a frame is accepted (a comparison of
 /// files needs none).
-fn review(args: &GoldenArgs, compare: bool) -> Result<(), GoldenError> {
+fn review(args: &GoldenArgs, compare: bool, pending: Option<&std::path::Path>) -> Result<(), GoldenError> {
     let paths = Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard: None };
+    if let Some(dir) = pending {
+        return super::review::run_pending(dir, &paths);
+    }
     let which = if compare { super::review::Last::Compare } else { super::review::Last::Check };
     let mut loaded: Option<Vec<Scene>> = None;
     let mut scenes = || -> Result<Vec<Scene>, GoldenError> {

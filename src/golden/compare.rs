@@ -69,10 +69,14 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The verdict in words, with where the heaviest failing region is.
+    /// The verdict in words, with where the heaviest failing region is (also when the pixel
+    /// counts failed the image first: where it changed is what a reader wants to know).
     pub fn describe(&self) -> String {
         match self.regions.first() {
             Some(r) if self.verdict == Verdict::Region => format!("{}: {}", self.verdict.name(), region_text(r, self.region_limit)),
+            Some(r) if self.verdict == Verdict::Different => {
+                format!("{}; {}: {}", self.verdict.name(), Verdict::Region.name(), region_text(r, self.region_limit))
+            }
             _ => self.verdict.name().to_string(),
         }
     }

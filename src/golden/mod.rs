@@ -7,6 +7,7 @@
 //! non-determinism. A check split across machines is dealt and merged in `shards`.
 
 pub mod adapter;
+pub mod assert;
 mod bless;
 pub mod command;
 pub mod compare;

@@ -20,6 +20,9 @@ pub struct Failure {
     /// For a compared file: the expected file, and the actual one (none when only the expected
     /// side has it: accepting removes the expected file).
     pub files: Option<(String, Option<String>)>,
+    /// A pending image of a test (`assert_image!`): accepting moves it over the approved one,
+    /// rejecting removes it.
+    pub pending: bool,
     pub verdict: String,
     pub state: String,
     pub regions: Vec<Region>,
@@ -75,7 +78,16 @@ pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), GoldenError> {
                 }
                 (Subject::Frame { .. }, _) => None,
             };
-            Ok(Failure { accept, subject: f.subject, files, verdict: f.verdict, state: f.state, regions: f.regions, images: f.images })
+            Ok(Failure {
+                accept,
+                subject: f.subject,
+                files,
+                pending: false,
+                verdict: f.verdict,
+                state: f.state,
+                regions: f.regions,
+                images: f.images,
+            })
         })
         .collect::<Result<_, GoldenError>>()?;
     let what = match summary.compared {
@@ -110,7 +122,13 @@ pub fn accept(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, f: &F
             let b = bless_frame(&scenes()?, scene, *frame, paths)?;
             Ok(Accepted { written: b.written, removed: Vec::new() })
         }
-        (Subject::File { .. }, Some((expected, actual))) => super::files::accept(Path::new(expected), actual.as_deref().map(Path::new)),
+        (Subject::File { .. }, Some((expected, actual))) => {
+            let done = super::files::accept(Path::new(expected), actual.as_deref().map(Path::new))?;
+            if let (true, Some(a)) = (f.pending, actual) {
+                std::fs::remove_file(a).map_err(|e| GoldenError::BadInput(format!("cannot remove {a}: {e}")))?;
+            }
+            Ok(done)
+        }
         (Subject::File { path }, None) => Err(GoldenError::BadInput(format!("{path}: the report does not say which files it compared"))),
     }
 }
@@ -141,14 +159,13 @@ pub fn interactive(
     scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
     list: &[Failure],
     paths: &Paths,
-    which: Last,
+    dir: &Path,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<Tally, GoldenError> {
     let mut tally = Tally::default();
     let mut all: Option<bool> = None;
     let n = list.len();
-    let dir = report_dir(paths, which);
     'frames: for (i, f) in list.iter().enumerate() {
         let _ = writeln!(out, "\n[{}/{n}] {} — {}", i + 1, f.subject.label(), f.verdict);
         for r in f.regions.iter().take(3) {
@@ -157,7 +174,7 @@ pub fn interactive(
         if !f.state.is_empty() {
             let _ = writeln!(out, "    {}", f.state);
         }
-        if let Some(p) = image(&dir, f, "panel") {
+        if let Some(p) = image(dir, f, "panel") {
             let _ = writeln!(out, "    golden | difference | now: {}", p.display());
         }
         loop {
@@ -186,12 +203,16 @@ pub fn interactive(
                 }
                 'r' | 'R' => {
                     all = all.or((choice == 'R').then_some(false));
+                    if let (true, Some((_, Some(a)))) = (f.pending, &f.files) {
+                        let _ = std::fs::remove_file(a);
+                    }
                     let _ = writeln!(out, "    rejected: the golden stays");
                     tally.rejected += 1;
                 }
                 's' => tally.skipped += 1,
                 'o' => {
-                    match image(&dir, f, "panel").or_else(|| image(&dir, f, "actual")).or_else(|| image(&dir, f, "expected")) {
+                    let pending = f.files.as_ref().and_then(|(_, a)| a.clone()).filter(|_| f.pending).map(PathBuf::from);
+                    match image(dir, f, "panel").or_else(|| image(dir, f, "actual")).or(pending) {
                         Some(p) => open(&p, out),
                         None => {
                             let _ = writeln!(out, "    no image to open (there was no golden to compare with)");
@@ -215,21 +236,75 @@ pub fn interactive(
 /// `simreel golden review`: the last check's (or comparison's) failures walked at the terminal,
 /// or, without one (in CI, piped), the commands that accept them.
 pub fn run(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, paths: &Paths, which: Last) -> Result<(), GoldenError> {
-    use std::io::IsTerminal;
     let (list, what) = failures_of(&report_dir(paths, which))?;
     if list.is_empty() {
         let last = if which == Last::Compare { "comparison" } else { "check" };
         println!("nothing to review: the last {last} ({what}) passed");
         return Ok(());
     }
+    walk(scenes, &list, paths, &report_dir(paths, which))
+}
+
+/// `list` walked at the terminal, or, without one (in CI, piped), the commands that accept each.
+fn walk(
+    scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
+    list: &[Failure],
+    paths: &Paths,
+    dir: &Path,
+) -> Result<(), GoldenError> {
+    use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() {
-        print!("{}", commands(&list));
+        print!("{}", commands(list));
         return Ok(());
     }
     let stdin = std::io::stdin();
-    let tally = interactive(scenes, &list, paths, which, &mut stdin.lock(), &mut std::io::stdout())?;
+    let tally = interactive(scenes, list, paths, dir, &mut stdin.lock(), &mut std::io::stdout())?;
     println!("\naccepted {}, rejected {}, skipped {}", tally.accepted.len(), tally.rejected, tally.skipped);
     Ok(())
+}
+
+/// The pending images of tests under `dir` (`assert_image!`'s `<name>.new.png`), each compared
+/// with its approved image under `tol`.
+pub fn pending_failures(dir: &Path, tol: &crate::scene::golden::Tolerance) -> Result<Vec<Failure>, GoldenError> {
+    let sh = |p: &Path| crate::plan::sh(&p.display().to_string());
+    super::assert::pending(dir)
+        .into_iter()
+        .map(|(approved, new)| {
+            let verdict = match (std::fs::read(&approved), std::fs::read(&new)) {
+                (_, Err(e)) => return Err(GoldenError::BadInput(format!("cannot read {}: {e}", new.display()))),
+                (Err(_), Ok(_)) => "no approved image yet".to_string(),
+                (Ok(a), Ok(n)) => match (crate::output::png::decode(&a), crate::output::png::decode(&n)) {
+                    (Ok(a), Ok(n)) if (a.width, a.height) != (n.width, n.height) => {
+                        format!("size mismatch: approved {}×{}, pending {}×{}", a.width, a.height, n.width, n.height)
+                    }
+                    (Ok(a), Ok(n)) => super::compare::compare(&a, &n, tol).describe(),
+                    (Err(e), _) => format!("the approved image cannot be read: {e}"),
+                    (_, Err(e)) => return Err(GoldenError::BadInput(format!("{}: {e}", new.display()))),
+                },
+            };
+            let path = approved.strip_prefix(dir).unwrap_or(&approved).display().to_string();
+            Ok(Failure {
+                accept: super::Accept::Command(format!("mv -- {} {}", sh(&new), sh(&approved))),
+                subject: Subject::File { path },
+                files: Some((approved.display().to_string(), Some(new.display().to_string()))),
+                pending: true,
+                verdict,
+                state: String::new(),
+                regions: Vec::new(),
+                images: None,
+            })
+        })
+        .collect()
+}
+
+/// `simreel golden review --pending DIR`: the pending images of tests under `dir`, walked.
+pub fn run_pending(dir: &Path, paths: &Paths) -> Result<(), GoldenError> {
+    let list = pending_failures(dir, &super::files::default_tolerance())?;
+    if list.is_empty() {
+        println!("nothing to review: no pending images (*.new.png) under {}", dir.display());
+        return Ok(());
+    }
+    walk(&mut || Ok(Vec::new()), &list, paths, dir)
 }
 
 /// What `simreel golden review` prints without a terminal: the command that accepts each failure.

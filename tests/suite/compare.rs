@@ -105,7 +105,7 @@ fn compare_matches_folders_by_path_fails_what_differs_and_reports_it() {
         "pass same.png: identical",
         "pass deep/nested/sixteen.png: identical",
         "pass sub/lossless.webp: identical",
-        "FAIL alpha.png: different",
+        "FAIL alpha.png: different; compact difference: 6×6 px at (40, 20)",
         "FAIL photo.jpg: different",
         "FAIL gone.png: only in EXPECTED",
         "FAIL new/added.webp: only in ACTUAL",
@@ -156,7 +156,14 @@ fn compare_matches_folders_by_path_fails_what_differs_and_reports_it() {
     let (list, _) = simreel::golden::review::failures_of(&simreel::golden::review::report_dir(&paths, which)).unwrap();
     assert_eq!(list.len(), 5);
     let mut no_scenes = || -> Result<Vec<simreel::scene::Scene>, simreel::golden::GoldenError> { panic!("a comparison needs no scenes") };
-    let tally = simreel::golden::review::interactive(&mut no_scenes, &list, &paths, which, &mut "A\n".as_bytes(), &mut Vec::new());
+    let tally = simreel::golden::review::interactive(
+        &mut no_scenes,
+        &list,
+        &paths,
+        &simreel::golden::review::report_dir(&paths, which),
+        &mut "A\n".as_bytes(),
+        &mut Vec::new(),
+    );
     assert_eq!(tally.unwrap().accepted.len(), 5);
     assert!(!dir.join("expected/gone.png").exists() && dir.join("expected/new/added.webp").is_file());
     assert_eq!(std::fs::read(dir.join("expected/alpha.png")).unwrap(), std::fs::read(dir.join("actual/alpha.png")).unwrap());

@@ -1,6 +1,7 @@
 //! The integration tests, one binary with a module per area (one link of the crate instead of one
 //! per file). `cargo test --release --test suite -- render::` runs one area.
 
+mod assert_image;
 mod batches;
 mod browser;
 mod cargo_cli;

@@ -469,14 +469,38 @@ fn golden_review_in_a_terminal_accepts_rejects_and_skips_and_prints_commands_wit
     let golden_file = goldens.join("small_terrain/frame_0020.png");
     let before = std::fs::read(&golden_file).unwrap();
     let mut shown = Vec::new();
-    let t = simreel::golden::review::interactive(&mut scenes, &list, &paths, check, &mut "x\nr\n".as_bytes(), &mut shown).unwrap();
+    let t = simreel::golden::review::interactive(
+        &mut scenes,
+        &list,
+        &paths,
+        &simreel::golden::review::report_dir(&paths, check),
+        &mut "x\nr\n".as_bytes(),
+        &mut shown,
+    )
+    .unwrap();
     assert_eq!((t.accepted.len(), t.rejected, t.skipped), (0, 1, 0));
     assert_eq!(std::fs::read(&golden_file).unwrap(), before, "rejected: the golden stays");
     let shown = String::from_utf8_lossy(&shown);
     assert!(shown.contains("[1/1] small_terrain:20") && shown.contains("one of a, r, s, o, A, R, q"), "{shown}");
-    let t = simreel::golden::review::interactive(&mut scenes, &list, &paths, check, &mut "s\n".as_bytes(), &mut Vec::new()).unwrap();
+    let t = simreel::golden::review::interactive(
+        &mut scenes,
+        &list,
+        &paths,
+        &simreel::golden::review::report_dir(&paths, check),
+        &mut "s\n".as_bytes(),
+        &mut Vec::new(),
+    )
+    .unwrap();
     assert_eq!((t.accepted.len(), t.rejected, t.skipped), (0, 0, 1));
-    let t = simreel::golden::review::interactive(&mut scenes, &list, &paths, check, &mut "a\n".as_bytes(), &mut Vec::new()).unwrap();
+    let t = simreel::golden::review::interactive(
+        &mut scenes,
+        &list,
+        &paths,
+        &simreel::golden::review::report_dir(&paths, check),
+        &mut "a\n".as_bytes(),
+        &mut Vec::new(),
+    )
+    .unwrap();
     assert_eq!(t.accepted, [frame]);
     let rendered = crate::common::read_png(&out.join("golden-run/small_terrain/frame_0020.png"));
     assert_eq!(crate::common::read_png(&golden_file).rgba, rendered.rgba, "accepted: the golden is what the check rendered");

@@ -125,7 +125,7 @@ lscpu = subprocess.run(['lscpu'], capture_output=True, text=True).stdout
 cpu = next((l.split(':', 1)[1].strip() for l in lscpu.splitlines() if l.startswith('Model name')), platform.processor())
 versions = {
     'simreel': subprocess.run([str(SIMREEL), '--version'], capture_output=True, text=True).stdout.strip(),
-    'odiff': subprocess.run([str(ODIFF), '--version'], capture_output=True, text=True).stdout.strip() if 'odiff' in tools else None,
+    'odiff': (lambda r: (r.stdout + r.stderr).strip())(subprocess.run([str(ODIFF), '--version'], capture_output=True, text=True)) if 'odiff' in tools else None,
     'pixelmatch': json.loads((HERE / 'node_modules/pixelmatch/package.json').read_text())['version'] if 'pixelmatch' in tools else None,
     'dify': subprocess.run([str(DIFY), '--version'], capture_output=True, text=True).stdout.strip() if 'dify' in tools else None,
 }

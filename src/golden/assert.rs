@@ -1,0 +1,207 @@
+//! Golden images in `cargo test`, for a project with its own renderer, as insta asserts values:
+//! [`assert_image!`](crate::assert_image) compares an image with the approved PNG beside the test
+//! (`goldens/<name>.png` in the test file's folder) through the golden check's comparator. On a
+//! mismatch, or with no approved image yet, it writes the image as `goldens/<name>.new.png`, a
+//! pending image, and fails, saying why and how to review. `simreel golden review --pending DIR`
+//! walks the pending images: accepting one moves it over the approved image.
+//!
+//! `SIMREEL_UPDATE`, as insta's `INSTA_UPDATE`: `new` (the default) writes pending images; `always`
+//! writes the approved image itself and passes; `no` writes nothing. Where `CI` is set, approved
+//! images are never written (`always` is taken as `new`).
+//!
+//! ```
+//! use simreel::output::png::Decoded;
+//! # let dir = std::env::temp_dir().join(format!("simreel-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(dir.join("goldens")).unwrap();
+//! let frame = Decoded { width: 4, height: 2, rgba: [200, 40, 40, 255].repeat(8) };
+//! # std::fs::write(dir.join("goldens/red.png"), simreel::output::png::encode(&frame.rgba, 4, 2, simreel::output::png::Effort::Fast)).unwrap();
+//! # let here = dir.join("test.rs");
+//! // in a test: simreel::assert_image!("red", &frame);
+//! // which is, with the test file's folder spelled out:
+//! simreel::golden::assert::check(&here, "red", &frame, &simreel::golden::files::default_tolerance())
+//!     .expect("the frame is the approved one");
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use super::compare;
+use crate::output::png::{self, Decoded, Effort};
+use crate::scene::golden::Tolerance;
+
+/// An image a test asserts: RGBA8 rows, tightly packed.
+pub trait Pixels {
+    fn size(&self) -> (u32, u32);
+    fn rgba(&self) -> &[u8];
+}
+
+impl Pixels for Decoded {
+    fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+    fn rgba(&self) -> &[u8] {
+        &self.rgba
+    }
+}
+
+impl Pixels for image::RgbaImage {
+    fn size(&self) -> (u32, u32) {
+        self.dimensions()
+    }
+    fn rgba(&self) -> &[u8] {
+        self.as_raw()
+    }
+}
+
+/// Width, height and RGBA8 rows.
+impl<T: AsRef<[u8]>> Pixels for (u32, u32, T) {
+    fn size(&self) -> (u32, u32) {
+        (self.0, self.1)
+    }
+    fn rgba(&self) -> &[u8] {
+        self.2.as_ref()
+    }
+}
+
+/// What to write when an image is not the approved one (`SIMREEL_UPDATE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Update {
+    /// Write the image as the approved one, and pass.
+    Always,
+    /// Write it as a pending image, `<name>.new.png`, and fail.
+    New,
+    /// Write nothing, and fail.
+    No,
+}
+
+impl Update {
+    /// From `SIMREEL_UPDATE` and `CI` (read once by the caller): where `CI` is set, approved
+    /// images are never written.
+    pub fn from_env(update: Option<&str>, ci: bool) -> Result<Update, String> {
+        let u = match update.map(str::trim) {
+            None | Some("") | Some("new") => Update::New,
+            Some("always") => Update::Always,
+            Some("no") => Update::No,
+            Some(other) => return Err(format!("SIMREEL_UPDATE={other}: it is one of always, new, no")),
+        };
+        Ok(if ci && u == Update::Always { Update::New } else { u })
+    }
+}
+
+/// Where the approved image `name` of the test in `test_file` lives, and its pending image.
+pub fn paths(test_file: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let dir = test_file.parent().unwrap_or(Path::new(".")).join("goldens");
+    (dir.join(format!("{name}.png")), dir.join(format!("{name}.new.png")))
+}
+
+/// The test file as the compiler named it (`file!()`: relative to the workspace root) found from
+/// the crate's folder (`CARGO_MANIFEST_DIR`), looking up the folders above for the workspace.
+pub fn test_file(manifest_dir: &str, file: &str) -> PathBuf {
+    let file = Path::new(file);
+    if file.is_absolute() {
+        return file.to_path_buf();
+    }
+    let mut dir = Some(Path::new(manifest_dir));
+    while let Some(d) = dir {
+        if d.join(file).is_file() {
+            return d.join(file);
+        }
+        dir = d.parent();
+    }
+    Path::new(manifest_dir).join(file)
+}
+
+/// Compares `image` with the approved image `name` beside `test_file` under `tol`, writing as
+/// `SIMREEL_UPDATE` and `CI` say. `Err` says what failed and what was written.
+pub fn check(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolerance) -> Result<(), String> {
+    let update = Update::from_env(std::env::var("SIMREEL_UPDATE").ok().as_deref(), std::env::var_os("CI").is_some())?;
+    check_with(test_file, name, image, tol, update)
+}
+
+/// [`check`] with the update mode given.
+pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolerance, update: Update) -> Result<(), String> {
+    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+        return Err(format!("{name:?} is not an image name: a file name without folders"));
+    }
+    let (width, height) = image.size();
+    if image.rgba().len() as u64 != width as u64 * height as u64 * 4 {
+        return Err(format!("{name}: {} bytes are not {width}×{height} RGBA8 pixels", image.rgba().len()));
+    }
+    let actual = Decoded { width, height, rgba: image.rgba().to_vec() };
+    let (approved, pending) = paths(test_file, name);
+    let why = match std::fs::read(&approved) {
+        Err(_) => format!("no approved image {}", approved.display()),
+        Ok(bytes) => {
+            let expected = png::decode(&bytes).map_err(|e| format!("{}: {e}", approved.display()))?;
+            if (expected.width, expected.height) != (width, height) {
+                format!("size mismatch: {} is {}×{}, the image is {width}×{height}", approved.display(), expected.width, expected.height)
+            } else {
+                let c = compare::compare(&expected, &actual, tol);
+                if c.verdict.passed() {
+                    // a pending image of an earlier failure is stale now
+                    let _ = std::fs::remove_file(&pending);
+                    return Ok(());
+                }
+                format!("{} differs from {}: {}", name, approved.display(), c.describe())
+            }
+        }
+    };
+    let write = |to: &Path| -> Result<(), String> {
+        std::fs::create_dir_all(to.parent().unwrap_or(Path::new("."))).map_err(|e| format!("{}: {e}", to.display()))?;
+        crate::output::write_atomic(to, &png::encode(&actual.rgba, width, height, Effort::Small)).map_err(|e| e.to_string())
+    };
+    match update {
+        Update::Always => {
+            write(&approved)?;
+            let _ = std::fs::remove_file(&pending);
+            Ok(())
+        }
+        Update::New => {
+            write(&pending)?;
+            let dir = pending.parent().unwrap_or(Path::new("."));
+            Err(format!(
+                "{why}\n  the image is pending in {}\n  review: simreel golden review --pending {} (or SIMREEL_UPDATE=always cargo test)",
+                pending.display(),
+                crate::plan::sh(&dir.display().to_string())
+            ))
+        }
+        Update::No => Err(format!("{why} (SIMREEL_UPDATE=no: nothing written)")),
+    }
+}
+
+/// Asserts an image against its approved PNG beside the test: `assert_image!("name", &image)`,
+/// or with a tolerance: `assert_image!("name", &image, &tolerance)`. See [`golden::assert`](crate::golden::assert).
+#[macro_export]
+macro_rules! assert_image {
+    ($name:expr, $image:expr $(,)?) => {
+        $crate::assert_image!($name, $image, &$crate::golden::files::default_tolerance())
+    };
+    ($name:expr, $image:expr, $tolerance:expr $(,)?) => {
+        if let Err(why) = $crate::golden::assert::check(
+            &$crate::golden::assert::test_file(env!("CARGO_MANIFEST_DIR"), file!()),
+            $name,
+            $image,
+            $tolerance,
+        ) {
+            panic!("assert_image!({:?}): {}", $name, why);
+        }
+    };
+}
+
+/// The pending images under `dir` (any depth): each `<name>.new.png` with its approved
+/// `<name>.png` (which may not exist yet), sorted.
+pub fn pending(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(p);
+            } else if let Some(stem) = p.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".new.png")) {
+                found.push((p.with_file_name(format!("{stem}.png")), p.clone()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
