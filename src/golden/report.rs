@@ -571,7 +571,7 @@ fn failed_card(e: &Entry, pics: &Pictures) -> String {
     let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
     let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
     match &e.accept {
-        super::Accept::NotHere(why) => _ = writeln!(h, "<div>nothing to accept here: {}</div>", xml(why)),
+        super::Accept::NotHere(why) => _ = writeln!(h, "<div>no image to accept here: {}</div>", xml(why)),
         super::Accept::Command(c) => _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(c)),
     }
     match (&e.expected, &e.comparison, &e.actual) {
@@ -675,11 +675,11 @@ fn html(report: &Report) -> String {
     }
     let passed: Vec<&Record> = report.records.iter().filter(|r| r.passed).collect();
     if !passed.is_empty() {
-        let columns = if report.compared.is_some() { ("file", "") } else { ("scene", "frame") };
+        let columns = if report.compared.is_some() { ("file", "", "") } else { ("scene", "frame", "state") };
         let _ = writeln!(
             h,
-            "<div class=\"card pass\"><h2>Passed</h2><table><tr><th></th><th>{}</th><th>{}</th><th>how</th><th>state</th></tr>",
-            columns.0, columns.1
+            "<div class=\"card pass\"><h2>Passed</h2><table><tr><th></th><th>{}</th><th>{}</th><th>how</th><th>{}</th></tr>",
+            columns.0, columns.1, columns.2
         );
         for r in passed {
             h.push_str(&r.html);

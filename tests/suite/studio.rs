@@ -550,3 +550,68 @@ fn the_goldens_view_accepts_a_failing_frame_in_a_real_browser() {
     assert!(accepted.contains("frame_0020.png"), "{accepted}");
     assert!(b.eval("document.getElementById('reviewDone').innerText").as_str().unwrap().contains("decided"));
 }
+
+/// `POST target` with the session's token, as the page's buttons send it.
+fn post(s: &Studio, target: &str) -> Answer {
+    raw(
+        s.port,
+        &format!(
+            "POST {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Simreel-Token: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            s.port,
+            s.token()
+        ),
+    )
+}
+
+/// The Goldens view lists the last `simreel compare` into the studio's output folder beside the
+/// check's failures, with its pictures, and accepts (copies the actual file over the expected
+/// one) or rejects each; only files the comparison failed can be named.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
+fn the_goldens_view_accepts_and_rejects_a_comparisons_files() {
+    require_gpu();
+    let dir = scratch("studio-compare");
+    let (e, a) = (dir.join("expected"), dir.join("actual"));
+    std::fs::create_dir_all(&e).unwrap();
+    std::fs::create_dir_all(&a).unwrap();
+    let img = |v: u8| {
+        let rgba: Vec<u8> = (0..40 * 30).flat_map(|i| [(i % 40 * 6) as u8, v, 120, 255]).collect();
+        simreel::output::png::encode(&rgba, 40, 30, simreel::output::png::Effort::Fast)
+    };
+    for (name, before, after) in [("one.png", 10, 200), ("two.png", 10, 90)] {
+        std::fs::write(e.join(name), img(before)).unwrap();
+        std::fs::write(a.join(name), img(after)).unwrap();
+    }
+    let o = simreel().current_dir(&dir).args(["compare", "expected", "actual", "-q"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::create_dir_all(dir.join("scenes")).unwrap();
+    std::fs::copy(root().join("tests/scenes/small_terrain.toml"), dir.join("scenes/small.toml")).unwrap();
+    let s = Studio::start_in(&dir, &["scenes", "--out", "out"]);
+    let state = s.json("/api/golden");
+    let failures = state["failures"].as_array().unwrap();
+    assert_eq!(failures.iter().map(|f| f["path"].as_str().unwrap()).collect::<Vec<_>>(), ["one.png", "two.png"], "{state}");
+    let images = &failures[0]["images"];
+    for which in ["expected", "actual", "diff"] {
+        let url = images[which].as_str().unwrap_or_else(|| panic!("{which}: {images}"));
+        let got = s.get(url);
+        assert_eq!(got.status, 200, "{url}");
+        assert!(got.body.starts_with(b"\x89PNG"), "{url}");
+    }
+    // a path the comparison did not fail, or outside its folders, is refused
+    for hostile in ["/api/golden/accept?path=same.png", "/api/golden/accept?path=..%2F..%2Fetc%2Fpasswd", "/api/golden/accept?path="] {
+        let r = post(&s, hostile);
+        assert!(r.status == 404 || r.status == 400, "{hostile}: {} {}", r.status, r.text());
+    }
+    let before = std::fs::read(e.join("two.png")).unwrap();
+    let r = post(&s, &format!("/api/golden/accept?{}", failures[0]["query"].as_str().unwrap()));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(std::fs::read(e.join("one.png")).unwrap(), std::fs::read(a.join("one.png")).unwrap(), "accepted: copied over");
+    let r = post(&s, "/api/golden/reject?path=two.png");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(std::fs::read(e.join("two.png")).unwrap(), before, "rejected: the expected file stays");
+    let state = s.json("/api/golden");
+    let decided: Vec<(&str, &str)> =
+        state["failures"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap(), f["decided"].as_str().unwrap_or("-"))).collect();
+    assert_eq!(decided, [("one.png", "accepted"), ("two.png", "rejected")]);
+    assert!(state["accepted"][0]["files"][0].as_str().unwrap().ends_with("expected/one.png"), "{state}");
+}
