@@ -6,6 +6,7 @@
 //! code never touch wgpu; the renderer never knows what it is drawing.
 
 pub mod cli;
+pub mod environment;
 pub mod frame;
 pub mod fuzz;
 pub mod golden;

@@ -26,6 +26,8 @@ mod exit {
 
 fn main() -> ExitCode {
     quiet_wayland_probe();
+    // the variables simreel heeds, read once here; the library asks for them, never the process
+    simreel::environment::Environment::read().install();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

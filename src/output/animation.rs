@@ -62,7 +62,7 @@ impl Video {
 /// The `ffmpeg` to run: `$SIMREEL_FFMPEG`, else `ffmpeg` on the PATH; an error naming the
 /// package when there is none.
 pub fn ffmpeg() -> Result<PathBuf, OutputError> {
-    let set = std::env::var_os("SIMREEL_FFMPEG").map(PathBuf::from);
+    let set = crate::environment::Environment::current().ffmpeg.clone();
     let program = set.clone().unwrap_or_else(|| PathBuf::from("ffmpeg"));
     match (Command::new(&program).arg("-version").output(), set) {
         (Ok(o), _) if o.status.success() => Ok(program),

@@ -294,8 +294,7 @@ impl Shared<'_> {
 
 /// How often a running job rewrites its manifest: every 2 s, or `SIMREEL_CHECKPOINT_MS`.
 fn checkpoint_every() -> Duration {
-    let ms = std::env::var("SIMREEL_CHECKPOINT_MS").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(2000);
-    Duration::from_millis(ms)
+    crate::environment::Environment::current().checkpoint_every()
 }
 
 /// The settings besides the scene file that decide the pixels, this build of simreel among them:

@@ -59,8 +59,18 @@ pub struct AdapterRequest {
 
 /// The variables that set this machine's preferred adapter: a request that leaves the choice
 /// open (`--backend auto`, no `--adapter`) takes them, as a laptop's GPU is preferred.
-pub const PREFERRED_BACKEND: &str = "SIMREEL_BACKEND";
-pub const PREFERRED_ADAPTER: &str = "SIMREEL_ADAPTER";
+pub const PREFERRED_BACKEND: &str = crate::environment::BACKEND;
+pub const PREFERRED_ADAPTER: &str = crate::environment::ADAPTER;
+
+/// The preference variable `name` as the environment simreel was given holds it.
+fn preferred(name: &str) -> Option<String> {
+    let env = crate::environment::Environment::current();
+    match name {
+        PREFERRED_BACKEND => env.backend.clone(),
+        PREFERRED_ADAPTER => env.adapter.clone(),
+        _ => None,
+    }
+}
 
 impl AdapterRequest {
     /// Whether the request leaves the choice to the machine (`auto`, no name).
@@ -70,7 +80,7 @@ impl AdapterRequest {
 
     /// The request, or where it is open, the one `SIMREEL_BACKEND` and `SIMREEL_ADAPTER` make.
     pub fn or_preferred(&self) -> Result<AdapterRequest, RenderError> {
-        self.or_preferred_from(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+        self.or_preferred_from(preferred)
     }
 
     /// Only an open request takes the preference: one that names a backend or an adapter is
@@ -92,10 +102,7 @@ impl AdapterRequest {
 
     /// The preference variables that are set, as `NAME=value` words (empty when none is).
     pub fn preference_words() -> Vec<String> {
-        [PREFERRED_BACKEND, PREFERRED_ADAPTER]
-            .iter()
-            .filter_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()).map(|v| format!("{k}={v}")))
-            .collect()
+        [PREFERRED_BACKEND, PREFERRED_ADAPTER].iter().filter_map(|k| preferred(k).map(|v| format!("{k}={v}"))).collect()
     }
 
     /// A request for exactly `adapter` (its backend, its whole name).

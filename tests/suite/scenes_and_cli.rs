@@ -203,6 +203,32 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// The library reads no variable of its own: the command line reads them once
+/// (`simreel::environment`), so a program calling simreel is not steered by its environment.
+/// What may read one: the binary, that module, the test API (`SIMREEL_UPDATE` and `CI`, read in
+/// the test that asserts, as insta reads its own), and two facts of the system (the folder for
+/// the studio's lock, the host's name in a shard's claim).
+#[test]
+fn only_the_command_line_reads_simreels_variables() {
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let allowed = ["main.rs", "environment.rs", "golden/assert.rs", "studio/lock.rs", "output/claim.rs"];
+    let mut readers = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(root().join("src")).unwrap().to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(f).unwrap();
+        if (text.contains("env::var(") || text.contains("env::var_os(") || text.contains("env::vars")) && !allowed.contains(&rel.as_str()) {
+            readers.push(rel);
+        }
+    }
+    assert!(readers.is_empty(), "library modules that read the environment: {readers:?}");
+    let text = std::fs::read_to_string(root().join("src/golden/assert.rs")).unwrap();
+    assert!(
+        !text.replace("\"SIMREEL_UPDATE\"", "").replace("\"CI\"", "").contains("env::var(\""),
+        "the test API reads only SIMREEL_UPDATE and CI"
+    );
+}
+
 #[test]
 fn layering_sim_and_scene_never_touch_wgpu_and_render_never_names_a_kind() {
     let mut files = Vec::new();
