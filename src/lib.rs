@@ -4,21 +4,35 @@
 //! Data flows one way: [`scene`] (TOML → validated spec) → [`sim`] (deterministic stepping) →
 //! [`frame::FrameData`] (plain data) → [`render`] (wgpu) → [`output`] (files). Scene and simulation
 //! code never touch wgpu; the renderer never knows what it is drawing.
+//!
+//! The default feature `render` brings the renderer, the simulations, the command line and the
+//! studio. Without it (`default-features = false`) the library is the golden comparator and its
+//! report: [`golden::compare`], [`golden::files`] (`simreel compare`), [`golden::assert`]
+//! (`assert_image!`) and [`golden::review`] of files, for a project that compares its own images.
 
+#[cfg(feature = "render")]
 pub mod cli;
 pub mod environment;
 pub mod frame;
+#[cfg(feature = "render")]
 pub mod fuzz;
 pub mod golden;
+#[cfg(feature = "render")]
 pub mod kinds;
+#[cfg(feature = "render")]
 pub mod merge;
 pub mod output;
+#[cfg(feature = "render")]
 pub mod pipeline;
 pub mod plan;
+#[cfg(feature = "render")]
 pub mod render;
 pub mod scene;
+#[cfg(feature = "render")]
 pub mod sim;
+#[cfg(feature = "render")]
 pub mod split;
+#[cfg(feature = "render")]
 pub mod studio;
 pub mod text;
 

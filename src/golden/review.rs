@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::regions::Region;
 use super::report::Subject;
-use super::{Blessed, Filter, GoldenError, Paths};
-use crate::pipeline::ProgressMode;
+use super::{GoldenError, Paths};
 use crate::scene::Scene;
 
 /// A frame the last check failed (or a file `simreel compare` failed), as its `summary.json` says.
@@ -118,10 +117,7 @@ pub struct Accepted {
 /// file is removed.
 pub fn accept(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, f: &Failure, paths: &Paths) -> Result<Accepted, GoldenError> {
     match (&f.subject, &f.files) {
-        (Subject::Frame { scene, frame }, _) => {
-            let b = bless_frame(&scenes()?, scene, *frame, paths)?;
-            Ok(Accepted { written: b.written, removed: Vec::new() })
-        }
+        (Subject::Frame { scene, frame }, _) => bless_frame(&scenes()?, scene, *frame, paths),
         (Subject::File { .. }, Some((expected, actual))) => {
             let done = super::files::accept(Path::new(expected), actual.as_deref().map(Path::new))?;
             if let (true, Some(a)) = (f.pending, actual) {
@@ -133,15 +129,32 @@ pub fn accept(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, f: &F
     }
 }
 
-fn bless_frame(scenes: &[Scene], scene: &str, frame: u32, paths: &Paths) -> Result<Blessed, GoldenError> {
-    let filter = Filter { scene: scene.to_string(), frames: Some(frame.to_string()) };
+/// A check's frame blessed from the check's own render.
+#[cfg(feature = "render")]
+fn bless_frame(scenes: &[Scene], scene: &str, frame: u32, paths: &Paths) -> Result<Accepted, GoldenError> {
+    let filter = super::Filter { scene: scene.to_string(), frames: Some(frame.to_string()) };
     let chosen = scenes
         .iter()
         .find(|s| s.name == scene)
         .ok_or_else(|| GoldenError::Filter(format!("no scene named {scene} among the scenes given")))?;
-    let mut done =
-        super::bless(std::slice::from_ref(chosen), Some(&filter), true, paths, &super::adapter::Plan::default(), ProgressMode::Quiet)?;
-    done.pop().ok_or_else(|| GoldenError::Filter(format!("{scene}:{frame} was not blessed")))
+    let mut done = super::bless(
+        std::slice::from_ref(chosen),
+        Some(&filter),
+        true,
+        paths,
+        &super::adapter::Plan::default(),
+        crate::pipeline::ProgressMode::Quiet,
+    )?;
+    let b = done.pop().ok_or_else(|| GoldenError::Filter(format!("{scene}:{frame} was not blessed")))?;
+    Ok(Accepted { written: b.written, removed: Vec::new() })
+}
+
+/// Without the renderer a check's frames cannot be blessed (nor checked).
+#[cfg(not(feature = "render"))]
+fn bless_frame(_: &[Scene], scene: &str, frame: u32, _: &Paths) -> Result<Accepted, GoldenError> {
+    Err(GoldenError::BadInput(format!(
+        "{scene}:{frame}: accepting a check's frame needs simreel built with its renderer (the `render` feature)"
+    )))
 }
 
 /// What a review did.

@@ -4,8 +4,11 @@
 
 pub mod animation;
 pub mod claim;
+#[cfg(feature = "render")]
 pub mod gif;
+#[cfg(feature = "render")]
 pub mod layout;
+#[cfg(feature = "render")]
 pub mod manifest;
 pub mod mesh_file;
 pub mod picture;

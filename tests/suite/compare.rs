@@ -211,3 +211,28 @@ fn compare_takes_tolerances_from_flags_and_a_file_and_refuses_bad_input_by_name(
         }
     }
 }
+
+/// A project that only compares images compiles neither the renderer nor the simulations: the
+/// library builds without its default `render` feature, and wgpu, the command line and the
+/// studio's crates are not among what it builds.
+#[test]
+fn the_comparator_builds_without_the_renderer() {
+    let target = crate::common::root().join("target/no-default-features");
+    let cargo = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO"))
+            .current_dir(crate::common::root())
+            .args(args)
+            .args(["--no-default-features", "--locked", "--offline"])
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .unwrap()
+    };
+    let o = cargo(&["check", "--lib", "--release", "--message-format=short"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = cargo(&["tree", "-e", "normal", "--prefix", "none"]);
+    let tree = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && tree.contains("nv-flip v") && tree.contains("image v"), "{tree}");
+    for heavy in ["wgpu v", "naga v", "clap v", "notify v", "tungstenite v", "quantette v"] {
+        assert!(!tree.lines().any(|l| l.starts_with(heavy)), "{heavy} is built without the renderer:\n{tree}");
+    }
+}
