@@ -1,6 +1,9 @@
 //! The `simreel` command: parse arguments, run, print any error with its chain, exit with a code
 //! that says what went wrong (see the table in docs/rendering.md).
 
+#[path = "commands/golden.rs"]
+mod golden_command;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -564,7 +567,7 @@ fn golden(action: GoldenCommand) -> anyhow::Result<()> {
         GoldenCommand::Check { common, shard } => resolve_shard(*shard, common.quiet)?,
         _ => None,
     };
-    Ok(simreel::golden::command::run(&action, shard)?)
+    Ok(golden_command::run(&action, shard)?)
 }
 
 fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32, algorithm: Option<&str>) -> anyhow::Result<()> {

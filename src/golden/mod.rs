@@ -13,8 +13,6 @@ pub mod assert;
 mod bless;
 #[cfg(feature = "render")]
 mod check;
-#[cfg(feature = "render")]
-pub mod command;
 pub mod compare;
 pub mod files;
 pub mod regions;

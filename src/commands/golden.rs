@@ -1,14 +1,15 @@
 //! `simreel golden check|bless|review|merge` as the command line runs them: which scenes, which
-//! adapter each renders on (said before anything renders), and what to print afterwards.
+//! adapter each renders on (said before anything renders), and what to print afterwards. Part of
+//! the binary: the library's `golden` module knows nothing of the command line.
 
 use std::path::PathBuf;
 
-use super::adapter::{self, Plan};
-use super::{GoldenError, Paths};
-use crate::cli::{GoldenArgs, GoldenCommand, GoldenMergeArgs};
-use crate::pipeline::ProgressMode;
-use crate::scene::{self, Scene};
-use crate::text::count;
+use simreel::cli::{GoldenArgs, GoldenCommand, GoldenMergeArgs};
+use simreel::golden::adapter::{self, Plan};
+use simreel::golden::{self as golden, GoldenError, Paths};
+use simreel::pipeline::ProgressMode;
+use simreel::scene::{self, Scene};
+use simreel::text::count;
 
 /// Runs `action`; `shard` is a check's `--shard`, already read from the scheduler's variables.
 pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), GoldenError> {
@@ -21,7 +22,7 @@ pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), Gold
     let paths = Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard };
     let (scenes, dealt) = match shard {
         Some((i, n)) => {
-            let (mine, dealt) = super::shard_scenes(scenes, i, n);
+            let (mine, dealt) = golden::shard_scenes(scenes, i, n);
             if !args.quiet {
                 let names: Vec<&str> = mine.iter().map(|s| s.name.as_str()).collect();
                 let took = if names.is_empty() { "nothing: the other shards cover the scenes".into() } else { names.join(", ") };
@@ -43,9 +44,9 @@ pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), Gold
 fn review(args: &GoldenArgs, compare: bool, pending: Option<&std::path::Path>) -> Result<(), GoldenError> {
     let paths = Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard: None };
     if let Some(dir) = pending {
-        return super::review::run_pending(dir, &paths);
+        return golden::review::run_pending(dir, &paths);
     }
-    let which = if compare { super::review::Last::Compare } else { super::review::Last::Check };
+    let which = if compare { golden::review::Last::Compare } else { golden::review::Last::Check };
     let mut loaded: Option<Vec<Scene>> = None;
     let mut scenes = || -> Result<Vec<Scene>, GoldenError> {
         if loaded.is_none() {
@@ -53,14 +54,14 @@ fn review(args: &GoldenArgs, compare: bool, pending: Option<&std::path::Path>) -
         }
         Ok(loaded.clone().unwrap_or_default())
     };
-    super::review::run(&mut scenes, &paths, which)
+    golden::review::run(&mut scenes, &paths, which)
 }
 
 /// The scenes a golden command takes (default: those in `scenes/` with a `[golden]` table), each
 /// within this machine's memory, no two of one name.
 fn golden_scenes(args: &GoldenArgs) -> Result<Vec<Scene>, GoldenError> {
     let paths = if args.paths.is_empty() { vec![PathBuf::from("scenes")] } else { args.paths.clone() };
-    let scenes = super::collect_scenes(&paths)?;
+    let scenes = golden::collect_scenes(&paths)?;
     if scenes.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(GoldenError::BadInput(format!("no scene with a [golden] table in {}", names.join(", "))));
@@ -69,7 +70,7 @@ fn golden_scenes(args: &GoldenArgs) -> Result<Vec<Scene>, GoldenError> {
         s.check_memory(scene::available_memory())?;
     }
     // goldens live under tests/golden/<name>: two scenes of one name would share (and overwrite) them
-    if let Some((a, b)) = super::same_name(&scenes) {
+    if let Some((a, b)) = golden::same_name(&scenes) {
         return Err(GoldenError::BadInput(format!(
             "{} and {} are both named \"{}\": their goldens would share tests/golden/{}; give one of them `name = \"…\"`",
             a.path.display(),
@@ -107,15 +108,15 @@ fn check(
     paths: &Paths,
     args: &GoldenArgs,
     mode: ProgressMode,
-    dealt: Option<super::report::ReportShard>,
+    dealt: Option<golden::report::ReportShard>,
 ) -> Result<(), GoldenError> {
     let plan = adapters(scenes, paths, args)?;
-    let summary = super::check(scenes, paths, &plan, mode, dealt)?;
+    let summary = golden::check(scenes, paths, &plan, mode, dealt)?;
     if !args.quiet {
         for e in &summary.entries {
             let how = if e.passed { "pass" } else { "FAIL" };
             let what = match &e.subject {
-                super::report::Subject::Frame { scene, frame } => format!("{scene} frame {frame}"),
+                golden::report::Subject::Frame { scene, frame } => format!("{scene} frame {frame}"),
                 other => other.label(),
             };
             eprintln!("{how} {what}: {} — {}", e.verdict, e.state_message);
@@ -150,7 +151,7 @@ fn bless(
     filter: Option<&str>,
     from_last_run: bool,
 ) -> Result<(), GoldenError> {
-    let filter = filter.map(super::Filter::parse);
+    let filter = filter.map(golden::Filter::parse);
     if let Some(f) = &filter {
         let Some(scene) = scenes.iter().find(|s| s.name == f.scene) else {
             let names: Vec<&str> = scenes.iter().map(|s| s.name.as_str()).collect();
@@ -161,7 +162,7 @@ fn bless(
     let chosen: Vec<Scene> = scenes.iter().filter(|s| filter.as_ref().is_none_or(|f| f.scene == s.name)).cloned().collect();
     // --from-last-run renders nothing: the images come with the adapter they were rendered on
     let plan = if from_last_run { Plan::default() } else { adapters(&chosen, paths, args)? };
-    let done = super::bless(&chosen, filter.as_ref(), from_last_run, paths, &plan, mode)?;
+    let done = golden::bless(&chosen, filter.as_ref(), from_last_run, paths, &plan, mode)?;
     for b in &done {
         let (written, unchanged) = (count(b.written.len() as u64, "file", "files"), count(b.unchanged as u64, "image", "images"));
         eprintln!("{}: {written} written, {unchanged} unchanged in {} (approved on {})", b.scene, b.dir.display(), b.adapter);
@@ -175,7 +176,7 @@ fn bless(
 /// `simreel golden merge`: the shards' reports as one; exit code 4 when a frame failed.
 fn merge(args: &GoldenMergeArgs) -> Result<(), GoldenError> {
     let paths = Paths { goldens: PathBuf::new(), out: args.out.clone(), shard: None };
-    let (n, report) = super::merge_reports(&paths, args.shards)?;
+    let (n, report) = golden::merge_reports(&paths, args.shards)?;
     let failed = report.failures();
     let html = paths.merged_report_dir().join("report.html");
     if report.adapter.contains("; ") && !args.quiet {
