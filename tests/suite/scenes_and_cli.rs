@@ -222,6 +222,12 @@ fn only_the_command_line_reads_simreels_variables() {
         }
     }
     assert!(readers.is_empty(), "library modules that read the environment: {readers:?}");
+    // nor does the comparator know the command line
+    let mut golden = Vec::new();
+    rust_files(&root().join("src/golden"), &mut golden);
+    for f in &golden {
+        assert!(!std::fs::read_to_string(f).unwrap().contains("crate::cli"), "{} imports the command line", f.display());
+    }
     let text = std::fs::read_to_string(root().join("src/golden/assert.rs")).unwrap();
     assert!(
         !text.replace("\"SIMREEL_UPDATE\"", "").replace("\"CI\"", "").contains("env::var(\""),
