@@ -1,0 +1,73 @@
+//! `simreel compare`'s arguments: the two sides, the report's folder, and the tolerance from a
+//! file and flags.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// `simreel compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The approved image, or a folder of them (PNG of any bit depth, with or without alpha;
+    /// JPEG; WebP).
+    #[arg(value_name = "EXPECTED")]
+    pub expected: PathBuf,
+    /// The new image, or a folder whose pictures are matched to EXPECTED's by relative path.
+    #[arg(value_name = "ACTUAL")]
+    pub actual: PathBuf,
+    /// The report goes to OUT/compare-report/ (replacing an earlier one).
+    #[arg(long, value_name = "DIR", default_value = crate::golden::DEFAULT_OUT)]
+    pub out: PathBuf,
+    /// Tolerances from a TOML file with the keys of a scene's [golden.tolerance] (channel,
+    /// max_pixels, flip_mean, flip_p99, max_region, reason; all optional); the flags below
+    /// override it. Default: channel 2, max_pixels 0.1 %, FLIP off, max_region 7.
+    #[arg(long, value_name = "FILE.toml")]
+    pub tolerance: Option<PathBuf>,
+    /// A pixel differs when a channel moves by more than this (0–255).
+    #[arg(long, value_name = "LEVELS")]
+    pub channel: Option<u8>,
+    /// How many pixels may differ: a count (`40`) or a share of the image (`0.1%`, `0.001`).
+    #[arg(long, value_name = "N|SHARE", value_parser = parse_pixel_budget)]
+    pub max_pixels: Option<crate::scene::golden::PixelBudget>,
+    /// Perceptual layer: the largest mean FLIP error (0–1; 0 turns the layer off).
+    #[arg(long, value_name = "X", value_parser = parse_unit)]
+    pub flip_mean: Option<f64>,
+    /// Perceptual layer: the largest 99th percentile of the FLIP error (0–1).
+    #[arg(long, value_name = "X", value_parser = parse_unit)]
+    pub flip_p99: Option<f64>,
+    /// The spatial layer: a compact region of change weighing more than this fails the image.
+    #[arg(long, value_name = "WEIGHT")]
+    pub max_region: Option<u32>,
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// No per-file lines; only the outcome (and any error).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `40` (a count), `0.1%` or `0.001` (a share of the image).
+pub fn parse_pixel_budget(s: &str) -> Result<crate::scene::golden::PixelBudget, String> {
+    use crate::scene::golden::PixelBudget;
+    let t = s.trim();
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(PixelBudget::Count(n));
+    }
+    let share = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| format!("\"{s}\" is neither a number of pixels (40) nor a share of the image (0.1%, 0.001)"))?;
+    if !(0.0..=1.0).contains(&share) {
+        return Err(format!("\"{s}\" is not a share of the image: it must be from 0 to 1 (0% to 100%)"));
+    }
+    Ok(PixelBudget::Ratio(share))
+}
+
+/// A number from 0 to 1.
+fn parse_unit(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("\"{s}\" is not a number from 0 to 1")),
+    }
+}
