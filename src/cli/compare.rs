@@ -29,7 +29,8 @@ pub struct CompareArgs {
     /// How many pixels may differ: a count (`40`) or a share of the image (`0.1%`, `0.001`).
     #[arg(long, value_name = "N|SHARE", value_parser = parse_pixel_budget)]
     pub max_pixels: Option<crate::scene::golden::PixelBudget>,
-    /// Perceptual layer: the largest mean FLIP error (0–1; 0 turns the layer off).
+    /// Perceptual layer: the largest mean FLIP error (0–1; 0 turns the layer off); give
+    /// --flip-p99 with it.
     #[arg(long, value_name = "X", value_parser = parse_unit)]
     pub flip_mean: Option<f64>,
     /// Perceptual layer: the largest 99th percentile of the FLIP error (0–1).

@@ -119,10 +119,15 @@ pub fn check(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolerance) 
 
 /// [`check`] with the update mode given.
 pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolerance, update: Update) -> Result<(), String> {
-    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-        return Err(format!("{name:?} is not an image name: a file name without folders"));
+    if name.is_empty() || name.contains(['/', '\\', ':']) || name.starts_with('.') || name.ends_with(".new") {
+        return Err(format!(
+            "{name:?} is not an image name: a file name without folders (and not ending in .new, which marks pending images)"
+        ));
     }
     let (width, height) = image.size();
+    if width == 0 || height == 0 {
+        return Err(format!("{name}: a {width}×{height} image has no pixels"));
+    }
     if image.rgba().len() as u64 != width as u64 * height as u64 * 4 {
         return Err(format!("{name}: {} bytes are not {width}×{height} RGBA8 pixels", image.rgba().len()));
     }
@@ -130,11 +135,14 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
     let (approved, pending) = paths(test_file, name);
     let why = match std::fs::read(&approved) {
         Err(_) => format!("no approved image {}", approved.display()),
-        Ok(bytes) => {
-            let expected = png::decode(&bytes).map_err(|e| format!("{}: {e}", approved.display()))?;
-            if (expected.width, expected.height) != (width, height) {
+        Ok(bytes) => match png::decode(&bytes) {
+            // an approved file that is not a PNG (a Git LFS pointer not pulled) is replaced as a
+            // differing one would be
+            Err(e) => format!("the approved image {} cannot be read: {e}", approved.display()),
+            Ok(expected) if (expected.width, expected.height) != (width, height) => {
                 format!("size mismatch: {} is {}×{}, the image is {width}×{height}", approved.display(), expected.width, expected.height)
-            } else {
+            }
+            Ok(expected) => {
                 let c = compare::compare(&expected, &actual, tol);
                 if c.verdict.passed() {
                     // a pending image of an earlier failure is stale now
@@ -143,7 +151,7 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
                 }
                 format!("{} differs from {}: {}", name, approved.display(), c.describe())
             }
-        }
+        },
     };
     let write = |to: &Path| -> Result<(), String> {
         std::fs::create_dir_all(to.parent().unwrap_or(Path::new("."))).map_err(|e| format!("{}: {e}", to.display()))?;

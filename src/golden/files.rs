@@ -66,7 +66,11 @@ impl ToleranceKeys {
             }
         }
         if let Some(Budget::Share(s)) = keys.max_pixels.filter(|b| matches!(b, Budget::Share(s) if !(0.0..=1.0).contains(s))) {
-            return Err(bad(format!("`max_pixels = {s}` is a share of the image: it must be from 0 to 1 (an integer is a count)")));
+            return Err(bad(if s < 0.0 {
+                format!("`max_pixels = {s}` is negative: a count of pixels (an integer) or a share of the image (0 to 1)")
+            } else {
+                format!("`max_pixels = {s}` is a share of the image: it must be from 0 to 1 (an integer is a count)")
+            }));
         }
         Ok(keys)
     }
@@ -146,8 +150,9 @@ impl Plan {
 }
 
 /// The pairs `expected` and `actual` make: two files are one pair (named by the actual file's
-/// name); two folders, every picture under either matched by relative path, sorted.
-pub fn pairs(expected: &Path, actual: &Path) -> Result<Vec<Pair>, GoldenError> {
+/// name); two folders, every picture under either matched by relative path, sorted; nothing
+/// under `skip` (the report's own folder, which may lie inside either) is taken.
+pub fn pairs(expected: &Path, actual: &Path, skip: &Path) -> Result<Vec<Pair>, GoldenError> {
     let kind = |p: &Path| match std::fs::metadata(p) {
         Ok(m) if m.is_dir() => Ok(true),
         Ok(_) => Ok(false),
@@ -159,7 +164,7 @@ pub fn pairs(expected: &Path, actual: &Path) -> Result<Vec<Pair>, GoldenError> {
             Ok(vec![Pair { path: name, expected: expected.to_path_buf(), actual: actual.to_path_buf(), sides: Sides::Both }])
         }
         (true, true) => {
-            let (e, a) = (pictures(expected)?, pictures(actual)?);
+            let (e, a) = (pictures(expected, skip)?, pictures(actual, skip)?);
             let mut names: Vec<&String> = e.iter().chain(a.iter()).collect();
             names.sort();
             names.dedup();
@@ -186,7 +191,7 @@ pub fn pairs(expected: &Path, actual: &Path) -> Result<Vec<Pair>, GoldenError> {
 
 /// The pictures under `dir` (any depth), as `/`-separated paths relative to it, sorted.
 /// Symbolic links are followed to files, not to folders (no loops).
-fn pictures(dir: &Path) -> Result<std::collections::BTreeSet<String>, GoldenError> {
+fn pictures(dir: &Path, skip: &Path) -> Result<std::collections::BTreeSet<String>, GoldenError> {
     let mut found = std::collections::BTreeSet::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
@@ -199,7 +204,9 @@ fn pictures(dir: &Path) -> Result<std::collections::BTreeSet<String>, GoldenErro
             };
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
             if is_dir {
-                stack.push(rel.join(name));
+                if absolute(&entry.path()) != skip {
+                    stack.push(rel.join(name));
+                }
             } else if picture::is_picture(&entry.path()) && entry.path().is_file() {
                 let parts: Vec<String> = rel.join(name).iter().map(|c| c.to_string_lossy().into_owned()).collect();
                 found.insert(parts.join("/"));
@@ -207,6 +214,11 @@ fn pictures(dir: &Path) -> Result<std::collections::BTreeSet<String>, GoldenErro
         }
     }
     Ok(found)
+}
+
+/// `p` made absolute (from the current folder), without resolving links.
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// A picture's file, read whole.
@@ -222,7 +234,18 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Decoded, GoldenError> {
 /// Compares every pair of `plan`, writes the report, returns it. Pairs are compared in parallel
 /// on rayon's threads; the report's order does not depend on it.
 pub fn compare_all(plan: &Plan) -> Result<Report, GoldenError> {
-    let list = pairs(&plan.expected, &plan.actual)?;
+    // the report folder is replaced whole: it must hold neither side
+    let report_dir = absolute(&plan.report_dir());
+    for side in [&plan.expected, &plan.actual] {
+        if absolute(side).starts_with(&report_dir) {
+            return Err(GoldenError::BadInput(format!(
+                "{} is inside the report's folder {}, which each comparison replaces: give another --out",
+                side.display(),
+                plan.report_dir().display()
+            )));
+        }
+    }
+    let list = pairs(&plan.expected, &plan.actual, &report_dir)?;
     if list.is_empty() {
         return Err(GoldenError::BadInput(format!(
             "no pictures (PNG, JPEG, WebP) in {} or {}",
@@ -249,22 +272,35 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, GoldenError> {
         verdict: String::new(),
         comparison: None,
         expected: None,
-        expected_file: Some(p.expected.display().to_string()),
+        // absolute: a review or the studio accepts from wherever it runs
+        expected_file: Some(absolute(&p.expected).display().to_string()),
         actual: None,
-        actual_file: p.in_actual().then(|| p.actual.display().to_string()),
+        actual_file: p.in_actual().then(|| absolute(&p.actual).display().to_string()),
         state_message: String::new(),
         tolerance_reason: tol.reason.clone(),
         accept: accept_command(p),
     };
     let decode_if = |f: &Path, b: &Option<Vec<u8>>| b.as_deref().map(|b| decode(f, b)).transpose();
+    // a file that is not a picture (a Git LFS pointer not pulled, a truncated file) fails its
+    // pair, named; the other pairs are still compared and reported
+    let unreadable = |mut e: Entry, why: GoldenError| {
+        e.verdict = format!("cannot be read: {why}");
+        e
+    };
     if e_bytes.is_some() && e_bytes == a_bytes {
         // the same file twice: decoded once, compared with itself (every row equal: quick)
-        let img = decode(&p.expected, e_bytes.as_deref().unwrap_or_default())?;
-        passed(&mut e, compare::compare(&img, &img, tol), &img);
+        match decode(&p.expected, e_bytes.as_deref().unwrap_or_default()) {
+            Ok(img) => passed(&mut e, compare::compare(&img, &img, tol), &img),
+            Err(why) => return Ok(unreadable(e, why)),
+        }
         return Ok(e);
     }
     let (expected, actual) = rayon::join(|| decode_if(&p.expected, &e_bytes), || decode_if(&p.actual, &a_bytes));
-    match (expected?, actual?) {
+    let (expected, actual) = match (expected, actual) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(why), _) | (_, Err(why)) => return Ok(unreadable(e, why)),
+    };
+    match (expected, actual) {
         (Some(expected), None) => {
             e.verdict = "only in EXPECTED: ACTUAL has no such file".into();
             e.expected = Some(expected);

@@ -45,7 +45,9 @@ impl Subject {
         match self {
             Subject::Frame { scene, frame } => format!("{scene}__frame_{frame:04}"),
             Subject::File { path } => {
+                // at most 100 characters (a file name has 255 bytes), the path's end kept
                 let flat: String = path.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+                let flat = &flat[flat.len().saturating_sub(100)..];
                 let hash = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
                 format!("{flat}__{:08x}", hash as u32)
             }

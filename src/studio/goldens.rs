@@ -172,13 +172,15 @@ fn failure(ctx: &Ctx, q: &[(String, String)]) -> Result<Failure, Refusal> {
 /// is copied over the expected one.
 pub fn accept(ctx: &Ctx, q: &[(String, String)]) -> Result<Value, Refusal> {
     let f = failure(ctx, q)?;
-    if ctx.review.lock().expect("review").running {
+    // held for the whole accept: a check cannot start under it, nor a second accept (a double
+    // click) write the same files at the same time
+    let mut r = ctx.review.lock().expect("review");
+    if r.running {
         return Err(refuse(409, "a check is running"));
     }
     let done = review::accept(&mut || Ok(golden_scenes(ctx)), &f, &paths(ctx)).map_err(|e| refuse(500, e.to_string()))?;
     let mut files: Vec<String> = done.written.iter().map(|p| p.display().to_string()).collect();
     files.extend(done.removed.iter().map(|p| format!("removed {}", p.display())));
-    let mut r = ctx.review.lock().expect("review");
     r.rejected.retain(|s| *s != f.subject);
     r.accepted.push((f.subject.clone(), files.clone()));
     drop(r);

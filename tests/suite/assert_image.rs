@@ -157,5 +157,14 @@ fn a_mismatch_leaves_a_pending_image_that_review_accepts() {
     assert!(!pending.exists() && crate::common::read_png(&approved).rgba == moved.rgba);
     // names that are not file names are refused
     assert!(assert::check_with(&test, "../up", &frame, &tol, Update::New).unwrap_err().contains("not an image name"));
+    // a name ending in .new would be read as another image's pending one
+    assert!(assert::check_with(&test, "button.new", &frame, &tol, Update::Always).unwrap_err().contains("not ending in .new"));
+    let empty = Decoded { width: 0, height: 4, rgba: Vec::new() };
+    assert!(assert::check_with(&test, "empty", &empty, &tol, Update::New).unwrap_err().contains("no pixels"));
+    // an approved file that is not a PNG (a Git LFS pointer) is replaced by `always`
+    std::fs::write(&approved, "version https://git-lfs.github.com/spec/v1\n").unwrap();
+    assert!(assert::check_with(&test, "triangle", &frame, &tol, Update::No).unwrap_err().contains("cannot be read"));
+    assert::check_with(&test, "triangle", &frame, &tol, Update::Always).unwrap();
+    assert_eq!(crate::common::read_png(&approved).rgba, frame.rgba);
     assert!(!Path::new(&dir.join("tests/up.new.png")).exists());
 }

@@ -200,7 +200,6 @@ fn compare_takes_tolerances_from_flags_and_a_file_and_refuses_bad_input_by_name(
         (&["a.png", "b.png", "--tolerance", "typo.toml"][..], &["typo.toml", "unknown field `chanel`"][..]),
         (&["a.png", "b.png", "--tolerance", "range.toml"], &["range.toml", "max_pixels = 1.5"]),
         (&["a.png", "b.png", "--max-pixels", "150%"], &["150%", "from 0 to 1"]),
-        (&["a.png", "broken.png"], &["broken.png", "not a picture"]),
         (&["a.png", "missing.png"], &["missing.png"]),
         (&["folder", "b.png"], &["folder is a folder and b.png a file"]),
     ] {
@@ -210,6 +209,26 @@ fn compare_takes_tolerances_from_flags_and_a_file_and_refuses_bad_input_by_name(
             assert!(text(&o).contains(s), "{args:?} should say {s:?}: {}", text(&o));
         }
     }
+    // a file that is not a picture (a Git LFS pointer not pulled) fails its pair, named, and the
+    // report is still written
+    let o = run(&dir, &["a.png", "broken.png"]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    assert!(text(&o).contains("FAIL broken.png: cannot be read: broken.png: not a picture"), "{}", text(&o));
+    assert!(dir.join("out/compare-report/report.html").is_file());
+    // the report's folder is never compared, and never holds what is compared (it is replaced)
+    std::fs::create_dir_all(dir.join("shots")).unwrap();
+    std::fs::copy(dir.join("a.png"), dir.join("shots/a.png")).unwrap();
+    std::fs::create_dir_all(dir.join("approved")).unwrap();
+    std::fs::copy(dir.join("b.png"), dir.join("approved/a.png")).unwrap();
+    for _ in 0..2 {
+        let o = run(&dir, &["approved", "shots", "--out", "shots"]);
+        assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+        assert!(text(&o).contains("1 of 1 compared image differ"), "the report inside ACTUAL is not compared: {}", text(&o));
+    }
+    let o = run(&dir, &["shots/compare-report", "approved", "--out", "shots"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("inside the report's folder"), "{}", text(&o));
+    assert!(dir.join("shots/compare-report/report.html").is_file(), "nothing was removed");
 }
 
 /// A project that only compares images compiles neither the renderer nor the simulations: the
