@@ -289,15 +289,11 @@ fn cargo_probe(args: &CargoProbeArgs) -> anyhow::Result<()> {
 
 /// `simreel compare`: the tolerance from the file and flags, every pair compared, a line each.
 fn compare(args: &simreel::cli::CompareArgs) -> anyhow::Result<()> {
-    use simreel::golden::files::{self, Budget, ToleranceKeys};
-    use simreel::scene::golden::PixelBudget;
+    use simreel::golden::files::{self, ToleranceKeys};
     let file = args.tolerance.as_deref().map(ToleranceKeys::read).transpose()?.unwrap_or_default();
     let flags = ToleranceKeys {
         channel: args.channel,
-        max_pixels: args.max_pixels.map(|b| match b {
-            PixelBudget::Count(n) => Budget::Count(n),
-            PixelBudget::Ratio(r) => Budget::Share(r),
-        }),
+        max_pixels: args.max_pixels,
         flip_mean: args.flip_mean,
         flip_p99: args.flip_p99,
         max_region: args.max_region,

@@ -198,18 +198,15 @@ macro_rules! assert_image {
 /// The pending images under `dir` (any depth): each `<name>.new.png` with its approved
 /// `<name>.png` (which may not exist yet), sorted.
 pub fn pending(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                stack.push(p);
-            } else if let Some(stem) = p.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".new.png")) {
-                found.push((p.with_file_name(format!("{stem}.png")), p.clone()));
-            }
-        }
-    }
+    // a folder that cannot be listed holds nothing to review
+    let files = super::files::files_under(dir, Path::new("")).unwrap_or_default();
+    let mut found: Vec<(PathBuf, PathBuf)> = files
+        .into_iter()
+        .filter_map(|p| {
+            let stem = p.file_name()?.to_str()?.strip_suffix(".new.png")?.to_string();
+            Some((p.with_file_name(format!("{stem}.png")), p))
+        })
+        .collect();
     found.sort();
     found
 }

@@ -38,19 +38,11 @@ pub fn default_tolerance() -> Tolerance {
 #[serde(deny_unknown_fields)]
 pub struct ToleranceKeys {
     pub channel: Option<u8>,
-    pub max_pixels: Option<Budget>,
+    pub max_pixels: Option<PixelBudget>,
     pub flip_mean: Option<f64>,
     pub flip_p99: Option<f64>,
     pub max_region: Option<u32>,
     pub reason: Option<String>,
-}
-
-/// `max_pixels` as a TOML file writes it: an integer is a count, a float a share of the image.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
-#[serde(untagged)]
-pub enum Budget {
-    Count(u64),
-    Share(f64),
 }
 
 impl ToleranceKeys {
@@ -65,7 +57,7 @@ impl ToleranceKeys {
                 return Err(bad(format!("`{name}` must be from 0 to 1")));
             }
         }
-        if let Some(Budget::Share(s)) = keys.max_pixels.filter(|b| matches!(b, Budget::Share(s) if !(0.0..=1.0).contains(s))) {
+        if let Some(PixelBudget::Ratio(s)) = keys.max_pixels.filter(|b| matches!(b, PixelBudget::Ratio(s) if !(0.0..=1.0).contains(s))) {
             return Err(bad(if s < 0.0 {
                 format!("`max_pixels = {s}` is negative: a count of pixels (an integer) or a share of the image (0 to 1)")
             } else {
@@ -92,11 +84,7 @@ impl ToleranceKeys {
         let d = default_tolerance();
         Tolerance {
             channel: self.channel.unwrap_or(d.channel),
-            max_pixels: match self.max_pixels {
-                Some(Budget::Count(n)) => PixelBudget::Count(n),
-                Some(Budget::Share(s)) => PixelBudget::Ratio(s),
-                None => d.max_pixels,
-            },
+            max_pixels: self.max_pixels.unwrap_or(d.max_pixels),
             flip_mean: self.flip_mean.unwrap_or(d.flip_mean),
             flip_p99: self.flip_p99.unwrap_or(d.flip_p99),
             max_region: self.max_region.unwrap_or(d.max_region),
@@ -190,26 +178,34 @@ pub fn pairs(expected: &Path, actual: &Path, skip: &Path) -> Result<Vec<Pair>, G
 }
 
 /// The pictures under `dir` (any depth), as `/`-separated paths relative to it, sorted.
-/// Symbolic links are followed to files, not to folders (no loops).
 fn pictures(dir: &Path, skip: &Path) -> Result<std::collections::BTreeSet<String>, GoldenError> {
     let mut found = std::collections::BTreeSet::new();
-    let mut stack = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        let here = dir.join(&rel);
+    for file in files_under(dir, skip)?.into_iter().filter(|f| picture::is_picture(f)) {
+        let rel = file.strip_prefix(dir).unwrap_or(&file);
+        let parts: Option<Vec<&str>> = rel.iter().map(|c| c.to_str()).collect();
+        let Some(parts) = parts else {
+            return Err(GoldenError::BadInput(format!("{}: a file name that is not UTF-8", file.display())));
+        };
+        found.insert(parts.join("/"));
+    }
+    Ok(found)
+}
+
+/// The files under `dir` (any depth; symbolic links followed to files, not to folders, so no
+/// loops), leaving out the folder `skip` (absolute).
+pub(crate) fn files_under(dir: &Path, skip: &Path) -> Result<Vec<PathBuf>, GoldenError> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(here) = stack.pop() {
         let list = std::fs::read_dir(&here).map_err(|e| GoldenError::BadInput(format!("cannot list {}: {e}", here.display())))?;
         for entry in list.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else {
-                return Err(GoldenError::BadInput(format!("{}: a file name that is not UTF-8", entry.path().display())));
-            };
-            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-            if is_dir {
-                if absolute(&entry.path()) != skip {
-                    stack.push(rel.join(name));
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                if absolute(&path) != skip {
+                    stack.push(path);
                 }
-            } else if picture::is_picture(&entry.path()) && entry.path().is_file() {
-                let parts: Vec<String> = rel.join(name).iter().map(|c| c.to_string_lossy().into_owned()).collect();
-                found.insert(parts.join("/"));
+            } else if path.is_file() {
+                found.push(path);
             }
         }
     }

@@ -52,6 +52,10 @@ pub struct Paths {
     pub shard: Option<(u32, u32)>,
 }
 
+/// The report folder of a golden check under the output folder (`simreel compare`'s is
+/// [`files::REPORT`]).
+pub const CHECK_REPORT: &str = "golden-report";
+
 /// Where approved images live unless `--goldens` says otherwise.
 pub const DEFAULT_GOLDENS: &str = "tests/golden";
 /// Where a check renders and reports unless `--out` says otherwise.
@@ -86,7 +90,7 @@ impl Paths {
 
     /// Where a whole check's report, or the merge of a split check's, goes.
     pub fn merged_report_dir(&self) -> PathBuf {
-        self.out.join("golden-report")
+        self.out.join(CHECK_REPORT)
     }
 }
 

@@ -39,12 +39,19 @@ pub enum Last {
     Compare,
 }
 
+impl Last {
+    /// Its report folder's name under the output folder.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Last::Check => super::CHECK_REPORT,
+            Last::Compare => super::files::REPORT,
+        }
+    }
+}
+
 /// The report folder of the last run of `which` under `paths`.
 pub fn report_dir(paths: &Paths, which: Last) -> PathBuf {
-    match which {
-        Last::Check => paths.merged_report_dir(),
-        Last::Compare => paths.out.join(super::files::REPORT),
-    }
+    paths.out.join(which.folder())
 }
 
 /// The last check's failures, in the report's order (worst first), and its adapter.

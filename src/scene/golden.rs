@@ -83,8 +83,10 @@ pub struct GoldenSpec {
     pub max_flicker: Option<f64>,
 }
 
-/// How many pixels may differ.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How many pixels may differ. As a tolerance file (`simreel compare --tolerance`) writes it, an
+/// integer is a count and a float a share.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[serde(untagged)]
 pub enum PixelBudget {
     Count(u64),
     /// A share of the frame, 0..1.

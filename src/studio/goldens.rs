@@ -37,7 +37,7 @@ fn all_failures(ctx: &Ctx) -> (Vec<(Failure, &'static str)>, Option<String>, Vec
     let (mut list, mut adapter, mut unreadable) = (Vec::new(), None, Vec::new());
     for which in [Last::Check, Last::Compare] {
         let dir = review::report_dir(&paths(ctx), which);
-        let name = if which == Last::Check { "golden-report" } else { crate::golden::files::REPORT };
+        let name = which.folder();
         match review::failures_of(&dir) {
             Ok((found, what)) => {
                 if which == Last::Check {
@@ -88,9 +88,12 @@ pub fn state(ctx: &Ctx) -> Value {
             v
         })
         .collect();
-    let report = ctx.out.join("golden-report/report.html").is_file().then(|| url("golden-report", "report.html"));
-    let compare_report =
-        ctx.out.join(crate::golden::files::REPORT).join("report.html").is_file().then(|| url(crate::golden::files::REPORT, "report.html"));
+    // the check's report, else the comparison's
+    let report = [Last::Check, Last::Compare]
+        .into_iter()
+        .map(Last::folder)
+        .find(|folder| ctx.out.join(folder).join("report.html").is_file())
+        .map(|folder| url(folder, "report.html"));
     let error = if unreadable.is_empty() { r.error.clone() } else { Some(unreadable.join("; ")) };
     json!({
         "running": r.running,
@@ -98,7 +101,7 @@ pub fn state(ctx: &Ctx) -> Value {
         "adapter": adapter,
         "notes": r.notes,
         "scenes": golden_scenes(ctx).iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
-        "report": report.or(compare_report),
+        "report": report,
         "failures": failures,
         "accepted": r.accepted.iter().map(|(s, files)| json!({ "label": s.label(), "files": files })).collect::<Vec<_>>(),
     })
