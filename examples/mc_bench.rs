@@ -3,13 +3,13 @@
 //! `{"median_s":…, "times_s":[…], "vertices":…, "triangles":…, "area":…}` (area in voxel units).
 //!
 //! `cargo run --release --example mc_bench -- --field sphere --n 256 --runs 5 [--threads N]
-//! [--algorithm marching_cubes|surface_nets]`
+//! [--algorithm marching_cubes|surface_nets|surface_nets_per_cell]`
 //! One thread (the default) runs the single-pass extraction; more threads run the chunked one on a
 //! rayon pool of that size. One untimed warm-up precedes the timed runs.
 
 use std::time::Instant;
 
-use simreel::sim::terrain::{mc, reference_fields};
+use simreel::sim::terrain::{dual, mc, reference_fields};
 
 fn main() {
     let mut field = "sphere".to_string();
@@ -27,7 +27,9 @@ fn main() {
             "--threads" => threads = val().parse().unwrap_or_else(|_| fail("--threads takes an integer")),
             "--algorithm" => algorithm = val(),
             "-h" | "--help" => {
-                println!("mc_bench --field sphere|terrain --n N --runs R [--threads T] [--algorithm marching_cubes|surface_nets]");
+                println!(
+                    "mc_bench --field sphere|terrain --n N --runs R [--threads T] [--algorithm marching_cubes|surface_nets|surface_nets_per_cell]"
+                );
                 return;
             }
             other => fail(&format!("unknown argument {other}")),
@@ -47,8 +49,9 @@ fn main() {
         let layers = if threads == 1 { usize::MAX } else { layers };
         let once = |mesh: &mut mc::IsoMesh| match algorithm.as_str() {
             "marching_cubes" => mc::extract_into(&grid, 0.0, layers, mesh),
-            "surface_nets" => *mesh = simreel::sim::terrain::dual::surface_nets(&grid, 0.0),
-            other => fail(&format!("--algorithm {other}: marching_cubes or surface_nets")),
+            "surface_nets" => dual::extract_into(&grid, 0.0, &dual::Placement::Mean, dual::Vertices::PerPiece, layers, mesh),
+            "surface_nets_per_cell" => dual::extract_into(&grid, 0.0, &dual::Placement::Mean, dual::Vertices::PerCell, layers, mesh),
+            other => fail(&format!("--algorithm {other}: marching_cubes, surface_nets or surface_nets_per_cell")),
         };
         once(&mut mesh);
         for _ in 0..runs {
@@ -66,7 +69,11 @@ fn main() {
         mesh.positions.len(),
         mesh.triangle_count(),
         mesh.area(),
-        if algorithm == "surface_nets" { "surface nets" } else { "marching cubes (asymptotic decider + MC33 interior test)" },
+        match algorithm.as_str() {
+            "surface_nets" => "surface nets",
+            "surface_nets_per_cell" => "surface nets, a vertex a cell",
+            _ => "marching cubes (asymptotic decider + MC33 interior test)",
+        },
         mesh.stats.general_cubes,
         mesh.stats.tunnels,
     );

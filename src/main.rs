@@ -591,8 +591,10 @@ fn mesh(path: &std::path::Path, out: &std::path::Path, frame: u32, algorithm: Op
         simreel::scene::KindSpec::Terrain(t) => t.algorithm.name(),
         _ => "",
     };
+    // what a slicer or a physics engine will find (a `closed = false` block is open at its sides)
+    let topology = simreel::sim::terrain::topology::Topology::of(&m.data.positions, &m.data.indices);
     eprintln!(
-        "wrote {} ({}, {}, frame {frame}, {algorithm})",
+        "wrote {} ({}, {}, frame {frame}, {algorithm}): {topology}",
         out.display(),
         count(m.data.positions.len() as u64, "vertex", "vertices"),
         count((m.data.indices.len() / 3) as u64, "triangle", "triangles")

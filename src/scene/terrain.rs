@@ -20,6 +20,9 @@ const SIZE: Key =
 const ISO: Key =
     Key::animated("iso", &[0.0], -FAR, FAR).doc("the surface is where the field equals this (animate it to sweep a threshold)");
 const ALGORITHM: Key = Key::choice("algorithm", &Algorithm::NAMES).doc("how the surface is extracted from the sampled field");
+const DUAL_VERTICES: Key = Key::choice("dual_vertices", &["per_piece", "per_cell"]).doc(
+    "surface nets and dual contouring (marching cubes ignores it): a vertex for each piece of the surface in a cell (closed 2-manifolds), or one a cell as classic surface nets make them (two sheets through one cell pinch: edges of four triangles)",
+);
 const CLOSED: Key = Key::flag("closed", true).doc("close the surface at the grid's sides and bottom (a cut-out block)");
 const STYLE: Key = Key::choice("style", &["shaded", "wireframe", "shaded+wire"]).doc("how the mesh is drawn");
 const WIRE_COLOR: Key = Key::color("wire_color", Srgb([0.1, 0.1, 0.11])).doc("colour of the wireframe");
@@ -114,6 +117,7 @@ const TERRAIN: Table = Table::new(
         SIZE,
         ISO,
         ALGORITHM,
+        DUAL_VERTICES,
         CLOSED,
         STYLE,
         WIRE_COLOR,
@@ -137,6 +141,8 @@ pub struct TerrainSpec {
     /// The surface is where the field equals `iso` (animatable: a threshold sweep).
     pub iso: Animated<1>,
     pub algorithm: Algorithm,
+    /// The dual meshers make one vertex a cell, not one a piece of the surface in it.
+    pub per_cell: bool,
     /// Close the surface at the grid's sides and bottom (a cut-out block) instead of leaving it
     /// open where it meets them (default true).
     pub closed: bool,
@@ -210,9 +216,11 @@ pub enum Algorithm {
     /// The plain 15-class table (rotations and complement) with no decider: ambiguous faces are
     /// split by the corner count, so neighbouring cubes can disagree and leave cracks.
     MarchingCubesClassic,
-    /// One vertex per cell at the mean of its edge crossings, one quad per crossed edge.
+    /// A vertex per piece of the surface in a cell at the mean of its edge crossings, one quad per
+    /// crossed edge: closed 2-manifolds.
     SurfaceNets,
-    /// One vertex per cell at the least-squares fit of the tangent planes: sharp corners kept.
+    /// A vertex per piece at the least-squares fit of the tangent planes: sharp corners kept,
+    /// closed 2-manifolds.
     DualContouring,
 }
 
@@ -366,6 +374,7 @@ fn read_terrain(t: &TableReader) -> (TerrainSpec, TerrainLook) {
     }
     let iso = t.animated(&ISO);
     let algorithm = Algorithm::from_name(t.choice(&ALGORITHM)).unwrap_or(Algorithm::MarchingCubes);
+    let per_cell = t.choice(&DUAL_VERTICES) == "per_cell";
     let closed = t.flag(&CLOSED);
     let style = match t.choice(&STYLE) {
         "wireframe" => MeshStyle::Wireframe,
@@ -439,7 +448,7 @@ fn read_terrain(t: &TableReader) -> (TerrainSpec, TerrainLook) {
         None => (resolution, closed),
     };
     let (cube, cube_look) = cube.unzip();
-    let spec = TerrainSpec { resolution, size, iso, algorithm, closed, height, overhang, shapes, cube, chunks };
+    let spec = TerrainSpec { resolution, size, iso, algorithm, per_cell, closed, height, overhang, shapes, cube, chunks };
     (spec, TerrainLook { style, wire_color, wire_width, colors, cube: cube_look, chunk_tint })
 }
 

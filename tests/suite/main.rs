@@ -17,6 +17,7 @@ mod golden_adapter;
 mod golden_sweep;
 mod identity;
 mod identity_sweep;
+mod manifold;
 mod marching_cubes;
 mod render;
 mod scenes_and_cli;

@@ -10,6 +10,7 @@ pub mod field;
 pub mod mc;
 pub mod reference_fields;
 pub mod resample;
+pub mod topology;
 
 use rayon::prelude::*;
 
@@ -36,6 +37,9 @@ pub struct TerrainSim {
     /// The surface of the last frame asked for (reused as is when the field does not change) in
     /// world space, uncoloured, with the frame it was built for and a hash of its geometry.
     current: Option<(u32, Arc<MeshData>, mc::McStats, u64)>,
+    /// What keeps the surface from being a closed 2-manifold, for a field that does not change
+    /// (counted once; an animated field's surface is not counted every frame).
+    topology: Option<topology::Topology>,
     /// The block each vertex was meshed in, and how many blocks there are, when meshing in blocks.
     block_of: Vec<u32>,
     blocks: u32,
@@ -66,6 +70,7 @@ impl KindSimulation for TerrainSim {
             field: Vec::new(),
             iso: mc::IsoMesh::default(),
             current: None,
+            topology: None,
             block_of: Vec::new(),
             cube_values: spec.cube.as_ref().map(cube::samples).unwrap_or_default(),
             blocks: 0,
@@ -111,15 +116,21 @@ impl TerrainSim {
             }
             Algorithm::MarchingCubes => mc::extract_into(&grid, iso, mc::auto_layers_per_chunk(self.grid.dims[2]), &mut self.iso),
             Algorithm::MarchingCubesClassic => self.iso = mc::extract_classic(&grid, iso),
-            Algorithm::SurfaceNets => self.iso = dual::surface_nets(&grid, iso),
-            Algorithm::DualContouring => {
+            Algorithm::SurfaceNets | Algorithm::DualContouring => {
+                let layers = mc::auto_layers_per_chunk(self.grid.dims[2]);
+                let vertices = if self.spec.per_cell { dual::Vertices::PerCell } else { dual::Vertices::PerPiece };
                 let frame = self.grid;
-                self.iso = match &self.spec.cube {
-                    Some(c) => dual::dual_contouring(&grid, iso, &|g| cube::trilinear(c.dims, &self.cube_values, g)),
-                    None => dual::dual_contouring(&grid, iso, &|g| at.at_grid(&frame, g)),
+                let cube_field = |g: [f64; 3]| cube::trilinear(self.spec.cube.as_ref().map_or([0; 3], |c| c.dims), &self.cube_values, g);
+                let field = |g: [f64; 3]| at.at_grid(&frame, g);
+                let place = match (self.spec.algorithm, &self.spec.cube) {
+                    (Algorithm::SurfaceNets, _) => dual::Placement::Mean,
+                    (_, Some(_)) => dual::Placement::Qef(&cube_field),
+                    (_, None) => dual::Placement::Qef(&field),
                 };
+                dual::extract_into(&grid, iso, &place, vertices, layers, &mut self.iso);
             }
         }
+        self.topology = (!self.spec.is_animated()).then(|| topology::Topology::of(&self.iso.positions, &self.iso.indices));
         let mesh = Arc::new(self.world_mesh());
         let mut geometry = crate::frame::Fnv::new();
         geometry.bytes(bytemuck::cast_slice(&mesh.positions));
@@ -310,6 +321,11 @@ impl Simulation for TerrainSim {
             ("triangles".into(), (mesh.indices.len() / 3).to_string()),
             ("tunnels".into(), stats.tunnels.to_string()),
         ];
+        if let Some(t) = &self.topology {
+            // edges of more than two triangles, vertices joining two fans (0 and 0: a 2-manifold)
+            facts.push(("non_manifold_edges".into(), t.non_manifold_edges.to_string()));
+            facts.push(("non_manifold_vertices".into(), t.non_manifold_vertices.to_string()));
+        }
         if self.spec.chunks.is_some() {
             facts.push(("blocks".into(), self.blocks.to_string()));
         }

@@ -26,7 +26,7 @@ pub const FACES: [[u8; 4]; 6] = [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [3, 7
 pub(super) const NONE: u8 = u8::MAX;
 
 /// `EDGE_OF[a][b]`: the edge joining corners a and b, or `NONE`.
-const EDGE_OF: [[u8; 8]; 8] = {
+pub const EDGE_OF: [[u8; 8]; 8] = {
     let mut t = [[NONE; 8]; 8];
     let mut e = 0;
     while e < 12 {
@@ -87,7 +87,7 @@ pub fn edge_point(e: usize, t: f32) -> [f32; 3] {
 }
 
 /// Is the face ambiguous (inside corners on one diagonal, outside on the other)?
-pub(super) fn face_is_ambiguous(case: u8, face: &[u8; 4]) -> bool {
+pub fn face_is_ambiguous(case: u8, face: &[u8; 4]) -> bool {
     let ins = |j: usize| (case >> face[j]) & 1;
     ins(0) == ins(2) && ins(1) == ins(3) && ins(0) != ins(1)
 }
@@ -207,6 +207,23 @@ pub fn trilinear_gradient(values: &[f32; 8], p: [f32; 3]) -> [f32; 3] {
     g
 }
 
+/// For each ambiguous face of `case`, whether its inside corners connect (bit f for face f), by
+/// the asymptotic decider on the corner values `v` (already minus iso).
+pub fn face_decisions(case: u8, v: &[f64; 8]) -> u8 {
+    let mut fic = 0u8;
+    let amb = ambiguous_faces(case);
+    for (f, face) in FACES.iter().enumerate() {
+        if (amb >> f) & 1 == 0 {
+            continue;
+        }
+        let [c0, c1, c2, c3] = face.map(|c| v[c as usize]);
+        let joined =
+            if (case >> face[0]) & 1 == 1 { decider_inside_connected(c0, c2, c1, c3) } else { decider_inside_connected(c1, c3, c0, c2) };
+        fic |= (joined as u8) << f;
+    }
+    fic
+}
+
 /// Full per-cube polygonisation from the eight corner values: face decisions, loops, interior test,
 /// triangulation. Used for cubes with an ambiguous face or several loops; the extraction's lookup
 /// table covers the rest and is built from this same code.
@@ -217,19 +234,7 @@ pub fn polygonise(values: &[f32; 8], iso: f32, out: &mut CubeSurface) -> u8 {
         return case;
     }
     let v: [f64; 8] = std::array::from_fn(|i| values[i] as f64 - iso as f64);
-    let mut fic = 0u8;
-    let amb = ambiguous_faces(case);
-    for (f, face) in FACES.iter().enumerate() {
-        if (amb >> f) & 1 == 0 {
-            continue;
-        }
-        let [c0, c1, c2, c3] = face.map(|c| v[c as usize]);
-        let joined =
-            if (case >> face[0]) & 1 == 1 { decider_inside_connected(c0, c2, c1, c3) } else { decider_inside_connected(c1, c3, c0, c2) };
-        if joined {
-            fic |= 1 << f;
-        }
-    }
+    let fic = face_decisions(case, &v);
     let loops = build_loops(case, fic);
     let tunnel = find_tunnel(case, fic, &loops, &v);
     let point = |e: u8| {
