@@ -46,6 +46,9 @@ const CURSOR_ALIVE: Key =
     Key::float("cursor_alive", 2.2, 0.0, 1e4).unit("s").doc("the cursor counts as alive this long after it last moved");
 const CURSOR_SMOOTHING: Key = Key::float("cursor_smoothing", 8.0, 1e-3, 1e3).unit("1/s").doc("exponential smoothing rate of the cursor");
 const SEPARATION_RADIUS: Key = Key::float("separation_radius", 16.0, 0.0, 1e6).unit("units").doc("agents push apart within this distance");
+const NEIGHBOURS: Key = Key::int("neighbours", 7, 1, 64).doc(
+    "separation heeds at most this many nearest agents within its radius (starlings heed about seven, whatever the flock's density), so a denser crowd costs no more an agent",
+);
 const SEPARATION_STRENGTH: Key = Key::float("separation_strength", 240.0, 0.0, 1e7).unit("units/s²").doc("how hard agents push apart");
 const SHOCK_RADIUS: Key = Key::float("shock_radius", 260.0, 0.0, 1e6).unit("units").doc("a click pushes agents within this distance");
 const SHOCK_STRENGTH: Key = Key::float("shock_strength", 420.0, 0.0, 1e7).unit("units/s").doc("how hard a click pushes");
@@ -85,6 +88,7 @@ const FLOCK: Table = Table::new(
         CURSOR_ALIVE,
         CURSOR_SMOOTHING,
         SEPARATION_RADIUS,
+        NEIGHBOURS,
         SEPARATION_STRENGTH,
         SHOCK_RADIUS,
         SHOCK_STRENGTH,
@@ -153,6 +157,8 @@ pub struct FlockSpec {
     pub cursor_smoothing: f64,
     pub separation_radius: f64,
     pub separation_strength: f64,
+    /// Separation heeds at most this many nearest agents.
+    pub neighbours: u32,
     pub shock_radius: f64,
     pub shock_strength: f64,
     pub packet_speed: f64,
@@ -290,6 +296,7 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> (FlockSpec, FlockLook
         cursor_smoothing: t.float(&CURSOR_SMOOTHING),
         separation_radius: t.float(&SEPARATION_RADIUS),
         separation_strength: t.float(&SEPARATION_STRENGTH),
+        neighbours: t.int(&NEIGHBOURS) as u32,
         shock_radius: t.float(&SHOCK_RADIUS),
         shock_strength: t.float(&SHOCK_STRENGTH),
         packet_speed: t.float(&PACKET_SPEED),

@@ -261,15 +261,24 @@ fn a_panel_changes_its_scene_through_with_and_reports_bad_overrides() {
     use simreel::scene::terrain::Algorithm;
     let scene = simreel::scene::load(&root().join("scenes/figures/mc_vs_sn_vs_dc.toml")).unwrap();
     let KindSpec::Figure(fig) = &scene.sim.kind else { panic!() };
-    let algorithms: Vec<Algorithm> = fig
+    let algorithms: Vec<(Algorithm, bool)> = fig
         .panels
         .iter()
         .map(|p| match p.as_ref().map(|p| &p.scene.kind) {
-            Some(KindSpec::Terrain(t)) => t.algorithm,
+            Some(KindSpec::Terrain(t)) => (t.algorithm, t.per_cell),
             _ => panic!(),
         })
         .collect();
-    assert_eq!(algorithms, [Algorithm::MarchingCubes, Algorithm::SurfaceNets, Algorithm::DualContouring]);
+    use Algorithm::*;
+    let expected = [
+        (MarchingCubes, false),
+        (SurfaceNets, false),
+        (DualContouring, false),
+        (SurfaceNets, true),
+        (SurfaceNets, false),
+        (DualContouring, false),
+    ];
+    assert_eq!(algorithms, expected);
     // the captions count each panel's own triangles
     let mut sim = simreel::kinds::build(&scene);
     let frame = sim.frame(0);
@@ -277,6 +286,13 @@ fn a_panel_changes_its_scene_through_with_and_reports_bad_overrides() {
         let triangles = frame.views[k].frame.meshes[0].mesh.data.indices.len() / 3;
         let caption = format!("{name}: {triangles} triangles");
         assert!(frame.canvas.as_ref().unwrap().texts.iter().any(|t| t.text == caption), "{caption}");
+    }
+    // and the thin disc's pinched edges: one vertex a cell pinches it, a vertex a piece does not
+    let texts: Vec<&str> = frame.canvas.as_ref().unwrap().texts.iter().map(|t| t.text.as_str()).collect();
+    let pinched = texts.iter().find_map(|t| t.strip_prefix("one vertex a cell: ")).and_then(|t| t.strip_suffix(" pinched edges"));
+    assert!(pinched.and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 0), "{texts:?}");
+    for name in ["surface nets", "dual contouring"] {
+        assert!(texts.contains(&format!("{name}: 0 pinched edges").as_str()), "{texts:?}");
     }
 
     let problems = figure_problems;

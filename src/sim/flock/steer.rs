@@ -29,13 +29,18 @@ pub fn wander(v: [f32; 2], phase: f32, amplitude: f32, dt: f32) -> [f32; 2] {
 }
 
 /// Push away from one neighbour at offset (dx, dy) = self − other, stronger when closer:
-/// (1 − d / radius)·strength·dt along the offset. Coincident agents part along `fallback`.
+/// (1 − d / radius)·strength·dt along the offset, as (1/d − 1/radius)·strength·dt·offset (one
+/// square root and one division). Coincident agents part along `fallback`.
 #[inline]
 pub fn separation(dx: f32, dy: f32, d2: f32, radius: f32, strength: f32, dt: f32, fallback: [f32; 2]) -> [f32; 2] {
     let d = d2.sqrt();
-    let (nx, ny) = if d > 1e-6 { (dx / d, dy / d) } else { (fallback[0], fallback[1]) };
-    let w = (1.0 - d / radius).max(0.0) * strength * dt;
-    [nx * w, ny * w]
+    if d > 1e-6 {
+        let w = (1.0 / d - 1.0 / radius).max(0.0) * strength * dt;
+        [dx * w, dy * w]
+    } else {
+        let w = (1.0 - d / radius).max(0.0) * strength * dt;
+        [fallback[0] * w, fallback[1] * w]
+    }
 }
 
 /// Caps speed at `max`.

@@ -192,17 +192,22 @@ fn separation_keeps_workers_apart_at_a_crowded_node() {
 }
 
 #[test]
-fn grid_neighbours_are_exactly_the_brute_force_set() {
+fn grid_nearest_are_exactly_the_brute_force_nearest() {
     let mut rng = Rng::new(77);
-    for layout in 0..6 {
+    let mut nearest = super::grid::Nearest::default();
+    let mut checked = 0;
+    for layout in 0..8 {
         let n = 50 + layout * 150;
         let mut xs = Vec::new();
         let mut ys = Vec::new();
         for k in 0..n {
-            let (x, y) = match layout % 3 {
+            let (x, y) = match layout % 4 {
                 0 => (rng.unit() as f32 * 500.0, rng.unit() as f32 * 300.0),
                 1 => (200.0 + rng.unit() as f32 * 20.0, 100.0 + rng.unit() as f32 * 20.0), // clustered
-                _ => ((k % 7) as f32 * 5.0, (k % 5) as f32 * 5.0),                         // coincident points, on cell edges
+                2 => ((k % 7) as f32 * 5.0, (k % 5) as f32 * 5.0),                         // coincident points, on cell edges
+                // a dense cluster in a sparse field: cells sized for the mean
+                _ if k % 4 == 0 => (rng.unit() as f32 * 2000.0, rng.unit() as f32 * 2000.0),
+                _ => (900.0 + rng.unit() as f32 * 8.0, 900.0 + rng.unit() as f32 * 8.0),
             };
             xs.push(x);
             ys.push(y);
@@ -211,20 +216,26 @@ fn grid_neighbours_are_exactly_the_brute_force_set() {
             xs.push(1.0e5); // one far straggler stretches the grid
             ys.push(-3.0e4);
         }
-        let radius = [16.0f32, 5.0, 10.0][layout % 3];
-        let mut g = NeighbourGrid::default();
-        g.build(&xs, &ys, radius);
-        for i in 0..xs.len() {
-            let mut got = Vec::new();
-            g.for_each_neighbour(i, xs[i], ys[i], radius, |j, dx, dy, d2| {
-                assert_eq!((dx, dy), (xs[i] - xs[j], ys[i] - ys[j]));
-                assert_eq!(d2, dx * dx + dy * dy);
-                got.push(j);
-            });
-            got.sort_unstable();
-            assert_eq!(got, brute_force(i, radius, &xs, &ys), "layout {layout}, agent {i}");
+        let radius = [16.0f32, 5.0, 10.0, 40.0][layout % 4];
+        for k in [1, 3, 7, 20, 64] {
+            let mut g = NeighbourGrid::default();
+            g.build(&xs, &ys, radius, k);
+            for i in 0..xs.len() {
+                g.nearest(i, xs[i], ys[i], radius, k, &mut nearest);
+                let got: Vec<usize> = nearest
+                    .iter()
+                    .map(|(j, d2)| {
+                        let (dx, dy) = (xs[i] - xs[j], ys[i] - ys[j]);
+                        assert_eq!(d2, dx * dx + dy * dy);
+                        j
+                    })
+                    .collect();
+                assert_eq!(got, brute_force(i, radius, k, &xs, &ys), "layout {layout}, k {k}, agent {i}");
+                checked += got.len();
+            }
         }
     }
+    assert!(checked > 10_000, "the layouts should give many neighbours ({checked})");
 }
 
 fn run_digests(threads: usize) -> Vec<(String, u64)> {

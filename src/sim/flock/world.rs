@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::grid::NeighbourGrid;
+use super::grid::{Nearest, NeighbourGrid};
 use super::steer;
 use crate::scene::flock::FlockSpec;
 use crate::sim::FixedClock;
@@ -93,6 +93,8 @@ pub struct Params {
     pub cooldown: f32,
     pub sep_radius: f32,
     pub sep_strength: f32,
+    /// Separation heeds at most this many nearest agents within `sep_radius`.
+    pub neighbours: usize,
     pub shock_radius: f32,
     pub shock_strength: f32,
 }
@@ -113,6 +115,7 @@ impl Params {
             cooldown: f(s.cooldown),
             sep_radius: f(s.separation_radius),
             sep_strength: f(s.separation_strength),
+            neighbours: s.neighbours as usize,
             shock_radius: f(s.shock_radius),
             shock_strength: f(s.shock_strength),
         }
@@ -131,9 +134,10 @@ pub struct Shared<'a> {
     pub adjacency: &'a [Vec<u32>],
     pub cursor: Cursor,
     pub shocks: &'a [[f32; 2]],
-    pub xs: &'a [f32],
-    pub ys: &'a [f32],
-    pub grid: &'a NeighbourGrid,
+    /// Each agent's separation push this step (velocity change), in the grid's cell order.
+    pub separation: &'a [[f32; 2]],
+    /// Each agent's place in that order.
+    pub slots: &'a [u32],
     pub dt: f32,
 }
 
@@ -229,15 +233,8 @@ pub fn update_agent(i: usize, a: &mut Agent, s: &Shared<'_>) -> Option<Event> {
 
     a.wander_phase += dt;
     a.vel = steer::wander(a.vel, a.wander_phase, p.wander, dt);
-    if p.sep_radius > 0.0 && p.sep_strength > 0.0 {
-        let mut push = [0.0f32; 2];
-        let fallback = if i.is_multiple_of(2) { [1.0, 0.0] } else { [-1.0, 0.0] };
-        s.grid.for_each_neighbour(i, s.xs[i], s.ys[i], p.sep_radius, |_, dx, dy, d2| {
-            let f = steer::separation(dx, dy, d2, p.sep_radius, p.sep_strength, dt, fallback);
-            push = [push[0] + f[0], push[1] + f[1]];
-        });
-        a.vel = [a.vel[0] + push[0], a.vel[1] + push[1]];
-    }
+    let push = s.separation[s.slots[i] as usize];
+    a.vel = [a.vel[0] + push[0], a.vel[1] + push[1]];
     a.vel = steer::clamp_speed(a.vel, 3.0 * p.max_speed);
     a.pos = [a.pos[0] + a.vel[0] * dt, a.pos[1] + a.vel[1] * dt];
     event
@@ -245,6 +242,33 @@ pub fn update_agent(i: usize, a: &mut Agent, s: &Shared<'_>) -> Option<Event> {
 
 /// Agents per parallel task.
 const CHUNK: usize = 2048;
+
+/// The separation push (velocity change over one step of `dt`) of every agent at `xs`/`ys`, into
+/// `out` in the grid's cell order (agent i's at `grid.slots()[i]`): away from each of its
+/// `neighbours` nearest within `sep_radius`, nearest first (a fixed order, so the sum is the same
+/// on every run and thread count). Taken in cell order, neighbouring queries read neighbouring
+/// memory.
+pub fn separations(grid: &NeighbourGrid, xs: &[f32], ys: &[f32], p: &Params, dt: f32, out: &mut Vec<[f32; 2]>) {
+    out.clear();
+    out.resize(xs.len(), [0.0; 2]);
+    if p.sep_radius <= 0.0 || p.sep_strength <= 0.0 {
+        return;
+    }
+    let order = grid.order();
+    out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, pushes)| {
+        let mut nearest = Nearest::default();
+        for (push, &i) in pushes.iter_mut().zip(&order[c * CHUNK..]) {
+            let i = i as usize;
+            let fallback = if i.is_multiple_of(2) { [1.0, 0.0] } else { [-1.0, 0.0] };
+            grid.nearest(i, xs[i], ys[i], p.sep_radius, p.neighbours, &mut nearest);
+            for (j, d2) in nearest.iter() {
+                let (dx, dy) = (xs[i] - xs[j], ys[i] - ys[j]);
+                let f = steer::separation(dx, dy, d2, p.sep_radius, p.sep_strength, dt, fallback);
+                *push = [push[0] + f[0], push[1] + f[1]];
+            }
+        }
+    });
+}
 
 /// The whole flock.
 pub struct World {
@@ -272,6 +296,7 @@ pub struct World {
     grid: NeighbourGrid,
     xs: Vec<f32>,
     ys: Vec<f32>,
+    separation: Vec<[f32; 2]>,
     events: Vec<Option<Event>>,
 }
 
@@ -332,6 +357,7 @@ impl World {
             grid: NeighbourGrid::default(),
             xs: Vec::new(),
             ys: Vec::new(),
+            separation: Vec::new(),
             events: Vec::new(),
         };
         w.record_trail();
@@ -401,7 +427,8 @@ impl World {
         self.ys.clear();
         self.xs.extend(self.agents.iter().map(|a| a.pos[0]));
         self.ys.extend(self.agents.iter().map(|a| a.pos[1]));
-        self.grid.build(&self.xs, &self.ys, self.params.sep_radius.max(1e-3));
+        self.grid.build(&self.xs, &self.ys, self.params.sep_radius.max(1e-3), self.params.neighbours);
+        separations(&self.grid, &self.xs, &self.ys, &self.params, dt, &mut self.separation);
         self.events.clear();
         self.events.resize(self.agents.len(), None);
         let shared = Shared {
@@ -410,9 +437,8 @@ impl World {
             adjacency: &self.adjacency,
             cursor: self.cursor,
             shocks: &new_shocks,
-            xs: &self.xs,
-            ys: &self.ys,
-            grid: &self.grid,
+            separation: &self.separation,
+            slots: self.grid.slots(),
             dt,
         };
         self.agents.par_chunks_mut(CHUNK).zip(self.events.par_chunks_mut(CHUNK)).enumerate().for_each(|(c, (agents, events))| {
