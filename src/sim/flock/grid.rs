@@ -9,8 +9,13 @@
 //! index, the same set in the same order as checking every pair ([`brute_force`]), whatever the
 //! cell size, thread count or visiting order.
 
-/// Largest grid side in cells; a wider spread of positions gets larger cells (still exact).
-const MAX_CELLS_PER_SIDE: usize = 2048;
+use std::ops::RangeInclusive;
+
+/// Largest grid side in cells, and most cells an agent (at least `MIN_CELL_CAP` in all); a wider
+/// spread of positions gets larger cells (still exact).
+const MAX_CELLS_PER_SIDE: usize = 16384;
+const CELLS_PER_AGENT: usize = 4;
+const MIN_CELL_CAP: usize = 1 << 16;
 
 /// Candidates the first 3 × 3 cells of a query gather before picking (more: one at a time).
 const GATHER: usize = 256;
@@ -108,12 +113,14 @@ impl NeighbourGrid {
             hi = [0.0; 2];
         }
         let span = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(0.0);
-        let smallest = (span / MAX_CELLS_PER_SIDE as f32).max(f32::MIN_POSITIVE);
+        let box_area = (hi[0] - lo[0]) * (hi[1] - lo[1]);
+        let most_cells = (CELLS_PER_AGENT * n).max(MIN_CELL_CAP) as f32;
+        let smallest = (span / MAX_CELLS_PER_SIDE as f32).max((box_area / most_cells).sqrt()).max(f32::MIN_POSITIVE);
         // cells holding about CELL_SHARE · k agents of an even spread over the occupied box;
         // then smaller by how much more crowded an agent's own cell is on average (crowds
         // gather: around a flock's nodes the density is many times the mean)
         let target = CELL_SHARE * k.max(1) as f32;
-        let area = ((hi[0] - lo[0]) * (hi[1] - lo[1])).max(f32::MIN_POSITIVE);
+        let area = box_area.max(f32::MIN_POSITIVE);
         let even = (target * area / n.max(1) as f32).sqrt();
         self.size(lo, hi, radius.min(even).max(smallest), xs, ys);
         let crowded = self.starts[1..].iter().map(|&c| (c as f64).powi(2)).sum::<f64>() / n.max(1) as f64;
@@ -192,102 +199,120 @@ impl NeighbourGrid {
     /// (not beyond the radius the grid was built for), agent `i` left out, into `out`.
     pub fn nearest(&self, i: usize, x: f32, y: f32, radius: f32, k: usize, out: &mut Nearest) {
         out.len = 0;
-        let k = k.clamp(1, MAX_NEIGHBOURS);
         if self.items.is_empty() {
             return;
         }
-        let r2 = radius * radius;
         let (cx, cy) = self.coords(x, y);
+        let q = Query { i: i as u32, at: [x, y], k: k.clamp(1, MAX_NEIGHBOURS), r2: radius * radius, cell: [cx, cy] };
+        // a key must come before this to be kept: within the radius, and before the k-th kept
+        let mut limit = key(q.r2, 0);
+        // the agent's own cell and the ring around it first: every key within the radius
+        // gathered without branching, then the k smallest picked at once
+        let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(self.cols - 1));
+        let rows = cy.saturating_sub(1)..=(cy + 1).min(self.rows - 1);
+        match self.gather(&q, x0..=x1, rows.clone(), limit, out) {
+            Some(m) => {
+                let area = (x1 - x0 + 1) as f32 * rows.clone().count() as f32 * self.cell * self.cell;
+                self.pick(&q, m, area, (x0..=x1, rows), limit, out);
+                if out.len == q.k {
+                    limit = out.keys[q.k - 1];
+                }
+            }
+            None => {
+                for row in rows {
+                    self.scan(&q, row * self.cols + x0, row * self.cols + x1, out, &mut limit);
+                }
+            }
+        }
+        self.rings(&q, out, &mut limit);
+    }
+
+    /// The keys of the agents in columns `xs` of rows `ys` that come before `limit` (agent `q.i`
+    /// left out) into `out.gathered`, without a branch a candidate; how many, or `None` when
+    /// there are more than `GATHER` candidates.
+    fn gather(&self, q: &Query, xs: RangeInclusive<usize>, ys: RangeInclusive<usize>, limit: u64, out: &mut Nearest) -> Option<usize> {
+        let [x, y] = q.at;
+        let mut m = 0;
+        for row in ys {
+            let range = self.starts[row * self.cols + xs.start()] as usize..self.starts[row * self.cols + xs.end() + 1] as usize;
+            if m + range.len() > GATHER {
+                return None;
+            }
+            for ((&qx, &qy), &j) in self.px[range.clone()].iter().zip(&self.py[range.clone()]).zip(&self.items[range]) {
+                let (dx, dy) = (x - qx, y - qy);
+                let candidate = key(dx * dx + dy * dy, j);
+                out.gathered[m] = candidate;
+                m += (candidate < limit && j != q.i) as usize;
+            }
+        }
+        Some(m)
+    }
+
+    /// The `q.k` smallest of the `m` gathered keys (from `block`, of `area` square units), nearest
+    /// first, into `out.keys`.
+    fn pick(
+        &self,
+        q: &Query,
+        mut m: usize,
+        area: f32,
+        block: (RangeInclusive<usize>, RangeInclusive<usize>),
+        limit: u64,
+        out: &mut Nearest,
+    ) {
+        let k = q.k;
+        if m > 2 * k {
+            // picking among them all costs more than gathering them: if k are nearer than
+            // NEAR_SHARE of the k-th squared distance the block's mean density predicts (most
+            // often), the k nearest are among those, and only those need picking
+            let near = key(NEAR_SHARE * k as f32 * area / (std::f32::consts::PI * m as f32), 0);
+            let mut c = 0;
+            for r in 0..m {
+                let g = out.gathered[r];
+                out.gathered[c] = g;
+                c += (g < near) as usize;
+            }
+            // too few: those compacted away are gone, so gather them again
+            m = if c >= k { c } else { self.gather(q, block.0, block.1, limit, out).expect("it fitted the first time") };
+        }
+        if m > k {
+            out.gathered[..m].select_nth_unstable(k - 1);
+        }
+        let n = m.min(k);
+        out.gathered[..n].sort_unstable();
+        out.keys[..n].copy_from_slice(&out.gathered[..n]);
+        out.len = n;
+    }
+
+    /// Offers every agent of cells `first..=last` (one row) that comes before `limit` to `out`,
+    /// tightening `limit` to the k-th kept once there are k.
+    fn scan(&self, q: &Query, first: usize, last: usize, out: &mut Nearest, limit: &mut u64) {
+        let [x, y] = q.at;
+        let range = self.starts[first] as usize..self.starts[last + 1] as usize;
+        for ((&qx, &qy), &j) in self.px[range.clone()].iter().zip(&self.py[range.clone()]).zip(&self.items[range]) {
+            let (dx, dy) = (x - qx, y - qy);
+            let candidate = key(dx * dx + dy * dy, j);
+            if candidate < *limit && j != q.i {
+                out.insert(q.k, candidate);
+                if out.len == q.k {
+                    *limit = out.keys[q.k - 1];
+                }
+            }
+        }
+    }
+
+    /// The rings of cells beyond the first, outwards, while one could hold a nearer agent.
+    fn rings(&self, q: &Query, out: &mut Nearest, limit: &mut u64) {
+        let ([x, y], [cx, cy], k) = (q.at, q.cell, q.k);
         // how far (x, y) is from its own cell's nearest side: ring r of cells lies at least
         // (r − 1) cells and this much away; a hundredth of a cell less, for the rounding of the
         // binning's division
         let (ox, oy) = (x - self.origin[0] - cx as f32 * self.cell, y - self.origin[1] - cy as f32 * self.cell);
         let inset = ox.min(self.cell - ox).min(oy).min(self.cell - oy).max(0.0) - 0.01 * self.cell;
-        // a key must come before this to be kept: within the radius, and before the k-th kept
-        let mut limit = key(r2, 0);
-        let (px, py, items, starts) = (&self.px[..], &self.py[..], &self.items[..], &self.starts[..]);
-        let scan = |first: usize, last: usize, out: &mut Nearest, limit: &mut u64| {
-            let range = starts[first] as usize..starts[last + 1] as usize;
-            for ((&qx, &qy), &j) in px[range.clone()].iter().zip(&py[range.clone()]).zip(&items[range]) {
-                let (dx, dy) = (x - qx, y - qy);
-                let candidate = key(dx * dx + dy * dy, j);
-                if candidate < *limit && j as usize != i {
-                    out.insert(k, candidate);
-                    if out.len == k {
-                        *limit = out.keys[k - 1];
-                    }
-                }
-            }
-        };
-        // the agent's own cell and the ring around it first, a row at a time: every key within
-        // the radius gathered without branching, then the k smallest picked at once
-        let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(self.cols - 1));
-        let gathered = &mut out.gathered;
-        let mut m = 0;
-        let mut overflow = false;
-        for row in cy.saturating_sub(1)..=(cy + 1).min(self.rows - 1) {
-            let range = starts[row * self.cols + x0] as usize..starts[row * self.cols + x1 + 1] as usize;
-            if m + range.len() > GATHER {
-                overflow = true;
-                break;
-            }
-            for ((&qx, &qy), &j) in px[range.clone()].iter().zip(&py[range.clone()]).zip(&items[range]) {
-                let (dx, dy) = (x - qx, y - qy);
-                let candidate = key(dx * dx + dy * dy, j);
-                gathered[m] = candidate;
-                m += (candidate < limit && j as usize != i) as usize;
-            }
-        }
-        if overflow {
-            for row in cy.saturating_sub(1)..=(cy + 1).min(self.rows - 1) {
-                scan(row * self.cols + x0, row * self.cols + x1, out, &mut limit);
-            }
-        } else {
-            if m > 2 * k {
-                // picking among them all costs more than gathering them: if k are nearer than
-                // NEAR_SHARE of the k-th squared distance the block's mean density predicts (most
-                // often), the k nearest are among those, and only those need picking
-                let rows = (cy + 1).min(self.rows - 1) - cy.saturating_sub(1) + 1;
-                let area = ((x1 - x0 + 1) * rows) as f32 * self.cell * self.cell;
-                let near = key(NEAR_SHARE * k as f32 * area / (std::f32::consts::PI * m as f32), 0);
-                let mut c = 0;
-                for r in 0..m {
-                    let g = out.gathered[r];
-                    out.gathered[c] = g;
-                    c += (g < near) as usize;
-                }
-                if c >= k {
-                    m = c;
-                } else {
-                    // too few: those compacted away are gone, so gather again
-                    m = 0;
-                    for row in cy.saturating_sub(1)..=(cy + 1).min(self.rows - 1) {
-                        let range = starts[row * self.cols + x0] as usize..starts[row * self.cols + x1 + 1] as usize;
-                        for ((&qx, &qy), &j) in px[range.clone()].iter().zip(&py[range.clone()]).zip(&items[range]) {
-                            let (dx, dy) = (x - qx, y - qy);
-                            let candidate = key(dx * dx + dy * dy, j);
-                            out.gathered[m] = candidate;
-                            m += (candidate < limit && j as usize != i) as usize;
-                        }
-                    }
-                }
-            }
-            if m > k {
-                out.gathered[..m].select_nth_unstable(k - 1);
-            }
-            let n = m.min(k);
-            out.gathered[..n].sort_unstable();
-            out.keys[..n].copy_from_slice(&out.gathered[..n]);
-            out.len = n;
-            if out.len == k {
-                limit = out.keys[k - 1];
-            }
-        }
         for ring in 2usize.. {
             let near = ((ring - 1) as f32 * self.cell + inset).max(0.0);
             let near2 = near * near;
             // nothing in this ring or beyond is within the radius, or closer than the k-th
-            if near2 >= r2 || (out.len == k && near2 > f32::from_bits((out.keys[k - 1] >> 32) as u32)) {
+            if near2 >= q.r2 || (out.len == k && near2 > f32::from_bits((out.keys[k - 1] >> 32) as u32)) {
                 break;
             }
             let (left, right) = (cx as isize - ring as isize, cx + ring);
@@ -299,21 +324,30 @@ impl NeighbourGrid {
             // the ring's bottom and top rows whole, its sides one cell a row between them
             if bottom >= 0 {
                 let base = bottom as usize * self.cols;
-                scan(base + x0, base + x1, out, &mut limit);
+                self.scan(q, base + x0, base + x1, out, limit);
             }
             if top < self.rows {
-                scan(top * self.cols + x0, top * self.cols + x1, out, &mut limit);
+                self.scan(q, top * self.cols + x0, top * self.cols + x1, out, limit);
             }
             for row in (bottom + 1).max(0) as usize..top.min(self.rows) {
                 if left >= 0 {
-                    scan(row * self.cols + left as usize, row * self.cols + left as usize, out, &mut limit);
+                    self.scan(q, row * self.cols + left as usize, row * self.cols + left as usize, out, limit);
                 }
                 if right < self.cols {
-                    scan(row * self.cols + right, row * self.cols + right, out, &mut limit);
+                    self.scan(q, row * self.cols + right, row * self.cols + right, out, limit);
                 }
             }
         }
     }
+}
+
+/// One query: the agent, where it is, how many neighbours, the squared radius, its cell.
+struct Query {
+    i: u32,
+    at: [f32; 2],
+    k: usize,
+    r2: f32,
+    cell: [usize; 2],
 }
 
 /// The same answer by checking every pair (for tests): the `k` nearest within `radius`, by
