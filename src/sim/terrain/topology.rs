@@ -56,13 +56,14 @@ impl std::fmt::Display for Topology {
             return write!(f, "closed 2-manifold");
         }
         let parts = [
-            (self.non_manifold_edges, "non-manifold edges"),
-            (self.non_manifold_vertices, "non-manifold vertices"),
-            (self.open_edges, "open edges"),
-            (self.misoriented_edges, "misoriented edges"),
-            (self.degenerate_triangles, "degenerate triangles"),
+            (self.non_manifold_edges, "non-manifold edge", "non-manifold edges"),
+            (self.non_manifold_vertices, "non-manifold vertex", "non-manifold vertices"),
+            (self.open_edges, "open edge", "open edges"),
+            (self.misoriented_edges, "misoriented edge", "misoriented edges"),
+            (self.degenerate_triangles, "degenerate triangle", "degenerate triangles"),
         ];
-        let said: Vec<String> = parts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+        let said: Vec<String> =
+            parts.iter().filter(|(n, ..)| *n > 0).map(|&(n, one, many)| format!("{n} {}", if n == 1 { one } else { many })).collect();
         write!(f, "{}", said.join(", "))
     }
 }
@@ -184,6 +185,10 @@ mod tests {
         j.extend([0, 1, 4, 0, 4, 5, 1, 5, 4, 0, 5, 1]);
         let t = Topology::of(&q, &j);
         assert_eq!(t.non_manifold_edges, 1, "{t}");
-        assert!(t.to_string().starts_with("1 non-manifold edges"), "{t}");
+        assert!(t.to_string().starts_with("1 non-manifold edge"), "{t}");
+        assert_eq!(
+            Topology { open_edges: 3, degenerate_triangles: 1, ..Topology::default() }.to_string(),
+            "3 open edges, 1 degenerate triangle"
+        );
     }
 }
