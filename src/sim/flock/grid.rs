@@ -73,14 +73,6 @@ fn key(d2: f32, j: u32) -> u64 {
 }
 
 impl Nearest {
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// (index, d²) of each, nearest first.
     pub fn iter(&self) -> impl Iterator<Item = (usize, f32)> + '_ {
         self.keys[..self.len].iter().map(|&k| ((k & 0xffff_ffff) as usize, f32::from_bits((k >> 32) as u32)))
