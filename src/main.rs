@@ -85,6 +85,7 @@ fn code_of(e: &anyhow::Error) -> u8 {
                 | simreel::golden::GoldenError::NoLastRun(_)
                 | simreel::golden::GoldenError::Filter(_)
                 | simreel::golden::GoldenError::BadInput(_)
+                | simreel::golden::GoldenError::Untrusted(_)
                 | simreel::golden::GoldenError::Scene(_) => exit::BAD_INPUT,
                 _ => exit::RUNTIME,
             };

@@ -247,13 +247,20 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
     let (count, shards) = read_shards(&dir, out, shards)?;
     let frames = check(scene, count, &shards)?;
     let first = shards.values().next().expect("a shard");
-    let paths: Vec<PathBuf> = frames.iter().map(|e| dir.join(&e.file)).collect();
-    if let Some(p) = paths.iter().find(|p| !p.is_file()) {
-        return Err(OutputError::Read {
-            path: p.clone(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "a shard listed this frame, but its file is gone"),
-        }
-        .into());
+    let mut paths: Vec<PathBuf> = Vec::with_capacity(frames.len());
+    for e in &frames {
+        // a shard's manifest is read back: only a plain file of the scene's folder is merged
+        let Some(p) = crate::output::layout::own_file(&dir, &e.file) else {
+            return Err(OutputError::Read {
+                path: dir.join(&e.file),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "a shard listed this frame, but no plain file of that name is in its folder",
+                ),
+            }
+            .into());
+        };
+        paths.push(p);
     }
     let sized = as_rendered(scene, first);
     // a frame of another version of the scene is not merged as this one's

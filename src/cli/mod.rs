@@ -360,6 +360,11 @@ pub enum GoldenCommand {
         /// removes it. Needs no scenes.
         #[arg(long, value_name = "DIR")]
         pending: Option<PathBuf>,
+        /// Accept every failure without asking (as `cargo insta accept`), saying what each wrote;
+        /// what a report names outside this folder, the output and golden folders (or DIR) is
+        /// refused.
+        #[arg(long)]
+        accept_all: bool,
     },
     /// Put the reports of a split check (`golden check --shard I/N`) together: the summary.json,
     /// junit.xml and report.html one machine's check would write; exit code 4 when any frame

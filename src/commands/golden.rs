@@ -15,7 +15,7 @@ use simreel::text::count;
 pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), GoldenError> {
     let args = match action {
         GoldenCommand::Check { common, .. } | GoldenCommand::Bless { common, .. } => common,
-        GoldenCommand::Review { common, compare, pending } => return review(common, *compare, pending.as_deref()),
+        GoldenCommand::Review { common, compare, pending, accept_all } => return review(common, *compare, pending.as_deref(), *accept_all),
         GoldenCommand::Merge(m) => return merge(m),
     };
     let scenes = golden_scenes(args)?;
@@ -41,10 +41,10 @@ pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), Gold
 
 /// `simreel golden review`: the scenes are read only when a frame is accepted (a comparison of
 /// files needs none).
-fn review(args: &GoldenArgs, compare: bool, pending: Option<&std::path::Path>) -> Result<(), GoldenError> {
+fn review(args: &GoldenArgs, compare: bool, pending: Option<&std::path::Path>, accept_all: bool) -> Result<(), GoldenError> {
     let paths = Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard: None };
     if let Some(dir) = pending {
-        return golden::review::run_pending(dir, &paths);
+        return golden::review::run_pending(dir, &paths, accept_all);
     }
     let which = if compare { golden::review::Last::Compare } else { golden::review::Last::Check };
     let mut loaded: Option<Vec<Scene>> = None;
@@ -54,7 +54,7 @@ fn review(args: &GoldenArgs, compare: bool, pending: Option<&std::path::Path>) -
         }
         Ok(loaded.clone().unwrap_or_default())
     };
-    golden::review::run(&mut scenes, &paths, which)
+    golden::review::run(&mut scenes, &paths, which, accept_all)
 }
 
 /// The scenes a golden command takes (default: those in `scenes/` with a `[golden]` table), each

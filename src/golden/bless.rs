@@ -113,6 +113,25 @@ pub fn bless(
     Ok(done)
 }
 
+/// Frame `frame` of `scene` approved from a review of the last check's report: the check's render
+/// of it, only while it still has the pixels whose SHA-256 the report recorded (the report is
+/// read back: what was looked at is what is approved).
+pub fn bless_reviewed(scene: &Scene, frame: u32, sha256: &str, paths: &Paths) -> Result<Blessed, GoldenError> {
+    let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
+    let frames = Filter { scene: scene.name.clone(), frames: Some(frame.to_string()) }.golden_frames(scene)?;
+    let (candidates, adapter_used) = last_run(scene, spec, &frames, paths)?;
+    if candidates.iter().any(|c| super::trust::pixels_sha256(&c.image) != sha256) {
+        return Err(GoldenError::Untrusted(format!(
+            "{}:{frame}: the last check's render of it is not the one its report showed (it changed since); check again",
+            scene.name
+        )));
+    }
+    let dest = applied(spec, &paths.goldens.join(&scene.name), &adapter_used)
+        .bless_dir
+        .ok_or_else(|| GoldenError::NoOverride { scene: scene.name.clone(), adapter: adapter_used.to_string() })?;
+    write_changed(scene, &dest, &candidates, adapter_used, frames.len() == spec.frames.len())
+}
+
 /// What the last `golden check` rendered of `frames`, refused when it rendered another version of
 /// the scene or at another size.
 fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> Result<(Vec<Candidate>, AdapterSummary), GoldenError> {
@@ -142,7 +161,17 @@ fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> 
             );
             return Err(GoldenError::NoLastRun(why));
         }
-        out.push(Candidate { frame, image: png::read(&folder.dir().join(&e.file))?, state: e.state.clone() });
+        // the manifest is read back: its file is this frame's own, a plain file in the folder
+        let file = (e.file == folder.frame_name(frame)).then(|| crate::output::layout::own_file(&folder.dir(), &e.file)).flatten();
+        let file = file.ok_or_else(|| {
+            GoldenError::NoLastRun(format!(
+                "frame {frame} of the last run of {} in {} is not a plain file named {}; run `simreel golden check` again",
+                scene.name,
+                folder.dir().display(),
+                folder.frame_name(frame)
+            ))
+        })?;
+        out.push(Candidate { frame, image: png::read(&file)?, state: e.state.clone() });
     }
     Ok((out, m.adapter_info))
 }

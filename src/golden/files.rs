@@ -250,7 +250,12 @@ pub fn compare_all(plan: &Plan) -> Result<Report, GoldenError> {
         )));
     }
     let entries = list.par_iter().map(|p| entry(p, &plan.tolerance)).collect::<Result<Vec<_>, _>>()?;
-    let compared = Compared { expected: plan.expected.display().to_string(), actual: plan.actual.display().to_string() };
+    let compared = Compared {
+        expected: plan.expected.display().to_string(),
+        actual: plan.actual.display().to_string(),
+        expected_dir: Some(absolute(&plan.expected).display().to_string()),
+        actual_dir: Some(absolute(&plan.actual).display().to_string()),
+    };
     let (report, pictures) = Report::with_pictures(&entries, &[], "");
     drop(entries);
     Ok(report::write_report(&plan.report_dir(), Report { compared: Some(compared), ..report }, &pictures)?)
@@ -272,6 +277,10 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, GoldenError> {
         expected_file: Some(absolute(&p.expected).display().to_string()),
         actual: None,
         actual_file: p.in_actual().then(|| absolute(&p.actual).display().to_string()),
+        sha256: report::Hashes {
+            expected: e_bytes.as_deref().map(super::trust::sha256),
+            actual: a_bytes.as_deref().map(super::trust::sha256),
+        },
         state_message: String::new(),
         tolerance_reason: tol.reason.clone(),
         accept: accept_command(p),
@@ -352,12 +361,40 @@ fn accept_command(p: &Pair) -> Accept {
 }
 
 /// Accepts a compared file: `actual` copied over `expected` (written atomically, its folder made),
-/// or, with no actual file, `expected` removed.
-pub fn accept(expected: &Path, actual: Option<&Path>) -> Result<super::review::Accepted, GoldenError> {
+/// or, with no actual file, `expected` removed. Each side is taken only while it has the content
+/// whose SHA-256 the comparison recorded (`actual`'s hash; `expected_sha256` for a removal), and
+/// a picture is copied only under a name of its own format. The paths are checked by the caller
+/// ([`super::trust::Folders::check`]).
+pub fn accept(
+    expected: &Path,
+    actual: Option<(&Path, &str)>,
+    expected_sha256: Option<&str>,
+) -> Result<super::review::Accepted, GoldenError> {
     let io = |what: &str, p: &Path, e: std::io::Error| GoldenError::BadInput(format!("cannot {what} {}: {e}", p.display()));
+    let changed = |p: &Path| {
+        GoldenError::Untrusted(format!(
+            "{} is not what was compared (its content changed since, or the report does not say what it was); compare again",
+            p.display()
+        ))
+    };
     match actual {
-        Some(a) => {
+        Some((a, sha256)) => {
             let bytes = std::fs::read(a).map_err(|e| io("read", a, e))?;
+            if super::trust::sha256(&bytes) != sha256 {
+                return Err(changed(a));
+            }
+            let format = image::guess_format(&bytes).map_err(|_| GoldenError::Untrusted(format!("{} is not a picture", a.display())))?;
+            let named = image::ImageFormat::from_path(expected).ok();
+            if named != Some(format) {
+                let name = |f: Option<image::ImageFormat>| f.map_or("no picture format".to_string(), |f| format!("{f:?}").to_uppercase());
+                return Err(GoldenError::BadInput(format!(
+                    "{} is a {} picture and {} is named as {}: accepting would write one format under the other's name; convert it, or accept by hand",
+                    a.display(),
+                    name(Some(format)),
+                    expected.display(),
+                    name(named)
+                )));
+            }
             if std::fs::read(expected).is_ok_and(|old| old == bytes) {
                 return Ok(super::review::Accepted { written: Vec::new(), removed: Vec::new() });
             }
@@ -368,6 +405,10 @@ pub fn accept(expected: &Path, actual: Option<&Path>) -> Result<super::review::A
             Ok(super::review::Accepted { written: vec![expected.to_path_buf()], removed: Vec::new() })
         }
         None => {
+            let now = std::fs::read(expected).map_err(|e| io("read", expected, e))?;
+            if expected_sha256 != Some(super::trust::sha256(&now).as_str()) {
+                return Err(changed(expected));
+            }
             std::fs::remove_file(expected).map_err(|e| io("remove", expected, e))?;
             Ok(super::review::Accepted { written: Vec::new(), removed: vec![expected.to_path_buf()] })
         }

@@ -21,6 +21,7 @@ pub mod review;
 #[cfg(feature = "render")]
 mod shards;
 pub mod summary;
+pub mod trust;
 
 #[cfg(feature = "render")]
 pub use bless::{Blessed, Filter, bless};
@@ -130,6 +131,9 @@ pub enum GoldenError {
     Filter(String),
     #[error("{0}")]
     Shards(String),
+    /// A file read back (a report's summary) names something an accept may not touch.
+    #[error("refusing to accept: {0}")]
+    Untrusted(String),
 }
 
 /// How a failed frame is accepted: the command that blesses what the check rendered, or why

@@ -84,6 +84,11 @@ impl Subject {
 pub struct Compared {
     pub expected: String,
     pub actual: String,
+    /// The two as absolute paths: an accept writes only under what the comparison was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_dir: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual_dir: Option<String>,
 }
 
 /// One checked frame or file, as the report shows it.
@@ -98,10 +103,22 @@ pub struct Entry {
     /// What was compared with the expected image (none: a file only the expected side has).
     pub actual: Option<Decoded>,
     pub actual_file: Option<String>,
+    /// What the comparison saw: the SHA-256 of each compared file ([`super::trust::sha256`]), or
+    /// of a check's rendered frame's pixels; an accept copies only that.
+    pub sha256: Hashes,
     /// The simulation side: whether its state digest matched the golden one.
     pub state_message: String,
     pub tolerance_reason: String,
     pub accept: super::Accept,
+}
+
+/// The SHA-256 of what a comparison compared, each side where it had one.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Hashes {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
 }
 
 /// Per-scene sequence facts.
@@ -165,6 +182,8 @@ pub struct Record {
     pub expected_file: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actual_file: Option<String>,
+    #[serde(default)]
+    pub sha256: Hashes,
     pub state: String,
     pub tolerance_reason: String,
     pub accept: super::Accept,
@@ -234,6 +253,7 @@ impl Report {
                     heaviest_region: c.map(|c| c.heaviest_region),
                     expected_file: e.expected_file.clone(),
                     actual_file: e.actual_file.clone(),
+                    sha256: e.sha256.clone(),
                     state: e.state_message.clone(),
                     tolerance_reason: e.tolerance_reason.clone(),
                     accept: e.accept.clone(),
@@ -580,6 +600,7 @@ mod tests {
             expected_file: None,
             actual: Some(frame),
             actual_file: None,
+            sha256: Default::default(),
             state_message: "state matches".into(),
             tolerance_reason: String::new(),
             accept: crate::golden::Accept::Command(String::new()),
@@ -628,6 +649,7 @@ mod tests {
             expected_file: None,
             actual: Some(actual),
             actual_file: None,
+            sha256: Default::default(),
             state_message: String::new(),
             tolerance_reason: String::new(),
             accept: crate::golden::Accept::Command(String::new()),

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::regions::Region;
 use super::report::Subject;
+use super::trust::Folders;
 use super::{GoldenError, Paths};
 use crate::scene::Scene;
 
@@ -22,6 +23,11 @@ pub struct Failure {
     /// A pending image of a test (`assert_image!`): accepting moves it over the approved one,
     /// rejecting removes it.
     pub pending: bool,
+    /// What the comparison saw of each side: an accept copies (or removes) only that.
+    pub sha256: super::report::Hashes,
+    /// For a compared file: the folders (or files) the comparison was given, absolute; an accept
+    /// writes and reads only under them.
+    pub compared: Option<(PathBuf, PathBuf)>,
     pub verdict: String,
     pub state: String,
     pub regions: Vec<Region>,
@@ -64,6 +70,8 @@ pub fn failures(paths: &Paths) -> Result<(Vec<Failure>, String), GoldenError> {
 pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), GoldenError> {
     let file = dir.join("summary.json");
     let summary = super::summary::Summary::read(&file)?;
+    let compared =
+        summary.compared.as_ref().and_then(|c| Some((PathBuf::from(c.expected_dir.as_ref()?), PathBuf::from(c.actual_dir.as_ref()?))));
     let list = summary
         .frames
         .into_iter()
@@ -89,6 +97,8 @@ pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), GoldenError> {
                 subject: f.subject,
                 files,
                 pending: false,
+                sha256: f.sha256,
+                compared: compared.clone(),
                 verdict: f.verdict,
                 state: f.state,
                 regions: f.regions,
@@ -118,17 +128,52 @@ pub struct Accepted {
 }
 
 /// Accepts one failure. A frame: the image the last check rendered, and its state digest,
-/// become the golden (written atomically, only what changed); `scenes` are loaded on first need
-/// (a comparison of files needs none). A compared file: the actual file is copied over the
-/// expected one (atomically, folders made), or, when only the expected side has it, the expected
-/// file is removed.
-pub fn accept(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, f: &Failure, paths: &Paths) -> Result<Accepted, GoldenError> {
+/// become the golden (written atomically, only what changed), when the render still has the
+/// pixels the report recorded; `scenes` are loaded on first need (a comparison of files needs
+/// none). A compared file: the actual file is copied over the expected one (atomically, folders
+/// made), or, when only the expected side has it, the expected file is removed.
+///
+/// The report is read back, so what it names is checked first ([`super::trust`]): files only
+/// under the folders the comparison was given and under `folders` (the reviewer's own), pictures
+/// only, no symbolic link on the way, and only the content the comparison recorded.
+pub fn accept(
+    scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
+    f: &Failure,
+    paths: &Paths,
+    folders: &Folders,
+) -> Result<Accepted, GoldenError> {
     match (&f.subject, &f.files) {
-        (Subject::Frame { scene, frame }, _) => bless_frame(&scenes()?, scene, *frame, paths),
+        (Subject::Frame { scene, frame }, _) => {
+            let sha = f.sha256.actual.as_deref().ok_or_else(|| unrecorded(&f.subject))?;
+            bless_frame(&scenes()?, scene, *frame, sha, paths)
+        }
         (Subject::File { .. }, Some((expected, actual))) => {
-            let done = super::files::accept(Path::new(expected), actual.as_deref().map(Path::new))?;
+            let (expected, actual) = (Path::new(expected), actual.as_deref().map(Path::new));
+            let (e_dir, a_dir) = f.compared.as_ref().map(|(e, a)| (e.as_path(), a.as_path())).ok_or_else(|| unrecorded(&f.subject))?;
+            // pending images were found under the folder the review was given: it is the
+            // folder that accept works in
+            let own;
+            let folders = if f.pending {
+                own = Folders::new([e_dir]);
+                &own
+            } else {
+                folders
+            };
+            let outside = |p: &Path, d: &Path| {
+                GoldenError::Untrusted(format!("{} is not under {}, which the comparison was given", p.display(), d.display()))
+            };
+            if !super::trust::lies_under(expected, e_dir) {
+                return Err(outside(expected, e_dir));
+            }
+            folders.check(expected, "the expected file")?;
+            let copy = match actual {
+                Some(a) if !super::trust::lies_under(a, a_dir) => return Err(outside(a, a_dir)),
+                Some(a) => Some((folders.check(a, "the actual file")?, f.sha256.actual.as_deref().ok_or_else(|| unrecorded(&f.subject))?)),
+                None => None,
+            };
+            let done = super::files::accept(expected, copy, f.sha256.expected.as_deref())?;
             if let (true, Some(a)) = (f.pending, actual) {
-                std::fs::remove_file(a).map_err(|e| GoldenError::BadInput(format!("cannot remove {a}: {e}")))?;
+                std::fs::remove_file(a).map_err(|e| GoldenError::BadInput(format!("cannot remove {}: {e}", a.display())))?;
             }
             Ok(done)
         }
@@ -136,29 +181,30 @@ pub fn accept(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, f: &F
     }
 }
 
-/// A check's frame blessed from the check's own render.
+/// A report that does not record what its comparison saw (one of an earlier simreel) is not
+/// accepted from.
+fn unrecorded(s: &Subject) -> GoldenError {
+    GoldenError::Untrusted(format!(
+        "{}: the report does not record what was compared (its folders and content hashes); compare or check again",
+        s.label()
+    ))
+}
+
+/// A check's frame blessed from the check's own render, which must still have the pixels whose
+/// SHA-256 the report recorded.
 #[cfg(feature = "render")]
-fn bless_frame(scenes: &[Scene], scene: &str, frame: u32, paths: &Paths) -> Result<Accepted, GoldenError> {
-    let filter = super::Filter { scene: scene.to_string(), frames: Some(frame.to_string()) };
+fn bless_frame(scenes: &[Scene], scene: &str, frame: u32, sha256: &str, paths: &Paths) -> Result<Accepted, GoldenError> {
     let chosen = scenes
         .iter()
         .find(|s| s.name == scene)
         .ok_or_else(|| GoldenError::Filter(format!("no scene named {scene} among the scenes given")))?;
-    let mut done = super::bless(
-        std::slice::from_ref(chosen),
-        Some(&filter),
-        true,
-        paths,
-        &super::adapter::Plan::default(),
-        crate::pipeline::ProgressMode::Quiet,
-    )?;
-    let b = done.pop().ok_or_else(|| GoldenError::Filter(format!("{scene}:{frame} was not blessed")))?;
+    let b = super::bless::bless_reviewed(chosen, frame, sha256, paths)?;
     Ok(Accepted { written: b.written, removed: Vec::new() })
 }
 
 /// Without the renderer a check's frames cannot be blessed (nor checked).
 #[cfg(not(feature = "render"))]
-fn bless_frame(_: &[Scene], scene: &str, frame: u32, _: &Paths) -> Result<Accepted, GoldenError> {
+fn bless_frame(_: &[Scene], scene: &str, frame: u32, _: &str, _: &Paths) -> Result<Accepted, GoldenError> {
     Err(GoldenError::BadInput(format!(
         "{scene}:{frame}: accepting a check's frame needs simreel built with its renderer (the `render` feature)"
     )))
@@ -170,6 +216,8 @@ pub struct Tally {
     pub accepted: Vec<Subject>,
     pub rejected: usize,
     pub skipped: usize,
+    /// Accepts refused because the report named something an accept may not touch.
+    pub refused: usize,
 }
 
 /// Walks `failures` with a person at a terminal: each shown, then a letter and Enter: `a`
@@ -186,6 +234,7 @@ pub fn interactive(
     let mut tally = Tally::default();
     let mut all: Option<bool> = None;
     let n = list.len();
+    let folders = Folders::of_review(paths);
     'frames: for (i, f) in list.iter().enumerate() {
         let _ = writeln!(out, "\n[{}/{n}] {} — {}", i + 1, f.subject.label(), f.verdict);
         for r in f.regions.iter().take(3) {
@@ -214,7 +263,16 @@ pub fn interactive(
             match choice {
                 'a' | 'A' => {
                     all = all.or((choice == 'A').then_some(true));
-                    let b = accept(scenes, f, paths)?;
+                    let b = match accept(scenes, f, paths, &folders) {
+                        Ok(b) => b,
+                        // a report that names what it may not is said, and the review goes on
+                        Err(e @ GoldenError::Untrusted(_)) => {
+                            let _ = writeln!(out, "    {e}");
+                            tally.refused += 1;
+                            break;
+                        }
+                        Err(e) => return Err(e),
+                    };
                     let mut what: Vec<String> = b.written.iter().map(|p| p.display().to_string()).collect();
                     what.extend(b.removed.iter().map(|p| format!("removed {}", p.display())));
                     let what = if what.is_empty() { "nothing changed".to_string() } else { what.join(", ") };
@@ -249,37 +307,55 @@ pub fn interactive(
             break;
         }
     }
-    tally.skipped += list.len() - tally.accepted.len() - tally.rejected - tally.skipped;
+    tally.skipped += list.len() - tally.accepted.len() - tally.rejected - tally.skipped - tally.refused;
     Ok(tally)
 }
 
 /// `simreel golden review`: the last check's (or comparison's) failures walked at the terminal,
 /// or, without one (in CI, piped), the commands that accept them.
-pub fn run(scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>, paths: &Paths, which: Last) -> Result<(), GoldenError> {
+pub fn run(
+    scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
+    paths: &Paths,
+    which: Last,
+    accept_all: bool,
+) -> Result<(), GoldenError> {
     let (list, what) = failures_of(&report_dir(paths, which))?;
     if list.is_empty() {
         let last = if which == Last::Compare { "comparison" } else { "check" };
         println!("nothing to review: the last {last} ({what}) passed");
         return Ok(());
     }
-    walk(scenes, &list, paths, &report_dir(paths, which))
+    walk(scenes, &list, paths, &report_dir(paths, which), accept_all)
 }
 
-/// `list` walked at the terminal, or, without one (in CI, piped), the commands that accept each.
+/// `list` walked at the terminal, or, without one (in CI, piped), the commands that accept each;
+/// with `accept_all`, every one accepted without asking (as `cargo insta accept`).
 fn walk(
     scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
     list: &[Failure],
     paths: &Paths,
     dir: &Path,
+    accept_all: bool,
 ) -> Result<(), GoldenError> {
     use std::io::IsTerminal;
-    if !std::io::stdin().is_terminal() {
+    let tally = if accept_all {
+        interactive(scenes, list, paths, dir, &mut "A\n".as_bytes(), &mut std::io::stdout())?
+    } else if std::io::stdin().is_terminal() {
+        let stdin = std::io::stdin();
+        interactive(scenes, list, paths, dir, &mut stdin.lock(), &mut std::io::stdout())?
+    } else {
         print!("{}", commands(list));
         return Ok(());
+    };
+    let refused = if tally.refused > 0 { format!(", refused {}", tally.refused) } else { String::new() };
+    println!("\naccepted {}, rejected {}, skipped {}{refused}", tally.accepted.len(), tally.rejected, tally.skipped);
+    if tally.refused > 0 {
+        return Err(GoldenError::Untrusted(format!(
+            "{} the report named what an accept may not touch (above); nothing of {} was written",
+            crate::text::count(tally.refused as u64, "accept:", "accepts:"),
+            if tally.refused == 1 { "it" } else { "them" }
+        )));
     }
-    let stdin = std::io::stdin();
-    let tally = interactive(scenes, list, paths, dir, &mut stdin.lock(), &mut std::io::stdout())?;
-    println!("\naccepted {}, rejected {}, skipped {}", tally.accepted.len(), tally.rejected, tally.skipped);
     Ok(())
 }
 
@@ -287,10 +363,16 @@ fn walk(
 /// with its approved image under `tol`.
 pub fn pending_failures(dir: &Path, tol: &crate::scene::golden::Tolerance) -> Result<Vec<Failure>, GoldenError> {
     let sh = |p: &Path| crate::plan::sh(&p.display().to_string());
-    super::assert::pending(dir)
+    let dir = std::path::absolute(dir).map_err(|e| GoldenError::BadInput(format!("{}: {e}", dir.display())))?;
+    super::assert::pending(&dir)
         .into_iter()
         .map(|(approved, new)| {
-            let verdict = match (std::fs::read(&approved), std::fs::read(&new)) {
+            let (old, now) = (std::fs::read(&approved), std::fs::read(&new));
+            let sha256 = super::report::Hashes {
+                expected: old.as_deref().ok().map(super::trust::sha256),
+                actual: now.as_deref().ok().map(super::trust::sha256),
+            };
+            let verdict = match (old, now) {
                 (_, Err(e)) => return Err(GoldenError::BadInput(format!("cannot read {}: {e}", new.display()))),
                 (Err(_), Ok(_)) => "no approved image yet".to_string(),
                 (Ok(a), Ok(n)) => match (crate::output::png::decode(&a), crate::output::png::decode(&n)) {
@@ -302,12 +384,15 @@ pub fn pending_failures(dir: &Path, tol: &crate::scene::golden::Tolerance) -> Re
                     (_, Err(e)) => return Err(GoldenError::BadInput(format!("{}: {e}", new.display()))),
                 },
             };
-            let path = approved.strip_prefix(dir).unwrap_or(&approved).display().to_string();
+            let path = approved.strip_prefix(&dir).unwrap_or(&approved).display().to_string();
             Ok(Failure {
                 accept: super::Accept::Command(format!("mv -- {} {}", sh(&new), sh(&approved))),
                 subject: Subject::File { path },
                 files: Some((approved.display().to_string(), Some(new.display().to_string()))),
                 pending: true,
+                sha256,
+                // found under the folder the review was given: the folder an accept works in
+                compared: Some((dir.clone(), dir.clone())),
                 verdict,
                 state: String::new(),
                 regions: Vec::new(),
@@ -318,13 +403,13 @@ pub fn pending_failures(dir: &Path, tol: &crate::scene::golden::Tolerance) -> Re
 }
 
 /// `simreel golden review --pending DIR`: the pending images of tests under `dir`, walked.
-pub fn run_pending(dir: &Path, paths: &Paths) -> Result<(), GoldenError> {
+pub fn run_pending(dir: &Path, paths: &Paths, accept_all: bool) -> Result<(), GoldenError> {
     let list = pending_failures(dir, &super::files::default_tolerance())?;
     if list.is_empty() {
         println!("nothing to review: no pending images (*.new.png) under {}", dir.display());
         return Ok(());
     }
-    walk(&mut || Ok(Vec::new()), &list, paths, dir)
+    walk(&mut || Ok(Vec::new()), &list, paths, dir, accept_all)
 }
 
 /// What `simreel golden review` prints without a terminal: the command that accepts each failure.

@@ -46,6 +46,9 @@ pub struct FrameSummary {
     /// The file compared with the expected one (`simreel compare`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actual_file: Option<String>,
+    /// What the comparison saw of each side ([`super::report::Hashes`]): an accept copies only that.
+    #[serde(default)]
+    pub sha256: super::report::Hashes,
     pub state: String,
     pub tolerance_reason: String,
     /// The command that accepts a failed frame (none for a passed one, or one that cannot be
@@ -85,6 +88,7 @@ impl Summary {
                 regions: r.regions.clone(),
                 expected_file: r.expected_file.clone(),
                 actual_file: r.actual_file.clone(),
+                sha256: r.sha256.clone(),
                 state: r.state.clone(),
                 tolerance_reason: r.tolerance_reason.clone(),
                 bless: r.accept.command().filter(|_| !r.passed).map(str::to_string),

@@ -23,6 +23,20 @@ pub const MANIFEST: &str = "manifest.json";
 /// The saved states' folder in a scene's folder.
 pub const SNAPSHOTS: &str = "snapshots";
 
+/// Whether `name`, read back from a file such as a manifest, is a plain file name: one part, not
+/// `.` or `..`, no separator. Only such a name is joined to a folder.
+pub fn is_plain_name(name: &str) -> bool {
+    let mut parts = Path::new(name).components();
+    matches!((parts.next(), parts.next()), (Some(std::path::Component::Normal(_)), None)) && !name.contains(['/', '\\'])
+}
+
+/// A file of a scene's folder that simreel reads back (a frame), when it is a plain file there and
+/// not a symbolic link to something elsewhere.
+pub fn own_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    let path = dir.join(name);
+    (is_plain_name(name) && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file())).then_some(path)
+}
+
 /// One scene's place in an output folder: `out/<name>/` and the animations beside it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SceneFolder {

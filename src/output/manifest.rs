@@ -205,9 +205,12 @@ impl Manifest {
         super::write_atomic(path, &json)
     }
 
-    /// The manifest at `path`, if there is a readable one.
+    /// The manifest at `path`, if there is a readable one. A manifest is read back, so it is
+    /// untrusted: one whose frame files are not plain names in its own folder (a path, `..`) is
+    /// not one simreel wrote, and is taken as none.
     pub fn read(path: &Path) -> Option<Manifest> {
-        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+        let m: Manifest = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        m.frames.iter().all(|e| super::layout::is_plain_name(&e.file)).then_some(m)
     }
 }
 

@@ -316,7 +316,7 @@ fn kept_frames(job: &Job, old: Option<&Manifest>, expected: &dyn Fn(u32) -> Stri
     let Some(m) = old.filter(|_| job.resume) else { return (BTreeMap::new(), None) };
     let (mut kept, mut other) = (BTreeMap::new(), 0);
     for e in m.frames.iter().filter(|e| job.frames.binary_search(&e.index).is_ok()) {
-        if e.identity == expected(e.index) && job.folder().dir().join(&e.file).is_file() {
+        if e.identity == expected(e.index) && output::layout::own_file(&job.folder().dir(), &e.file).is_some() {
             kept.insert(e.index, (e.state.clone(), e.facts.clone()));
         } else if e.identity != expected(e.index) {
             other += 1;

@@ -147,7 +147,7 @@ impl Animations {
         let (mut missing, mut other) = (0, 0);
         for (f, want) in self.expected.iter().enumerate() {
             match frames.iter().find(|e| e.index == f as u32) {
-                Some(e) if !self.folder.dir().join(&e.file).is_file() => missing += 1,
+                Some(e) if output::layout::own_file(&self.folder.dir(), &e.file).is_none() => missing += 1,
                 Some(e) if e.identity != *want => other += 1,
                 Some(_) => {}
                 None => missing += 1,
@@ -178,7 +178,7 @@ pub fn carried(old: Option<&Manifest>, folder: &SceneFolder, frames_in_scene: u3
     m.frames
         .iter()
         .filter(|e| e.index < frames_in_scene && rendered.binary_search(&e.index).is_err())
-        .filter(|e| e.file == folder.frame_name(e.index) && folder.dir().join(&e.file).is_file())
+        .filter(|e| e.file == folder.frame_name(e.index) && output::layout::own_file(&folder.dir(), &e.file).is_some())
         .cloned()
         .collect()
 }

@@ -30,6 +30,8 @@ pub struct Ctx {
     pub rendering: Mutex<Vec<PathBuf>>,
     /// Where approved images live, and the adapter checks render on.
     pub goldens: PathBuf,
+    /// The folders the Goldens view may accept into ([`crate::golden::trust`]).
+    pub folders: crate::golden::trust::Folders,
     pub adapter: crate::render::AdapterRequest,
     pub review: Mutex<Review>,
 }

@@ -181,7 +181,10 @@ pub fn accept(ctx: &Ctx, q: &[(String, String)]) -> Result<Value, Refusal> {
     if r.running {
         return Err(refuse(409, "a check is running"));
     }
-    let done = review::accept(&mut || Ok(golden_scenes(ctx)), &f, &paths(ctx)).map_err(|e| refuse(500, e.to_string()))?;
+    let done = review::accept(&mut || Ok(golden_scenes(ctx)), &f, &paths(ctx), &ctx.folders).map_err(|e| match e {
+        crate::golden::GoldenError::Untrusted(_) => refuse(403, e.to_string()),
+        e => refuse(500, e.to_string()),
+    })?;
     let mut files: Vec<String> = done.written.iter().map(|p| p.display().to_string()).collect();
     files.extend(done.removed.iter().map(|p| format!("removed {}", p.display())));
     r.rejected.retain(|s| *s != f.subject);

@@ -99,6 +99,15 @@ pub fn serve(args: crate::cli::StudioArgs) -> Result<(), StudioError> {
     run(opts, stop)
 }
 
+/// The folders the Goldens view may accept into: where the studio was started, its output and
+/// golden folders, and the folders of the scenes it serves. A report in the output folder names
+/// files to write, and it is read back: nothing it names elsewhere is touched.
+fn own_folders(opts: &Options, out: &std::path::Path) -> crate::golden::trust::Folders {
+    let here = std::env::current_dir().unwrap_or_default();
+    let scenes = opts.inputs.iter().map(|p| if p.is_dir() { p.as_path() } else { p.parent().unwrap_or(p) });
+    crate::golden::trust::Folders::new([here.as_path(), out, opts.out.as_path(), opts.goldens.as_path()].into_iter().chain(scenes))
+}
+
 /// Serves the studio until Ctrl-C (or `stop` is set).
 pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
     if let Some(missing) = opts.inputs.iter().find(|p| !p.exists()) {
@@ -149,6 +158,7 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
         render: render_into(opts.out.clone(), opts.adapter.clone(), cancel.clone()),
         rendering: Mutex::new(Vec::new()),
         goldens: opts.goldens.clone(),
+        folders: own_folders(&opts, &out),
         adapter: opts.adapter.clone(),
         review: Mutex::new(ctx::Review::default()),
     });

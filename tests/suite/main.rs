@@ -26,3 +26,4 @@ mod shards;
 mod slurm;
 mod studio;
 mod studio_security;
+mod untrusted;

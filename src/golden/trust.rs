@@ -1,0 +1,141 @@
+//! What accepting may touch. A report's `summary.json` (like every file simreel reads back) is
+//! untrusted input: whoever can put a file in the output folder (a committed `out/`, a shared
+//! `--out` on a cluster) writes it. So an accept writes only picture files, only under the
+//! folders the person accepting works in ([`Folders`]: the review's or the studio's own), never
+//! through a symbolic link, and only the content the comparison recorded ([`sha256`]).
+
+use std::path::{Component, Path, PathBuf};
+
+use sha2::Digest;
+
+use super::GoldenError;
+
+/// The folders an accept may read and write under: each as given (made absolute) and as the
+/// system resolves it, so that a path recorded either way is recognised.
+#[derive(Clone, Debug, Default)]
+pub struct Folders {
+    roots: Vec<PathBuf>,
+}
+
+impl Folders {
+    /// The folders `dirs` (relative ones from the current folder); those that do not exist yet
+    /// are kept as given.
+    pub fn new<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> Folders {
+        let mut roots = Vec::new();
+        for d in dirs {
+            let Ok(abs) = std::path::absolute(d) else { continue };
+            if let Ok(real) = std::fs::canonicalize(&abs) {
+                roots.push(real);
+            }
+            roots.push(abs);
+        }
+        roots.sort();
+        roots.dedup();
+        Folders { roots }
+    }
+
+    /// The folders a review run here works in: the current folder and the output and golden
+    /// folders it was given.
+    pub fn of_review(paths: &super::Paths) -> Folders {
+        let here = std::env::current_dir().unwrap_or_default();
+        Folders::new([here.as_path(), paths.out.as_path(), paths.goldens.as_path()])
+    }
+
+    /// The folders, for messages.
+    fn list(&self) -> String {
+        self.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// `path` itself when an accept may touch it: absolute, made of plain names (no `..`), a
+    /// picture by its name, under one of the folders, with no symbolic link below that folder,
+    /// and a plain file where it exists. `what` names it in the refusal ("the expected file").
+    pub fn check<'p>(&self, path: &'p Path, what: &str) -> Result<&'p Path, GoldenError> {
+        let refuse = |why: String| GoldenError::Untrusted(format!("{what} {}: {why}", path.display()));
+        if !path.is_absolute() || path.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
+            return Err(refuse("not an absolute path of plain names".into()));
+        }
+        if !crate::output::picture::is_picture(path) {
+            return Err(refuse("not a picture's name (.png, .jpg, .jpeg, .webp): an accept writes pictures only".into()));
+        }
+        let root = self
+            .roots
+            .iter()
+            .filter(|r| path.starts_with(r) && path != r.as_path())
+            .max_by_key(|r| r.as_os_str().len())
+            .ok_or_else(|| refuse(format!("outside the folders this accept works in ({})", self.list())))?;
+        let mut at = root.clone();
+        for part in path.strip_prefix(root).expect("under the root").components() {
+            at.push(part);
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(refuse(format!("{} is a symbolic link: an accept never writes through one", at.display())));
+                }
+                Ok(m) if at.as_path() == path && !m.is_file() => return Err(refuse("not a plain file".into())),
+                Ok(_) => {}
+                // what does not exist yet cannot be a link; an accept makes it
+                Err(_) => break,
+            }
+        }
+        Ok(path)
+    }
+}
+
+/// The SHA-256 of `bytes`, in hex: what a comparison records of each file it compared, so that an
+/// accept copies only what was looked at.
+pub fn sha256(bytes: &[u8]) -> String {
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SHA-256 of a picture's pixels (its size, then RGBA8 rows): what a golden check records of
+/// the frame it rendered.
+pub fn pixels_sha256(image: &crate::output::png::Decoded) -> String {
+    let mut h = sha2::Sha256::new();
+    h.update(image.width.to_le_bytes());
+    h.update(image.height.to_le_bytes());
+    h.update(&image.rgba);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether `path` lies under `dir` (both absolute, compared by their plain names): a recorded
+/// file is under the folder its comparison was given.
+pub fn lies_under(path: &Path, dir: &Path) -> bool {
+    path == dir || path.starts_with(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_pictures_below_the_folders_and_never_through_a_link() {
+        let base = std::env::temp_dir().join(format!("simreel-trust-{}", std::process::id()));
+        let (inside, outside) = (base.join("project"), base.join("elsewhere"));
+        std::fs::create_dir_all(inside.join("shots")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(inside.join("shots/a.png"), b"x").unwrap();
+        std::os::unix::fs::symlink(&outside, inside.join("shots/out")).unwrap();
+        std::os::unix::fs::symlink(outside.join("b.png"), inside.join("shots/b.png")).unwrap();
+        std::fs::create_dir_all(inside.join("shots/dir.png")).unwrap();
+        let f = Folders::new([inside.as_path()]);
+        assert!(f.check(&inside.join("shots/a.png"), "x").is_ok());
+        assert!(f.check(&inside.join("shots/new/c.png"), "x").is_ok(), "a file an accept makes");
+        for bad in [
+            outside.join("a.png"),
+            inside.join("shots/../../elsewhere/a.png"),
+            inside.join("shots/out/a.png"),
+            inside.join("shots/b.png"),
+            inside.join("shots/dir.png"),
+            inside.join(".bashrc"),
+            PathBuf::from("shots/a.png"),
+            inside.clone(),
+        ] {
+            assert!(f.check(&bad, "x").is_err(), "{}", bad.display());
+        }
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn the_hash_is_sha256() {
+        assert_eq!(sha256(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}
