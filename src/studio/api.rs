@@ -114,10 +114,16 @@ pub fn status(ctx: &Ctx) -> Value {
     })
 }
 
-/// Connections being answered, and live pages, in all.
+/// Connections being answered with the token, live pages, requests without the token being
+/// answered, and connections whose request is still being read.
 fn connections(ctx: &Ctx) -> Value {
     let c = ctx.clients.lock().expect("clients");
-    json!({ "all": c.all, "live": c.by_client.values().map(|m| m.1).sum::<usize>() })
+    json!({
+        "all": c.all,
+        "live": c.by_client.values().map(|m| m.1).sum::<usize>(),
+        "anonymous": c.anonymous,
+        "waiting": c.waiting.len(),
+    })
 }
 
 /// Resident memory of this process now (`VmRSS`), bytes.

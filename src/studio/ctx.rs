@@ -1,9 +1,9 @@
 //! What the studio's requests share: who may ask what (the names it answers to, the session's
-//! token, whether other machines may write), the catalog and engine, the live pages, and the
-//! state of a golden review.
+//! token, whether other machines may write), the catalog and engine, the connections being
+//! answered, the live pages, and the state of a golden review.
 
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::collections::{HashMap, VecDeque};
+use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -23,7 +23,7 @@ pub struct Ctx {
     pub engine: Engine,
     pub hub: Hub,
     pub stop: AtomicBool,
-    /// Connections being answered (live pages included), by client.
+    /// Connections being read and answered (live pages included).
     pub clients: Mutex<Clients>,
     /// What `POST /api/render` does: render a scene's frames and animations into the output folder.
     pub render: Box<dyn Fn(PathBuf) -> Result<String, String> + Send + Sync>,
@@ -38,14 +38,15 @@ pub struct Ctx {
 
 /// Who may ask what.
 pub struct Access {
-    /// The session's token: every request but the page's own carries it (a header, or the cookie
-    /// the page sets).
+    /// The session's token, a secret: the address the studio prints carries it, and every
+    /// request but those for the page that says how to open the studio (and the page's script,
+    /// style and icon, the same for everyone) must carry it: in the `X-Simreel-Token` header (or
+    /// `Authorization: token …`), or, for a request that only reads, in the query (`?token=`).
+    /// Never in a cookie: a browser sends a cookie of 127.0.0.1 to every port there.
     pub token: String,
     /// `Host` values this server answers to: its own address, the loopback names when it listens
     /// on loopback (or on every address), and the names given with `--allow-host`.
     pub hosts: Vec<String>,
-    /// The cookie that carries the token (named after the port: cookies do not tell ports apart).
-    pub cookie: String,
     /// Whether requests that write (render, accept, reject, check) are taken from other machines.
     pub remote_writes: bool,
 }
@@ -67,7 +68,7 @@ impl Access {
             }
         }
         hosts.dedup();
-        Access { token, hosts, cookie: format!("simreel-{port}"), remote_writes }
+        Access { token, hosts, remote_writes }
     }
 
     /// Whether `host` (a `Host` header's value) names this server.
@@ -89,11 +90,21 @@ fn bracketed(ip: IpAddr, port: u16) -> String {
     }
 }
 
-/// Connections being answered, all and live pages, by client.
+/// Connections being read and answered. Every local client is one address (127.0.0.1), so what
+/// one client may hold is counted only once its request showed the token: connections whose
+/// request is still being read wait in a pool of their own, where a newcomer closes the oldest.
 #[derive(Default)]
 pub struct Clients {
+    /// Requests with the token being answered, all and (answering, live pages) by client.
     pub all: usize,
     pub by_client: HashMap<IpAddr, (usize, usize)>,
+    /// Requests without the token being answered (the page that says how to open the studio,
+    /// refusals).
+    pub anonymous: usize,
+    /// Connections whose request is still being read, oldest first: a number and a handle that
+    /// closes it.
+    pub waiting: VecDeque<(u64, TcpStream)>,
+    pub next_waiting: u64,
 }
 
 /// The live pages: each gets every message sent.

@@ -116,11 +116,14 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
     let lock_path = lock::path_for(&opts.inputs);
     let mut held = match lock::Lock::take(&lock_path).map_err(|source| StudioError::Lock { path: lock_path.clone(), source })? {
         Ok(l) => l,
-        Err(lock::Held(url)) => {
-            let url = if url.is_empty() { "an address it is still choosing".to_string() } else { url };
+        Err(first) => {
+            let url = if first.url.is_empty() { "an address it is still choosing".to_string() } else { first.url.clone() };
             println!("simreel studio is already running for these scenes at {url}");
+            if let Some(why) = not_used(&opts, &first) {
+                eprintln!("{why}");
+            }
             if opts.open && url.starts_with("http") {
-                open_browser(&url);
+                open_browser(&lock_path, &url);
             }
             return Ok(());
         }
@@ -128,18 +131,12 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
     std::fs::create_dir_all(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
     let out = std::fs::canonicalize(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
     let (listener, addr) = listen(opts.host, opts.port)?;
-    let url = format!("http://{}/", display_addr(addr));
-    let _ = held.announce(&url);
-    if let Some(h) = opts.host.filter(|h| !h.is_loopback()) {
-        eprintln!(
-            "warning: listening on {h}: anyone who can reach this machine on port {} and opens the page sees the scenes and the output folder{}",
-            addr.port(),
-            if opts.allow_writes {
-                ", and can render and accept goldens (--allow-writes)"
-            } else {
-                " (writes only from this machine: --allow-writes takes them from others)"
-            }
-        );
+    let access = ctx::Access::new(token(), addr, &opts.allow_hosts, opts.allow_writes);
+    // the terminal is the token's only channel: the address printed carries it
+    let url = format!("http://{}/?token={}", display_addr(addr), access.token);
+    let _ = held.announce(&url, addr);
+    if opts.host.is_some_and(|h| !h.is_loopback()) {
+        eprintln!("{}", off_loopback_warning(addr, &access, opts.allow_writes));
     }
     let skip = vec![opts.out.clone(), out.clone()];
     let catalog = catalog::Catalog::new(opts.inputs.clone(), skip);
@@ -147,7 +144,7 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
     engine.serve(catalog.scenes());
     let cancel = Arc::new(AtomicBool::new(false));
     let ctx = Arc::new(ctx::Ctx {
-        access: ctx::Access::new(token(), addr, &opts.allow_hosts, opts.allow_writes),
+        access,
         out: out.clone(),
         catalog: Mutex::new(catalog),
         version: AtomicU64::new(1),
@@ -175,7 +172,7 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
         problems
     );
     if opts.open {
-        open_browser(&url);
+        open_browser(&lock_path, &url);
     }
     unblock_on_stop(addr, stop.clone());
     for stream in listener.incoming() {
@@ -280,9 +277,57 @@ fn display_addr(a: SocketAddr) -> String {
     }
 }
 
-/// A fresh secret for this session: 128 random bits, hex.
+/// Why a second studio's `--host` and `--port` are not used, when it was given others than the
+/// first one's: one studio serves a set of scenes.
+fn not_used(opts: &Options, first: &lock::Held) -> Option<String> {
+    let listening: SocketAddr = first.listening.as_deref()?.parse().ok()?;
+    let mut ignored = Vec::new();
+    if let Some(h) = opts.host.filter(|h| *h != listening.ip()) {
+        ignored.push(format!("--host {h}"));
+    }
+    if let Some(p) = opts.port.filter(|p| *p != 0 && *p != listening.port()) {
+        ignored.push(format!("--port {p}"));
+    }
+    (!ignored.is_empty()).then(|| {
+        format!(
+            "note: {} not used: the studio already serving these scenes listens on {listening}, and one studio serves a set of scenes; stop that one (Ctrl-C where it runs) to serve them elsewhere",
+            ignored.join(" and ")
+        )
+    })
+}
+
+/// What a studio listening off loopback (at `addr`) answers, and to whom.
+fn off_loopback_warning(addr: SocketAddr, access: &ctx::Access, allow_writes: bool) -> String {
+    let ip = addr.ip();
+    let every = ip.is_unspecified();
+    let named: Vec<&str> =
+        access.hosts.iter().map(String::as_str).filter(|h| !h.starts_with("0.0.0.0:") && !h.starts_with("[::]:")).collect();
+    let from_others = if every && access.hosts.iter().all(|h| is_loopback_name(h) || h.starts_with("0.0.0.0:") || h.starts_with("[::]:")) {
+        " From other machines, a request must name this machine by a name given with --allow-host (none given), so only this machine (and a tunnel to it) gets answers.".to_string()
+    } else {
+        String::new()
+    };
+    format!(
+        "warning: listening on {ip}{}, port {}: anyone who can reach this machine there and has the address printed below (its token) sees the scenes and the output folder. It answers requests addressed to {} (--allow-host adds a name).{from_others} {} The connection is plain HTTP: on a network you do not trust, the token can be read on the way.",
+        if every { " (every address of this machine)" } else { "" },
+        addr.port(),
+        named.join(", "),
+        if allow_writes {
+            "With --allow-writes, they can also render, run the golden check and accept or reject goldens."
+        } else {
+            "Writes (render, golden check, accept, reject) come only from this machine: --allow-writes takes them from others."
+        }
+    )
+}
+
+/// Whether a `Host` value names a loopback address.
+fn is_loopback_name(host: &str) -> bool {
+    host.starts_with("127.") || host.starts_with("localhost:") || host.starts_with("[::1]:")
+}
+
+/// A fresh secret for this session: 256 random bits, hex.
 fn token() -> String {
-    let mut b = [0u8; 16];
+    let mut b = [0u8; 32];
     getrandom::fill(&mut b).expect("the operating system's random numbers");
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -302,18 +347,23 @@ fn render_into(
     })
 }
 
-/// Opens `url` in the system's browser (said, not fatal, when it cannot).
-fn open_browser(url: &str) {
-    let (cmd, args): (&str, Vec<&str>) = if cfg!(target_os = "macos") {
-        ("open", vec![url])
-    } else if cfg!(windows) {
-        ("cmd", vec!["/C", "start", "", url])
-    } else {
-        ("xdg-open", vec![url])
+/// Opens `url` in the system's browser (said, not fatal, when it cannot), through a page beside
+/// the lock file `lock` that leads there: the token stays off the browser's command line, which
+/// every user of the machine can read.
+fn open_browser(lock: &std::path::Path, url: &str) {
+    let opener = match lock::write_opener(lock, url) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cannot open a browser (the page that leads to the studio: {e}); open the address above");
+            return;
+        }
     };
+    let target = opener.display().to_string();
+    let (cmd, args): (&str, Vec<&str>) =
+        if cfg!(target_os = "macos") { ("open", vec![target.as_str()]) } else { ("xdg-open", vec![target.as_str()]) };
     if let Err(e) =
         std::process::Command::new(cmd).args(&args).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn()
     {
-        eprintln!("cannot open a browser ({cmd}: {e}); open {url}");
+        eprintln!("cannot open a browser ({cmd}: {e}); open the address above");
     }
 }

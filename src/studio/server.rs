@@ -4,16 +4,22 @@
 //! - it answers only requests addressed to it by a name it has (its address, the loopback names
 //!   on loopback, the names given with `--allow-host`), so a page elsewhere cannot reach it
 //!   through DNS rebinding, and refuses requests from other sites (`Origin`);
-//! - everything but the page itself needs the session's token, which only the page has (in the
-//!   page for the API's requests, in a same-site cookie for its images and videos);
-//! - a write (render, check, accept, reject) from another machine needs `--allow-writes`;
+//! - everything needs the session's token, a secret that only the address the studio printed
+//!   carries (the terminal is its only channel): without it, `/` says how to open the studio and
+//!   nothing else, and only the page's script, style and icon (the same for everyone) are
+//!   served; a request that writes (render, check, accept, reject) carries it in a header, so
+//!   that nothing a browser sends on its own (a cookie, a link, a form) can write;
+//! - a write from another machine needs `--allow-writes`;
 //! - it serves only frames, animations, manifests and reports inside the output folder, never a
 //!   hidden file, streamed with byte ranges;
-//! - each client has a bounded number of connections, and a closed page's live connection ends
-//!   at once (its close frame is read).
+//! - connections whose request is still being read wait in a pool of their own (the oldest is
+//!   closed to make room), so that connections opened and left idle by a local process without
+//!   the token cannot keep out the page that has it; each client with the token has a bounded
+//!   number of connections, and a closed page's live connection ends at once (its close frame is
+//!   read).
 
 use std::io::Read;
-use std::net::{IpAddr, TcpStream};
+use std::net::{IpAddr, Shutdown, TcpStream};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -23,18 +29,30 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::ctx::Ctx;
-use super::http::{Answer, Refusal, Request, WRITE_STALL, read_request, refuse, resolve, same_secret};
+use super::http::{Answer, Refusal, Request, WRITE_STALL, param, read_request, refuse, resolve, same_secret};
 
 const INDEX: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/studio.js");
 const STYLE: &str = include_str!("page/studio.css");
+/// What `/` says without the token, and its script (which comes back with a token the tab kept).
+const CLOSED: &str = include_str!("page/closed.html");
+const CLOSED_SCRIPT: &str = include_str!("page/closed.js");
+/// The page's icon: a square in the studio's blue.
+const ICON: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2f7de1"/><path d="M5 4l7 4-7 4z" fill="#fff"/></svg>"##;
 
-/// Connections answered at once, from all clients (a page needs a handful).
+/// Connections answered at once with the token, from all clients (a page needs a handful).
 pub const MAX_ACTIVE: usize = 256;
-/// Connections answered at once from one client (its live pages included).
+/// Connections answered at once with the token from one client (its live pages included).
 pub const MAX_PER_CLIENT: usize = 32;
 /// Live pages one client may hold open at once.
 pub const MAX_LIVE_PER_CLIENT: usize = 8;
+/// Connections whose request is still being read; a new one closes the oldest when this many
+/// wait (a request that shows up is read at once, so only idle ones are closed).
+pub const MAX_WAITING: usize = 64;
+/// Requests without the token answered at once (the page that says how to open the studio, and
+/// refusals: each is answered in a moment, as many as may wait); past it, such a connection is
+/// closed unanswered.
+pub const MAX_ANONYMOUS: usize = MAX_WAITING;
 /// How often a live connection looks for what the page sent (a close), and pings it.
 const LIVE_READ: Duration = Duration::from_millis(50);
 const LIVE_PING: Duration = Duration::from_secs(15);
@@ -42,24 +60,75 @@ const LIVE_PING: Duration = Duration::from_secs(15);
 /// The files the page shows: frames, animations, manifests and reports.
 const SERVED: [&str; 8] = ["png", "apng", "gif", "webp", "mp4", "webm", "json", "html"];
 
-/// A connection being answered: counted for its client while it lives.
+/// A connection whose request is being read: in the waiting pool while it lives.
+struct Waiting {
+    ctx: Arc<Ctx>,
+    id: u64,
+}
+
+impl Waiting {
+    /// Puts `stream` in the waiting pool, closing the connection that has waited longest when
+    /// the pool is full. `None` when the connection cannot be tracked (no file handle left).
+    fn enter(ctx: &Arc<Ctx>, stream: &TcpStream) -> Option<Waiting> {
+        let handle = stream.try_clone().ok()?;
+        let mut c = ctx.clients.lock().expect("clients");
+        while c.waiting.len() >= MAX_WAITING {
+            if let Some((_, oldest)) = c.waiting.pop_front() {
+                let _ = oldest.shutdown(Shutdown::Both);
+            }
+        }
+        let id = c.next_waiting;
+        c.next_waiting += 1;
+        c.waiting.push_back((id, handle));
+        Some(Waiting { ctx: ctx.clone(), id })
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.ctx.clients.lock().expect("clients").waiting.retain(|(id, _)| *id != self.id);
+    }
+}
+
+/// Who sent a request, as far as answering it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Who {
+    /// It carries the session's token.
+    Holder,
+    /// It does not: it gets the page that says how to open the studio, static files, or a refusal.
+    Anonymous,
+}
+
+/// A request being answered: counted in its pool while it lives.
 pub struct Slot {
     ctx: Arc<Ctx>,
     peer: IpAddr,
+    who: Who,
     live: bool,
 }
 
 impl Slot {
-    /// A slot for a connection from `peer`, unless the server or that client has too many.
-    fn take(ctx: &Arc<Ctx>, peer: IpAddr) -> Result<Slot, Refusal> {
+    /// A slot for a request from `peer`, unless its pool is full: the token's holders share
+    /// [`MAX_ACTIVE`] and [`MAX_PER_CLIENT`] a client, the others [`MAX_ANONYMOUS`].
+    fn take(ctx: &Arc<Ctx>, peer: IpAddr, who: Who) -> Result<Slot, Refusal> {
         let mut c = ctx.clients.lock().expect("clients");
-        let mine = c.by_client.get(&peer).map_or(0, |m| m.0);
-        if c.all >= MAX_ACTIVE || mine >= MAX_PER_CLIENT {
-            return Err(refuse(503, "too many requests at once"));
+        match who {
+            Who::Holder => {
+                let mine = c.by_client.get(&peer).map_or(0, |m| m.0);
+                if c.all >= MAX_ACTIVE || mine >= MAX_PER_CLIENT {
+                    return Err(refuse(503, "too many requests at once"));
+                }
+                c.all += 1;
+                c.by_client.entry(peer).or_default().0 += 1;
+            }
+            Who::Anonymous => {
+                if c.anonymous >= MAX_ANONYMOUS {
+                    return Err(refuse(503, "too many requests without the token at once"));
+                }
+                c.anonymous += 1;
+            }
         }
-        c.all += 1;
-        c.by_client.entry(peer).or_default().0 += 1;
-        Ok(Slot { ctx: ctx.clone(), peer, live: false })
+        Ok(Slot { ctx: ctx.clone(), peer, who, live: false })
     }
 
     /// The slot becomes a live page's, unless its client holds too many.
@@ -78,6 +147,10 @@ impl Slot {
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut c = self.ctx.clients.lock().expect("clients");
+        if self.who == Who::Anonymous {
+            c.anonymous -= 1;
+            return;
+        }
         c.all -= 1;
         if let Some(m) = c.by_client.get_mut(&self.peer) {
             m.0 -= 1;
@@ -89,24 +162,13 @@ impl Drop for Slot {
     }
 }
 
-/// Starts answering a connection on its own thread, unless too many are being answered.
+/// Starts reading a connection's request on its own thread, in the waiting pool.
 pub fn dispatch(stream: TcpStream, ctx: &Arc<Ctx>) {
     let Ok(peer) = stream.peer_addr().map(|a| a.ip()) else { return };
     let _ = stream.set_write_timeout(Some(WRITE_STALL));
-    let slot = match Slot::take(ctx, peer) {
-        Ok(s) => s,
-        Err(r) => {
-            // answered on a short-lived thread, so that the refusal reaches the client whole
-            // (its unread request would otherwise reset the connection) and accepting goes on
-            let _ = std::thread::Builder::new().name("studio-refusal".into()).spawn(move || {
-                let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-                refuse_and_close(stream, &r);
-            });
-            return;
-        }
-    };
+    let Some(waiting) = Waiting::enter(ctx, &stream) else { return };
     let ctx = ctx.clone();
-    let spawned = std::thread::Builder::new().name("studio-request".into()).spawn(move || handle(stream, peer, &ctx, slot));
+    let spawned = std::thread::Builder::new().name("studio-request".into()).spawn(move || handle(stream, peer, &ctx, waiting));
     if spawned.is_err() {
         eprintln!("simreel studio: cannot start a thread for a request");
     }
@@ -128,37 +190,61 @@ fn refuse_and_close(mut stream: TcpStream, r: &Refusal) {
     };
     drain(&mut stream, Duration::from_millis(20));
     let _ = Answer::refusal(r).send(&mut stream, false);
-    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let _ = stream.shutdown(Shutdown::Write);
     drain(&mut stream, Duration::from_millis(200));
 }
 
 /// Reads, admits and answers one request.
-fn handle(mut stream: TcpStream, peer: IpAddr, ctx: &Arc<Ctx>, slot: Slot) {
-    let req = match read_request(&mut stream, peer) {
-        Ok(r) => r,
-        Err(Some(r)) => return refuse_and_close(stream, &r),
+fn handle(mut stream: TcpStream, peer: IpAddr, ctx: &Arc<Ctx>, waiting: Waiting) {
+    let read = read_request(&mut stream, peer);
+    drop(waiting);
+    let admitted = match read {
+        Ok(req) => admit(&req, ctx).map(|who| (req, who)),
+        Err(Some(r)) => Err(r),
         Err(None) => return,
     };
-    if let Err(r) = admit(&req, ctx) {
-        return refuse_and_close(stream, &r);
-    }
+    let who = admitted.as_ref().map_or(Who::Anonymous, |(_, who)| *who);
+    let slot = match Slot::take(ctx, peer, who) {
+        Ok(s) => s,
+        // no room for another request without the token: closed unanswered
+        Err(_) if who == Who::Anonymous => return,
+        Err(r) => return refuse_and_close(stream, &r),
+    };
+    let (req, who) = match admitted {
+        Ok(admitted) => admitted,
+        Err(r) => return refuse_and_close(stream, &r),
+    };
     if req.path == "/api/live" {
         return live(stream, &req, ctx, slot);
     }
     let head_only = req.method == "HEAD";
-    let answer = route(&req, ctx).unwrap_or_else(|r| Answer::refusal(&r));
+    let answer = route(&req, ctx, who).unwrap_or_else(|r| Answer::refusal(&r));
     let _ = answer.send(&mut stream, head_only);
 }
 
-/// The page itself: all that is answered without the token.
-fn is_page(req: &Request) -> bool {
-    matches!(req.method.as_str(), "GET" | "HEAD") && matches!(req.path.as_str(), "/" | "/studio.js" | "/studio.css")
+/// What is answered without the token: the page that says how to open the studio, its script,
+/// and the page's own script, style and icon (the same bytes for everyone, nothing of the user's).
+fn is_open(req: &Request) -> bool {
+    matches!(req.method.as_str(), "GET" | "HEAD")
+        && matches!(req.path.as_str(), "/" | "/closed.js" | "/studio.js" | "/studio.css" | "/favicon.ico" | "/favicon.svg")
 }
 
-/// Whether a request may be answered at all: addressed to this server by one of its names, from
-/// its own page, carrying the session's token unless it asks for the page, and (when it writes)
-/// from this machine unless `--allow-writes`.
-fn admit(req: &Request, ctx: &Ctx) -> Result<(), Refusal> {
+/// Whether `req` carries the session's token: in a header, or (a request that only reads) in
+/// the query. Compared in constant time.
+fn holds_token(req: &Request, token: &str) -> bool {
+    let authorization = req.header("authorization").and_then(|v| {
+        let (scheme, value) = v.split_once(' ')?;
+        (scheme.eq_ignore_ascii_case("token") || scheme.eq_ignore_ascii_case("bearer")).then_some(value.trim())
+    });
+    let header = req.header("x-simreel-token").or(authorization);
+    let query = matches!(req.method.as_str(), "GET" | "HEAD").then(|| param(&req.query, "token")).flatten();
+    header.or(query).is_some_and(|t| same_secret(t.as_bytes(), token.as_bytes()))
+}
+
+/// Whether a request may be answered at all, and as whose: addressed to this server by one of its
+/// names, from its own page, carrying the session's token unless it asks for what is open to all,
+/// the token in a header when it writes, and from this machine unless `--allow-writes`.
+fn admit(req: &Request, ctx: &Ctx) -> Result<Who, Refusal> {
     let a = &ctx.access;
     let host = req.header("host").unwrap_or("");
     if !a.answers_to(host) {
@@ -175,30 +261,38 @@ fn admit(req: &Request, ctx: &Ctx) -> Result<(), Refusal> {
     if !matches!(req.method.as_str(), "GET" | "HEAD" | "POST") {
         return Err(refuse(405, "only GET, HEAD and POST are answered"));
     }
-    if is_page(req) {
-        return Ok(());
+    if holds_token(req, &a.token) {
+        if req.method == "POST" && !a.may_write(req.peer) {
+            return Err(refuse(
+                403,
+                "this studio takes requests that write (render, check, accept, reject) only from its own machine; start it with --allow-writes to take them from others",
+            ));
+        }
+        return Ok(Who::Holder);
     }
-    let token = req.header("x-simreel-token").or_else(|| req.cookie(&a.cookie)).unwrap_or("");
-    if !same_secret(token.as_bytes(), a.token.as_bytes()) {
-        return Err(refuse(403, "this needs the session's token, which the studio's page has: open the page first"));
-    }
-    if req.method == "POST" && !a.may_write(req.peer) {
+    if req.method == "POST" {
         return Err(refuse(
             403,
-            "this studio takes requests that write (render, check, accept, reject) only from its own machine; start it with --allow-writes to take them from others",
+            "a request that writes (render, check, accept, reject) carries the session's token in its X-Simreel-Token header; a cookie or a token in the address is not enough",
         ));
     }
-    Ok(())
+    if is_open(req) {
+        return Ok(Who::Anonymous);
+    }
+    Err(refuse(403, "this needs the session's token: open the address `simreel studio` printed (it ends in ?token=…)"))
 }
 
 /// The answer to an admitted request.
-fn route(req: &Request, ctx: &Arc<Ctx>) -> Result<Answer, Refusal> {
+fn route(req: &Request, ctx: &Arc<Ctx>, who: Who) -> Result<Answer, Refusal> {
     let get = matches!(req.method.as_str(), "GET" | "HEAD");
     let q = &req.query;
     match (get, req.path.as_str()) {
-        (true, "/") => Ok(page(ctx)),
+        (true, "/") if who == Who::Anonymous => Ok(closed(param(q, "token").is_some())),
+        (true, "/") => Ok(page()),
+        (true, "/closed.js") => Ok(Answer::bytes(200, "text/javascript; charset=utf-8", CLOSED_SCRIPT.into())),
         (true, "/studio.js") => Ok(Answer::bytes(200, "text/javascript; charset=utf-8", SCRIPT.into())),
         (true, "/studio.css") => Ok(Answer::bytes(200, "text/css; charset=utf-8", STYLE.into())),
+        (true, "/favicon.ico" | "/favicon.svg") => Ok(Answer::bytes(200, "image/svg+xml", ICON.into())),
         (true, "/api/scenes") => Ok(Answer::json(200, &super::api::scenes(ctx))),
         (true, "/api/status") => Ok(Answer::json(200, &super::api::status(ctx))),
         (true, "/api/frame.png") => super::api::frame(ctx, q).map(|png| Answer::bytes(200, "image/png", png)),
@@ -213,16 +307,26 @@ fn route(req: &Request, ctx: &Arc<Ctx>) -> Result<Answer, Refusal> {
     }
 }
 
-/// The page, with the session's token in it and in a same-site cookie (for its images and videos).
-fn page(ctx: &Ctx) -> Answer {
-    let a = &ctx.access;
-    let html = INDEX.replace("{{TOKEN}}", &a.token);
-    Answer::bytes(200, "text/html; charset=utf-8", html.into_bytes())
-        .with(
-            "Content-Security-Policy",
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        )
-        .with("Set-Cookie", &format!("{}={}; Path=/; HttpOnly; SameSite=Strict", a.cookie, a.token))
+/// The page: the same for everyone (the token stays in the address, then in the tab).
+fn page() -> Answer {
+    Answer::bytes(200, "text/html; charset=utf-8", INDEX.into()).with(
+        "Content-Security-Policy",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    )
+}
+
+/// What `/` says without the token: how to open the studio, and nothing of what it serves.
+/// `stale`: the address carried a token that is not this session's (a studio started again).
+fn closed(stale: bool) -> Answer {
+    let note = if stale {
+        "<p>The token in this address is not this studio's: it was started again since. Use the address it printed last.</p>"
+    } else {
+        ""
+    };
+    Answer::bytes(403, "text/html; charset=utf-8", CLOSED.replace("{{NOTE}}", note).into_bytes()).with(
+        "Content-Security-Policy",
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    )
 }
 
 /// `/files/out/<path>`: a frame, animation, manifest or report in the output folder.

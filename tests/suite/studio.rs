@@ -14,8 +14,9 @@ use crate::common::{require_gpu, root, scratch, simreel};
 pub struct Studio {
     child: Child,
     pub port: u16,
+    /// The address it printed, token included (`http://127.0.0.1:PORT/?token=…`).
     pub url: String,
-    /// The session's token, as the page has it.
+    /// The session's token, as the printed address carries it.
     token: String,
     /// What it printed after its address line.
     out: BufReader<std::process::ChildStdout>,
@@ -28,11 +29,17 @@ impl Studio {
 
     /// A studio started in `dir` (as a user starts it in their own folder).
     pub fn start_in(dir: &std::path::Path, args: &[&str]) -> Studio {
+        Studio::start_with(dir, args, &[])
+    }
+
+    /// A studio started in `dir` with these environment variables set.
+    pub fn start_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Studio {
         let mut child = simreel()
             .current_dir(dir)
             .arg("studio")
             .args(args)
             .args(["--port", "0"])
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -42,14 +49,7 @@ impl Studio {
         out.read_line(&mut line).expect("the studio's first line");
         let url =
             line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
-        let port = url
-            .trim_start_matches("http://127.0.0.1:")
-            .trim_end_matches('/')
-            .parse()
-            .unwrap_or_else(|_| panic!("not a loopback address: {url}"));
-        let page = raw(port, &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")).text();
-        let at = page.find("name=\"simreel-token\" content=\"").expect("the token in the page") + 30;
-        let token = page[at..at + 32].to_string();
+        let (port, token) = address_and_token(&url, "127.0.0.1");
         Studio { child, port, url, token, out }
     }
 
@@ -95,6 +95,14 @@ impl Drop for Studio {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The port and token of an address a studio printed: `http://HOST:PORT/?token=TOKEN`.
+pub fn address_and_token(url: &str, host: &str) -> (u16, String) {
+    let rest = url.strip_prefix(&format!("http://{host}:")).unwrap_or_else(|| panic!("not an address at {host}: {url}"));
+    let (port, token) = rest.split_once("/?token=").unwrap_or_else(|| panic!("no token in the address {url}"));
+    assert!(token.len() >= 64 && token.bytes().all(|b| b.is_ascii_hexdigit()), "a long random token: {token}");
+    (port.parse().unwrap_or_else(|_| panic!("no port in {url}")), token.to_string())
 }
 
 pub struct Answer {
@@ -242,6 +250,33 @@ fn another_address_only_when_asked_and_with_a_warning() {
     let warned = String::from_utf8_lossy(&o.stderr);
     assert!(warned.contains("warning: listening on 0.0.0.0") && warned.contains("anyone who can reach this machine"), "{warned}");
     assert!(line.contains("at http://127.0.0.1:"), "the address to open is still the loopback one: {line}");
+    // what answers: the names it answers to, that other machines need a name given to it, the
+    // token, and that writes need --allow-writes
+    let (port, _) = address_and_token(line.split_whitespace().find(|w| w.starts_with("http://")).unwrap(), "127.0.0.1");
+    for said in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), "--allow-host".into(), "token".into(), "--allow-writes".into()] {
+        assert!(warned.contains(&said), "the warning says {said}: {warned}");
+    }
+}
+
+/// A second studio for the same scenes with another --host or --port says why it points to the
+/// first instead.
+#[test]
+fn a_second_studio_says_why_its_host_and_port_are_not_used() {
+    let (scenes, out, _) = workspace("studio-second-port");
+    let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+    let second = simreel().args(["studio", scenes.to_str().unwrap(), "--port", &free, "--host", "127.0.0.3"]).output().unwrap();
+    assert!(second.status.success());
+    let said = String::from_utf8_lossy(&second.stdout);
+    let why = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("already running") && said.contains(&s.url), "{said}");
+    assert!(
+        why.contains(&format!("--port {free}")) && why.contains("--host 127.0.0.3") && why.contains(&format!("127.0.0.1:{}", s.port)),
+        "{why}"
+    );
+    // the same options, or none: nothing to explain
+    let quiet = simreel().args(["studio", scenes.to_str().unwrap()]).output().unwrap();
+    assert!(String::from_utf8_lossy(&quiet.stderr).trim().is_empty(), "{}", String::from_utf8_lossy(&quiet.stderr));
 }
 
 /// The catalog's version and the stamp of the one scene served.
@@ -338,6 +373,9 @@ fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
         simreel::output::png::decode(&a.body).unwrap()
     };
     let v = final_of(&mut b, 0);
+    // the token came in the address and stays in the tab, out of the address
+    assert_eq!(b.eval("location.search").as_str(), Some(""), "the token is taken out of the address");
+    assert_eq!(b.eval("sessionStorage.getItem('simreel-token')").as_str(), Some(s.token().as_str()));
     let simulation = rendered["identity"]["simulation"].as_str().unwrap()[..8].to_string();
     let note = wait_until("the last render's note", Duration::from_secs(10), || {
         let t = b.eval("document.getElementById('charts').innerText");
@@ -368,6 +406,8 @@ fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
         t.as_str().filter(|t| !t.is_empty()).map(str::to_string)
     });
     assert!(overlay.contains(&format!("small.toml:{line}:")), "{overlay}");
+    assert_eq!(b.eval("document.querySelectorAll('#problems li').length").as_u64(), Some(1), "only the syntax error: {overlay}");
+    assert!(overlay.contains("TOML syntax"), "{overlay}");
     let shot = b.screenshot();
     let r = b.rect("overlay");
     let px = pixel(&shot, (r.0 + r.2 / 2.0) as u32, (r.1 + r.3 - 3.0) as u32);
@@ -381,6 +421,30 @@ fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
     b.key("End");
     final_of(&mut b, 47);
     assert_close(&b.element_pixels("frame"), &frame_png(47), "the last frame on screen");
+    // the address changed by hand: #scene@frame is followed
+    b.eval(&format!("location.hash = {}", serde_json::json!(format!("#{id}@20"))));
+    final_of(&mut b, 20);
+    // a reload comes back with the token the tab kept, to the same scene and frame
+    b.eval("location.reload()");
+    std::thread::sleep(Duration::from_millis(500));
+    final_of(&mut b, 20);
+    assert_eq!(b.eval("location.search").as_str(), Some(""));
+    // a scene that never loaded: choosing it clears the last scene's frame, badge and facts
+    std::fs::write(scenes.join("broken.toml"), "kind = \"terrain\"\n[render\nwidth = 64\n").unwrap();
+    let broken = scenes.join("broken.toml").display().to_string();
+    wait_until("the broken scene in the list", Duration::from_secs(10), || {
+        b.eval(&format!("!!document.querySelector('#scenes button[data-id=\"' + CSS.escape({}) + '\"]')", serde_json::json!(broken)))
+            .as_bool()
+            .filter(|v| *v)
+    });
+    b.eval(&format!("document.querySelector('#scenes button[data-id=\"' + CSS.escape({}) + '\"]').click()", serde_json::json!(broken)));
+    wait_until("the frame cleared", Duration::from_secs(10), || {
+        let cleared = b.eval(
+            "!document.getElementById('frame').getAttribute('src') && document.getElementById('badge').textContent === '' && document.querySelectorAll('#facts tr').length === 0 && window.studio.shown === null",
+        );
+        cleared.as_bool().filter(|v| *v)
+    });
+    assert!(b.eval("document.getElementById('overlay').hidden").as_bool() == Some(false), "its problem is shown");
 }
 
 fn pixel(img: &simreel::output::png::Decoded, x: u32, y: u32) -> [u8; 4] {

@@ -1,7 +1,9 @@
 //! The studio against hostile requests, one case a test: what it serves and to whom (the token,
-//! hidden files, files of the scenes' folders), the names it answers to (on loopback, another
-//! loopback address, every address), writes from other machines, path traversal, large files
-//! streamed with ranges, live pages that close, and oversized and slow requests. None of these
+//! which only the printed address carries; hidden files, files of the scenes' folders), the names
+//! it answers to (on loopback, another loopback address, every address), writes (only with the
+//! token in a header; from other machines only with --allow-writes), path traversal, large files
+//! streamed with ranges, live pages that close, oversized and slow requests, idle connections
+//! that must not lock the page out, and the lock file that holds the address. None of these
 //! needs an adapter: the studio answers before it draws.
 
 use std::io::{Read, Write};
@@ -9,7 +11,7 @@ use std::net::{IpAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use crate::common::{scratch, simreel};
-use crate::studio::{Answer, Studio, raw, wait_until};
+use crate::studio::{Answer, Studio, address_and_token, raw, wait_until};
 
 /// A folder like a user's home: a scene, a `.ssh` folder beside it, and an output folder.
 fn home(name: &str) -> std::path::PathBuf {
@@ -36,23 +38,27 @@ fn only_the_page_goes_without_the_token_and_only_output_files_are_served() {
     let s = Studio::start_in(&dir, &["small.toml", "--out", "out"]);
     let token = s.token();
     let with_token = format!("X-Simreel-Token: {token}\r\n");
-    // the page: no token needed, and it sets the cookie its images and videos carry
-    let page = get(&s, "/", "");
-    assert_eq!(page.status, 200);
-    let cookie = page.head.lines().find(|l| l.to_ascii_lowercase().starts_with("set-cookie:")).expect("a cookie").to_string();
-    assert!(
-        cookie.contains(&format!("simreel-{}={token}", s.port)) && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
-        "{cookie}"
-    );
-    assert_eq!(get(&s, "/studio.js", "").status, 200);
-    // everything else: 403 without the token, served with it (header or cookie)
+    // the page: with the token of the printed address; no cookie is set (a browser would send it
+    // to every port of 127.0.0.1)
+    let page = get(&s, &format!("/?token={token}"), "");
+    assert_eq!(page.status, 200, "{}", page.text());
+    assert!(!page.head.to_ascii_lowercase().contains("set-cookie"), "{}", page.head);
+    assert!(!page.text().contains(&token), "the page itself does not hold the token");
+    // the same script, style and icon for everyone: nothing of the user's in them
+    for target in ["/studio.js", "/studio.css", "/favicon.ico", "/favicon.svg", "/closed.js"] {
+        assert_eq!(get(&s, target, "").status, 200, "{target}");
+    }
+    // everything else: 403 without the token, served with it (a header, or the query of a read)
     for target in ["/api/scenes", "/api/status", "/api/golden", "/files/out/small/frame_0000.png", "/api/live"] {
         assert_eq!(get(&s, target, "").status, 403, "{target} without the token");
-        assert_eq!(get(&s, target, "X-Simreel-Token: 0123456789abcdef0123456789abcdef\r\n").status, 403, "{target} with a wrong token");
+        assert_eq!(get(&s, target, &format!("X-Simreel-Token: {}\r\n", "0".repeat(64))).status, 403, "{target} with a wrong token");
+        let cookie = format!("Cookie: simreel-{p}={token}; simreel-read-{p}={token}\r\n", p = s.port);
+        assert_eq!(get(&s, target, &cookie).status, 403, "{target} with the token in a cookie");
     }
     assert_eq!(get(&s, "/api/scenes", &with_token).status, 200);
-    let by_cookie = get(&s, "/files/out/small/frame_0000.png", &format!("Cookie: other=1; simreel-{}={token}\r\n", s.port));
-    assert_eq!((by_cookie.status, by_cookie.body.as_slice()), (200, &b"png"[..]));
+    assert_eq!(get(&s, "/api/scenes", &format!("Authorization: token {token}\r\n")).status, 200);
+    let by_query = get(&s, &format!("/files/out/small/frame_0000.png?token={token}"), "");
+    assert_eq!((by_query.status, by_query.body.as_slice()), (200, &b"png"[..]));
     // the scene's folder (here, a home) is never served: its hidden files least of all
     for target in ["/files/scenes/0/.ssh/config", "/files/scenes/0/small.toml", "/files/scenes/0/notes.txt"] {
         let a = get(&s, target, &with_token);
@@ -84,10 +90,11 @@ fn foreign_names_and_sites_get_nothing_not_even_the_token() {
     let dir = home("studio-sec-hosts");
     let s = Studio::start_in(&dir, &["small.toml", "--out", "out"]);
     let p = s.port;
+    let token = s.token();
     for host in [format!("evil.example:{p}"), format!("127.0.0.1:{}", p + 1), "127.0.0.1".into(), String::new()] {
-        let a = raw(p, &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"));
+        let a = raw(p, &format!("GET /?token={token} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"));
         assert_eq!(a.status, 421, "Host {host:?}: {}", a.text());
-        assert!(!a.text().contains("simreel-token"), "the token went to Host {host:?}");
+        assert!(!a.text().contains(&token) && !a.text().contains("Facts at this frame"), "the page went to Host {host:?}");
     }
     let a = raw(p, "GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
     assert_eq!(a.status, 421, "no Host at all");
@@ -95,7 +102,10 @@ fn foreign_names_and_sites_get_nothing_not_even_the_token() {
         let a = raw(p, &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"));
         assert_eq!(a.status, 403, "Origin {origin}");
     }
-    let ours = raw(p, &format!("GET / HTTP/1.1\r\nHost: localhost:{p}\r\nOrigin: http://localhost:{p}\r\nConnection: close\r\n\r\n"));
+    let ours = raw(
+        p,
+        &format!("GET /?token={token} HTTP/1.1\r\nHost: localhost:{p}\r\nOrigin: http://localhost:{p}\r\nConnection: close\r\n\r\n"),
+    );
     assert_eq!(ours.status, 200);
 }
 
@@ -119,10 +129,12 @@ fn own_address() -> Option<IpAddr> {
 #[test]
 fn off_loopback_it_answers_its_own_names_and_writes_need_allow_writes() {
     let dir = home("studio-sec-remote");
-    let token_of =
-        |port: u16, host: &str, at: IpAddr| ask_at(at, port, &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"));
     let s = Studio::start_in(&dir, &["small.toml", "--out", "out", "--host", "0.0.0.0", "--allow-host", "studio.test"]);
     let p = s.port;
+    let token = s.token();
+    let token_of = |port: u16, host: &str, at: IpAddr| {
+        ask_at(at, port, &format!("GET /?token={token} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"))
+    };
     let lo: IpAddr = [127, 0, 0, 1].into();
     // the names it was given and the loopback names; no other name, and never the token to one
     assert_eq!(token_of(p, &format!("studio.test:{p}"), lo).status, 200);
@@ -178,12 +190,18 @@ fn another_loopback_address_is_its_own() {
     let mut line = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
     let url = line.split_whitespace().find(|w| w.starts_with("http://127.0.0.2:")).unwrap_or_else(|| panic!("{line}")).to_string();
-    let port: u16 = url.trim_start_matches("http://127.0.0.2:").trim_end_matches('/').parse().unwrap();
-    let a = ask_at([127, 0, 0, 2].into(), port, &format!("GET / HTTP/1.1\r\nHost: 127.0.0.2:{port}\r\nConnection: close\r\n\r\n"));
+    let port: u16 = url.trim_start_matches("http://127.0.0.2:").split('/').next().unwrap().parse().unwrap();
+    let (port2, token) = address_and_token(&url, "127.0.0.2");
+    assert_eq!(port, port2);
+    let ask = |target: &str| {
+        ask_at([127, 0, 0, 2].into(), port, &format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.2:{port}\r\nConnection: close\r\n\r\n"))
+    };
+    let (a, closed) = (ask(&format!("/?token={token}")), ask("/"));
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(a.status, 200, "{}", a.text());
-    assert!(a.text().contains("simreel-token"));
+    assert!(a.text().contains("Facts at this frame"), "the page: {}", a.text());
+    assert_eq!(closed.status, 403, "no page without the token");
 }
 
 /// Resident memory of a process, bytes.
@@ -247,13 +265,14 @@ fn large_files_stream_with_ranges_in_little_memory() {
     assert!(peak < before + (64 << 20), "four downloads of {} MiB took the server from {} to {} MiB", size >> 20, before >> 20, peak >> 20);
 }
 
-/// A WebSocket to `/api/live`, opened with the page's cookie; returns the stream after the hello.
+/// A WebSocket to `/api/live`, opened as the page opens it (the token in its query: a browser's
+/// WebSocket sends no header of the page's choosing); returns the stream after the hello.
 fn open_live(s: &Studio, token: &str) -> Result<TcpStream, Answer> {
     let mut st = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
     st.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(
         st,
-        "GET /api/live HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nOrigin: http://127.0.0.1:{p}\r\nCookie: simreel-{p}={token}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        "GET /api/live?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nOrigin: http://127.0.0.1:{p}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
         p = s.port
     )
     .unwrap();
@@ -330,8 +349,8 @@ fn oversized_and_slow_requests_are_answered_and_dropped() {
     assert_eq!(a.status, 405);
     let a = raw(p, "NOT HTTP AT ALL\r\n\r\n");
     assert_eq!(a.status, 400);
-    // slow clients: 40 that send half a request and wait; the 33rd on is refused at once, the
-    // rest are answered 408 after the request deadline, and the studio answers again after them
+    // slow clients: 40 that send half a request and wait; each is answered 408 after the
+    // request deadline (5 s), and meanwhile the studio answers others, the token's holders first
     let t0 = Instant::now();
     let slow: Vec<TcpStream> = (0..40)
         .map(|_| {
@@ -341,8 +360,8 @@ fn oversized_and_slow_requests_are_answered_and_dropped() {
         })
         .collect();
     std::thread::sleep(Duration::from_millis(300));
-    let busy = get(&s, "/", "");
-    assert_eq!(busy.status, 503, "a client's share is bounded: {}", busy.text());
+    assert_eq!(get(&s, "/api/status", &format!("X-Simreel-Token: {token}\r\n")).status, 200, "slow clients do not keep the page out");
+    assert_eq!(get(&s, "/", "").status, 403, "the page that says how to open the studio");
     let mut answered = Vec::new();
     for mut st in slow {
         st.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -351,8 +370,105 @@ fn oversized_and_slow_requests_are_answered_and_dropped() {
         answered.push(crate::studio::parse_answer(&b).status);
     }
     let waited = t0.elapsed();
-    assert_eq!(answered.iter().filter(|s| **s == 408).count(), 32, "{answered:?}");
-    assert_eq!(answered.iter().filter(|s| **s == 503).count(), 8, "{answered:?}");
-    assert!(waited < Duration::from_secs(15), "slow requests were held {waited:?}");
-    assert_eq!(get(&s, "/", "").status, 200);
+    assert_eq!(answered.iter().filter(|s| **s == 408).count(), 40, "{answered:?}");
+    assert!(waited < Duration::from_secs(10), "slow requests were held {waited:?}");
+    assert_eq!(get(&s, &format!("/?token={token}"), "").status, 200);
+}
+
+#[test]
+fn the_page_without_the_token_says_only_how_to_open_the_studio() {
+    let dir = home("studio-sec-closed");
+    let s = Studio::start_in(&dir, &["small.toml", "--out", "out"]);
+    let token = s.token();
+    for target in ["/", "/?token=", &format!("/?token={}", "f".repeat(64)), "/?token=1"] {
+        let a = get(&s, target, "");
+        assert_eq!(a.status, 403, "{target}: {}", a.text());
+        let text = a.text();
+        assert!(text.contains("simreel studio") && text.contains("?token="), "it says how to open the studio: {text}");
+        for secret in [token.as_str(), "small.toml", "small_terrain", dir.to_str().unwrap(), "/api/"] {
+            assert!(!text.contains(secret), "{target} shows {secret}: {text}");
+        }
+        assert!(!a.head.to_ascii_lowercase().contains("set-cookie"), "{}", a.head);
+    }
+    assert!(get(&s, &format!("/?token={}", "f".repeat(64)), "").text().contains("not this studio's"), "a stale token is said to be");
+}
+
+#[test]
+fn a_write_needs_the_token_in_a_header_not_a_cookie_nor_the_address() {
+    let dir = home("studio-sec-writes");
+    let s = Studio::start_in(&dir, &["small.toml", "--out", "out"]);
+    let (p, token) = (s.port, s.token());
+    let scene = simreel::studio::http::percent_encode(&std::fs::canonicalize(dir.join("small.toml")).unwrap().display().to_string());
+    let post = |target: &str, extra: &str| {
+        raw(p, &format!("POST {target} HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n"))
+    };
+    for target in
+        ["/api/golden/check", &format!("/api/render?scene={scene}"), "/api/golden/accept?path=a.png", "/api/golden/reject?path=a.png"]
+    {
+        for (how, extra, target) in [
+            ("a cookie", format!("Cookie: simreel-{p}={token}\r\n"), target.to_string()),
+            ("another cookie", format!("Cookie: simreel-read-{p}={token}; token={token}\r\n"), target.to_string()),
+            ("the query", String::new(), format!("{target}{}token={token}", if target.contains('?') { "&" } else { "?" })),
+            ("nothing", String::new(), target.to_string()),
+        ] {
+            let a = post(&target, &extra);
+            assert_eq!(a.status, 403, "{target} with the token in {how}: {}", a.text());
+            assert!(a.text().contains("X-Simreel-Token"), "{}", a.text());
+        }
+    }
+    // with the header: admitted (the path names no failure: 404)
+    let a = post("/api/golden/reject?path=a.png", &format!("X-Simreel-Token: {token}\r\n"));
+    assert!(a.status != 403, "{} {}", a.status, a.text());
+    assert!(!dir.join("out/small_terrain").exists(), "nothing was rendered");
+}
+
+#[test]
+fn idle_connections_without_the_token_do_not_lock_out_the_page() {
+    let dir = home("studio-sec-idle");
+    let s = Studio::start_in(&dir, &["small.toml", "--out", "out"]);
+    let (p, token) = (s.port, s.token());
+    let with_token = format!("X-Simreel-Token: {token}\r\n");
+    // 40 connections from this machine (every local process is 127.0.0.1) that send nothing
+    let idle: Vec<TcpStream> = (0..40).map(|_| TcpStream::connect(("127.0.0.1", p)).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let statuses: Vec<u16> = (0..20).map(|_| get(&s, "/api/status", &with_token).status).collect();
+    assert!(statuses.iter().all(|s| *s == 200), "with 40 idle connections: {statuses:?}");
+    // 200 more, past what may wait at once: the oldest are closed, the page is still answered
+    let more: Vec<TcpStream> = (0..200).map(|_| TcpStream::connect(("127.0.0.1", p)).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let statuses: Vec<u16> = (0..20).map(|_| get(&s, "/api/status", &with_token).status).collect();
+    assert!(statuses.iter().all(|s| *s == 200), "with 240 idle connections: {statuses:?}");
+    let st = s.json("/api/status");
+    assert!(st["connections"]["waiting"].as_u64().unwrap() <= 64, "{st}");
+    // and the studio's page opens, at once
+    let t0 = Instant::now();
+    assert_eq!(get(&s, &format!("/?token={token}"), "").status, 200);
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+    drop((idle, more));
+}
+
+#[test]
+fn the_lock_file_holds_the_address_for_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = home("studio-sec-lock");
+    let runtime = dir.join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let env = [("XDG_RUNTIME_DIR", runtime.to_str().unwrap())];
+    let s = Studio::start_with(&dir, &["small.toml", "--out", "out"], &env);
+    let locks: Vec<_> = std::fs::read_dir(&runtime).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(locks.len(), 1, "{locks:?}");
+    let lock = &locks[0];
+    assert_eq!(std::fs::metadata(lock).unwrap().permissions().mode() & 0o777, 0o600, "{}", lock.display());
+    let text = std::fs::read_to_string(lock).unwrap();
+    assert_eq!(text, format!("{}\nlistening on 127.0.0.1:{}\n", s.url, s.port), "the address and what it listens on, nothing else");
+    // a second studio for the same scenes reads it, and says the address, token included
+    let second =
+        simreel().current_dir(&dir).args(["studio", "small.toml", "--port", "0"]).env("XDG_RUNTIME_DIR", &runtime).output().unwrap();
+    assert!(String::from_utf8_lossy(&second.stdout).contains(&s.url), "{}", String::from_utf8_lossy(&second.stdout));
+    drop(s);
+    // a lock file someone made readable by all is made private before the token goes in
+    std::fs::set_permissions(lock, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let again = Studio::start_with(&dir, &["small.toml", "--out", "out"], &env);
+    assert_eq!(std::fs::metadata(lock).unwrap().permissions().mode() & 0o777, 0o600);
+    drop(again);
 }

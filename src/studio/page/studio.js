@@ -2,9 +2,37 @@
 // the timeline, the facts, and live updates from the server. Plain JS, no build step.
 "use strict";
 
-const token = document.querySelector('meta[name="simreel-token"]').content;
+// The session's token: the address the studio printed carries it (?token=); the tab keeps it
+// (sessionStorage: this tab only, so that a reload works) and takes it out of the address, so
+// that a link copied from the address bar (#scene@frame) does not carry it.
+const token = (() => {
+  const given = new URLSearchParams(location.search).get("token");
+  if (given) {
+    sessionStorage.setItem("simreel-token", given);
+    history.replaceState(null, "", location.pathname + location.hash);
+    return given;
+  }
+  return sessionStorage.getItem("simreel-token") || "";
+})();
 const $ = (id) => document.getElementById(id);
 const enc = encodeURIComponent;
+
+// A request to the studio, with the token in its header (how every write must carry it).
+function api(url, options = {}) {
+  return fetch(url, { ...options, headers: { ...(options.headers || {}), "X-Simreel-Token": token } });
+}
+
+// A URL for an <img>, <video> or link, which cannot send a header: the token in its query.
+function withToken(url) {
+  return url + (url.includes("?") ? "&" : "?") + "token=" + enc(token);
+}
+
+// The scene and frame an address names: #<scene>@<frame> (the scene's path may hold an @).
+function named(hash) {
+  const h = decodeURIComponent(hash.replace(/^#/, ""));
+  const at = h.lastIndexOf("@");
+  return at < 0 ? [h, null] : [h.slice(0, at), h.slice(at + 1)];
+}
 
 // What the page shows: tests read window.studio.shown to know what is on screen.
 const studio = (window.studio = {
@@ -59,12 +87,12 @@ function drawList() {
 }
 
 async function refresh() {
-  const r = await fetch("/api/scenes");
+  const r = await api("/api/scenes");
   if (!r.ok) return;
   studio.catalog = await r.json();
   $("where").textContent = "output: " + studio.catalog.out;
   // the address names the scene and frame on screen: #<scene>@<frame>
-  const [wanted, at] = decodeURIComponent(location.hash.slice(1)).split("@");
+  const [wanted, at] = named(location.hash);
   if (!entry(studio.current)) {
     studio.current = entry(wanted) ? wanted : studio.catalog.scenes.length ? studio.catalog.scenes[0].id : null;
     if (entry(wanted) && at) studio.frame = Math.max(0, parseInt(at, 10) || 0);
@@ -73,11 +101,13 @@ async function refresh() {
   drawScene();
 }
 
-function select(id) {
+function select(id, frame = 0) {
   if (id === studio.current) return;
   studio.current = id;
-  studio.frame = 0;
-  pause();
+  studio.frame = frame;
+  studio.playing = false;
+  if (clock) cancelAnimationFrame(clock);
+  clock = null;
   const s = sceneOf(id);
   if (s) {
     $("loopIn").value = 0;
@@ -95,7 +125,10 @@ function drawScene() {
   const s = e && e.scene;
   $("about").textContent = s ? `${s.kind} · ${s.width}×${s.height} · ${s.frames} frames at ${s.fps} fps` : e ? "never loaded" : "";
   drawProblems(e ? e.problem : null);
-  if (!s) return;
+  if (!s) {
+    clearFrame();
+    return;
+  }
   $("scrub").max = s.frames - 1;
   const out = $("loopOut");
   out.max = $("loopIn").max = s.frames - 1;
@@ -103,6 +136,30 @@ function drawScene() {
   if (studio.frame > s.frames - 1) studio.frame = s.frames - 1;
   drawOutputs(s);
   want();
+}
+
+// A scene that never loaded has no frame: what the last scene showed goes (its frame, badge,
+// facts, position and outputs), and nothing is asked for it.
+function clearFrame() {
+  wish = null;
+  studio.shown = null;
+  const img = $("frame");
+  img.removeAttribute("src");
+  if (objectUrl) URL.revokeObjectURL(objectUrl);
+  objectUrl = null;
+  $("badge").textContent = "";
+  $("facts").tBodies[0].textContent = "";
+  $("timing").textContent = "";
+  $("position").textContent = "";
+  $("scrub").max = 0;
+  $("scrub").value = 0;
+  const out = $("outputs");
+  out.dataset.key = "";
+  out.innerHTML = '<p class="muted">This scene never loaded: nothing to show.</p>';
+  charted = null;
+  $("charts").innerHTML = '<p class="muted">This scene never loaded.</p>';
+  $("renderState").textContent = "";
+  showFailure(null);
 }
 
 function drawProblems(problem) {
@@ -186,13 +243,15 @@ function showFailure(text) {
 
 async function load(w, draft) {
   const q = `scene=${enc(w.scene)}&frame=${w.frame}&draft=${draft ? 1 : 0}`;
-  const r = await fetch(`/api/frame.png?${q}&v=${w.stamp}`);
+  const r = await api(`/api/frame.png?${q}&v=${w.stamp}`);
   if (!r.ok) {
     const why = await r.json().catch(() => ({ error: r.statusText }));
     if (same(w, wish)) showFailure(`frame ${w.frame}: ${why.error}`);
     return;
   }
   const blob = await r.blob();
+  // another scene chosen meanwhile: this frame is not its
+  if (!wish || wish.scene !== w.scene) return;
   const img = $("frame");
   const url = URL.createObjectURL(blob);
   img.src = url;
@@ -202,14 +261,15 @@ async function load(w, draft) {
   showFailure(null);
   studio.shown = { scene: w.scene, frame: w.frame, quality: draft ? "draft" : "final", stamp: w.stamp };
   $("badge").textContent = draft ? "draft" : "final";
-  if (!studio.playing || !draft) loadFacts(q);
+  if (!studio.playing || !draft) loadFacts(q, w);
   markCharts();
 }
 
-async function loadFacts(q) {
-  const r = await fetch(`/api/facts?${q}`);
+async function loadFacts(q, w) {
+  const r = await api(`/api/facts?${q}`);
   if (!r.ok) return;
   const f = await r.json();
+  if (!wish || wish.scene !== w.scene) return;
   const body = $("facts").tBodies[0];
   body.textContent = "";
   const facts = f.shot ? f.shot.facts : [];
@@ -235,14 +295,14 @@ function drawOutputs(s) {
   for (const [k, alt] of [["gif", "the scene's GIF"], ["apng", "the scene's animated PNG"]]) {
     if (!s.outputs[k]) continue;
     const img = document.createElement("img");
-    img.src = s.outputs[k] + "?v=" + Date.now();
+    img.src = withToken(s.outputs[k] + "?v=" + Date.now());
     img.alt = alt;
     box.appendChild(img);
   }
   for (const v of ["mp4", "webm"]) {
     if (!s.outputs[v]) continue;
     const video = document.createElement("video");
-    video.src = s.outputs[v] + "?v=" + Date.now();
+    video.src = withToken(s.outputs[v] + "?v=" + Date.now());
     video.controls = true;
     video.loop = true;
     box.appendChild(video);
@@ -258,7 +318,7 @@ async function drawCharts(s) {
     box.innerHTML = '<p class="muted">Render the scene to chart its facts over time.</p>';
     return;
   }
-  const m = await (await fetch(s.outputs.manifest)).json();
+  const m = await (await api(s.outputs.manifest)).json();
   const series = {};
   for (const f of m.frames) {
     for (const [k, v] of Object.entries(f.facts || {})) {
@@ -312,7 +372,7 @@ function markCharts() {
 
 $("render").onclick = async () => {
   if (!studio.current) return;
-  const r = await fetch(`/api/render?scene=${enc(studio.current)}`, { method: "POST", headers: { "X-Simreel-Token": token } });
+  const r = await api(`/api/render?scene=${enc(studio.current)}`, { method: "POST" });
   const body = await r.json().catch(() => ({}));
   $("renderState").textContent = r.ok ? "rendering…" : body.error || r.statusText;
 };
@@ -437,7 +497,7 @@ document.addEventListener("keydown", (e) => {
 // ---- live updates ---------------------------------------------------------------------------
 
 function connect() {
-  const ws = new WebSocket(`ws://${location.host}/api/live`);
+  const ws = new WebSocket(`ws://${location.host}/api/live?token=${enc(token)}`);
   ws.onopen = () => {
     studio.live = true;
     $("live").className = "on";
@@ -453,11 +513,14 @@ function connect() {
       if (msg.state !== "running") refresh();
     }
   };
-  ws.onclose = () => {
+  ws.onclose = async () => {
     studio.live = false;
     $("live").className = "off";
     $("live").textContent = "disconnected: is the studio still running? retrying…";
-    setTimeout(connect, 1000);
+    // a studio that answers but refuses the token was started again: its new address has another
+    const r = await api("/api/status").catch(() => null);
+    if (r && r.status === 403) $("live").textContent = "this tab's token is not the studio's (was it started again?): open the address it printed last";
+    setTimeout(connect, r && r.status === 403 ? 5000 : 1000);
   };
 }
 
@@ -483,13 +546,13 @@ $("tabScenes").onclick = () => showView("scenes");
 $("tabGoldens").onclick = () => showView("goldens");
 
 async function post(url) {
-  const r = await fetch(url, { method: "POST", headers: { "X-Simreel-Token": token } });
+  const r = await api(url, { method: "POST" });
   const body = await r.json().catch(() => ({}));
   return { ok: r.ok, body };
 }
 
 async function loadGoldens() {
-  const r = await fetch("/api/golden");
+  const r = await api("/api/golden");
   if (!r.ok) return;
   review.data = await r.json();
   const d = review.data;
@@ -505,7 +568,7 @@ async function loadGoldens() {
   $("check").disabled = d.running;
   const link = $("reportLink");
   link.hidden = !d.report;
-  if (d.report) link.href = d.report;
+  if (d.report) link.href = withToken(d.report);
   const acc = $("accepted");
   acc.textContent = "";
   for (const a of d.accepted) {
@@ -542,7 +605,7 @@ function drawReview() {
     const only = f.images && (f.images.actual || f.images.expected);
     if (only) {
       const img = document.createElement("img");
-      img.src = only;
+      img.src = withToken(only);
       box.appendChild(img);
     }
     return;
@@ -569,7 +632,7 @@ function drawReview() {
         wrap.appendChild(b);
       }
     });
-    img.src = src;
+    img.src = withToken(src);
     wrap.appendChild(img);
     const cap = document.createElement("figcaption");
     cap.textContent = caption;
@@ -586,10 +649,10 @@ function drawReview() {
     const under = document.createElement("img");
     const over = document.createElement("img");
     scaled(under, (k) => (over.style.width = under.naturalWidth * k + "px"));
-    under.src = f.images.actual;
+    under.src = withToken(f.images.actual);
     const top = document.createElement("div");
     top.className = "top";
-    over.src = f.images.expected;
+    over.src = withToken(f.images.expected);
     top.appendChild(over);
     const range = document.createElement("input");
     range.type = "range";
@@ -665,3 +728,20 @@ document.addEventListener(
 );
 
 if (location.hash === "#goldens") showView("goldens");
+
+// The address changed by hand (or by a link): #goldens, or #<scene>@<frame>.
+window.addEventListener("hashchange", () => {
+  if (location.hash === "#goldens") {
+    showView("goldens");
+    return;
+  }
+  const [id, at] = named(location.hash);
+  if (review.view === "goldens") showView("scenes");
+  if (!entry(id)) return;
+  const frame = Math.max(0, parseInt(at, 10) || 0);
+  if (id !== studio.current) {
+    select(id, frame);
+  } else {
+    seek(frame);
+  }
+});
