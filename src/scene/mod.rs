@@ -187,9 +187,15 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
         return Err(SceneError::Invalid { path: path.to_path_buf(), diagnostics, more });
     }
     let (doc, syntax) = toml::de::DeTable::parse_recoverable(text);
-    for e in &syntax {
-        let span = e.span().unwrap_or(0..0);
-        diags.error(span, "", format!("TOML syntax: {}", e.message().trim()), None);
+    if !syntax.is_empty() {
+        // only the syntax: what the parser recovered lacks the keys past each mistake, and what
+        // would be said of them (a value out of range at 1:1) stands in front of the real mistake
+        for e in &syntax {
+            let span = e.span().unwrap_or(0..0);
+            diags.error(span, "", format!("TOML syntax: {}", e.message().trim()), None);
+        }
+        let (diagnostics, more) = diags.into_vec();
+        return Err(SceneError::Invalid { path: path.to_path_buf(), diagnostics, more });
     }
     let root = TableReader::root(&doc, &kind::ROOT, &diags);
     let scene = read_scene(&root, path);

@@ -225,6 +225,22 @@ mod tests {
     }
 
     #[test]
+    fn a_syntax_error_is_the_only_problem_shown() {
+        let dir = std::env::temp_dir().join(format!("simreel-catalog-syntax-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = dir.join("a.toml");
+        // a value left out: what the parser recovers reads `fov` as 0, out of range, at 1:1
+        std::fs::write(&a, SCENE.replace("[camera]\n", "[camera]\nfov = \n")).unwrap();
+        let c = Catalog::new(vec![a.clone()], Vec::new());
+        let p = c.entries[&a].problem.as_ref().unwrap();
+        assert_eq!(p.items.len(), 1, "{p:?}");
+        assert_eq!((p.items[0].line, p.items[0].col), (8, 7), "{p:?}");
+        assert!(p.items[0].message.starts_with("TOML syntax"), "{p:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_figure_is_news_when_its_panel_scene_changes_even_outside_the_served_folders() {
         let dir = std::env::temp_dir().join(format!("simreel-catalog-figure-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
