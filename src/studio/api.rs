@@ -80,7 +80,15 @@ fn scene_and_frame(ctx: &Ctx, q: &[(String, String)]) -> Result<(Arc<Scene>, u32
 pub fn frame(ctx: &Ctx, q: &[(String, String)]) -> Result<Vec<u8>, Refusal> {
     let (scene, frame) = scene_and_frame(ctx, q)?;
     let draft = param(q, "draft").is_some_and(|d| d == "1");
-    let shot = ctx.engine.frame(scene, frame, draft).map_err(|e| refuse(500, e))?;
+    let shot = ctx.engine.frame(scene, frame, draft).map_err(|e| {
+        use super::engine::FrameError;
+        let status = match e {
+            FrameError::GaveWay(_) => 409,
+            FrameError::Busy(_) => 503,
+            FrameError::Failed(_) => 500,
+        };
+        refuse(status, e.to_string())
+    })?;
     Ok(shot.png.clone())
 }
 
@@ -105,6 +113,7 @@ pub fn status(ctx: &Ctx) -> Value {
     json!({
         "version": ctx.version.load(Ordering::SeqCst),
         "drawn": st.drawn,
+        "renderers_made_again": st.recovered,
         "idle": st.idle,
         "cached_bytes": st.cached_bytes,
         "adapter": st.adapter.map(|a| a.to_string()),

@@ -679,3 +679,72 @@ fn the_goldens_view_accepts_and_rejects_a_comparisons_files() {
     assert_eq!(decided, [("one.png", "accepted"), ("two.png", "rejected")]);
     assert!(state["accepted"][0]["files"][0].as_str().unwrap().ends_with("expected/one.png"), "{state}");
 }
+
+/// `frame` of the scene file `scene` (as the catalog names it), draft or final.
+fn frame_of(s: &Studio, scene: &std::path::Path, frame: u32, draft: bool) -> Answer {
+    let id = simreel::studio::http::percent_encode(&scene.display().to_string());
+    s.get(&format!("/api/frame.png?scene={id}&frame={frame}&draft={}", u8::from(draft)))
+}
+
+/// A renderer that panics (here on purpose, where the renderer is called: the engine's hook for
+/// the suite) fails the frame it was drawing, is made again, and the next request is answered.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
+fn after_a_renderer_panics_the_studio_answers_the_next_frame() {
+    use simreel::studio::engine::{Engine, FrameError};
+    require_gpu();
+    let (_, out, scene) = workspace("studio-panic");
+    let scene = std::sync::Arc::new(simreel::scene::load(&scene).unwrap());
+    let engine = Engine::start(Default::default(), out);
+    engine.serve([(scene.path.clone(), scene.clone())].into_iter().collect());
+    engine.panic_at_draw(1);
+    let t0 = Instant::now();
+    match engine.frame(scene.clone(), 5, false) {
+        Err(FrameError::Failed(why)) => assert!(why.contains("panicked") && why.contains("made again"), "{why}"),
+        other => panic!("the panic is the frame's failure: {other:?}"),
+    }
+    let next = engine.frame(scene.clone(), 6, false).expect("the next frame");
+    assert!(next.png.starts_with(b"\x89PNG"));
+    engine.frame(scene.clone(), 5, false).expect("the frame that failed draws now");
+    assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
+    assert_eq!(engine.stats().recovered, 1);
+}
+
+/// A frame long to simulate (a flock of 200 000 agents, far into the scene) gives way to a
+/// request for another scene, and an edit of its scene ends it.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
+fn a_long_frame_gives_way_to_another_scene_and_to_an_edit() {
+    require_gpu();
+    let (scenes, out, small) = workspace("studio-give-way");
+    let crowd = scenes.join("crowd.toml");
+    let text = "kind = \"flock\"\nseed = 5\n[render]\nwidth = 64\nheight = 48\nfps = 30\nframes = 3000\n[flock]\nagents = 200000\n";
+    std::fs::write(&crowd, text).unwrap();
+    let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(s.json("/api/scenes")["scenes"].as_array().unwrap().iter().all(|e| e["problem"].is_null()), "both load");
+    let (port, token, crowd_id) = (s.port, s.token(), simreel::studio::http::percent_encode(&crowd.display().to_string()));
+    let long = std::thread::spawn(move || {
+        let t0 = Instant::now();
+        let a = raw(
+            port,
+            &format!(
+                "GET /api/frame.png?scene={crowd_id}&frame=2900&draft=1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Simreel-Token: {token}\r\nConnection: close\r\n\r\n"
+            ),
+        );
+        (a.status, a.text(), t0.elapsed())
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let t0 = Instant::now();
+    let other = frame_of(&s, &small, 0, true);
+    let waited = t0.elapsed();
+    assert_eq!(other.status, 200, "{}", other.text());
+    assert!(waited < Duration::from_secs(15), "another scene waited {waited:?} behind the long frame");
+    assert!(!long.is_finished(), "the long frame was still being simulated (make it longer)");
+    // an edit of the long scene ends its frame
+    std::fs::write(&crowd, text.replace("seed = 5", "seed = 6")).unwrap();
+    let t1 = Instant::now();
+    let (status, said, _) = long.join().unwrap();
+    assert_eq!(status, 409, "{said}");
+    assert!(said.contains("changed"), "{said}");
+    assert!(t1.elapsed() < Duration::from_secs(15), "the edit ended the long frame after {:?}", t1.elapsed());
+}
