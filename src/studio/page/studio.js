@@ -244,6 +244,8 @@ function showFailure(text) {
 async function load(w, draft) {
   const q = `scene=${enc(w.scene)}&frame=${w.frame}&draft=${draft ? 1 : 0}`;
   const r = await api(`/api/frame.png?${q}&v=${w.stamp}`);
+  // 409: the frame gave way (a newer wish, an edit): what comes next is asked for anyway
+  if (r.status === 409) return;
   if (!r.ok) {
     const why = await r.json().catch(() => ({ error: r.statusText }));
     if (same(w, wish)) showFailure(`frame ${w.frame}: ${why.error}`);
