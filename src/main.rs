@@ -369,8 +369,9 @@ fn dice_stats(args: &DiceStatsArgs) -> anyhow::Result<()> {
 
 fn validate(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
     let mut bad = 0;
+    let room = scene::available_memory();
     for p in paths {
-        match scene::load(p) {
+        match scene::load(p).and_then(|s| s.check_memory(&room).map(|()| s)) {
             Ok(s) => println!(
                 "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",
                 p.display(),
@@ -426,7 +427,7 @@ fn adapters(choice: simreel::render::BackendChoice) -> anyhow::Result<()> {
 
 fn load_checked(path: &std::path::Path) -> anyhow::Result<scene::Scene> {
     let s = scene::load(path)?;
-    s.check_memory(scene::available_memory())?;
+    s.check_memory(&scene::available_memory())?;
     Ok(s)
 }
 
@@ -465,7 +466,7 @@ fn render(args: RenderArgs) -> anyhow::Result<()> {
         if args.draft {
             s = s.into_draft();
         }
-        s.check_memory(scene::available_memory())?;
+        s.check_memory(&scene::available_memory())?;
         let frames = match &args.frames {
             Some(spec) => {
                 cli::parse_frames(spec, s.sim.timing.frames).map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?

@@ -67,7 +67,7 @@ fn golden_scenes(args: &GoldenArgs) -> Result<Vec<Scene>, GoldenError> {
         return Err(GoldenError::BadInput(format!("no scene with a [golden] table in {}", names.join(", "))));
     }
     for s in &scenes {
-        s.check_memory(scene::available_memory())?;
+        s.check_memory(&scene::available_memory())?;
     }
     // goldens live under tests/golden/<name>: two scenes of one name would share (and overwrite) them
     if let Some((a, b)) = golden::same_name(&scenes) {

@@ -83,7 +83,8 @@ struct StaticTexture {
 struct Slot {
     uniforms: wgpu::Buffer,
     uniform_group: wgpu::BindGroup,
-    instances: Option<(wgpu::Buffer, u32)>,
+    /// This frame's shapes, in vertex buffers within the device's limit ([`shape_buffers`]).
+    instances: Vec<(wgpu::Buffer, u32)>,
     static_texture: Option<StaticTexture>,
     /// This frame's text, rasterized; kept while the text stays the same.
     text_texture: Option<StaticTexture>,
@@ -210,7 +211,7 @@ impl CanvasRenderer {
             layout,
             entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() }],
         });
-        Slot { uniforms, uniform_group, instances: None, static_texture: None, text_texture: None }
+        Slot { uniforms, uniform_group, instances: Vec::new(), static_texture: None, text_texture: None }
     }
 
     /// Uploads the shapes of canvas `slot` and, when its static layer changed, redraws it into its
@@ -231,7 +232,7 @@ impl CanvasRenderer {
             self.slots.push(Self::slot(device, &self.uniform_layout));
         }
         let Some(canvas) = canvas else {
-            self.slots[slot].instances = None;
+            self.slots[slot].instances = Vec::new();
             self.slots[slot].text_texture = None;
             return;
         };
@@ -240,16 +241,7 @@ impl CanvasRenderer {
         let this = &self.slots[slot];
         queue.write_buffer(&this.uniforms, 0, bytemuck::bytes_of(&u));
         let margin = 1.5 * u.px[0];
-        let pack = |shapes: &[Shape2d]| shapes.iter().map(|s| instance(s, margin)).collect::<Vec<_>>();
-        let buffer = |data: &[ShapeInstance]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("shapes"),
-                contents: bytemuck::cast_slice(data),
-                usage: wgpu::BufferUsages::VERTEX,
-            })
-        };
-        let current = pack(&canvas.shapes);
-        self.slots[slot].instances = (!current.is_empty()).then(|| (buffer(&current), current.len() as u32));
+        self.slots[slot].instances = shape_buffers(device, &canvas.shapes, margin);
 
         let Some(layer) = &canvas.static_layer else {
             self.slots[slot].static_texture = None;
@@ -266,7 +258,7 @@ impl CanvasRenderer {
             wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
         ));
         let view = texture.create_view(&Default::default());
-        let shapes = pack(&layer.shapes);
+        let shapes = shape_buffers(device, &layer.shapes, margin);
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("canvas static layer"),
@@ -279,11 +271,12 @@ impl CanvasRenderer {
                 ..Default::default()
             });
             if !shapes.is_empty() {
-                let buf = buffer(&shapes);
                 pass.set_pipeline(&self.shapes_single);
                 pass.set_bind_group(0, &self.slots[slot].uniform_group, &[]);
+            }
+            for (buf, n) in &shapes {
                 pass.set_vertex_buffer(0, buf.slice(..));
-                pass.draw(0..6, 0..shapes.len() as u32);
+                pass.draw(0..6, 0..*n);
             }
         }
         self.slots[slot].static_texture = Some(self.layer_texture(device, &view, key, (width, height)));
@@ -348,9 +341,11 @@ impl CanvasRenderer {
         if let Some(t) = &this.static_texture {
             count += composite(pass, t);
         }
-        if let Some((buf, n)) = &this.instances {
+        if !this.instances.is_empty() {
             pass.set_pipeline(shapes);
             pass.set_bind_group(0, &this.uniform_group, &[]);
+        }
+        for (buf, n) in &this.instances {
             pass.set_vertex_buffer(0, buf.slice(..));
             pass.draw(0..6, 0..*n);
             count += 1;
@@ -360,6 +355,30 @@ impl CanvasRenderer {
         }
         count
     }
+}
+
+/// The most bytes of shapes one vertex buffer holds: a canvas of more (a million agents and their
+/// marks) is uploaded and drawn in several, each within the device's `max_buffer_size` (256 MiB
+/// by default) and small enough that packing one costs little memory beside the frame's own.
+const SHAPE_BUFFER_BYTES: u64 = 32 << 20;
+
+/// `shapes` packed into vertex buffers of at most [`SHAPE_BUFFER_BYTES`] (and the device's limit),
+/// each with its count; none for no shapes.
+fn shape_buffers(device: &wgpu::Device, shapes: &[Shape2d], margin: f32) -> Vec<(wgpu::Buffer, u32)> {
+    let bytes = device.limits().max_buffer_size.min(SHAPE_BUFFER_BYTES);
+    let per = (bytes / size_of::<ShapeInstance>() as u64).max(1) as usize;
+    shapes
+        .chunks(per)
+        .map(|chunk| {
+            let packed: Vec<ShapeInstance> = chunk.iter().map(|s| instance(s, margin)).collect();
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("shapes"),
+                contents: bytemuck::cast_slice(&packed),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+            (buffer, chunk.len() as u32)
+        })
+        .collect()
 }
 
 /// A layer's cache key: its content and where in the image it is drawn.

@@ -332,7 +332,10 @@ pub fn open(adapter: &wgpu::Adapter, max_side: u32, compute: bool) -> Result<(wg
         });
     }
     let base = if compute { wgpu::Limits::downlevel_defaults() } else { wgpu::Limits::downlevel_webgl2_defaults() };
-    let required_limits = wgpu::Limits { max_texture_dimension_2d: needed, ..base }.using_resolution(limits.clone());
+    // buffers as large as the adapter takes: the largest meshes and instance data a frame holds
+    // fit where the adapter allows them
+    let required_limits =
+        wgpu::Limits { max_texture_dimension_2d: needed, max_buffer_size: limits.max_buffer_size, ..base }.using_resolution(limits.clone());
     let desc = wgpu::DeviceDescriptor {
         label: Some("simreel"),
         required_features: wgpu::Features::empty(),

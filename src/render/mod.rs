@@ -319,9 +319,24 @@ impl Renderer {
         Targets { msaa, resolve, resolve_view, depth }
     }
 
-    fn upload(&mut self, key: u64, mesh: &MeshData) {
+    fn upload(&mut self, key: u64, mesh: &MeshData) -> Result<(), RenderError> {
         if self.meshes.contains_key(&key) {
-            return;
+            return Ok(());
+        }
+        // a buffer past the device's limit would be invalid, and fail the frame later and worse
+        let limit = self.device.limits().max_buffer_size;
+        let (vertex_bytes, index_bytes) = ((mesh.positions.len() * size_of::<Vertex>()) as u64, (mesh.indices.len() * 4) as u64);
+        if vertex_bytes.max(index_bytes) > limit {
+            return Err(RenderError::TooLarge {
+                what: format!(
+                    "a mesh of {} vertices and {} triangles ({} MiB of vertex data, {} MiB of indices)",
+                    mesh.positions.len(),
+                    mesh.indices.len() / 3,
+                    vertex_bytes >> 20,
+                    index_bytes >> 20
+                ),
+                limit: format!("{} MiB a buffer", limit >> 20),
+            });
         }
         let vertices: Vec<Vertex> = mesh
             .positions
@@ -347,6 +362,7 @@ impl Renderer {
             usage: wgpu::BufferUsages::INDEX,
         });
         self.meshes.insert(key, GpuMesh { vertices, indices, index_count: mesh.indices.len() as u32, bounds: mesh.bounds() });
+        Ok(())
     }
 
     /// Camera and sun matrices, and the world size of a shadow texel.
@@ -401,7 +417,7 @@ impl Renderer {
     /// view into its rectangle, then its canvas over everything.
     pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
         let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device)? } else { None };
-        self.keep_meshes(frame);
+        self.keep_meshes(frame)?;
         self.draws = DrawCounts::default();
         let full = [0.0, 0.0, self.width as f32, self.height as f32];
         let new_encoder = |device: &wgpu::Device| device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
@@ -460,7 +476,7 @@ impl Renderer {
 
     /// Uploads the meshes `frame` and its views name that are not resident yet, and evicts the
     /// ones they no longer name (frames in flight keep their buffers alive).
-    fn keep_meshes(&mut self, frame: &FrameData) {
+    fn keep_meshes(&mut self, frame: &FrameData) -> Result<(), RenderError> {
         let mut frames = vec![frame];
         let mut i = 0;
         while i < frames.len() {
@@ -469,7 +485,7 @@ impl Renderer {
         }
         let named = || frames.iter().flat_map(|f| f.meshes.iter().map(|m| &m.mesh).chain(f.batches.iter().map(|b| &b.mesh)));
         for m in named() {
-            self.upload(m.key, &m.data);
+            self.upload(m.key, &m.data)?;
         }
         let live: Vec<u64> = named().map(|m| m.key).collect();
         self.meshes.retain(|k, _| live.contains(k));
@@ -485,6 +501,7 @@ impl Renderer {
         self.edges.retain(|k, _| wired.iter().any(|m| m.key == *k));
         let placements: Vec<u64> = frames.iter().flat_map(|f| f.batches.iter().map(|b| b.placements.key)).collect();
         self.batches.keep(&placements);
+        Ok(())
     }
 
     /// Packs the per-instance records (model and normal matrices, material), growing the buffer

@@ -58,8 +58,8 @@ pub enum SceneError {
         /// How many more there are.
         more: usize,
     },
-    #[error("{}: {what} needs about {} but only {} is available; reduce it or pass a smaller --size/--frames", path.display(), human_bytes(*needed), human_bytes(*available))]
-    TooBig { path: PathBuf, what: String, needed: u64, available: u64 },
+    #[error("{}: {what} needs about {} but only {} is available ({by}); reduce it or pass a smaller --size/--frames", path.display(), human_bytes(*needed), human_bytes(*available))]
+    TooBig { path: PathBuf, what: String, needed: u64, available: u64, by: String },
 }
 
 /// "\nand N more problems" after a cut listing; nothing when complete.

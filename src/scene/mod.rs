@@ -15,6 +15,7 @@ pub mod golden;
 pub mod identity;
 pub mod keys;
 pub mod kind;
+pub mod memory;
 pub mod reader;
 pub mod schema;
 pub mod terrain;
@@ -28,6 +29,7 @@ pub use error::{Diagnostic, SceneError};
 pub use identity::Identity;
 use keys::Key;
 pub use kind::{KINDS, KindLook, KindSpec, KindTable};
+pub use memory::{Available, available_memory};
 use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
 
@@ -329,11 +331,12 @@ impl Scene {
         (RENDERER_BASE + sim + frames, what)
     }
 
-    /// Fails with [`SceneError::TooBig`] when the estimate exceeds the memory this machine has.
-    pub fn check_memory(&self, available: u64) -> Result<(), SceneError> {
+    /// Fails with [`SceneError::TooBig`] when the estimate exceeds the memory this process may
+    /// still take ([`available_memory`]).
+    pub fn check_memory(&self, available: &Available) -> Result<(), SceneError> {
         let (needed, what) = self.memory_estimate(8);
-        if needed > available {
-            return Err(SceneError::TooBig { path: self.path.clone(), what, needed, available });
+        if needed > available.bytes {
+            return Err(SceneError::TooBig { path: self.path.clone(), what, needed, available: available.bytes, by: available.by.clone() });
         }
         Ok(())
     }
@@ -354,17 +357,4 @@ pub fn scene_files(dir: &Path) -> Result<Vec<PathBuf>, SceneError> {
         files.extend(scene_files(d)?);
     }
     Ok(files)
-}
-
-/// Memory this process may use: `MemAvailable` from /proc/meminfo, else 8 GiB.
-pub fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemAvailable:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(8 << 30, |kb| kb * 1024)
 }

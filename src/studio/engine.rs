@@ -534,6 +534,9 @@ impl Worker {
         } else {
             scene
         };
+        // refused up front, naming the limit, rather than failing for memory halfway (the check
+        // is of what this process may still take: its limits, its control group, the machine)
+        scene.check_memory(&crate::scene::available_memory()).map_err(|e| Failure::Simulation(e.to_string()))?;
         let shared = self.shared.clone();
         let give_way = || should_yield(&shared, key, serving);
         let t0 = Instant::now();

@@ -85,9 +85,28 @@ fn defaults_fill_a_minimal_scene() {
 #[test]
 fn oversized_scenes_are_refused_before_allocating() {
     let s = scene::parse("kind = \"terrain\"\n[terrain]\nresolution = 1024\n", Path::new("big.toml")).unwrap();
-    let err = s.check_memory(1 << 30).unwrap_err();
-    assert!(err.to_string().contains("1024×1024×1024 terrain grid"), "{err}");
-    assert!(s.check_memory(u64::MAX).is_ok());
+    let room = |bytes: u64| scene::Available { bytes, by: "a test's limit".into() };
+    let err = s.check_memory(&room(1 << 30)).unwrap_err();
+    assert!(err.to_string().contains("1024×1024×1024 terrain grid") && err.to_string().contains("(a test's limit)"), "{err}");
+    assert!(s.check_memory(&room(u64::MAX)).is_ok());
+}
+
+/// Under an address-space limit (as `ulimit -v` sets, what a CI job or a login node may have), a
+/// scene that fits the machine but not the limit is refused up front, naming the limit.
+#[test]
+fn the_memory_check_heeds_the_process_limit() {
+    let dir = crate::common::scratch("memory-limit");
+    // a 512³ grid: about 2 GiB, within this machine's memory, not within 1 GiB of address space
+    std::fs::write(dir.join("big.toml"), "kind = \"terrain\"\n[terrain]\nresolution = 512\n").unwrap();
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v 1048576 && exec {} validate big.toml", env!("CARGO_BIN_EXE_simreel")))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    assert!(text.contains("ulimit -v") && text.contains("512×512×512"), "{text}");
 }
 
 #[test]
