@@ -11,6 +11,7 @@ mod compare;
 mod container;
 mod dice_cli;
 mod docs;
+mod extremes;
 mod figures;
 mod golden;
 mod golden_adapter;

@@ -49,6 +49,10 @@ fn rgba8(c: crate::scene::values::Srgb) -> [u8; 4] {
     srgb8(c.to_linear(), 255)
 }
 
+/// Most ground tiles drawn: a route longer than they cover at the scene's `grid` (legs reach a
+/// million metres) gets tiles twice as large, as often as it takes, rather than billions of them.
+const MAX_TILES: f64 = 65_536.0;
+
 /// Ground tiles over the route's extent, checkered, following the ramp.
 fn ground_mesh(spec: &CargoSpec, look: &GroundLook, script: &Script) -> MeshData {
     let mut xs = vec![spec.route.start[0]];
@@ -59,7 +63,14 @@ fn ground_mesh(spec: &CargoSpec, look: &GroundLook, script: &Script) -> MeshData
             zs.push(to[1]);
         }
     }
-    let g = look.grid;
+    let (width, depth) = (
+        xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - xs.iter().cloned().fold(f64::INFINITY, f64::min) + 17.0,
+        zs.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - zs.iter().cloned().fold(f64::INFINITY, f64::min) + 14.0,
+    );
+    let mut g = look.grid;
+    while (width / g + 1.0) * (depth / g + 1.0) > MAX_TILES {
+        g *= 2.0;
+    }
     let snap = |v: f64, up: bool| if up { (v / g).ceil() * g } else { (v / g).floor() * g };
     let lo = [
         snap(xs.iter().cloned().fold(f64::INFINITY, f64::min) - 8.0, false),
