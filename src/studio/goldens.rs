@@ -61,6 +61,22 @@ fn query(s: &Subject) -> String {
     }
 }
 
+/// What accepting `f` writes or removes, in words, for the page: the report names the files, and
+/// the person accepting sees them before deciding.
+fn effect(ctx: &Ctx, f: &Failure) -> String {
+    match (&f.subject, &f.files) {
+        (Subject::Frame { scene, frame }, _) => {
+            format!(
+                "Accepting writes the golden image of {scene}:{frame} (and its state digest) under {}",
+                ctx.goldens.join(scene).display()
+            )
+        }
+        (Subject::File { .. }, Some((expected, Some(actual)))) => format!("Accepting copies {actual} over {expected}"),
+        (Subject::File { .. }, Some((expected, None))) => format!("Accepting removes {expected}"),
+        (Subject::File { path }, None) => format!("{path}: the report does not say which files it compared; accepting is refused"),
+    }
+}
+
 /// `GET /api/golden`: the last check's and comparison's failures and what was decided about each.
 pub fn state(ctx: &Ctx) -> Value {
     let (list, adapter, unreadable) = all_failures(ctx);
@@ -80,7 +96,7 @@ pub fn state(ctx: &Ctx) -> Value {
                 let at = |which: &str| has(which).then(|| url(report, &format!("{stem}__{which}.png")));
                 json!({ "expected": at("expected"), "actual": at("actual"), "diff": at("diff") })
             });
-            let mut v = json!({ "label": f.subject.label(), "query": query(&f.subject), "verdict": f.verdict, "state": f.state, "regions": f.regions, "bless": f.accept.command(), "images": images, "decided": decided });
+            let mut v = json!({ "label": f.subject.label(), "query": query(&f.subject), "verdict": f.verdict, "state": f.state, "regions": f.regions, "bless": f.accept.command(), "images": images, "decided": decided, "effect": effect(ctx, f) });
             match &f.subject {
                 Subject::Frame { scene, frame } => (v["scene"], v["frame"]) = (json!(scene), json!(frame)),
                 Subject::File { path } => v["path"] = json!(path),

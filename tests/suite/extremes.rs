@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use simreel::scene::keys::{Key, Table, Ty};
+use simreel::scene::keys::{Key, Ty};
 use simreel::scene::kind::ROOT;
 
 use crate::common::{require_gpu, scratch};

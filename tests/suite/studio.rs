@@ -601,6 +601,9 @@ fn the_goldens_view_accepts_a_failing_frame_in_a_real_browser() {
     wait_until("the changed region boxed", Duration::from_secs(10), || {
         (b.eval("document.querySelectorAll('#compare .box').length").as_u64()? >= 1).then_some(())
     });
+    // the page says what accepting writes before it is asked to
+    let effect = b.eval("document.getElementById('reviewEffect').innerText").as_str().unwrap_or_default().to_string();
+    assert!(effect.contains("writes the golden image of small_terrain:20") && effect.contains("small_terrain"), "{effect}");
     let golden_file = goldens.join("small_terrain/frame_0020.png");
     let before = std::fs::read(&golden_file).unwrap();
     b.key("a");

@@ -598,6 +598,7 @@ function drawReview() {
   $("reviewTitle").textContent = `${f.label} (${review.at + 1} of ${list.length} to decide)`;
   $("reviewVerdict").textContent = f.verdict;
   $("reviewState").textContent = f.state;
+  $("reviewEffect").textContent = f.effect;
   const box = $("compare");
   box.textContent = "";
   if (!f.images || !f.images.expected || !f.images.actual) {
