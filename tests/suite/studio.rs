@@ -34,7 +34,20 @@ impl Studio {
 
     /// A studio started in `dir` with these environment variables set.
     pub fn start_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Studio {
-        let mut child = simreel()
+        Studio::spawn(simreel(), dir, args, env)
+    }
+
+    /// A studio started in `dir` under an address-space cap of `kib` KiB (`ulimit -v`, as a CI
+    /// container or a cluster's login node may set).
+    pub fn start_capped(dir: &std::path::Path, args: &[&str], kib: u64) -> Studio {
+        let mut sh = std::process::Command::new("sh");
+        sh.arg("-c").arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\"")).arg(env!("CARGO_BIN_EXE_simreel"));
+        sh.env_remove("SIMREEL_BACKEND").env_remove("SIMREEL_ADAPTER");
+        Studio::spawn(sh, dir, args, &[])
+    }
+
+    fn spawn(mut command: std::process::Command, dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Studio {
+        let mut child = command
             .current_dir(dir)
             .arg("studio")
             .args(args)
@@ -616,6 +629,28 @@ fn the_goldens_view_accepts_a_failing_frame_in_a_real_browser() {
     });
     assert!(accepted.contains("frame_0020.png"), "{accepted}");
     assert!(b.eval("document.getElementById('reviewDone').innerText").as_str().unwrap().contains("decided"));
+}
+
+/// Under a memory cap, a scene that does not fit is refused with the limit named, before anything
+/// is allocated, and the studio goes on serving the others.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
+fn under_a_memory_cap_a_scene_too_large_is_refused_and_the_others_are_served() {
+    require_gpu();
+    let dir = scratch("studio-memory-cap");
+    let scenes = dir.join("scenes");
+    std::fs::create_dir_all(&scenes).unwrap();
+    std::fs::copy(root().join("tests/scenes/small_terrain.toml"), scenes.join("small.toml")).unwrap();
+    // the largest grid the schema allows: about 9.9 GiB by the estimate
+    std::fs::write(scenes.join("huge.toml"), "kind = \"terrain\"\nname = \"huge\"\n[terrain]\nresolution = 1024\n").unwrap();
+    let s = Studio::start_capped(&dir, &[scenes.to_str().unwrap(), "--out", "out"], 8 << 20);
+    let id = |name: &str| "scene=".to_string() + &simreel::studio::http::percent_encode(&scenes.join(name).display().to_string());
+    for _ in 0..2 {
+        let huge = s.get(&format!("/api/frame.png?{}&frame=0", id("huge.toml")));
+        assert!(huge.status >= 400 && huge.text().contains("ulimit -v"), "{} {}", huge.status, huge.text());
+        let small = s.get(&format!("/api/frame.png?{}&frame=0", id("small.toml")));
+        assert_eq!(small.status, 200, "{}", small.text());
+    }
 }
 
 /// `POST target` with the session's token, as the page's buttons send it.
