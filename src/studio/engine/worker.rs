@@ -105,15 +105,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 impl Worker {
     pub(super) fn new(shared: Arc<Shared>, request: AdapterRequest, out: PathBuf) -> Worker {
-        Worker {
-            shared,
-            request,
-            out,
-            renderers: Pool::new(RENDERERS),
-            large: Pool::new(1),
-            large_in_use: false,
-            sims: HashMap::new(),
-        }
+        Worker { shared, request, out, renderers: Pool::new(RENDERERS), large: Pool::new(1), large_in_use: false, sims: HashMap::new() }
     }
 
     pub(super) fn run(mut self) {
