@@ -21,19 +21,14 @@
 //!
 //! When no request waits, it draws drafts of the frames around the one on screen, nearest first.
 
-use std::collections::{BTreeMap, HashMap};
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::frame::FrameData;
-use crate::output::layout::SceneFolder;
-use crate::output::png::{Effort, encode};
-use crate::render::{AdapterRequest, AdapterSummary, Pool, Renderer};
+use crate::render::{AdapterRequest, AdapterSummary};
 use crate::scene::{Identity, Scene};
-use crate::sim::{Player, Simulation};
 
 mod worker;
 

@@ -3,7 +3,17 @@
 //! (catching a renderer's panic and making the renderers again), gives way between frames, and
 //! keeps the saved states within their budget.
 
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::time::Instant;
+
 use super::*;
+use crate::frame::FrameData;
+use crate::output::layout::SceneFolder;
+use crate::output::png::{Effort, encode};
+use crate::render::{Pool, Renderer};
+use crate::sim::{Player, Simulation};
 
 /// One scene's simulation runs: the final's and the draft's (the same simulation, each at the
 /// frames its requests ask for, painted at its own size), sharing saved states.
