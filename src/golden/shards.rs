@@ -142,7 +142,8 @@ pub fn merge_reports(paths: &Paths, count: Option<u32>) -> Result<(u32, report::
         for r in part.records.iter().filter(|r| !r.passed) {
             let stem = format!("{}__", r.subject.stem());
             for entry in std::fs::read_dir(dir).map_err(|source| OutputError::Read { path: dir.clone(), source })?.flatten() {
-                if entry.file_name().to_string_lossy().starts_with(&stem) {
+                // a shard's folder is read back: only its own plain files, never a link elsewhere
+                if entry.file_name().to_string_lossy().starts_with(&stem) && entry.file_type().is_ok_and(|t| t.is_file()) {
                     let to = base.join(entry.file_name());
                     std::fs::copy(entry.path(), &to).map_err(|source| OutputError::Write { path: to, source })?;
                 }
