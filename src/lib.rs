@@ -6,9 +6,9 @@
 //! code never touch wgpu; the renderer never knows what it is drawing.
 //!
 //! The default feature `render` brings the renderer, the simulations, the command line and the
-//! studio. Without it (`default-features = false`) the library is the golden comparator and its
-//! report: [`golden::compare`], [`golden::files`] (`simreel compare`), [`golden::assert`]
-//! (`assert_image!`) and [`golden::review`] of files, for a project that compares its own images.
+//! studio. The golden comparator, its report, `assert_image!` and the review of pending images
+//! are the `simreel-compare` crate's (re-exported under [`golden`]): a project that compares its
+//! own images depends on that crate alone.
 
 #[cfg(feature = "render")]
 pub mod cli;
@@ -35,6 +35,8 @@ pub mod split;
 #[cfg(feature = "render")]
 pub mod studio;
 pub mod text;
+
+pub use simreel_compare::assert_image;
 
 /// This build of simreel: the version and a fingerprint of everything compiled in that decides
 /// what it computes and draws (sources, shaders, fonts, dependencies; see `build.rs`). Two builds

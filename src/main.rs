@@ -77,6 +77,9 @@ fn code_of(e: &anyhow::Error) -> u8 {
         if cause.downcast_ref::<SceneError>().is_some() || cause.downcast_ref::<BadInput>().is_some() {
             return exit::BAD_INPUT;
         }
+        if let Some(c) = cause.downcast_ref::<simreel_compare::Error>().and_then(simreel_compare::Error::exit_code) {
+            return c;
+        }
         if let Some(g) = cause.downcast_ref::<simreel::golden::GoldenError>() {
             return match g {
                 simreel::golden::GoldenError::Pipeline(PipelineError::Render(r)) => render_code(r),
@@ -290,7 +293,7 @@ fn cargo_probe(args: &CargoProbeArgs) -> anyhow::Result<()> {
 
 /// `simreel compare`: the tolerance from the file and flags, every pair compared, a line each.
 fn compare(args: &simreel::cli::CompareArgs) -> anyhow::Result<()> {
-    use simreel::golden::files::{self, ToleranceKeys};
+    use simreel_compare::ToleranceKeys;
     let file = args.tolerance.as_deref().map(ToleranceKeys::read).transpose()?.unwrap_or_default();
     let flags = ToleranceKeys {
         channel: args.channel,
@@ -300,36 +303,14 @@ fn compare(args: &simreel::cli::CompareArgs) -> anyhow::Result<()> {
         max_region: args.max_region,
         reason: None,
     };
-    let plan = files::Plan {
+    let plan = simreel_compare::files::Plan {
         expected: args.expected.clone(),
         actual: args.actual.clone(),
         tolerance: file.over(&flags).tolerance(),
         out: args.out.clone(),
     };
-    let report = worker_pool(args.threads)?.install(|| files::compare_all(&plan))?;
-    if !args.quiet {
-        let mut records: Vec<_> = report.records.iter().collect();
-        records.sort_by(|a, b| a.subject.cmp(&b.subject));
-        for r in records {
-            eprintln!("{} {}: {}", if r.passed { "pass" } else { "FAIL" }, r.subject.label(), r.verdict);
-        }
-    }
-    let html = plan.report_dir().join("report.html").display().to_string();
-    let failed = report.failures();
-    if failed > 0 {
-        let out = if args.out.as_path() == std::path::Path::new(simreel::golden::DEFAULT_OUT) {
-            String::new()
-        } else {
-            format!(" --out {}", simreel::plan::sh(&args.out.display().to_string()))
-        };
-        let review = format!("simreel golden review --compare{out}");
-        return Err(simreel::golden::GoldenError::Differ { failed, compared: report.records.len(), report: html, review }.into());
-    }
-    if !args.quiet {
-        let n = report.records.len();
-        let all = if n == 1 { "the 1 compared image matches".to_string() } else { format!("all {n} compared images match") };
-        eprintln!("{all}; report: {html}");
-    }
+    simreel_compare::par::set_threads(args.threads.unwrap_or(0) as usize);
+    simreel_compare::files::run(&plan, args.quiet, "simreel golden review --compare")?;
     Ok(())
 }
 

@@ -70,10 +70,7 @@ pub struct Kubernetes {
 }
 
 /// A word for a POSIX shell, single-quoted where it needs to be.
-pub fn sh(word: &str) -> String {
-    let plain = !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b));
-    if plain { word.to_string() } else { format!("'{}'", word.replace('\'', r"'\''")) }
-}
+pub use simreel_compare::text::sh;
 
 /// A command line inside `--wrap="…"`: its words quoted for the shell that runs it, then the
 /// whole escaped for the double quotes it sits in.

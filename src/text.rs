@@ -1,10 +1,7 @@
 //! Words for people: a count with its noun in the right number ("1 frame", "3 frames"), and text
 //! made safe for a cell of a Markdown table (the generated references).
 
-/// `n` and the noun that goes with it: `one` for exactly one, `many` otherwise (also for 0).
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub use simreel_compare::text::count;
 
 /// `s` as the cell of a Markdown table: on one line, its `|` escaped, and outside `code spans`
 /// its `<` and `>` written as entities, so that `DIR/<scene>/` is not read as an HTML tag (by

@@ -9,7 +9,7 @@ use clap::Args;
 #[derive(Args, Debug)]
 pub struct CompareArgs {
     /// The approved image, or a folder of them (PNG of any bit depth, with or without alpha;
-    /// JPEG; WebP).
+    /// JPEG; WebP; BMP; TIFF).
     #[arg(value_name = "EXPECTED")]
     pub expected: PathBuf,
     /// The new image, or a folder whose pictures are matched to EXPECTED's by relative path.
@@ -47,28 +47,4 @@ pub struct CompareArgs {
     pub quiet: bool,
 }
 
-/// `40` (a count), `0.1%` or `0.001` (a share of the image).
-pub fn parse_pixel_budget(s: &str) -> Result<crate::scene::golden::PixelBudget, String> {
-    use crate::scene::golden::PixelBudget;
-    let t = s.trim();
-    if let Ok(n) = t.parse::<u64>() {
-        return Ok(PixelBudget::Count(n));
-    }
-    let share = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
-        None => t.parse::<f64>(),
-    }
-    .map_err(|_| format!("\"{s}\" is neither a number of pixels (40) nor a share of the image (0.1%, 0.001)"))?;
-    if !(0.0..=1.0).contains(&share) {
-        return Err(format!("\"{s}\" is not a share of the image: it must be from 0 to 1 (0% to 100%)"));
-    }
-    Ok(PixelBudget::Ratio(share))
-}
-
-/// A number from 0 to 1.
-fn parse_unit(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-        _ => Err(format!("\"{s}\" is not a number from 0 to 1")),
-    }
-}
+pub use simreel_compare::tolerance::{parse_pixel_budget, parse_unit};

@@ -220,7 +220,8 @@ fn check_frame(
         sha256: report::Hashes { expected: None, actual: Some(super::trust::pixels_sha256(&actual)) },
         actual: Some(actual),
         state_message,
-        tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.reason),
+        tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.describe()),
+        unreadable: false,
         accept: if rule.other { Accept::NotHere(OTHER_ADAPTER.into()) } else { Accept::Command(bless_command(scene, Some(f), paths)) },
     };
     Ok((entry, expected))

@@ -1,27 +1,23 @@
 //! Golden-image checks, all in one place: `simreel golden check` renders the frames a scene's
 //! `[golden]` table lists, compares them with the approved images under `tests/golden/<scene>/`
-//! (canonical ones from lavapipe, override folders for other adapters; [`compare`], with its
-//! spatial layer in [`regions`]) and explains failures: which frame first diverged, whether the
-//! simulation state changed or only the rendering, and a report with pictures ([`report`]).
+//! (canonical ones from lavapipe, override folders for other adapters; the comparator is the
+//! `simreel-compare` crate's, re-exported here as [`compare`], [`regions`], [`report`], …) and
+//! explains failures: which frame first diverged, whether the simulation state changed or only
+//! the rendering, and a report with pictures.
 //! Checking never writes goldens; blessing ([`bless`]) renders twice and refuses
 //! non-determinism. A check split across machines is dealt and merged in `shards`.
 
 #[cfg(feature = "render")]
 pub mod adapter;
-pub mod assert;
 #[cfg(feature = "render")]
 mod bless;
 #[cfg(feature = "render")]
 mod check;
-pub mod compare;
-pub mod files;
-pub mod regions;
-pub mod report;
 pub mod review;
 #[cfg(feature = "render")]
 mod shards;
-pub mod summary;
-pub mod trust;
+
+pub use simreel_compare::{Accept, assert, compare, files, regions, report, summary, trust};
 
 #[cfg(feature = "render")]
 pub use bless::{Blessed, Filter, bless};
@@ -55,7 +51,7 @@ pub struct Paths {
 
 /// The report folder of a golden check under the output folder (`simreel compare`'s is
 /// [`files::REPORT`]).
-pub const CHECK_REPORT: &str = "golden-report";
+pub const CHECK_REPORT: &str = simreel_compare::review::CHECK_REPORT;
 
 /// Where approved images live unless `--goldens` says otherwise.
 pub const DEFAULT_GOLDENS: &str = "tests/golden";
@@ -136,29 +132,34 @@ pub enum GoldenError {
     Untrusted(String),
 }
 
-/// How a failed frame is accepted: the command that blesses what the check rendered, or why
-/// nothing from this check can be.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Accept {
-    Command(String),
-    NotHere(String),
-}
-
-impl Accept {
-    /// The command, where there is one.
-    pub fn command(&self) -> Option<&str> {
-        match self {
-            Accept::Command(c) => Some(c),
-            Accept::NotHere(_) => None,
+/// The comparator's errors as the golden commands' (same words, same exit class).
+impl From<simreel_compare::Error> for GoldenError {
+    fn from(e: simreel_compare::Error) -> GoldenError {
+        use simreel_compare::Error as E;
+        match e {
+            E::BadInput(s) => GoldenError::BadInput(s),
+            E::Untrusted(s) => GoldenError::Untrusted(s),
+            E::NoLastRun(s) => GoldenError::NoLastRun(s),
+            E::Differ { failed, compared, report, review } => GoldenError::Differ { failed, compared, report, review },
+            E::Write { path, source } => GoldenError::Output(OutputError::Write { path, source }),
+            E::Remove { path, source } => GoldenError::Output(OutputError::Remove { path, source }),
+            E::Other(other) => match other.downcast::<GoldenError>() {
+                Ok(g) => *g,
+                Err(other) => GoldenError::BadInput(other.to_string()),
+            },
         }
     }
+}
 
-    /// As a line for a list of commands to paste: the command, or why not as a shell comment.
-    pub fn line(&self) -> String {
-        match self {
-            Accept::Command(c) => c.clone(),
-            Accept::NotHere(why) => format!("# {why}"),
+/// The golden commands' errors as the comparator's, for a frame blessed during its review.
+impl From<GoldenError> for simreel_compare::Error {
+    fn from(e: GoldenError) -> simreel_compare::Error {
+        use simreel_compare::Error as E;
+        match e {
+            GoldenError::BadInput(s) => E::BadInput(s),
+            GoldenError::Untrusted(s) => E::Untrusted(s),
+            GoldenError::NoLastRun(s) => E::NoLastRun(s),
+            other => E::Other(Box::new(other)),
         }
     }
 }

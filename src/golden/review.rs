@@ -1,193 +1,27 @@
-//! Reviewing the last golden check's (or `simreel compare`'s) failures one by one, as `cargo
-//! insta review` does: accept (the frame the check rendered becomes the golden, with its state
-//! digest; a compared file is copied over the expected one; each file written atomically), reject
-//! (the golden stays), skip. `simreel golden review` walks them in a terminal; the studio's
-//! Goldens view does the same in the page.
+//! `simreel golden review`: the comparator's review ([`simreel_compare::review`]) with the frames
+//! of a golden check accepted by blessing them from the check's own render. The terminal walk,
+//! pending images of tests and compared files are the comparator's.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use super::regions::Region;
-use super::report::Subject;
-use super::trust::Folders;
+use simreel_compare::review::{self as inner, Frames};
+pub use simreel_compare::review::{Accepted, Failure, Last, Tally, commands, failures_of, image, pending_failures};
+use simreel_compare::trust::Folders;
+
 use super::{GoldenError, Paths};
 use crate::scene::Scene;
 
-/// A frame the last check failed (or a file `simreel compare` failed), as its `summary.json` says.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Failure {
-    pub subject: Subject,
-    /// For a compared file: the expected file, and the actual one (none when only the expected
-    /// side has it: accepting removes the expected file).
-    pub files: Option<(String, Option<String>)>,
-    /// A pending image of a test (`assert_image!`): accepting moves it over the approved one,
-    /// rejecting removes it.
-    pub pending: bool,
-    /// What the comparison saw of each side: an accept copies (or removes) only that.
-    pub sha256: super::report::Hashes,
-    /// For a compared file: the folders (or files) the comparison was given, absolute; an accept
-    /// writes and reads only under them.
-    pub compared: Option<(PathBuf, PathBuf)>,
-    pub verdict: String,
-    pub state: String,
-    pub regions: Vec<Region>,
-    /// How it is accepted.
-    pub accept: super::Accept,
-    /// The report's images of it, `<stem>__{expected,actual,diff,panel}.png` in the report folder
-    /// (none when there was no golden to compare with).
-    pub images: Option<String>,
+/// A check's frames, blessed from its render: the scenes loaded on first need.
+struct Scenes<'a> {
+    load: &'a mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
+    paths: &'a Paths,
 }
 
-/// Which last run a review walks: a golden check's report, or `simreel compare`'s.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Last {
-    Check,
-    Compare,
-}
-
-impl Last {
-    /// Its report folder's name under the output folder.
-    pub fn folder(self) -> &'static str {
-        match self {
-            Last::Check => super::CHECK_REPORT,
-            Last::Compare => super::files::REPORT,
-        }
+impl Frames for Scenes<'_> {
+    fn bless(&mut self, scene: &str, frame: u32, sha256: &str) -> Result<Accepted, simreel_compare::Error> {
+        Ok(bless_frame(&(self.load)()?, scene, frame, sha256, self.paths)?)
     }
-}
-
-/// The report folder of the last run of `which` under `paths`.
-pub fn report_dir(paths: &Paths, which: Last) -> PathBuf {
-    paths.out.join(which.folder())
-}
-
-/// The last check's failures, in the report's order (worst first), and its adapter.
-pub fn failures(paths: &Paths) -> Result<(Vec<Failure>, String), GoldenError> {
-    failures_of(&paths.merged_report_dir())
-}
-
-/// The failures the report in `dir` lists, and its adapter (for a comparison of files, what was
-/// compared).
-pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), GoldenError> {
-    let file = dir.join("summary.json");
-    let summary = super::summary::Summary::read(&file)?;
-    let compared =
-        summary.compared.as_ref().and_then(|c| Some((PathBuf::from(c.expected_dir.as_ref()?), PathBuf::from(c.actual_dir.as_ref()?))));
-    let list = summary
-        .frames
-        .into_iter()
-        .filter(|f| !f.passed)
-        .map(|f| {
-            let accept = match (f.bless, f.cannot_accept) {
-                (Some(c), _) => super::Accept::Command(c),
-                (None, Some(why)) => super::Accept::NotHere(why),
-                (None, None) => {
-                    let what = format!("{}: failed {} has neither `bless` nor `cannot_accept`", file.display(), f.subject.label());
-                    return Err(GoldenError::BadInput(what));
-                }
-            };
-            let files = match (&f.subject, f.expected_file) {
-                (Subject::File { .. }, Some(expected)) => Some((expected, f.actual_file)),
-                (Subject::File { path }, None) => {
-                    return Err(GoldenError::BadInput(format!("{}: compared file {path} has no `expected_file`", file.display())));
-                }
-                (Subject::Frame { .. }, _) => None,
-            };
-            Ok(Failure {
-                accept,
-                subject: f.subject,
-                files,
-                pending: false,
-                sha256: f.sha256,
-                compared: compared.clone(),
-                verdict: f.verdict,
-                state: f.state,
-                regions: f.regions,
-                images: f.images,
-            })
-        })
-        .collect::<Result<_, GoldenError>>()?;
-    let what = match summary.compared {
-        Some(c) => format!("{} against {}", c.actual, c.expected),
-        None => summary.adapter,
-    };
-    Ok((list, what))
-}
-
-/// The image of a failure the report folder `dir` holds: `expected`, `actual`, `diff` or
-/// `panel` (the three side by side).
-pub fn image(dir: &Path, f: &Failure, which: &str) -> Option<PathBuf> {
-    let p = dir.join(format!("{}__{which}.png", f.images.as_ref()?));
-    p.is_file().then_some(p)
-}
-
-/// What accepting a failure wrote (or removed).
-#[derive(Debug)]
-pub struct Accepted {
-    pub written: Vec<PathBuf>,
-    pub removed: Vec<PathBuf>,
-}
-
-/// Accepts one failure. A frame: the image the last check rendered, and its state digest,
-/// become the golden (written atomically, only what changed), when the render still has the
-/// pixels the report recorded; `scenes` are loaded on first need (a comparison of files needs
-/// none). A compared file: the actual file is copied over the expected one (atomically, folders
-/// made), or, when only the expected side has it, the expected file is removed.
-///
-/// The report is read back, so what it names is checked first ([`super::trust`]): files only
-/// under the folders the comparison was given and under `folders` (the reviewer's own), pictures
-/// only, no symbolic link on the way, and only the content the comparison recorded.
-pub fn accept(
-    scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
-    f: &Failure,
-    paths: &Paths,
-    folders: &Folders,
-) -> Result<Accepted, GoldenError> {
-    match (&f.subject, &f.files) {
-        (Subject::Frame { scene, frame }, _) => {
-            let sha = f.sha256.actual.as_deref().ok_or_else(|| unrecorded(&f.subject))?;
-            bless_frame(&scenes()?, scene, *frame, sha, paths)
-        }
-        (Subject::File { .. }, Some((expected, actual))) => {
-            let (expected, actual) = (Path::new(expected), actual.as_deref().map(Path::new));
-            let (e_dir, a_dir) = f.compared.as_ref().map(|(e, a)| (e.as_path(), a.as_path())).ok_or_else(|| unrecorded(&f.subject))?;
-            // pending images were found under the folder the review was given: it is the
-            // folder that accept works in
-            let own;
-            let folders = if f.pending {
-                own = Folders::new([e_dir]);
-                &own
-            } else {
-                folders
-            };
-            let outside = |p: &Path, d: &Path| {
-                GoldenError::Untrusted(format!("{} is not under {}, which the comparison was given", p.display(), d.display()))
-            };
-            if !super::trust::lies_under(expected, e_dir) {
-                return Err(outside(expected, e_dir));
-            }
-            folders.check(expected, "the expected file")?;
-            let copy = match actual {
-                Some(a) if !super::trust::lies_under(a, a_dir) => return Err(outside(a, a_dir)),
-                Some(a) => Some((folders.check(a, "the actual file")?, f.sha256.actual.as_deref().ok_or_else(|| unrecorded(&f.subject))?)),
-                None => None,
-            };
-            let done = super::files::accept(expected, copy, f.sha256.expected.as_deref())?;
-            if let (true, Some(a)) = (f.pending, actual) {
-                std::fs::remove_file(a).map_err(|e| GoldenError::BadInput(format!("cannot remove {}: {e}", a.display())))?;
-            }
-            Ok(done)
-        }
-        (Subject::File { path }, None) => Err(GoldenError::BadInput(format!("{path}: the report does not say which files it compared"))),
-    }
-}
-
-/// A report that does not record what its comparison saw (one of an earlier simreel) is not
-/// accepted from.
-fn unrecorded(s: &Subject) -> GoldenError {
-    GoldenError::Untrusted(format!(
-        "{}: the report does not record what was compared (its folders and content hashes); compare or check again",
-        s.label()
-    ))
 }
 
 /// A check's frame blessed from the check's own render, which must still have the pixels whose
@@ -210,19 +44,33 @@ fn bless_frame(_: &[Scene], scene: &str, frame: u32, _: &str, _: &Paths) -> Resu
     )))
 }
 
-/// What a review did.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    pub accepted: Vec<Subject>,
-    pub rejected: usize,
-    pub skipped: usize,
-    /// Accepts refused because the report named something an accept may not touch.
-    pub refused: usize,
+/// The report folder of the last run of `which` under `paths`.
+pub fn report_dir(paths: &Paths, which: Last) -> PathBuf {
+    inner::report_dir(&paths.out, which)
 }
 
-/// Walks `failures` with a person at a terminal: each shown, then a letter and Enter: `a`
-/// accept, `r` reject, `s` skip, `o` open the side-by-side image, `A` accept this and all the
-/// rest, `R` reject this and all the rest, `q` stop. The end of input stops, as `q`.
+/// The last check's failures, in the report's order (worst first), and its adapter.
+pub fn failures(paths: &Paths) -> Result<(Vec<Failure>, String), GoldenError> {
+    Ok(failures_of(&paths.merged_report_dir())?)
+}
+
+/// The folders a review run here works in: the current folder, `--out` and `--goldens`.
+pub fn folders(paths: &Paths) -> Folders {
+    Folders::of_review(&paths.out, &paths.goldens)
+}
+
+/// Accepts one failure ([`simreel_compare::review::accept`]); a frame is blessed from the
+/// check's render, `scenes` loaded on first need.
+pub fn accept(
+    scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
+    f: &Failure,
+    paths: &Paths,
+    folders: &Folders,
+) -> Result<Accepted, GoldenError> {
+    Ok(inner::accept(&mut Scenes { load: scenes, paths }, f, folders)?)
+}
+
+/// Walks `list` with a person at a terminal ([`simreel_compare::review::interactive`]).
 pub fn interactive(
     scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
     list: &[Failure],
@@ -231,84 +79,7 @@ pub fn interactive(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<Tally, GoldenError> {
-    let mut tally = Tally::default();
-    let mut all: Option<bool> = None;
-    let n = list.len();
-    let folders = Folders::of_review(paths);
-    'frames: for (i, f) in list.iter().enumerate() {
-        let _ = writeln!(out, "\n[{}/{n}] {} — {}", i + 1, f.subject.label(), f.verdict);
-        for r in f.regions.iter().take(3) {
-            let _ = writeln!(out, "    changed region {}×{} at ({}, {}), {} pixels", r.width, r.height, r.x, r.y, r.pixels);
-        }
-        if !f.state.is_empty() {
-            let _ = writeln!(out, "    {}", f.state);
-        }
-        if let Some(p) = image(dir, f, "panel") {
-            let _ = writeln!(out, "    golden | difference | now: {}", p.display());
-        }
-        loop {
-            let choice = match all {
-                Some(true) => 'a',
-                Some(false) => 'r',
-                None => {
-                    let _ = write!(out, "accept a, reject r, skip s, open o, accept the rest A, reject the rest R, quit q: ");
-                    let _ = out.flush();
-                    let mut line = String::new();
-                    if input.read_line(&mut line).unwrap_or(0) == 0 {
-                        break 'frames;
-                    }
-                    line.trim().chars().next().unwrap_or('?')
-                }
-            };
-            match choice {
-                'a' | 'A' => {
-                    all = all.or((choice == 'A').then_some(true));
-                    let b = match accept(scenes, f, paths, &folders) {
-                        Ok(b) => b,
-                        // a report that names what it may not is said, and the review goes on
-                        Err(e @ GoldenError::Untrusted(_)) => {
-                            let _ = writeln!(out, "    {e}");
-                            tally.refused += 1;
-                            break;
-                        }
-                        Err(e) => return Err(e),
-                    };
-                    let mut what: Vec<String> = b.written.iter().map(|p| p.display().to_string()).collect();
-                    what.extend(b.removed.iter().map(|p| format!("removed {}", p.display())));
-                    let what = if what.is_empty() { "nothing changed".to_string() } else { what.join(", ") };
-                    let _ = writeln!(out, "    accepted: {what}");
-                    tally.accepted.push(f.subject.clone());
-                }
-                'r' | 'R' => {
-                    all = all.or((choice == 'R').then_some(false));
-                    if let (true, Some((_, Some(a)))) = (f.pending, &f.files) {
-                        let _ = std::fs::remove_file(a);
-                    }
-                    let _ = writeln!(out, "    rejected: the golden stays");
-                    tally.rejected += 1;
-                }
-                's' => tally.skipped += 1,
-                'o' => {
-                    let pending = f.files.as_ref().and_then(|(_, a)| a.clone()).filter(|_| f.pending).map(PathBuf::from);
-                    match image(dir, f, "panel").or_else(|| image(dir, f, "actual")).or(pending) {
-                        Some(p) => open(&p, out),
-                        None => {
-                            let _ = writeln!(out, "    no image to open (there was no golden to compare with)");
-                        }
-                    }
-                    continue;
-                }
-                'q' => break 'frames,
-                _ => {
-                    let _ = writeln!(out, "    one of a, r, s, o, A, R, q");
-                    continue;
-                }
-            }
-            break;
-        }
-    }
-    tally.skipped += list.len() - tally.accepted.len() - tally.rejected - tally.skipped - tally.refused;
-    Ok(tally)
+    Ok(inner::interactive(&mut Scenes { load: scenes, paths }, list, &folders(paths), dir, input, out)?)
 }
 
 /// `simreel golden review`: the last check's (or comparison's) failures walked at the terminal,
@@ -319,114 +90,10 @@ pub fn run(
     which: Last,
     accept_all: bool,
 ) -> Result<(), GoldenError> {
-    let (list, what) = failures_of(&report_dir(paths, which))?;
-    if list.is_empty() {
-        let last = if which == Last::Compare { "comparison" } else { "check" };
-        println!("nothing to review: the last {last} ({what}) passed");
-        return Ok(());
-    }
-    walk(scenes, &list, paths, &report_dir(paths, which), accept_all)
-}
-
-/// `list` walked at the terminal, or, without one (in CI, piped), the commands that accept each;
-/// with `accept_all`, every one accepted without asking (as `cargo insta accept`).
-fn walk(
-    scenes: &mut dyn FnMut() -> Result<Vec<Scene>, GoldenError>,
-    list: &[Failure],
-    paths: &Paths,
-    dir: &Path,
-    accept_all: bool,
-) -> Result<(), GoldenError> {
-    use std::io::IsTerminal;
-    let tally = if accept_all {
-        interactive(scenes, list, paths, dir, &mut "A\n".as_bytes(), &mut std::io::stdout())?
-    } else if std::io::stdin().is_terminal() {
-        let stdin = std::io::stdin();
-        interactive(scenes, list, paths, dir, &mut stdin.lock(), &mut std::io::stdout())?
-    } else {
-        print!("{}", commands(list));
-        return Ok(());
-    };
-    let refused = if tally.refused > 0 { format!(", refused {}", tally.refused) } else { String::new() };
-    println!("\naccepted {}, rejected {}, skipped {}{refused}", tally.accepted.len(), tally.rejected, tally.skipped);
-    if tally.refused > 0 {
-        return Err(GoldenError::Untrusted(format!(
-            "{} the report named what an accept may not touch (above); nothing of {} was written",
-            crate::text::count(tally.refused as u64, "accept:", "accepts:"),
-            if tally.refused == 1 { "it" } else { "them" }
-        )));
-    }
-    Ok(())
-}
-
-/// The pending images of tests under `dir` (`assert_image!`'s `<name>.new.png`), each compared
-/// with its approved image under `tol`.
-pub fn pending_failures(dir: &Path, tol: &crate::scene::golden::Tolerance) -> Result<Vec<Failure>, GoldenError> {
-    let sh = |p: &Path| crate::plan::sh(&p.display().to_string());
-    let dir = std::path::absolute(dir).map_err(|e| GoldenError::BadInput(format!("{}: {e}", dir.display())))?;
-    super::assert::pending(&dir)
-        .into_iter()
-        .map(|(approved, new)| {
-            let (old, now) = (std::fs::read(&approved), std::fs::read(&new));
-            let sha256 = super::report::Hashes {
-                expected: old.as_deref().ok().map(super::trust::sha256),
-                actual: now.as_deref().ok().map(super::trust::sha256),
-            };
-            let verdict = match (old, now) {
-                (_, Err(e)) => return Err(GoldenError::BadInput(format!("cannot read {}: {e}", new.display()))),
-                (Err(_), Ok(_)) => "no approved image yet".to_string(),
-                (Ok(a), Ok(n)) => match (crate::output::png::decode(&a), crate::output::png::decode(&n)) {
-                    (Ok(a), Ok(n)) if (a.width, a.height) != (n.width, n.height) => {
-                        format!("size mismatch: approved {}×{}, pending {}×{}", a.width, a.height, n.width, n.height)
-                    }
-                    (Ok(a), Ok(n)) => super::compare::compare(&a, &n, tol).describe(),
-                    (Err(e), _) => format!("the approved image cannot be read: {e}"),
-                    (_, Err(e)) => return Err(GoldenError::BadInput(format!("{}: {e}", new.display()))),
-                },
-            };
-            let path = approved.strip_prefix(&dir).unwrap_or(&approved).display().to_string();
-            Ok(Failure {
-                accept: super::Accept::Command(format!("mv -- {} {}", sh(&new), sh(&approved))),
-                subject: Subject::File { path },
-                files: Some((approved.display().to_string(), Some(new.display().to_string()))),
-                pending: true,
-                sha256,
-                // found under the folder the review was given: the folder an accept works in
-                compared: Some((dir.clone(), dir.clone())),
-                verdict,
-                state: String::new(),
-                regions: Vec::new(),
-                images: None,
-            })
-        })
-        .collect()
+    Ok(inner::run(&mut Scenes { load: scenes, paths }, &paths.out, &folders(paths), which, accept_all)?)
 }
 
 /// `simreel golden review --pending DIR`: the pending images of tests under `dir`, walked.
 pub fn run_pending(dir: &Path, paths: &Paths, accept_all: bool) -> Result<(), GoldenError> {
-    let list = pending_failures(dir, &super::files::default_tolerance())?;
-    if list.is_empty() {
-        println!("nothing to review: no pending images (*.new.png) under {}", dir.display());
-        return Ok(());
-    }
-    walk(&mut || Ok(Vec::new()), &list, paths, dir, accept_all)
-}
-
-/// What `simreel golden review` prints without a terminal: the command that accepts each failure.
-pub fn commands(list: &[Failure]) -> String {
-    let mut s =
-        format!("{} failed in the last run; to accept one, run its command:\n", crate::text::count(list.len() as u64, "image", "images"));
-    for f in list {
-        s.push_str(&format!("{}  # {}: {}\n", f.accept.line(), f.subject.label(), f.verdict));
-    }
-    s
-}
-
-/// Opens `path` in the system's image viewer.
-fn open(path: &Path, out: &mut dyn Write) {
-    let cmd = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
-    let spawned = std::process::Command::new(cmd).arg(path).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn();
-    if let Err(e) = spawned {
-        let _ = writeln!(out, "    cannot open it ({cmd}: {e}): {}", path.display());
-    }
+    Ok(inner::run_pending(dir, &folders(paths), accept_all)?)
 }

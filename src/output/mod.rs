@@ -65,34 +65,16 @@ fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
 /// Removes a stale file, or a folder with everything in it; one that is not there is fine. Any
 /// other failure is an error: what is left could be taken for new output.
 pub fn remove_stale(path: &Path) -> Result<(), OutputError> {
-    let removed = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
-        Ok(_) => std::fs::remove_file(path),
-        Err(e) => Err(e),
-    };
-    match removed {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(OutputError::Remove { path: path.to_path_buf(), source: e }),
-        _ => Ok(()),
-    }
+    simreel_compare::fs::remove_stale(path).map_err(|source| OutputError::Remove { path: path.to_path_buf(), source })
 }
 
-/// The temporary name a file is written under before it is renamed to `path`.
-pub fn temp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-    name.push(format!(".{}.tmp", std::process::id()));
-    path.with_file_name(name)
-}
+pub use simreel_compare::fs::temp_path;
 
 /// Writes `bytes` to `path` as [`write_atomic`] does but without waiting for the disk: for files
 /// made again in no time from what is kept (a report's pages and pictures), which an
 /// interruption must not leave half written but a power cut may lose.
 pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    let tmp = temp_path(path);
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(write_err(path))
+    simreel_compare::fs::write_renaming(path, bytes, false).map_err(write_err(path))
 }
 
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename).

@@ -57,24 +57,7 @@ pub fn resize(img: &Decoded, width: u32, height: u32) -> Decoded {
     Decoded { width: out.width(), height: out.height(), rgba: out.into_raw() }
 }
 
-/// `img` made small by averaging each output pixel's area (fast, for thumbnails and quick looks;
-/// [`resize`] is sharper).
-pub fn thumbnail(img: &Decoded, width: u32, height: u32) -> Decoded {
-    if (width, height) == (img.width, img.height) {
-        return img.clone();
-    }
-    let view = image::ImageBuffer::<image::Rgba<u8>, &[u8]>::from_raw(img.width, img.height, &img.rgba[..])
-        .expect("RGBA8 rows of the stated size");
-    let out = image::imageops::thumbnail(&view, width.max(1), height.max(1));
-    Decoded { width: out.width(), height: out.height(), rgba: out.into_raw() }
-}
-
-/// The size that fits inside `max_width` × `max_height` keeping `width` : `height` (never larger
-/// than the picture, never 0).
-pub fn fit(width: u32, height: u32, max_width: u32, max_height: u32) -> (u32, u32) {
-    let scale = (max_width as f64 / width as f64).min(max_height as f64 / height as f64).min(1.0);
-    (((width as f64 * scale).round() as u32).max(1), ((height as f64 * scale).round() as u32).max(1))
-}
+pub use simreel_compare::image::{fit, thumbnail};
 
 #[cfg(test)]
 mod tests {

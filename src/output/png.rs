@@ -47,13 +47,8 @@ pub fn encode(rgba: &[u8], width: u32, height: u32, effort: Effort) -> Vec<u8> {
     out
 }
 
-/// A decoded image as RGBA8.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Decoded {
-    pub width: u32,
-    pub height: u32,
-    pub rgba: Vec<u8>,
-}
+/// A decoded image as RGBA8 (the comparator's picture type).
+pub use simreel_compare::Image as Decoded;
 
 /// Reads a PNG (any bit depth and colour type) into RGBA8.
 pub fn read(path: &Path) -> Result<Decoded, OutputError> {

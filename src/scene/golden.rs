@@ -83,46 +83,7 @@ pub struct GoldenSpec {
     pub max_flicker: Option<f64>,
 }
 
-/// How many pixels may differ. As a tolerance file (`simreel compare --tolerance`) writes it, an
-/// integer is a count and a float a share.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
-#[serde(untagged)]
-pub enum PixelBudget {
-    Count(u64),
-    /// A share of the frame, 0..1.
-    Ratio(f64),
-}
-
-impl PixelBudget {
-    pub fn allows(&self, differing: u64, total: u64) -> bool {
-        match *self {
-            PixelBudget::Count(n) => differing <= n,
-            PixelBudget::Ratio(r) => (differing as f64) <= r * total as f64,
-        }
-    }
-}
-
-/// The layered comparison's limits.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tolerance {
-    /// A pixel differs when any channel (0..255) differs by more than this.
-    pub channel: u8,
-    /// How many pixels may differ before the perceptual layer is consulted.
-    pub max_pixels: PixelBudget,
-    /// FLIP limits (0..1): the mean and the 99th percentile of the per-pixel error. Zero turns the
-    /// perceptual layer off.
-    pub flip_mean: f64,
-    pub flip_p99: f64,
-    /// The spatial layer, which every check applies: a connected region of differing pixels fails
-    /// the frame when more than this many of its pixels are beyond what anti-aliasing explains
-    /// (see `output::regions`), however few pixels differ in all.
-    pub max_region: u32,
-    pub reason: String,
-}
-
-/// The default of `max_region`: llvmpipe through GL, where its pixel counts pass, weighs at
-/// most 6 per region against lavapipe on the shipped goldens; an inverted 4×4 patch at least 12.
-pub const DEFAULT_MAX_REGION: u32 = 7;
+pub use simreel_compare::{DEFAULT_MAX_REGION, PixelBudget, Tolerance};
 
 /// Tolerance and approved images for adapters matching `backend` and, when given, substrings of
 /// the vendor and driver.
@@ -308,13 +269,5 @@ mod tests {
         assert_eq!(nvidia_580.specificity("vulkan", "nvidia", "NVIDIA 570.1"), 0);
         assert_eq!(nvidia.specificity("gl", "nvidia", ""), 0);
         assert_eq!(nvidia.specificity("vulkan", "amd", ""), 0);
-    }
-
-    #[test]
-    fn pixel_budgets() {
-        assert!(PixelBudget::Count(3).allows(3, 100));
-        assert!(!PixelBudget::Count(3).allows(4, 100));
-        assert!(PixelBudget::Ratio(0.01).allows(10, 1000));
-        assert!(!PixelBudget::Ratio(0.01).allows(11, 1000));
     }
 }

@@ -46,7 +46,7 @@ fn all_failures(ctx: &Ctx) -> (Vec<(Failure, &'static str)>, Option<String>, Vec
                 list.extend(found.into_iter().map(|f| (f, name)));
             }
             // no run yet is no failure
-            Err(crate::golden::GoldenError::NoLastRun(_)) => {}
+            Err(simreel_compare::Error::NoLastRun(_)) => {}
             Err(e) => unreadable.push(e.to_string()),
         }
     }

@@ -114,14 +114,14 @@ fn a_mismatch_leaves_a_pending_image_that_review_accepts() {
     let dir = scratch("assert-image");
     let test = dir.join("tests/render.rs");
     std::fs::create_dir_all(test.parent().unwrap()).unwrap();
-    let tol = simreel::golden::files::default_tolerance();
+    let tol = simreel_compare::Tolerance::default();
     let frame = offscreen_triangle(96, 64);
     let (approved, pending) = assert::paths(&test, "triangle");
     // no approved image: `new` writes a pending one and fails; `no` writes nothing
     assert!(assert::check_with(&test, "triangle", &frame, &tol, Update::No).unwrap_err().contains("SIMREEL_UPDATE=no"));
     assert!(!pending.exists());
     let why = assert::check_with(&test, "triangle", &frame, &tol, Update::New).unwrap_err();
-    assert!(why.contains("no approved image") && why.contains("simreel golden review --pending"), "{why}");
+    assert!(why.contains("no approved image") && why.contains("simreel-compare review --pending"), "{why}");
     assert_eq!(crate::common::read_png(&pending).rgba, frame.rgba, "the pending image is the frame");
     // `always` approves it and passes; the pending image goes
     assert::check_with(&test, "triangle", &frame, &tol, Update::Always).unwrap();

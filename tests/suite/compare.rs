@@ -105,7 +105,7 @@ fn compare_matches_folders_by_path_fails_what_differs_and_reports_it() {
         "pass same.png: identical",
         "pass deep/nested/sixteen.png: identical",
         "pass sub/lossless.webp: identical",
-        "FAIL alpha.png: different; compact difference: 6×6 px at (40, 20)",
+        "FAIL alpha.png: different: 36 pixels beyond 2 levels (up to 177), over the budget of 6 pixels; compact difference: 6×6 px at (40, 20)",
         "FAIL photo.jpg: different",
         "FAIL gone.png: only in EXPECTED",
         "FAIL new/added.webp: only in ACTUAL",
@@ -197,7 +197,7 @@ fn compare_takes_tolerances_from_flags_and_a_file_and_refuses_bad_input_by_name(
     std::fs::write(dir.join("broken.png"), b"\x89PNG\r\n\x1a\nnot really").unwrap();
     std::fs::create_dir_all(dir.join("folder")).unwrap();
     for (args, says) in [
-        (&["a.png", "b.png", "--tolerance", "typo.toml"][..], &["typo.toml", "unknown field `chanel`"][..]),
+        (&["a.png", "b.png", "--tolerance", "typo.toml"][..], &["typo.toml", "unknown key `chanel`"][..]),
         (&["a.png", "b.png", "--tolerance", "range.toml"], &["range.toml", "max_pixels = 1.5"]),
         (&["a.png", "b.png", "--max-pixels", "150%"], &["150%", "from 0 to 1"]),
         (&["a.png", "missing.png"], &["missing.png"]),
@@ -209,11 +209,12 @@ fn compare_takes_tolerances_from_flags_and_a_file_and_refuses_bad_input_by_name(
             assert!(text(&o).contains(s), "{args:?} should say {s:?}: {}", text(&o));
         }
     }
-    // a file that is not a picture (a Git LFS pointer not pulled) fails its pair, named, and the
-    // report is still written
+    // a file that is not a picture it reads (a Git LFS pointer not pulled, a truncated file) is
+    // bad input, exit 2, named apart from the differing pairs; the report is still written
     let o = run(&dir, &["a.png", "broken.png"]);
-    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
-    assert!(text(&o).contains("FAIL broken.png: cannot be read: broken.png: not a picture"), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("UNREADABLE broken.png: cannot be read: broken.png: a PNG that cannot be read"), "{}", text(&o));
+    assert!(text(&o).contains("1 of 1 compared file cannot be read"), "{}", text(&o));
     assert!(dir.join("out/compare-report/report.html").is_file());
     // the report's folder is never compared, and never holds what is compared (it is replaced)
     std::fs::create_dir_all(dir.join("shots")).unwrap();
@@ -231,9 +232,9 @@ fn compare_takes_tolerances_from_flags_and_a_file_and_refuses_bad_input_by_name(
     assert!(dir.join("shots/compare-report/report.html").is_file(), "nothing was removed");
 }
 
-/// A project that only compares images compiles neither the renderer nor the simulations: the
-/// library builds without its default `render` feature, and wgpu, the command line and the
-/// studio's crates are not among what it builds.
+/// A project that only compares images depends on `simreel-compare` alone: it builds without
+/// wgpu, the command line's crates, a C or C++ compiler (FLIP is written in Rust) or the `image`
+/// crate, in at most 25 crates with the project's own; and simreel without its renderer builds too.
 #[test]
 fn the_comparator_builds_without_the_renderer() {
     let target = crate::common::root().join("target/no-default-features");
@@ -241,17 +242,21 @@ fn the_comparator_builds_without_the_renderer() {
         std::process::Command::new(env!("CARGO"))
             .current_dir(crate::common::root())
             .args(args)
-            .args(["--no-default-features", "--locked", "--offline"])
+            .args(["--locked", "--offline"])
             .env("CARGO_TARGET_DIR", &target)
             .output()
             .unwrap()
     };
-    let o = cargo(&["check", "--lib", "--release", "--message-format=short"]);
+    let o = cargo(&["check", "--lib", "--release", "--no-default-features", "--message-format=short"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = cargo(&["tree", "-e", "normal", "--prefix", "none"]);
+    let o = cargo(&["tree", "-p", "simreel-compare", "-e", "normal", "--prefix", "none"]);
     let tree = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success() && tree.contains("nv-flip v") && tree.contains("image v"), "{tree}");
-    for heavy in ["wgpu v", "naga v", "clap v", "notify v", "tungstenite v", "quantette v"] {
-        assert!(!tree.lines().any(|l| l.starts_with(heavy)), "{heavy} is built without the renderer:\n{tree}");
+    assert!(o.status.success() && tree.starts_with("simreel-compare v"), "{tree}");
+    let mut crates: Vec<&str> = tree.lines().map(|l| l.trim_end_matches(" (*)").trim_end_matches(" (proc-macro)")).collect();
+    crates.sort();
+    crates.dedup();
+    assert!(crates.len() < 25, "{} crates with simreel-compare (a user's crate makes one more):\n{}", crates.len(), crates.join("\n"));
+    for heavy in ["wgpu v", "naga v", "clap v", "notify v", "tungstenite v", "quantette v", "nv-flip", "cc v", "image v", "rayon v"] {
+        assert!(!crates.iter().any(|l| l.starts_with(heavy)), "{heavy} is built for the comparator:\n{tree}");
     }
 }

@@ -2,31 +2,32 @@
 //! [`assert_image!`](crate::assert_image) compares an image with the approved PNG beside the test
 //! (`goldens/<name>.png` in the test file's folder) through the golden check's comparator. On a
 //! mismatch, or with no approved image yet, it writes the image as `goldens/<name>.new.png`, a
-//! pending image, and fails, saying why and how to review. `simreel golden review --pending DIR`
-//! walks the pending images: accepting one moves it over the approved image.
+//! pending image, and fails, saying why and how to review. `simreel-compare review --pending DIR`
+//! (or `simreel golden review --pending DIR`) walks the pending images: accepting one moves it
+//! over the approved image.
 //!
 //! `SIMREEL_UPDATE`, as insta's `INSTA_UPDATE`: `new` (the default) writes pending images; `always`
-//! writes the approved image itself and passes; `no` writes nothing. Where `CI` is set, approved
-//! images are never written (`always` is taken as `new`).
+//! writes the approved image itself and passes; `no` writes nothing. On CI (`CI` set to anything
+//! but `false`, `0` or nothing, as insta reads it), approved images are never written (`always`
+//! is taken as `new`).
 //!
 //! ```
-//! use simreel::output::png::Decoded;
-//! # let dir = std::env::temp_dir().join(format!("simreel-doc-{}", std::process::id()));
+//! use simreel_compare::{Image, Tolerance};
+//! # let dir = std::env::temp_dir().join(format!("simreel-compare-doc-{}", std::process::id()));
 //! # std::fs::create_dir_all(dir.join("goldens")).unwrap();
-//! let frame = Decoded { width: 4, height: 2, rgba: [200, 40, 40, 255].repeat(8) };
-//! # std::fs::write(dir.join("goldens/red.png"), simreel::output::png::encode(&frame.rgba, 4, 2, simreel::output::png::Effort::Fast)).unwrap();
+//! let frame = Image::from_rgba(4, 2, [200, 40, 40, 255].repeat(8)).unwrap();
+//! # std::fs::write(dir.join("goldens/red.png"), simreel_compare::image::encode_png(&frame)).unwrap();
 //! # let here = dir.join("test.rs");
-//! // in a test: simreel::assert_image!("red", &frame);
+//! // in a test: simreel_compare::assert_image!("red", &frame);
 //! // which is, with the test file's folder spelled out:
-//! simreel::golden::assert::check(&here, "red", &frame, &simreel::golden::files::default_tolerance())
-//!     .expect("the frame is the approved one");
+//! simreel_compare::assert::check(&here, "red", &frame, &Tolerance::default()).expect("the frame is the approved one");
 //! ```
 
 use std::path::{Path, PathBuf};
 
-use super::compare;
-use crate::output::png::{self, Decoded, Effort};
-use crate::scene::golden::Tolerance;
+use crate::compare;
+use crate::image::Image;
+use crate::tolerance::Tolerance;
 
 /// An image a test asserts: RGBA8 rows, tightly packed.
 pub trait Pixels {
@@ -34,21 +35,12 @@ pub trait Pixels {
     fn rgba(&self) -> &[u8];
 }
 
-impl Pixels for Decoded {
+impl Pixels for Image {
     fn size(&self) -> (u32, u32) {
         (self.width, self.height)
     }
     fn rgba(&self) -> &[u8] {
         &self.rgba
-    }
-}
-
-impl Pixels for image::RgbaImage {
-    fn size(&self) -> (u32, u32) {
-        self.dimensions()
-    }
-    fn rgba(&self) -> &[u8] {
-        self.as_raw()
     }
 }
 
@@ -87,6 +79,12 @@ impl Update {
     }
 }
 
+/// Whether `CI` (its value) says the tests run on CI, as insta reads it: set, and not `false`,
+/// `0` or empty.
+pub fn is_ci(ci: Option<&str>) -> bool {
+    ci.is_some_and(|v| !matches!(v.trim(), "" | "0" | "false" | "FALSE" | "False"))
+}
+
 /// Where the approved image `name` of the test in `test_file` lives, and its pending image.
 pub fn paths(test_file: &Path, name: &str) -> (PathBuf, PathBuf) {
     let dir = test_file.parent().unwrap_or(Path::new(".")).join("goldens");
@@ -113,7 +111,7 @@ pub fn test_file(manifest_dir: &str, file: &str) -> PathBuf {
 /// Compares `image` with the approved image `name` beside `test_file` under `tol`, writing as
 /// `SIMREEL_UPDATE` and `CI` say. `Err` says what failed and what was written.
 pub fn check(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolerance) -> Result<(), String> {
-    let update = Update::from_env(std::env::var("SIMREEL_UPDATE").ok().as_deref(), std::env::var_os("CI").is_some())?;
+    let update = Update::from_env(std::env::var("SIMREEL_UPDATE").ok().as_deref(), is_ci(std::env::var("CI").ok().as_deref()))?;
     check_with(test_file, name, image, tol, update)
 }
 
@@ -131,11 +129,11 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
     if image.rgba().len() as u64 != width as u64 * height as u64 * 4 {
         return Err(format!("{name}: {} bytes are not {width}×{height} RGBA8 pixels", image.rgba().len()));
     }
-    let actual = Decoded { width, height, rgba: image.rgba().to_vec() };
+    let actual = Image { width, height, rgba: image.rgba().to_vec() };
     let (approved, pending) = paths(test_file, name);
     let why = match std::fs::read(&approved) {
         Err(_) => format!("no approved image {}", approved.display()),
-        Ok(bytes) => match png::decode(&bytes) {
+        Ok(bytes) => match crate::image::decode(&bytes) {
             // an approved file that is not a PNG (a Git LFS pointer not pulled) is replaced as a
             // differing one would be
             Err(e) => format!("the approved image {} cannot be read: {e}", approved.display()),
@@ -155,7 +153,7 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
     };
     let write = |to: &Path| -> Result<(), String> {
         std::fs::create_dir_all(to.parent().unwrap_or(Path::new("."))).map_err(|e| format!("{}: {e}", to.display()))?;
-        crate::output::write_atomic(to, &png::encode(&actual.rgba, width, height, Effort::Small)).map_err(|e| e.to_string())
+        crate::fs::atomic(to, &crate::image::encode_png(&actual)).map_err(|e| e.to_string())
     };
     match update {
         Update::Always => {
@@ -167,9 +165,9 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
             write(&pending)?;
             let dir = pending.parent().unwrap_or(Path::new("."));
             Err(format!(
-                "{why}\n  the image is pending in {}\n  review: simreel golden review --pending {} (or SIMREEL_UPDATE=always cargo test)",
+                "{why}\n  the image is pending in {}\n  review: simreel-compare review --pending {} (or SIMREEL_UPDATE=always cargo test)",
                 pending.display(),
-                crate::plan::sh(&dir.display().to_string())
+                crate::text::sh(&dir.display().to_string())
             ))
         }
         Update::No => Err(format!("{why} (SIMREEL_UPDATE=no: nothing written)")),
@@ -177,19 +175,15 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
 }
 
 /// Asserts an image against its approved PNG beside the test: `assert_image!("name", &image)`,
-/// or with a tolerance: `assert_image!("name", &image, &tolerance)`. See [`golden::assert`](crate::golden::assert).
+/// or with a tolerance: `assert_image!("name", &image, &tolerance)`. See [`assert`](crate::assert).
 #[macro_export]
 macro_rules! assert_image {
     ($name:expr, $image:expr $(,)?) => {
-        $crate::assert_image!($name, $image, &$crate::golden::files::default_tolerance())
+        $crate::assert_image!($name, $image, &$crate::Tolerance::default())
     };
     ($name:expr, $image:expr, $tolerance:expr $(,)?) => {
-        if let Err(why) = $crate::golden::assert::check(
-            &$crate::golden::assert::test_file(env!("CARGO_MANIFEST_DIR"), file!()),
-            $name,
-            $image,
-            $tolerance,
-        ) {
+        if let Err(why) = $crate::assert::check(&$crate::assert::test_file(env!("CARGO_MANIFEST_DIR"), file!()), $name, $image, $tolerance)
+        {
             panic!("assert_image!({:?}): {}", $name, why);
         }
     };
@@ -199,7 +193,7 @@ macro_rules! assert_image {
 /// `<name>.png` (which may not exist yet), sorted.
 pub fn pending(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
     // a folder that cannot be listed holds nothing to review
-    let files = super::files::files_under(dir, Path::new("")).unwrap_or_default();
+    let files = crate::files::files_under(dir, Path::new("")).unwrap_or_default();
     let mut found: Vec<(PathBuf, PathBuf)> = files
         .into_iter()
         .filter_map(|p| {

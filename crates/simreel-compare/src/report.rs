@@ -7,16 +7,42 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use base64::Engine as _;
-
 mod page;
 
 use page::html;
 
 use super::compare::{self, Comparison};
 use super::regions::{self, Region};
-use crate::output::png::{self, Decoded, Effort};
-use crate::output::{OutputError, picture, write_atomic, write_replacing};
+use crate::Error;
+use crate::fs::replace as write_replacing;
+use crate::image::{self as picture, Image, encode_png};
+use crate::text::xml;
+
+/// How a failure is accepted: the command that accepts it, or why nothing can be accepted here.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Accept {
+    Command(String),
+    NotHere(String),
+}
+
+impl Accept {
+    /// The command, where there is one.
+    pub fn command(&self) -> Option<&str> {
+        match self {
+            Accept::Command(c) => Some(c),
+            Accept::NotHere(_) => None,
+        }
+    }
+
+    /// As a line for a list of commands to paste: the command, or why not as a shell comment.
+    pub fn line(&self) -> String {
+        match self {
+            Accept::Command(c) => c.clone(),
+            Accept::NotHere(why) => format!("# {why}"),
+        }
+    }
+}
 
 /// What a report entry is about: a frame of a scene (`golden check`), or an image file matched
 /// by its path (`simreel compare`, pending images of tests).
@@ -98,18 +124,20 @@ pub struct Entry {
     /// What happened, in words ("identical", "different", "no golden image"...).
     pub verdict: String,
     pub comparison: Option<Comparison>,
-    pub expected: Option<Decoded>,
+    pub expected: Option<Image>,
     pub expected_file: Option<String>,
     /// What was compared with the expected image (none: a file only the expected side has).
-    pub actual: Option<Decoded>,
+    pub actual: Option<Image>,
     pub actual_file: Option<String>,
-    /// What the comparison saw: the SHA-256 of each compared file ([`super::trust::sha256`]), or
+    /// What the comparison saw: the SHA-256 of each compared file ([`crate::hash::sha256`]), or
     /// of a check's rendered frame's pixels; an accept copies only that.
     pub sha256: Hashes,
     /// The simulation side: whether its state digest matched the golden one.
     pub state_message: String,
     pub tolerance_reason: String,
-    pub accept: super::Accept,
+    pub accept: Accept,
+    /// A side could not be read as a picture (not a failure of the comparison: bad input).
+    pub unreadable: bool,
 }
 
 /// The SHA-256 of what a comparison compared, each side where it had one.
@@ -186,7 +214,10 @@ pub struct Record {
     pub sha256: Hashes,
     pub state: String,
     pub tolerance_reason: String,
-    pub accept: super::Accept,
+    pub accept: Accept,
+    /// A side could not be read as a picture.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
     pub metrics: String,
     /// The frame's card (failed) or table row (passed) in `report.html`, images embedded.
     pub html: String,
@@ -232,8 +263,7 @@ impl Report {
     /// The report of checked `entries`, and the pictures of each failure (encoded once, for its
     /// files and its page), made in parallel.
     pub fn with_pictures(entries: &[Entry], sequences: &[SequenceNote], adapter: &str) -> (Report, Vec<(String, Pictures)>) {
-        use rayon::prelude::*;
-        let pictures: Vec<Option<Pictures>> = entries.par_iter().map(|e| (!e.passed).then(|| Pictures::of(e))).collect();
+        let pictures: Vec<Option<Pictures>> = crate::par::map(entries, |e| (!e.passed).then(|| Pictures::of(e)));
         let records = entries
             .iter()
             .zip(&pictures)
@@ -257,6 +287,7 @@ impl Report {
                     state: e.state_message.clone(),
                     tolerance_reason: e.tolerance_reason.clone(),
                     accept: e.accept.clone(),
+                    unreadable: e.unreadable,
                     metrics: metrics_line(e),
                     html: match pics {
                         Some(p) => failed_card(e, p),
@@ -312,9 +343,9 @@ impl Report {
 
     /// Writes `summary.json`, `junit.xml` and `report.html` into `dir`, and a shard's
     /// `report.json` (what `golden merge` reads).
-    pub fn write_files(&self, dir: &Path) -> Result<(), OutputError> {
+    pub fn write_files(&self, dir: &Path) -> Result<(), Error> {
         if self.shard.is_some() {
-            write_atomic(&dir.join("report.json"), &serde_json::to_vec(self).expect("a report serialises"))?;
+            crate::fs::atomic(&dir.join("report.json"), &serde_json::to_vec(self).expect("a report serialises"))?;
         }
         write_replacing(&dir.join("summary.json"), super::summary::Summary::of(self).to_json().as_bytes())?;
         write_replacing(&dir.join("junit.xml"), junit(self).as_bytes())?;
@@ -325,16 +356,12 @@ impl Report {
 /// Largest thumbnail of a passed frame in the report, pixels.
 const THUMB: (u32, u32) = (160, 90);
 
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-fn data_url_with(img: &Decoded, effort: Effort) -> String {
-    png_url(&png::encode(&img.rgba, img.width, img.height, effort))
+fn data_url(img: &Image) -> String {
+    png_url(&encode_png(img))
 }
 
 fn png_url(bytes: &[u8]) -> String {
-    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
+    format!("data:image/png;base64,{}", crate::hash::base64(bytes))
 }
 
 /// The widest and tallest a picture in the three-panel strip gets (larger ones are scaled down:
@@ -348,8 +375,8 @@ pub struct Pictures(Vec<(&'static str, Vec<u8>)>);
 
 impl Pictures {
     fn of(e: &Entry) -> Pictures {
-        let encode = |img: &Decoded| png::encode(&img.rgba, img.width, img.height, Effort::Fast);
-        let as_is = |file: &Option<String>, img: &Decoded| {
+        let encode = encode_png;
+        let as_is = |file: &Option<String>, img: &Image| {
             let bytes = file.as_ref().and_then(|f| std::fs::read(f).ok()).filter(|b| b.starts_with(b"\x89PNG\r\n\x1a\n"));
             bytes.unwrap_or_else(|| encode(img))
         };
@@ -357,17 +384,17 @@ impl Pictures {
         match (&e.expected, &e.comparison, &e.actual) {
             (Some(exp), Some(c), Some(act)) => {
                 let heat = marked_heatmap(c);
-                let ((expected, actual), (diff, (signed, panel))) = rayon::join(
-                    || rayon::join(|| as_is(&e.expected_file, exp), || as_is(&e.actual_file, act)),
+                let ((expected, actual), (diff, (signed, panel))) = crate::par::join(
+                    || crate::par::join(|| as_is(&e.expected_file, exp), || as_is(&e.actual_file, act)),
                     || {
-                        rayon::join(
+                        crate::par::join(
                             || encode(&heat),
                             || {
-                                rayon::join(
+                                crate::par::join(
                                     || encode(&compare::signed_diff(exp, act)),
                                     || {
                                         let (pw, ph) = picture::fit(c.width, c.height, PANEL_MAX, PANEL_MAX);
-                                        let small = |img: &Decoded| picture::thumbnail(&compare::pad(img, c.width, c.height), pw, ph);
+                                        let small = |img: &Image| picture::thumbnail(&compare::pad(img, c.width, c.height), pw, ph);
                                         encode(&compare::strip(&[&small(exp), &small(&heat), &small(act)]))
                                     },
                                 )
@@ -407,16 +434,16 @@ pub fn write(
     adapter: &str,
     other_adapter: Option<&str>,
     shard: Option<ReportShard>,
-) -> Result<Report, OutputError> {
+) -> Result<Report, Error> {
     let (report, pictures) = Report::with_pictures(entries, sequences, adapter);
     write_report(dir, Report { shard, other_adapter: other_adapter.map(str::to_string), ..report }, &pictures)
 }
 
 /// Writes `report` into `dir` (created; files of an earlier report are replaced) with the
 /// failures' `pictures`, as [`Report::with_pictures`] made them.
-pub fn write_report(dir: &Path, report: Report, pictures: &[(String, Pictures)]) -> Result<Report, OutputError> {
-    crate::output::remove_stale(dir)?;
-    std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
+pub fn write_report(dir: &Path, report: Report, pictures: &[(String, Pictures)]) -> Result<Report, Error> {
+    crate::fs::remove_stale(dir).map_err(|source| Error::Remove { path: dir.to_path_buf(), source })?;
+    std::fs::create_dir_all(dir).map_err(Error::write(dir))?;
     for (stem, pics) in pictures {
         for (name, bytes) in &pics.0 {
             write_replacing(&dir.join(format!("{stem}__{name}.png")), bytes)?;
@@ -510,7 +537,7 @@ fn metrics_line(e: &Entry) -> String {
 const REGION_OUTLINE: [u8; 4] = [0, 230, 255, 255];
 
 /// The error heatmap with a box around each failing region.
-fn marked_heatmap(c: &Comparison) -> Decoded {
+fn marked_heatmap(c: &Comparison) -> Image {
     regions::outline(&compare::heatmap(c), &c.regions, REGION_OUTLINE)
 }
 
@@ -522,8 +549,8 @@ fn failed_card(e: &Entry, pics: &Pictures) -> String {
     let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
     let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
     match &e.accept {
-        super::Accept::NotHere(why) => _ = writeln!(h, "<div>no image to accept here: {}</div>", xml(why)),
-        super::Accept::Command(c) => _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(c)),
+        Accept::NotHere(why) => _ = writeln!(h, "<div>no image to accept here: {}</div>", xml(why)),
+        Accept::Command(c) => _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(c)),
     }
     match (&e.expected, &e.comparison, &e.actual) {
         (Some(_), Some(_), Some(_)) => {
@@ -569,7 +596,7 @@ fn passed_row(e: &Entry) -> String {
     let thumb = e.actual.as_ref().map(|a| {
         let (tw, th) = picture::fit(a.width, a.height, THUMB.0, THUMB.1);
         // small files: a report lists every checked frame
-        let url = data_url_with(&picture::thumbnail(a, tw, th), Effort::Fast);
+        let url = data_url(&picture::thumbnail(a, tw, th));
         format!("<img class=\"thumb\" alt=\"{}\" width=\"{tw}\" height=\"{th}\" src=\"{url}\">", xml(&e.subject.label()))
     });
     let (what, which) = match &e.subject {
@@ -590,7 +617,7 @@ mod tests {
 
     #[test]
     fn passed_frames_are_listed_with_a_thumbnail_that_fits_the_box() {
-        let frame = Decoded { width: 320, height: 240, rgba: [40u8, 90, 200, 255].repeat(320 * 240) };
+        let frame = Image { width: 320, height: 240, rgba: [40u8, 90, 200, 255].repeat(320 * 240) };
         let entry = Entry {
             subject: Subject::frame("terrain", 45),
             passed: true,
@@ -603,34 +630,34 @@ mod tests {
             sha256: Default::default(),
             state_message: "state matches".into(),
             tolerance_reason: String::new(),
-            accept: crate::golden::Accept::Command(String::new()),
+            accept: crate::Accept::Command(String::new()),
+            unreadable: false,
         };
         let page = html(&Report::of(&[entry], &[], "lavapipe"));
         let at = page.find("<img class=\"thumb\"").expect("a thumbnail");
         let tag = &page[at..at + page[at..].find('>').unwrap()];
         assert!(tag.contains("width=\"120\" height=\"90\""), "{tag}");
         let b64 = tag.split("base64,").nth(1).unwrap().trim_end_matches('"');
-        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
-        let thumb = png::decode(&bytes).unwrap();
+        let thumb = crate::image::decode(&crate::hash::base64_decode(b64)).unwrap();
         assert_eq!((thumb.width, thumb.height), (120, 90));
         assert!(thumb.rgba.chunks_exact(4).all(|p| p == [40, 90, 200, 255]), "a flat frame stays flat");
     }
 
     #[test]
     fn a_failing_region_is_boxed_on_the_diff_and_listed_in_the_summary() {
-        let golden = Decoded { width: 64, height: 48, rgba: [200u8, 210, 220, 255].repeat(64 * 48) };
+        let golden = Image { width: 64, height: 48, rgba: [200u8, 210, 220, 255].repeat(64 * 48) };
         let mut actual = golden.clone();
         for y in 20..25 {
             for x in 30..36 {
                 actual.rgba[(y * 64 + x) * 4..(y * 64 + x) * 4 + 3].copy_from_slice(&[20, 20, 20]);
             }
         }
-        let tol = crate::scene::golden::Tolerance {
+        let tol = crate::tolerance::Tolerance {
             channel: 2,
-            max_pixels: crate::scene::golden::PixelBudget::Count(100),
+            max_pixels: crate::tolerance::PixelBudget::Count(100),
             flip_mean: 0.0,
             flip_p99: 0.0,
-            max_region: crate::scene::golden::DEFAULT_MAX_REGION,
+            max_region: crate::tolerance::DEFAULT_MAX_REGION,
             reason: "test".into(),
         };
         let c = compare::compare(&golden, &actual, &tol);
@@ -652,10 +679,11 @@ mod tests {
             sha256: Default::default(),
             state_message: String::new(),
             tolerance_reason: String::new(),
-            accept: crate::golden::Accept::Command(String::new()),
+            accept: crate::Accept::Command(String::new()),
+            unreadable: false,
         };
         let report = Report::of(&[entry], &[], "lavapipe");
-        let summary: serde_json::Value = serde_json::from_str(&crate::golden::summary::Summary::of(&report).to_json()).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&crate::summary::Summary::of(&report).to_json()).unwrap();
         let f = &summary["frames"][0];
         assert_eq!(f["regions"][0], serde_json::json!({"x": 30, "y": 20, "width": 6, "height": 5, "pixels": 30, "weight": 30}));
         assert_eq!(f["heaviest_region"], 30);

@@ -7,91 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-
 use super::compare;
 use super::report::{self, Compared, Entry, Report, Subject};
-use super::{Accept, GoldenError};
-use crate::output::picture;
-use crate::output::png::Decoded;
-use crate::scene::golden::{DEFAULT_MAX_REGION, PixelBudget, Tolerance};
+use crate::image::{self as picture, Format, Image};
+use crate::tolerance::Tolerance;
+use crate::{Accept, Error};
 
 /// The report's folder under the output folder.
 pub const REPORT: &str = "compare-report";
-
-/// The tolerance `simreel compare` applies unless told otherwise: the shipped scenes' (a pixel
-/// differs beyond 2 levels, 0.1 % of the pixels may, no compact region of change).
-pub fn default_tolerance() -> Tolerance {
-    Tolerance {
-        channel: 2,
-        max_pixels: PixelBudget::Ratio(0.001),
-        flip_mean: 0.0,
-        flip_p99: 0.0,
-        max_region: DEFAULT_MAX_REGION,
-        reason: "simreel compare's default".into(),
-    }
-}
-
-/// Tolerance keys a file (`--tolerance`) or flags may set, each optional: those not set keep
-/// [`default_tolerance`]'s. The file's keys are those of a scene's `[golden.tolerance]`.
-#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToleranceKeys {
-    pub channel: Option<u8>,
-    pub max_pixels: Option<PixelBudget>,
-    pub flip_mean: Option<f64>,
-    pub flip_p99: Option<f64>,
-    pub max_region: Option<u32>,
-    pub reason: Option<String>,
-}
-
-impl ToleranceKeys {
-    /// The keys in the TOML file `path`: an error naming it (and the line) for a key that is not a
-    /// tolerance's, a value of the wrong type, or one out of range.
-    pub fn read(path: &Path) -> Result<ToleranceKeys, GoldenError> {
-        let bad = |why: String| GoldenError::BadInput(format!("{}: {why}", path.display()));
-        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it ({e})")))?;
-        let keys: ToleranceKeys = toml::from_str(&text).map_err(|e| bad(e.to_string().trim_end().to_string()))?;
-        for (name, v) in [("flip_mean", keys.flip_mean), ("flip_p99", keys.flip_p99)] {
-            if v.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
-                return Err(bad(format!("`{name}` must be from 0 to 1")));
-            }
-        }
-        if let Some(PixelBudget::Ratio(s)) = keys.max_pixels.filter(|b| matches!(b, PixelBudget::Ratio(s) if !(0.0..=1.0).contains(s))) {
-            return Err(bad(if s < 0.0 {
-                format!("`max_pixels = {s}` is negative: a count of pixels (an integer) or a share of the image (0 to 1)")
-            } else {
-                format!("`max_pixels = {s}` is a share of the image: it must be from 0 to 1 (an integer is a count)")
-            }));
-        }
-        Ok(keys)
-    }
-
-    /// `self`'s keys over `base`'s (`over`: the keys set on top, such as flags over a file).
-    pub fn over(&self, over: &ToleranceKeys) -> ToleranceKeys {
-        ToleranceKeys {
-            channel: over.channel.or(self.channel),
-            max_pixels: over.max_pixels.or(self.max_pixels),
-            flip_mean: over.flip_mean.or(self.flip_mean),
-            flip_p99: over.flip_p99.or(self.flip_p99),
-            max_region: over.max_region.or(self.max_region),
-            reason: over.reason.clone().or_else(|| self.reason.clone()),
-        }
-    }
-
-    /// The tolerance these keys make of [`default_tolerance`].
-    pub fn tolerance(&self) -> Tolerance {
-        let d = default_tolerance();
-        Tolerance {
-            channel: self.channel.unwrap_or(d.channel),
-            max_pixels: self.max_pixels.unwrap_or(d.max_pixels),
-            flip_mean: self.flip_mean.unwrap_or(d.flip_mean),
-            flip_p99: self.flip_p99.unwrap_or(d.flip_p99),
-            max_region: self.max_region.unwrap_or(d.max_region),
-            reason: self.reason.clone().unwrap_or(d.reason),
-        }
-    }
-}
 
 /// One pair to compare: a path relative to the compared folders, its file on each side (where
 /// it is, or would be), and which sides have it.
@@ -140,11 +63,11 @@ impl Plan {
 /// The pairs `expected` and `actual` make: two files are one pair (named by the actual file's
 /// name); two folders, every picture under either matched by relative path, sorted; nothing
 /// under `skip` (the report's own folder, which may lie inside either) is taken.
-pub fn pairs(expected: &Path, actual: &Path, skip: &Path) -> Result<Vec<Pair>, GoldenError> {
+pub fn pairs(expected: &Path, actual: &Path, skip: &Path) -> Result<Vec<Pair>, Error> {
     let kind = |p: &Path| match std::fs::metadata(p) {
         Ok(m) if m.is_dir() => Ok(true),
         Ok(_) => Ok(false),
-        Err(e) => Err(GoldenError::BadInput(format!("cannot read {}: {e}", p.display()))),
+        Err(e) => Err(Error::BadInput(format!("cannot read {}: {e}", p.display()))),
     };
     match (kind(expected)?, kind(actual)?) {
         (false, false) => {
@@ -172,19 +95,19 @@ pub fn pairs(expected: &Path, actual: &Path, skip: &Path) -> Result<Vec<Pair>, G
         }
         (dir, _) => {
             let (d, f) = if dir { (expected, actual) } else { (actual, expected) };
-            Err(GoldenError::BadInput(format!("{} is a folder and {} a file: compare two files or two folders", d.display(), f.display())))
+            Err(Error::BadInput(format!("{} is a folder and {} a file: compare two files or two folders", d.display(), f.display())))
         }
     }
 }
 
 /// The pictures under `dir` (any depth), as `/`-separated paths relative to it, sorted.
-fn pictures(dir: &Path, skip: &Path) -> Result<std::collections::BTreeSet<String>, GoldenError> {
+fn pictures(dir: &Path, skip: &Path) -> Result<std::collections::BTreeSet<String>, Error> {
     let mut found = std::collections::BTreeSet::new();
     for file in files_under(dir, skip)?.into_iter().filter(|f| picture::is_picture(f)) {
         let rel = file.strip_prefix(dir).unwrap_or(&file);
         let parts: Option<Vec<&str>> = rel.iter().map(|c| c.to_str()).collect();
         let Some(parts) = parts else {
-            return Err(GoldenError::BadInput(format!("{}: a file name that is not UTF-8", file.display())));
+            return Err(Error::BadInput(format!("{}: a file name that is not UTF-8", file.display())));
         };
         found.insert(parts.join("/"));
     }
@@ -193,11 +116,11 @@ fn pictures(dir: &Path, skip: &Path) -> Result<std::collections::BTreeSet<String
 
 /// The files under `dir` (any depth; symbolic links followed to files, not to folders, so no
 /// loops), leaving out the folder `skip` (absolute).
-pub(crate) fn files_under(dir: &Path, skip: &Path) -> Result<Vec<PathBuf>, GoldenError> {
+pub(crate) fn files_under(dir: &Path, skip: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(here) = stack.pop() {
-        let list = std::fs::read_dir(&here).map_err(|e| GoldenError::BadInput(format!("cannot list {}: {e}", here.display())))?;
+        let list = std::fs::read_dir(&here).map_err(|e| Error::BadInput(format!("cannot list {}: {e}", here.display())))?;
         for entry in list.flatten() {
             let path = entry.path();
             if entry.file_type().is_ok_and(|t| t.is_dir()) {
@@ -218,23 +141,23 @@ fn absolute(p: &Path) -> PathBuf {
 }
 
 /// A picture's file, read whole.
-fn bytes(path: &Path) -> Result<Vec<u8>, GoldenError> {
-    std::fs::read(path).map_err(|e| GoldenError::BadInput(format!("cannot read {}: {e}", path.display())))
+fn bytes(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|e| Error::BadInput(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Decodes a picture read from `path`: an error naming it when it is not one.
-fn decode(path: &Path, bytes: &[u8]) -> Result<Decoded, GoldenError> {
-    picture::decode_as(bytes, None).map_err(|e| GoldenError::BadInput(format!("{}: not a picture simreel can read ({e})", path.display())))
+fn decode(path: &Path, bytes: &[u8]) -> Result<Image, Error> {
+    picture::decode(bytes).map_err(|e| Error::BadInput(format!("{}: {e}", path.display())))
 }
 
 /// Compares every pair of `plan`, writes the report, returns it. Pairs are compared in parallel
-/// on rayon's threads; the report's order does not depend on it.
-pub fn compare_all(plan: &Plan) -> Result<Report, GoldenError> {
+/// on [`crate::par`]'s threads; the report's order does not depend on it.
+pub fn compare_all(plan: &Plan) -> Result<Report, Error> {
     // the report folder is replaced whole: it must hold neither side
     let report_dir = absolute(&plan.report_dir());
     for side in [&plan.expected, &plan.actual] {
         if absolute(side).starts_with(&report_dir) {
-            return Err(GoldenError::BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "{} is inside the report's folder {}, which each comparison replaces: give another --out",
                 side.display(),
                 plan.report_dir().display()
@@ -243,13 +166,13 @@ pub fn compare_all(plan: &Plan) -> Result<Report, GoldenError> {
     }
     let list = pairs(&plan.expected, &plan.actual, &report_dir)?;
     if list.is_empty() {
-        return Err(GoldenError::BadInput(format!(
-            "no pictures (PNG, JPEG, WebP) in {} or {}",
+        return Err(Error::BadInput(format!(
+            "no pictures (PNG, JPEG, WebP, BMP, TIFF) in {} or {}",
             plan.expected.display(),
             plan.actual.display()
         )));
     }
-    let entries = list.par_iter().map(|p| entry(p, &plan.tolerance)).collect::<Result<Vec<_>, _>>()?;
+    let entries = crate::par::map(&list, |p| entry(p, &plan.tolerance)).into_iter().collect::<Result<Vec<_>, _>>()?;
     let compared = Compared {
         expected: plan.expected.display().to_string(),
         actual: plan.actual.display().to_string(),
@@ -258,14 +181,65 @@ pub fn compare_all(plan: &Plan) -> Result<Report, GoldenError> {
     };
     let (report, pictures) = Report::with_pictures(&entries, &[], "");
     drop(entries);
-    Ok(report::write_report(&plan.report_dir(), Report { compared: Some(compared), ..report }, &pictures)?)
+    report::write_report(&plan.report_dir(), Report { compared: Some(compared), ..report }, &pictures)
 }
+
+/// What a command that compares prints and returns: a line per pair (unless `quiet`), the
+/// outcome, and [`Error::Differ`] (exit 4) when any pair failed, naming the report and the
+/// command that reviews it (`review`, such as `simreel-compare review`).
+pub fn run(plan: &Plan, quiet: bool, review: &str) -> Result<Report, Error> {
+    let report = compare_all(plan)?;
+    if !quiet {
+        let mut records: Vec<_> = report.records.iter().collect();
+        records.sort_by(|a, b| a.subject.cmp(&b.subject));
+        for r in records {
+            let status = if r.passed {
+                "pass"
+            } else if r.unreadable {
+                "UNREADABLE"
+            } else {
+                "FAIL"
+            };
+            eprintln!("{status} {}: {}", r.subject.label(), r.verdict);
+        }
+    }
+    let html = plan.report_dir().join("report.html").display().to_string();
+    let unreadable: Vec<&str> = report.records.iter().filter(|r| r.unreadable).map(|r| r.verdict.as_str()).collect();
+    if !unreadable.is_empty() {
+        let differ = report.records.iter().filter(|r| !r.passed && !r.unreadable).count();
+        return Err(Error::BadInput(format!(
+            "{} of {} cannot be read ({}){}; report: {html}",
+            unreadable.len(),
+            crate::text::count(report.records.len() as u64, "compared file", "compared files"),
+            unreadable.join("; "),
+            if differ > 0 { format!("; {differ} more differ") } else { String::new() }
+        )));
+    }
+    let failed = report.failures();
+    if failed > 0 {
+        let out = if plan.out.as_path() == Path::new(DEFAULT_OUT) {
+            String::new()
+        } else {
+            format!(" --out {}", crate::text::sh_path(&plan.out))
+        };
+        return Err(Error::Differ { failed, compared: report.records.len(), report: html, review: format!("{review}{out}") });
+    }
+    if !quiet {
+        let n = report.records.len();
+        let all = if n == 1 { "the 1 compared image matches".to_string() } else { format!("all {n} compared images match") };
+        eprintln!("{all}; report: {html}");
+    }
+    Ok(report)
+}
+
+/// Where reports go unless `--out` says otherwise.
+pub const DEFAULT_OUT: &str = "out";
 
 /// One pair's report entry. A passed pair keeps only a thumbnail of its image (a report of
 /// thousands of large files stays small in memory).
-fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, GoldenError> {
+fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, Error> {
     let read_if = |present: bool, f: &Path| if present { bytes(f).map(Some) } else { Ok(None) };
-    let (e_bytes, a_bytes) = rayon::join(|| read_if(p.in_expected(), &p.expected), || read_if(p.in_actual(), &p.actual));
+    let (e_bytes, a_bytes) = crate::par::join(|| read_if(p.in_expected(), &p.expected), || read_if(p.in_actual(), &p.actual));
     let (e_bytes, a_bytes) = (e_bytes?, a_bytes?);
     let mut e = Entry {
         subject: Subject::File { path: p.path.clone() },
@@ -282,14 +256,17 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, GoldenError> {
             actual: a_bytes.as_deref().map(super::trust::sha256),
         },
         state_message: String::new(),
-        tolerance_reason: tol.reason.clone(),
+        tolerance_reason: tol.describe(),
+        unreadable: false,
         accept: accept_command(p),
     };
     let decode_if = |f: &Path, b: &Option<Vec<u8>>| b.as_deref().map(|b| decode(f, b)).transpose();
     // a file that is not a picture (a Git LFS pointer not pulled, a truncated file) fails its
     // pair, named; the other pairs are still compared and reported
-    let unreadable = |mut e: Entry, why: GoldenError| {
+    let unreadable = |mut e: Entry, why: Error| {
         e.verdict = format!("cannot be read: {why}");
+        e.unreadable = true;
+        e.accept = Accept::NotHere("a file that cannot be read is not accepted: replace it with a picture, or remove it".into());
         e
     };
     if e_bytes.is_some() && e_bytes == a_bytes {
@@ -300,7 +277,7 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, GoldenError> {
         }
         return Ok(e);
     }
-    let (expected, actual) = rayon::join(|| decode_if(&p.expected, &e_bytes), || decode_if(&p.actual, &a_bytes));
+    let (expected, actual) = crate::par::join(|| decode_if(&p.expected, &e_bytes), || decode_if(&p.actual, &a_bytes));
     let (expected, actual) = match (expected, actual) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(why), _) | (_, Err(why)) => return Ok(unreadable(e, why)),
@@ -340,7 +317,7 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, GoldenError> {
 }
 
 /// `e` passed by `c`: it keeps a thumbnail of `actual` for the report's list, no error map.
-fn passed(e: &mut Entry, c: compare::Comparison, actual: &Decoded) {
+fn passed(e: &mut Entry, c: compare::Comparison, actual: &Image) {
     let (w, h) = picture::fit(actual.width, actual.height, 160, 90);
     e.passed = true;
     e.verdict = c.describe();
@@ -351,7 +328,7 @@ fn passed(e: &mut Entry, c: compare::Comparison, actual: &Decoded) {
 /// The command that accepts a pair's actual side: copy it over (or into) the expected folder, or
 /// remove the expected file that the actual side no longer has.
 fn accept_command(p: &Pair) -> Accept {
-    let sh = |f: &Path| crate::plan::sh(&f.display().to_string());
+    let sh = |f: &Path| crate::text::sh(&f.display().to_string());
     let (e, a) = (sh(&p.expected), sh(&p.actual));
     Accept::Command(match (p.sides, p.expected.parent().filter(|d| !d.as_os_str().is_empty())) {
         (Sides::ExpectedOnly, _) => format!("rm -- {e}"),
@@ -365,14 +342,10 @@ fn accept_command(p: &Pair) -> Accept {
 /// whose SHA-256 the comparison recorded (`actual`'s hash; `expected_sha256` for a removal), and
 /// a picture is copied only under a name of its own format. The paths are checked by the caller
 /// ([`super::trust::Folders::check`]).
-pub fn accept(
-    expected: &Path,
-    actual: Option<(&Path, &str)>,
-    expected_sha256: Option<&str>,
-) -> Result<super::review::Accepted, GoldenError> {
-    let io = |what: &str, p: &Path, e: std::io::Error| GoldenError::BadInput(format!("cannot {what} {}: {e}", p.display()));
+pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: Option<&str>) -> Result<super::review::Accepted, Error> {
+    let io = |what: &str, p: &Path, e: std::io::Error| Error::BadInput(format!("cannot {what} {}: {e}", p.display()));
     let changed = |p: &Path| {
-        GoldenError::Untrusted(format!(
+        Error::Untrusted(format!(
             "{} is not what was compared (its content changed since, or the report does not say what it was); compare again",
             p.display()
         ))
@@ -383,11 +356,11 @@ pub fn accept(
             if super::trust::sha256(&bytes) != sha256 {
                 return Err(changed(a));
             }
-            let format = image::guess_format(&bytes).map_err(|_| GoldenError::Untrusted(format!("{} is not a picture", a.display())))?;
-            let named = image::ImageFormat::from_path(expected).ok();
+            let format = Format::sniff(&bytes).ok_or_else(|| Error::Untrusted(format!("{} is not a picture", a.display())))?;
+            let named = Format::of_name(expected);
             if named != Some(format) {
-                let name = |f: Option<image::ImageFormat>| f.map_or("no picture format".to_string(), |f| format!("{f:?}").to_uppercase());
-                return Err(GoldenError::BadInput(format!(
+                let name = |f: Option<Format>| f.map_or("no picture format", Format::name);
+                return Err(Error::BadInput(format!(
                     "{} is a {} picture and {} is named as {}: accepting would write one format under the other's name; convert it, or accept by hand",
                     a.display(),
                     name(Some(format)),
@@ -401,7 +374,7 @@ pub fn accept(
             if let Some(dir) = expected.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(|e| io("make", dir, e))?;
             }
-            crate::output::write_atomic(expected, &bytes)?;
+            crate::fs::atomic(expected, &bytes)?;
             Ok(super::review::Accepted { written: vec![expected.to_path_buf()], removed: Vec::new() })
         }
         None => {

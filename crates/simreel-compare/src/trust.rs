@@ -6,9 +6,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use sha2::Digest;
-
-use super::GoldenError;
+use crate::Error;
+pub use crate::hash::sha256;
 
 /// The folders an accept may read and write under: each as given (made absolute) and as the
 /// system resolves it, so that a path recorded either way is recognised.
@@ -36,9 +35,9 @@ impl Folders {
 
     /// The folders a review run here works in: the current folder and the output and golden
     /// folders it was given.
-    pub fn of_review(paths: &super::Paths) -> Folders {
+    pub fn of_review(out: &Path, goldens: &Path) -> Folders {
         let here = std::env::current_dir().unwrap_or_default();
-        Folders::new([here.as_path(), paths.out.as_path(), paths.goldens.as_path()])
+        Folders::new([here.as_path(), out, goldens])
     }
 
     /// The folders, for messages.
@@ -49,13 +48,15 @@ impl Folders {
     /// `path` itself when an accept may touch it: absolute, made of plain names (no `..`), a
     /// picture by its name, under one of the folders, with no symbolic link below that folder,
     /// and a plain file where it exists. `what` names it in the refusal ("the expected file").
-    pub fn check<'p>(&self, path: &'p Path, what: &str) -> Result<&'p Path, GoldenError> {
-        let refuse = |why: String| GoldenError::Untrusted(format!("{what} {}: {why}", path.display()));
+    pub fn check<'p>(&self, path: &'p Path, what: &str) -> Result<&'p Path, Error> {
+        let refuse = |why: String| Error::Untrusted(format!("{what} {}: {why}", path.display()));
         if !path.is_absolute() || path.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
             return Err(refuse("not an absolute path of plain names".into()));
         }
-        if !crate::output::picture::is_picture(path) {
-            return Err(refuse("not a picture's name (.png, .jpg, .jpeg, .webp): an accept writes pictures only".into()));
+        if !crate::image::is_picture(path) {
+            return Err(refuse(
+                "not a picture's name (.png, .jpg, .jpeg, .webp, .bmp, .tif, .tiff): an accept writes pictures only".into(),
+            ));
         }
         let root = self
             .roots
@@ -80,20 +81,14 @@ impl Folders {
     }
 }
 
-/// The SHA-256 of `bytes`, in hex: what a comparison records of each file it compared, so that an
-/// accept copies only what was looked at.
-pub fn sha256(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The SHA-256 of a picture's pixels (its size, then RGBA8 rows): what a golden check records of
 /// the frame it rendered.
-pub fn pixels_sha256(image: &crate::output::png::Decoded) -> String {
-    let mut h = sha2::Sha256::new();
-    h.update(image.width.to_le_bytes());
-    h.update(image.height.to_le_bytes());
+pub fn pixels_sha256(image: &crate::Image) -> String {
+    let mut h = crate::hash::Sha256::default();
+    h.update(&image.width.to_le_bytes());
+    h.update(&image.height.to_le_bytes());
     h.update(&image.rgba);
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    h.hex()
 }
 
 /// Whether `path` lies under `dir` (both absolute, compared by their plain names): a recorded
@@ -106,6 +101,7 @@ pub fn lies_under(path: &Path, dir: &Path) -> bool {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn only_pictures_below_the_folders_and_never_through_a_link() {
         let base = std::env::temp_dir().join(format!("simreel-trust-{}", std::process::id()));

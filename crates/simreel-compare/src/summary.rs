@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::GoldenError;
+use super::Error;
 use super::regions::Region;
 use super::report::{Compared, Report, SequenceNote, Subject};
 
@@ -58,6 +58,9 @@ pub struct FrameSummary {
     pub cannot_accept: Option<String>,
     /// The stem of a failed frame's images in the report folder.
     pub images: Option<String>,
+    /// A side could not be read as a picture.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
 }
 
 /// One scene's sequence facts.
@@ -91,6 +94,7 @@ impl Summary {
                 sha256: r.sha256.clone(),
                 state: r.state.clone(),
                 tolerance_reason: r.tolerance_reason.clone(),
+                unreadable: r.unreadable,
                 bless: r.accept.command().filter(|_| !r.passed).map(str::to_string),
                 cannot_accept: match &r.accept {
                     super::Accept::NotHere(why) if !r.passed => Some(why.clone()),
@@ -117,11 +121,11 @@ impl Summary {
     }
 
     /// The summary in `file`: an error naming it when it is missing, not JSON, or lacks a field.
-    pub fn read(file: &Path) -> Result<Summary, GoldenError> {
+    pub fn read(file: &Path) -> Result<Summary, Error> {
         let text = std::fs::read_to_string(file)
-            .map_err(|e| GoldenError::NoLastRun(format!("no golden check has written {} yet ({e})", file.display())))?;
+            .map_err(|e| Error::NoLastRun(format!("no golden check has written {} yet ({e})", file.display())))?;
         serde_json::from_str(&text).map_err(|e| {
-            GoldenError::BadInput(format!("{} is not a golden check's summary: {e}; run `simreel golden check` again", file.display()))
+            Error::BadInput(format!("{} is not a golden check's summary: {e}; run `simreel golden check` again", file.display()))
         })
     }
 }

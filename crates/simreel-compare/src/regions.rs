@@ -12,6 +12,11 @@
 //! - a pixel all of whose eight neighbours differ too: the inside of a solid area of change,
 //!   however explicable each of its pixels is (a 4×4 block of change holds four).
 //!
+//! - a lone pixel far off on flat ground: no neighbour differs, the golden is flat around it, and
+//!   it is [`LONE`] levels or more off. No anti-aliasing or rounding makes such a pixel; a NaN
+//!   written out, an uninitialised pixel or a stray write does, so it weighs as a 3×3 patch
+//!   ([`LONE_WEIGHT`]) and fails a check by itself.
+//!
 //! Each such pixel weighs by how far it is off (how far outside the other image's range, or for
 //! the inside of an area, how far from its golden), so that a change too faint to see does not
 //! add up to a failure however compact it is: nothing up to [`FAINT`] levels above the channel
@@ -26,13 +31,19 @@
 //! inverted 3×3 patch on flat ground 9, 8 inverted pixels in a row on flat ground 8. Hence the
 //! default limit of 7 (`max_region`).
 
-use crate::output::png::Decoded;
+use crate::Image;
 
 /// Levels (of an 8-bit channel) a pixel may be off without weighing anything, when the channel
 /// threshold is lower: about one just-noticeable step of sRGB at mid-grey for a large area.
 pub const FAINT: u8 = 2;
 /// Levels beyond the faint ones at which a pixel weighs whole.
 pub const CLEAR: u8 = 6;
+
+/// Levels a lone pixel on flat ground must be off to weigh [`LONE_WEIGHT`] pixels.
+pub const LONE: u8 = 64;
+/// What a lone pixel far off on flat ground weighs: as much as a 3×3 patch, past the default
+/// `max_region` of 7.
+pub const LONE_WEIGHT: u32 = 9;
 
 /// A connected area of differing pixels, and how much of it anti-aliasing cannot explain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -71,7 +82,7 @@ fn window3(src: &[u8], w: usize, along_rows: bool, pick: fn(u8, u8) -> u8) -> Ve
 
 /// Per-channel minimum and maximum over each pixel's 3×3 neighbourhood (clipped at the borders)
 /// of an RGBA8 image, as two RGBA8 images.
-fn neighbourhood_range(img: &Decoded) -> (Vec<u8>, Vec<u8>) {
+fn neighbourhood_range(img: &Image) -> (Vec<u8>, Vec<u8>) {
     let w = img.width as usize;
     let lo = window3(&window3(&img.rgba, w, true, u8::min), w, false, u8::min);
     let hi = window3(&window3(&img.rgba, w, true, u8::max), w, false, u8::max);
@@ -86,7 +97,7 @@ fn outside(v: u8, lo: u8, hi: u8) -> u8 {
 /// The regions where `expected` and `actual` (same size) differ: a pixel differs when one of its
 /// first `channels` channels (3, or 4 to compare alpha) differs by more than `threshold`.
 /// Heaviest first, then top to bottom.
-pub fn regions(expected: &Decoded, actual: &Decoded, channels: usize, threshold: u8) -> Vec<Region> {
+pub fn regions(expected: &Image, actual: &Image, channels: usize, threshold: u8) -> Vec<Region> {
     assert_eq!((expected.width, expected.height), (actual.width, actual.height), "regions of images of one size");
     let (w, h) = (expected.width as usize, expected.height as usize);
     let (e, a) = (&expected.rgba, &actual.rgba);
@@ -122,6 +133,11 @@ pub fn regions(expected: &Decoded, actual: &Decoded, channels: usize, threshold:
         let (x, y) = (i % w, i / w);
         x > 0 && y > 0 && x + 1 < w && y + 1 < h && neighbours(i).all(|(nx, ny)| differs[ny as usize * w + nx as usize])
     };
+    // alone among its neighbours, far off, where the golden is flat around it
+    let lone = |i: usize| {
+        let flat = (0..channels).all(|c| e_hi[i * 4 + c] - e_lo[i * 4 + c] <= threshold);
+        flat && off(i) >= LONE && neighbours(i).all(|(nx, ny)| !differs[ny as usize * w + nx as usize])
+    };
     let mut seen = vec![false; w * h];
     let mut stack = Vec::new();
     let mut out = Vec::new();
@@ -138,7 +154,7 @@ pub fn regions(expected: &Decoded, actual: &Decoded, channels: usize, threshold:
             (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
             pixels += 1;
             let levels = unexplained(i).max(if interior(i) { off(i) } else { 0 });
-            weight += weigh(levels);
+            weight += if lone(i) { LONE_WEIGHT * u32::from(CLEAR) } else { weigh(levels) };
             for (nx, ny) in neighbours(i) {
                 let j = ny as usize * w + nx as usize;
                 if differs[j] && !seen[j] {
@@ -157,7 +173,7 @@ pub fn regions(expected: &Decoded, actual: &Decoded, channels: usize, threshold:
 
 /// `img` with a box (opaque `color`, two pixels wide, one pixel clear of the region) drawn
 /// around each region, clipped to the image: where a report shows the failing regions.
-pub fn outline(img: &Decoded, regions: &[Region], color: [u8; 4]) -> Decoded {
+pub fn outline(img: &Image, regions: &[Region], color: [u8; 4]) -> Image {
     let mut out = img.clone();
     let (w, h) = (img.width as i64, img.height as i64);
     let mut put = |x: i64, y: i64| {
@@ -187,21 +203,21 @@ pub fn outline(img: &Decoded, regions: &[Region], color: [u8; 4]) -> Decoded {
 mod tests {
     use super::*;
 
-    fn image(w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 3]) -> Decoded {
+    fn image(w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 3]) -> Image {
         let rgba = (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).flat_map(|(x, y)| {
             let [r, g, b] = f(x, y);
             [r, g, b, 255]
         });
-        Decoded { width: w, height: h, rgba: rgba.collect() }
+        Image { width: w, height: h, rgba: rgba.collect() }
     }
 
-    fn set(img: &mut Decoded, x: u32, y: u32, c: [u8; 3]) {
+    fn set(img: &mut Image, x: u32, y: u32, c: [u8; 3]) {
         let i = ((y * img.width + x) * 4) as usize;
         img.rgba[i..i + 3].copy_from_slice(&c);
     }
 
     /// A grey field with a vertical anti-aliased edge from dark to light at x = 10..12.
-    fn edge() -> Decoded {
+    fn edge() -> Image {
         image(24, 16, |x, _| match x {
             0..10 => [40; 3],
             10 => [90; 3],
@@ -301,14 +317,30 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_pixel_far_off_on_flat_ground_weighs_as_a_patch_and_one_on_an_edge_does_not() {
+        let flat = image(16, 16, |_, _| [90, 120, 200]);
+        let mut nan = flat.clone();
+        set(&mut nan, 7, 9, [255 - 90, 255 - 120, 255 - 200]);
+        assert_eq!(regions(&flat, &nan, 3, 2)[0].weight, LONE_WEIGHT, "the complement of a pixel");
+        let mut faint = flat.clone();
+        set(&mut faint, 7, 9, [90 + LONE - 10, 120, 200]);
+        assert_eq!(regions(&flat, &faint, 3, 2)[0].weight, 1, "a visible but not impossible pixel weighs one");
+        // on an edge, the same complement is a pixel's worth: the golden is not flat there
+        let golden = edge();
+        let mut jitter = golden.clone();
+        set(&mut jitter, 10, 4, [255 - 90; 3]);
+        assert!(regions(&golden, &jitter, 3, 2)[0].weight < LONE_WEIGHT);
+    }
+
+    #[test]
     fn regions_are_eight_connected_and_heaviest_first() {
         let e = image(20, 10, |_, _| [100; 3]);
         let mut a = e.clone();
-        // a diagonal of three (one region) and a lone pixel
+        // a diagonal of three (one region) and a lone pixel (not far enough off to weigh as a patch)
         for k in 0..3 {
             set(&mut a, 2 + k, 2 + k, [200; 3]);
         }
-        set(&mut a, 15, 8, [0; 3]);
+        set(&mut a, 15, 8, [60; 3]);
         let r = regions(&e, &a, 3, 2);
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].x, r[0].y, r[0].width, r[0].height, r[0].pixels, r[0].weight), (2, 2, 3, 3, 3, 3));
@@ -319,7 +351,7 @@ mod tests {
     fn alpha_counts_only_when_asked() {
         let e = image(4, 4, |_, _| [50; 3]);
         let mut a = e.clone();
-        a.rgba[4 * 5 + 3] = 100;
+        a.rgba[4 * 5 + 3] = 200;
         assert!(regions(&e, &a, 3, 2).is_empty());
         assert_eq!(regions(&e, &a, 4, 2)[0].weight, 1);
     }

@@ -4,7 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::{Record, Report, xml};
+use super::{Record, Report};
+use crate::text::xml;
 
 const STYLE: &str = r#"
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; background: #f6f7f9; color: #1d2026; }
