@@ -56,7 +56,11 @@ pub struct Comparison {
     /// FLIP statistics, computed whenever the per-channel layer did not pass.
     pub flip_mean: Option<f64>,
     pub flip_p99: Option<f64>,
+    /// The per-pixel error (0..1) the heatmap shows: FLIP's where the verdict needed it
+    /// ([`Comparison::map_is_flip`]), otherwise each pixel's largest channel difference / 255
+    /// (FLIP over a large changed window costs more than everything else together).
     pub flip_map: Option<Vec<f32>>,
+    pub map_is_flip: bool,
     /// Regions heavier than the tolerance's `max_region`, heaviest first: each fails the frame.
     pub regions: Vec<Region>,
     /// The weight of the heaviest region of change (0 when none).
@@ -237,6 +241,21 @@ fn flip_map_within(e: &Image, a: &Image, window: Window) -> Vec<f32> {
     map
 }
 
+/// Each pixel's largest channel difference (0..1) inside `window`, 0 beyond: the heatmap's map
+/// where FLIP did not decide.
+fn channel_map_within(e: &Image, a: &Image, window: Window) -> Vec<f32> {
+    let w = e.width as usize;
+    let mut map = vec![0.0f32; w * e.height as usize];
+    for y in window.y as usize..(window.y + window.height) as usize {
+        for x in window.x as usize..(window.x + window.width) as usize {
+            let i = y * w + x;
+            let d = (0..4).map(|k| e.rgba[i * 4 + k].abs_diff(a.rgba[i * 4 + k])).max().unwrap_or(0);
+            map[i] = d as f32 / 255.0;
+        }
+    }
+    map
+}
+
 /// Mean and 99th percentile of an error map.
 pub fn mean_and_p99(map: &[f32]) -> (f64, f64) {
     if map.is_empty() {
@@ -281,6 +300,7 @@ pub fn compare(expected: &Image, actual: &Image, tol: &Tolerance) -> Comparison 
         flip_mean: None,
         flip_p99: None,
         flip_map: None,
+        map_is_flip: false,
         regions: Vec::new(),
         heaviest_region: 0,
         region_limit: tol.max_region,
@@ -327,15 +347,20 @@ pub fn compare(expected: &Image, actual: &Image, tol: &Tolerance) -> Comparison 
             return c;
         }
     }
-    let map = flip_map_within(e, a, window);
-    let (mean, p99) = mean_and_p99(&map);
-    c.flip_mean = Some(mean);
-    c.flip_p99 = Some(p99);
-    c.flip_map = Some(map);
+    // FLIP decides only where its layer is on and the pixel counts failed
+    let flip_decides = same_size && tol.flip_mean > 0.0 && c.without_regions != Verdict::WithinChannel;
+    let (mut mean, mut p99) = (f64::INFINITY, f64::INFINITY);
+    if flip_decides {
+        let map = flip_map_within(e, a, window);
+        (mean, p99) = mean_and_p99(&map);
+        (c.flip_mean, c.flip_p99, c.flip_map, c.map_is_flip) = (Some(mean), Some(p99), Some(map), true);
+    } else {
+        c.flip_map = Some(channel_map_within(e, a, window));
+    }
     if c.without_regions != Verdict::WithinChannel {
         c.without_regions = if !same_size {
             Verdict::SizeMismatch
-        } else if tol.flip_mean > 0.0 && mean <= tol.flip_mean && p99 <= tol.flip_p99 {
+        } else if flip_decides && mean <= tol.flip_mean && p99 <= tol.flip_p99 {
             Verdict::Perceptual
         } else {
             Verdict::Different
@@ -539,8 +564,10 @@ mod tests {
             }
             let window = changed_window(&base, &changed).unwrap();
             assert_eq!(flip_map_within(&base, &changed, window), flip_map(&base, &changed), "{list:?}");
-            let t = tol(2, PixelBudget::Count(0), 0.0, 0.0);
+            // FLIP's layer on (and failing): the map is FLIP's
+            let t = tol(2, PixelBudget::Count(0), 1e-9, 1e-9);
             let c = compare(&base, &changed, &t);
+            assert!(c.map_is_flip);
             let mut whole: Vec<Region> =
                 regions::regions(&base, &changed, 3, t.channel).into_iter().filter(|r| r.weight > t.max_region).collect();
             whole.sort_by_key(|r| std::cmp::Reverse(r.weight));
@@ -555,6 +582,17 @@ mod tests {
             assert!((c.mean_abs_diff - mean_abs_diff(&base, &changed)).abs() < 1e-9);
         }
         assert_eq!(changed_window(&base, &base.clone()), None);
+        // with FLIP's layer off its map is not computed: the heatmap shows channel differences
+        let mut changed = base.clone();
+        changed.rgba[(10 * w as usize + 10) * 4] ^= 0x80;
+        let c = compare(&base, &changed, &tol(2, PixelBudget::Count(0), 0.0, 0.0));
+        assert!(!c.map_is_flip && c.flip_mean.is_none());
+        let map = c.flip_map.unwrap();
+        assert_eq!(
+            map[10 * w as usize + 10],
+            (changed.rgba[(10 * w as usize + 10) * 4].abs_diff(base.rgba[(10 * w as usize + 10) * 4])) as f32 / 255.0
+        );
+        assert_eq!(map.iter().filter(|&&v| v > 0.0).count(), 1);
     }
 
     #[test]

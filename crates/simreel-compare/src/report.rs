@@ -555,13 +555,14 @@ fn failed_card(e: &Entry, pics: &Pictures) -> String {
     match (&e.expected, &e.comparison, &e.actual) {
         (Some(_), Some(_), Some(_)) => {
             let (expected, actual, diff, signed) = (pics.url("expected"), pics.url("actual"), pics.url("diff"), pics.url("signed"));
+            let heat = if e.comparison.as_ref().is_some_and(|c| c.map_is_flip) { "FLIP" } else { "largest channel difference" };
             let _ = writeln!(
                 h,
                 "<div class=\"views\"><button onclick=\"show(this.closest('.card'),'side')\">side by side</button><button onclick=\"show(this.closest('.card'),'slider')\">slider</button><button onclick=\"show(this.closest('.card'),'hover')\">hover swap</button></div>"
             );
             let _ = writeln!(
                 h,
-                "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img class=\"expected\" alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img class=\"actual\" alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"FLIP error\" src=\"{diff}\"><figcaption>error (FLIP, magma); failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
+                "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img class=\"expected\" alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img class=\"actual\" alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"error\" src=\"{diff}\"><figcaption>error ({heat}, magma); failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
             );
             let _ = writeln!(
                 h,

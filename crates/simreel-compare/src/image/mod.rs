@@ -205,10 +205,10 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(&crc.to_be_bytes());
 }
 
-/// CRC-32 (ISO-HDLC, as PNG's chunks use it).
+/// CRC-32 (ISO-HDLC, as PNG's chunks use it), eight bytes a step (slicing-by-8).
 fn crc32(bytes: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut t = [0u32; 256];
+    const TABLES: [[u32; 256]; 8] = {
+        let mut t = [[0u32; 256]; 8];
         let mut i = 0;
         while i < 256 {
             let mut c = i as u32;
@@ -217,12 +217,35 @@ fn crc32(bytes: &[u8]) -> u32 {
                 c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
                 k += 1;
             }
-            t[i] = c;
+            t[0][i] = c;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 256 {
+            let mut s = 1;
+            while s < 8 {
+                t[s][i] = (t[s - 1][i] >> 8) ^ t[0][(t[s - 1][i] & 0xFF) as usize];
+                s += 1;
+            }
             i += 1;
         }
         t
     };
-    !bytes.iter().fold(!0u32, |c, &b| TABLE[((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8))
+    let t = &TABLES;
+    let mut c = !0u32;
+    let mut chunks = bytes.chunks_exact(8);
+    for b in &mut chunks {
+        let lo = c ^ u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        c = t[7][(lo & 0xFF) as usize]
+            ^ t[6][((lo >> 8) & 0xFF) as usize]
+            ^ t[5][((lo >> 16) & 0xFF) as usize]
+            ^ t[4][(lo >> 24) as usize]
+            ^ t[3][b[4] as usize]
+            ^ t[2][b[5] as usize]
+            ^ t[1][b[6] as usize]
+            ^ t[0][b[7] as usize];
+    }
+    !chunks.remainder().iter().fold(c, |c, &b| t[0][((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8))
 }
 
 /// `img` made small by averaging the pixels each output pixel covers (partly covered ones by the
@@ -275,4 +298,25 @@ pub fn thumbnail(img: &Image, width: u32, height: u32) -> Image {
 pub fn fit(width: u32, height: u32, max_width: u32, max_height: u32) -> (u32, u32) {
     let scale = (max_width as f64 / width as f64).min(max_height as f64 / height as f64).min(1.0);
     (((width as f64 * scale).round() as u32).max(1), ((height as f64 * scale).round() as u32).max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_is_png_s() {
+        // the IEND chunk's CRC, as every PNG ends
+        assert_eq!(crc32(b"IEND"), 0xAE42_6082);
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926, "the check value of CRC-32/ISO-HDLC");
+    }
+
+    #[test]
+    fn what_is_encoded_decodes_to_the_same_pixels_and_odd_inputs_say_what_they_are() {
+        let img = Image::from_rgba(37, 11, (0..37 * 11 * 4).map(|i| (i * 7 % 251) as u8).collect()).unwrap();
+        assert_eq!(decode(&encode_png(&img)).unwrap(), img);
+        assert!(decode(b"hello").unwrap_err().contains("the file is text"));
+        assert!(decode(b"").unwrap_err().contains("empty"));
+        assert!(decode(b"version https://git-lfs.github.com/spec/v1").unwrap_err().contains("Git LFS"));
+    }
 }
