@@ -336,9 +336,9 @@ fn scripts_gallery_renders_a_scene_and_its_page() {
     assert_eq!((gif.width(), gif.height()), (320, 180));
 }
 
-/// A copy of what builds simreel (sources, shaders, assets, benches, the manifest) in `to`.
+/// A copy of what builds simreel (sources, the comparator's crate, shaders, assets, benches, the manifest) in `to`.
 fn copy_sources(to: &Path) {
-    for part in ["src", "shaders", "assets", "benches", "Cargo.toml", "Cargo.lock", "build.rs"] {
+    for part in ["src", "crates", "shaders", "assets", "benches", "Cargo.toml", "Cargo.lock", "build.rs"] {
         crate::common::copy_tree(&root().join(part), &to.join(part));
     }
 }

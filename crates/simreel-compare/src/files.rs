@@ -330,6 +330,18 @@ fn passed(e: &mut Entry, c: compare::Comparison, actual: &Image) {
 fn accept_command(p: &Pair) -> Accept {
     let sh = |f: &Path| crate::text::sh(&f.display().to_string());
     let (e, a) = (sh(&p.expected), sh(&p.actual));
+    if let (Sides::Both | Sides::ActualOnly, Some(named), Some(is)) = (p.sides, Format::of_name(&p.expected), Format::of_name(&p.actual)) {
+        if named != is {
+            return Accept::NotHere(format!(
+                "{} is a {} and {} a {}: copying would put one format under the other's name; convert it to {} first",
+                p.actual.display(),
+                is.name(),
+                p.expected.display(),
+                named.name(),
+                named.name()
+            ));
+        }
+    }
     Accept::Command(match (p.sides, p.expected.parent().filter(|d| !d.as_os_str().is_empty())) {
         (Sides::ExpectedOnly, _) => format!("rm -- {e}"),
         (Sides::ActualOnly, Some(dir)) => format!("mkdir -p -- {} && cp -- {a} {e}", sh(dir)),

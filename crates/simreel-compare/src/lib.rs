@@ -22,7 +22,7 @@
 //! }
 //! let verdict = compare(&expected, &actual, &Tolerance::default());
 //! assert!(!verdict.passed());
-//! assert!(verdict.describe().contains("region"), "{}", verdict.describe());
+//! assert!(verdict.describe().contains("compact difference: 10×8 px at (30, 8)"), "{}", verdict.describe());
 //! ```
 //!
 //! In tests, [`assert_image!`] compares with an approved PNG beside the test and leaves a

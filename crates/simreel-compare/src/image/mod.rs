@@ -114,18 +114,30 @@ fn what_it_is(bytes: &[u8]) -> String {
 /// The largest picture decoded, in pixels: a 32 768-pixel square (4 GiB as RGBA8).
 const MAX_PIXELS: usize = 1 << 30;
 
+/// A PNG's last chunk, `IEND`, with its CRC.
+const IEND: &[u8] = b"\0\0\0\0IEND\xAE\x42\x60\x82";
+
+/// A PNG, also one that lacks its `IEND` chunk (browsers, odiff and Pillow read those).
 fn png(bytes: &[u8]) -> Result<Image, String> {
+    if bytes.ends_with(IEND) {
+        return png_whole(bytes);
+    }
+    png_whole(&[bytes, IEND].concat())
+}
+
+fn png_whole(bytes: &[u8]) -> Result<Image, String> {
     use zune_png::zune_core::bytestream::ZCursor;
     use zune_png::zune_core::options::DecoderOptions;
     let options = DecoderOptions::new_fast().set_max_width(1 << 20).set_max_height(1 << 20).png_set_add_alpha_channel(true);
     let mut d = zune_png::PngDecoder::new_with_options(ZCursor::new(bytes), options);
-    d.decode_headers().map_err(|e| format!("{e:?}"))?;
+    let words = |e: zune_png::error::PngDecodeErrors| format!("{e:?}").trim().to_string();
+    d.decode_headers().map_err(words)?;
     let (w, h) = d.dimensions().ok_or("no image header")?;
     if w.saturating_mul(h) > MAX_PIXELS {
         return Err(format!("{w}×{h} is larger than the comparator reads"));
     }
     let channels = d.colorspace().map_or(4, |c| c.num_components());
-    let samples = match d.decode().map_err(|e| format!("{e:?}"))? {
+    let samples = match d.decode().map_err(words)? {
         zune_png::zune_core::result::DecodingResult::U8(v) => v,
         zune_png::zune_core::result::DecodingResult::U16(v) => v.iter().map(|&s| ((s as u32 + 128) / 257) as u8).collect(),
         _ => return Err("an unsupported sample type".into()),
@@ -315,6 +327,10 @@ mod tests {
     fn what_is_encoded_decodes_to_the_same_pixels_and_odd_inputs_say_what_they_are() {
         let img = Image::from_rgba(37, 11, (0..37 * 11 * 4).map(|i| (i * 7 % 251) as u8).collect()).unwrap();
         assert_eq!(decode(&encode_png(&img)).unwrap(), img);
+        let png = encode_png(&img);
+        let cut = &png[..png.len() - IEND.len()];
+        assert_eq!(decode(cut).unwrap(), img, "a PNG without its IEND chunk");
+        assert!(decode(&png[..png.len() / 2]).is_err(), "a PNG cut short in its pixels");
         assert!(decode(b"hello").unwrap_err().contains("the file is text"));
         assert!(decode(b"").unwrap_err().contains("empty"));
         assert!(decode(b"version https://git-lfs.github.com/spec/v1").unwrap_err().contains("Git LFS"));
