@@ -330,8 +330,10 @@ fn passed(e: &mut Entry, c: compare::Comparison, actual: &Image) {
 fn accept_command(p: &Pair) -> Accept {
     let sh = |f: &Path| crate::text::sh(&f.display().to_string());
     let (e, a) = (sh(&p.expected), sh(&p.actual));
-    if let (Sides::Both | Sides::ActualOnly, Some(named), Some(is)) = (p.sides, Format::of_name(&p.expected), Format::of_name(&p.actual)) {
-        if named != is {
+    if let (Sides::Both | Sides::ActualOnly, Some(named), Some(is)) = (p.sides, Format::of_name(&p.expected), Format::of_name(&p.actual))
+        && named != is
+    {
+        {
             return Accept::NotHere(format!(
                 "{} is a {} and {} a {}: copying would put one format under the other's name; convert it to {} first",
                 p.actual.display(),
