@@ -153,7 +153,7 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
     };
     let write = |to: &Path| -> Result<(), String> {
         std::fs::create_dir_all(to.parent().unwrap_or(Path::new("."))).map_err(|e| format!("{}: {e}", to.display()))?;
-        crate::fs::atomic(to, &crate::image::encode_png(&actual)).map_err(|e| e.to_string())
+        crate::fs::atomic(to, &crate::image::encode_png_small(&actual)).map_err(|e| e.to_string())
     };
     match update {
         Update::Always => {

@@ -4,7 +4,10 @@
 use std::path::Path;
 
 pub mod bmp;
+mod encode;
 pub mod tiff;
+
+pub use encode::{encode_png, encode_png_small};
 
 /// A picture as RGBA8 rows, straight alpha.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -181,85 +184,6 @@ fn webp(bytes: &[u8]) -> Result<Image, String> {
     rgba_of(w as usize, h as usize, channels, out)
 }
 
-/// A PNG of RGBA8 rows, written fast (each row filtered against the one above, then fdeflate's
-/// fast compressor): the report's pictures.
-pub fn encode_png(img: &Image) -> Vec<u8> {
-    let row = img.width as usize * 4;
-    let mut filtered = Vec::with_capacity((row + 1) * img.height as usize);
-    let mut above: &[u8] = &[];
-    for line in img.rgba.chunks_exact(row.max(1)) {
-        if above.is_empty() {
-            filtered.push(0);
-            filtered.extend_from_slice(line);
-        } else {
-            filtered.push(2); // Up
-            filtered.extend(line.iter().zip(above).map(|(a, b)| a.wrapping_sub(*b)));
-        }
-        above = line;
-    }
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut ihdr = Vec::with_capacity(13);
-    ihdr.extend_from_slice(&img.width.to_be_bytes());
-    ihdr.extend_from_slice(&img.height.to_be_bytes());
-    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
-    chunk(&mut out, b"IHDR", &ihdr);
-    chunk(&mut out, b"IDAT", &fdeflate::compress_to_vec(&filtered));
-    chunk(&mut out, b"IEND", &[]);
-    out
-}
-
-fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-    let start = out.len();
-    out.extend_from_slice(kind);
-    out.extend_from_slice(data);
-    let crc = crc32(&out[start..]);
-    out.extend_from_slice(&crc.to_be_bytes());
-}
-
-/// CRC-32 (ISO-HDLC, as PNG's chunks use it), eight bytes a step (slicing-by-8).
-fn crc32(bytes: &[u8]) -> u32 {
-    const TABLES: [[u32; 256]; 8] = {
-        let mut t = [[0u32; 256]; 8];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
-                k += 1;
-            }
-            t[0][i] = c;
-            i += 1;
-        }
-        let mut i = 0;
-        while i < 256 {
-            let mut s = 1;
-            while s < 8 {
-                t[s][i] = (t[s - 1][i] >> 8) ^ t[0][(t[s - 1][i] & 0xFF) as usize];
-                s += 1;
-            }
-            i += 1;
-        }
-        t
-    };
-    let t = &TABLES;
-    let mut c = !0u32;
-    let mut chunks = bytes.chunks_exact(8);
-    for b in &mut chunks {
-        let lo = c ^ u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        c = t[7][(lo & 0xFF) as usize]
-            ^ t[6][((lo >> 8) & 0xFF) as usize]
-            ^ t[5][((lo >> 16) & 0xFF) as usize]
-            ^ t[4][(lo >> 24) as usize]
-            ^ t[3][b[4] as usize]
-            ^ t[2][b[5] as usize]
-            ^ t[1][b[6] as usize]
-            ^ t[0][b[7] as usize];
-    }
-    !chunks.remainder().iter().fold(c, |c, &b| t[0][((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8))
-}
-
 /// `img` made small by averaging the pixels each output pixel covers (partly covered ones by the
 /// share they are covered): for thumbnails and the report's scaled views.
 pub fn thumbnail(img: &Image, width: u32, height: u32) -> Image {
@@ -315,13 +239,6 @@ pub fn fit(width: u32, height: u32, max_width: u32, max_height: u32) -> (u32, u3
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crc32_is_png_s() {
-        // the IEND chunk's CRC, as every PNG ends
-        assert_eq!(crc32(b"IEND"), 0xAE42_6082);
-        assert_eq!(crc32(b"123456789"), 0xCBF4_3926, "the check value of CRC-32/ISO-HDLC");
-    }
 
     #[test]
     fn what_is_encoded_decodes_to_the_same_pixels_and_odd_inputs_say_what_they_are() {
