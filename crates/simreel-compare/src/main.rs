@@ -34,6 +34,10 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Help) => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
         Err(Failure::Usage(why)) => {
             eprintln!("error: {why}\n\n{USAGE}");
             ExitCode::from(exit::BAD_INPUT)
@@ -51,6 +55,8 @@ fn main() -> ExitCode {
 }
 
 enum Failure {
+    /// `--help` after a command: the usage, exit 0.
+    Help,
     Usage(String),
     Run(Error),
 }
@@ -93,7 +99,7 @@ impl Flags {
         let mut it = words.iter();
         while let Some(w) = it.next() {
             if w == "-h" || w == "--help" {
-                return Err(Failure::Usage("help".into()));
+                return Err(Failure::Help);
             } else if SWITCHES.contains(&w.as_str()) {
                 f.switches.push(w.clone());
             } else if let Some((flag, value)) = w.split_once('=').filter(|_| w.starts_with("--")) {

@@ -1,0 +1,117 @@
+//! The `simreel-compare` command as a user runs it: exit codes, words, and the review that closes
+//! the loop of `assert_image!`'s pending images, in a folder of its own.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use simreel_compare::Image;
+use simreel_compare::image::{encode_png, encode_png_small};
+
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("simreel-compare-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simreel-compare")).current_dir(dir).args(args).output().unwrap()
+}
+
+fn said(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn page(patch: bool) -> Image {
+    let mut img = Image::from_rgba(48, 32, [240u8, 244, 248, 255].repeat(48 * 32)).unwrap();
+    if patch {
+        for y in 10..16 {
+            for x in 20..28 {
+                img.rgba[(y * 48 + x) * 4..][..3].copy_from_slice(&[30, 60, 200]);
+            }
+        }
+    }
+    img
+}
+
+/// A 24-bit bottom-up BMP of an opaque image.
+fn bmp(img: &Image) -> Vec<u8> {
+    let (w, h) = (img.width as usize, img.height as usize);
+    let row = (w * 3).div_ceil(4) * 4;
+    let mut out = b"BM".to_vec();
+    for v in [(54 + row * h) as u32, 0, 54, 40, w as u32, h as u32] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&[1, 0, 24, 0]);
+    out.extend_from_slice(&[0; 24]);
+    for y in (0..h).rev() {
+        for x in 0..w {
+            let p = &img.rgba[(y * w + x) * 4..];
+            out.extend_from_slice(&[p[2], p[1], p[0]]);
+        }
+        out.resize(out.len() + row - w * 3, 0);
+    }
+    out
+}
+
+#[test]
+fn compare_exits_0_4_or_2_and_says_which_criterion_decided() {
+    let dir = folder("compare");
+    std::fs::write(dir.join("a.png"), encode_png(&page(false))).unwrap();
+    std::fs::write(dir.join("b.png"), encode_png_small(&page(true))).unwrap();
+    std::fs::write(dir.join("a.bmp"), bmp(&page(false))).unwrap();
+    std::fs::write(dir.join("notes.png"), "not a picture").unwrap();
+    let o = run(&dir, &["compare", "a.png", "a.bmp"]);
+    assert_eq!(o.status.code(), Some(0), "the same pixels as BMP: {}", said(&o));
+    let o = run(&dir, &["compare", "a.png", "b.png"]);
+    assert_eq!(o.status.code(), Some(4), "{}", said(&o));
+    assert!(said(&o).contains("compact difference: 8×6 px at (20, 10)"), "{}", said(&o));
+    assert!(said(&o).contains("review: simreel-compare review"), "{}", said(&o));
+    assert!(dir.join("out/compare-report/report.html").is_file());
+    let o = run(&dir, &["compare", "a.png", "notes.png"]);
+    assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+    assert!(said(&o).contains("UNREADABLE notes.png") && said(&o).contains("the file is text"), "{}", said(&o));
+    for (args, words) in [
+        (&["compare", "a.png"][..], "two paths"),
+        (&["compare", "a.png", "b.png", "--chanel", "3"], "unknown option --chanel"),
+        (&["compare", "a.png", "b.png", "--channel", "300"], "--channel 300"),
+        (&["compare", "a.png", "b.png", "--max-pixels", "150%"], "from 0 to 1"),
+        (&["frobnicate"], "unknown command"),
+    ] {
+        let o = run(&dir, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", said(&o));
+        assert!(said(&o).contains(words), "{args:?} should say {words:?}: {}", said(&o));
+    }
+    for args in [&["--help"][..], &["compare", "--help"], &["review", "-h"]] {
+        let o = run(&dir, args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", said(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("usage:"), "{args:?}");
+    }
+    let o = run(&dir, &["compare", "a.png", "b.png", "--max-region", "1000", "--max-pixels", "100"]);
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    assert!(said(&o).contains("within the budget of 100 pixels; no region of change heavier than 1000"), "{}", said(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn review_without_a_terminal_prints_the_commands_and_accept_all_moves_pending_images() {
+    let dir = folder("review");
+    std::fs::write(dir.join("a.png"), encode_png(&page(false))).unwrap();
+    std::fs::write(dir.join("b.png"), encode_png(&page(true))).unwrap();
+    assert_eq!(run(&dir, &["compare", "a.png", "b.png"]).status.code(), Some(4));
+    let o = run(&dir, &["review"]);
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    assert!(said(&o).contains("cp -- b.png a.png"), "{}", said(&o));
+    // a test's pending image, approved from the test's own folder
+    let goldens = dir.join("tests/goldens");
+    std::fs::create_dir_all(&goldens).unwrap();
+    std::fs::write(goldens.join("page.png"), encode_png(&page(false))).unwrap();
+    std::fs::write(goldens.join("page.new.png"), encode_png(&page(true))).unwrap();
+    let o = run(&dir, &["review", "--pending", "tests", "--accept-all"]);
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    assert!(!goldens.join("page.new.png").exists());
+    assert_eq!(simreel_compare::read(goldens.join("page.png")).unwrap(), page(true));
+    let o = run(&dir, &["review", "--pending", "tests"]);
+    assert!(said(&o).contains("nothing to review"), "{}", said(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
