@@ -57,10 +57,9 @@ pub struct Comparison {
     pub flip_mean: Option<f64>,
     pub flip_p99: Option<f64>,
     /// The per-pixel error (0..1) the heatmap shows: FLIP's where the verdict needed it
-    /// ([`Comparison::map_is_flip`]), otherwise each pixel's largest channel difference / 255
+    /// ([`Comparison::map_is_flip`]), otherwise √(each pixel's largest channel difference / 255)
     /// (FLIP over a large changed window costs more than everything else together).
-    pub flip_map: Option<Vec<f32>>,
-    pub map_is_flip: bool,
+    pub error_map: Option<Vec<f32>>,
     /// Regions heavier than the tolerance's `max_region`, heaviest first: each fails the frame.
     pub regions: Vec<Region>,
     /// The weight of the heaviest region of change (0 when none).
@@ -81,6 +80,11 @@ impl Comparison {
     /// Whether the images match under the tolerance they were compared with.
     pub fn passed(&self) -> bool {
         self.verdict.passed()
+    }
+
+    /// Whether [`Comparison::error_map`] is FLIP's (its statistics were computed with it).
+    pub fn map_is_flip(&self) -> bool {
+        self.flip_mean.is_some()
     }
 
     /// The verdict in words, naming the criterion that decided it and its limit, with where the
@@ -241,8 +245,10 @@ fn flip_map_within(e: &Image, a: &Image, window: Window) -> Vec<f32> {
     map
 }
 
-/// Each pixel's largest channel difference (0..1) inside `window`, 0 beyond: the heatmap's map
-/// where FLIP did not decide.
+/// Each pixel's largest channel difference inside `window` (0 beyond), as the heatmap shows it
+/// where FLIP did not decide: the square root of its share of 255, so that a change a person
+/// sees plainly (a button 21 levels darker: 0.29) is not drawn near black (0.08 linearly), and the
+/// largest stay yellow.
 fn channel_map_within(e: &Image, a: &Image, window: Window) -> Vec<f32> {
     let w = e.width as usize;
     let mut map = vec![0.0f32; w * e.height as usize];
@@ -250,7 +256,7 @@ fn channel_map_within(e: &Image, a: &Image, window: Window) -> Vec<f32> {
         for x in window.x as usize..(window.x + window.width) as usize {
             let i = y * w + x;
             let d = (0..4).map(|k| e.rgba[i * 4 + k].abs_diff(a.rgba[i * 4 + k])).max().unwrap_or(0);
-            map[i] = d as f32 / 255.0;
+            map[i] = (d as f32 / 255.0).sqrt();
         }
     }
     map
@@ -299,8 +305,7 @@ pub fn compare(expected: &Image, actual: &Image, tol: &Tolerance) -> Comparison 
         mean_abs_diff: 0.0,
         flip_mean: None,
         flip_p99: None,
-        flip_map: None,
-        map_is_flip: false,
+        error_map: None,
         regions: Vec::new(),
         heaviest_region: 0,
         region_limit: tol.max_region,
@@ -353,9 +358,9 @@ pub fn compare(expected: &Image, actual: &Image, tol: &Tolerance) -> Comparison 
     if flip_decides {
         let map = flip_map_within(e, a, window);
         (mean, p99) = mean_and_p99(&map);
-        (c.flip_mean, c.flip_p99, c.flip_map, c.map_is_flip) = (Some(mean), Some(p99), Some(map), true);
+        (c.flip_mean, c.flip_p99, c.error_map) = (Some(mean), Some(p99), Some(map));
     } else {
-        c.flip_map = Some(channel_map_within(e, a, window));
+        c.error_map = Some(channel_map_within(e, a, window));
     }
     if c.without_regions != Verdict::WithinChannel {
         c.without_regions = if !same_size {
@@ -385,7 +390,7 @@ pub fn heatmap(c: &Comparison) -> Image {
         let [r, g, b] = lut[((v * 255.0 + 0.5) as i32).rem_euclid(256) as usize];
         [r, g, b, 255]
     };
-    let rgba = match &c.flip_map {
+    let rgba = match &c.error_map {
         Some(map) => map.iter().flat_map(|&v| colour(v)).collect(),
         None => colour(0.0).repeat((w * h) as usize),
     };
@@ -567,12 +572,12 @@ mod tests {
             // FLIP's layer on (and failing): the map is FLIP's
             let t = tol(2, PixelBudget::Count(0), 1e-9, 1e-9);
             let c = compare(&base, &changed, &t);
-            assert!(c.map_is_flip);
+            assert!(c.map_is_flip());
             let mut whole: Vec<Region> =
                 regions::regions(&base, &changed, 3, t.channel).into_iter().filter(|r| r.weight > t.max_region).collect();
             whole.sort_by_key(|r| std::cmp::Reverse(r.weight));
             assert_eq!(c.regions, whole, "{list:?}");
-            assert_eq!(mean_and_p99(c.flip_map.as_ref().unwrap()), {
+            assert_eq!(mean_and_p99(c.error_map.as_ref().unwrap()), {
                 let full = flip_map(&base, &changed);
                 let mut sorted = full.clone();
                 sorted.sort_by(f32::total_cmp);
@@ -586,12 +591,10 @@ mod tests {
         let mut changed = base.clone();
         changed.rgba[(10 * w as usize + 10) * 4] ^= 0x80;
         let c = compare(&base, &changed, &tol(2, PixelBudget::Count(0), 0.0, 0.0));
-        assert!(!c.map_is_flip && c.flip_mean.is_none());
-        let map = c.flip_map.unwrap();
-        assert_eq!(
-            map[10 * w as usize + 10],
-            (changed.rgba[(10 * w as usize + 10) * 4].abs_diff(base.rgba[(10 * w as usize + 10) * 4])) as f32 / 255.0
-        );
+        assert!(!c.map_is_flip() && c.flip_mean.is_none());
+        let map = c.error_map.unwrap();
+        let d = changed.rgba[(10 * w as usize + 10) * 4].abs_diff(base.rgba[(10 * w as usize + 10) * 4]);
+        assert_eq!(map[10 * w as usize + 10], (d as f32 / 255.0).sqrt(), "the square root of the share of 255");
         assert_eq!(map.iter().filter(|&&v| v > 0.0).count(), 1);
     }
 
@@ -599,7 +602,7 @@ mod tests {
     fn the_heatmap_colours_the_error_as_flips_own_colour_map_does() {
         let map: Vec<f32> = (0..40 * 30).map(|i| ((i * 37) % 1000) as f32 / 999.0).collect();
         let c = Comparison {
-            flip_map: Some(map.clone()),
+            error_map: Some(map.clone()),
             ..compare(&solid(40, 30, [0, 0, 0, 255]), &solid(40, 30, [0, 0, 0, 255]), &tol(0, PixelBudget::Count(0), 0.0, 0.0))
         };
         let theirs = nv_flip::FlipImageFloat::with_data(40, 30, &map).apply_color_lut(&nv_flip::magma_lut()).to_vec();

@@ -17,8 +17,8 @@ pub enum Error {
     Write { path: PathBuf, source: std::io::Error },
     /// A stale file (an earlier report's) could not be removed: exit 1.
     Remove { path: PathBuf, source: std::io::Error },
-    /// An error of the program that uses this crate (blessing a rendered frame): its own exit
-    /// class, found by its caller through [`std::error::Error::source`].
+    /// An error of the program that uses this crate (blessing a rendered frame): its caller
+    /// takes it back out (`downcast`) for its own exit class.
     Other(Box<dyn std::error::Error + Send + Sync>),
 }
 
@@ -38,14 +38,6 @@ impl Error {
             Error::Differ { .. } => Some(exit::DIFFER),
             Error::Write { .. } | Error::Remove { .. } => Some(exit::RUNTIME),
             Error::Other(_) => None,
-        }
-    }
-
-    /// The program's own error inside [`Error::Other`], for its caller to find its exit class.
-    pub fn other(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
-        match self {
-            Error::Other(e) => Some(e.as_ref()),
-            _ => None,
         }
     }
 

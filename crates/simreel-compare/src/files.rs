@@ -322,27 +322,25 @@ fn passed(e: &mut Entry, c: compare::Comparison, actual: &Image) {
     e.passed = true;
     e.verdict = c.describe();
     e.actual = Some(picture::thumbnail(actual, w, h));
-    e.comparison = Some(compare::Comparison { flip_map: None, ..c });
+    e.comparison = Some(compare::Comparison { error_map: None, ..c });
 }
 
 /// The command that accepts a pair's actual side: copy it over (or into) the expected folder, or
 /// remove the expected file that the actual side no longer has.
 fn accept_command(p: &Pair) -> Accept {
-    let sh = |f: &Path| crate::text::sh(&f.display().to_string());
+    let sh = crate::text::sh_path;
     let (e, a) = (sh(&p.expected), sh(&p.actual));
     if let (Sides::Both | Sides::ActualOnly, Some(named), Some(is)) = (p.sides, Format::of_name(&p.expected), Format::of_name(&p.actual))
         && named != is
     {
-        {
-            return Accept::NotHere(format!(
-                "{} is a {} and {} a {}: copying would put one format under the other's name; convert it to {} first",
-                p.actual.display(),
-                is.name(),
-                p.expected.display(),
-                named.name(),
-                named.name()
-            ));
-        }
+        return Accept::NotHere(format!(
+            "{} is a {} and {} a {}: copying would put one format under the other's name; convert it to {} first",
+            p.actual.display(),
+            is.name(),
+            p.expected.display(),
+            named.name(),
+            named.name()
+        ));
     }
     Accept::Command(match (p.sides, p.expected.parent().filter(|d| !d.as_os_str().is_empty())) {
         (Sides::ExpectedOnly, _) => format!("rm -- {e}"),

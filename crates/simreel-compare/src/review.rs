@@ -339,7 +339,7 @@ fn walk(frames: &mut dyn Frames, list: &[Failure], folders: &Folders, dir: &Path
 /// The pending images of tests under `dir` (`assert_image!`'s `<name>.new.png`), each compared
 /// with its approved image under `tol`.
 pub fn pending_failures(dir: &Path, tol: &crate::Tolerance) -> Result<Vec<Failure>, Error> {
-    let sh = |p: &Path| crate::text::sh(&p.display().to_string());
+    let sh = crate::text::sh_path;
     let dir = std::path::absolute(dir).map_err(|e| Error::BadInput(format!("{}: {e}", dir.display())))?;
     crate::assert::pending(&dir)
         .into_iter()

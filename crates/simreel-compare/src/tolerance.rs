@@ -2,8 +2,7 @@
 
 /// How many pixels may differ. As a tolerance file (`simreel compare --tolerance`) writes it, an
 /// integer is a count and a float a share.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PixelBudget {
     Count(u64),
     /// A share of the frame, 0..1.
@@ -94,8 +93,7 @@ impl Default for Tolerance {
 
 /// Tolerance keys a file (`--tolerance`) or flags may set, each optional: those not set keep
 /// [`default_tolerance`]'s. The file's keys are those of a scene's `[golden.tolerance]`.
-#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToleranceKeys {
     pub channel: Option<u8>,
     pub max_pixels: Option<PixelBudget>,

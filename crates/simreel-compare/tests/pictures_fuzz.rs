@@ -95,9 +95,9 @@ fn run(ext: &str, seed: u64, decode: fn(&[u8]) -> Result<simreel_compare::Image,
     let files = fixtures(ext);
     assert!(!files.is_empty());
     let (mut ok, mut err) = (0, 0);
-    // PICWORK_FUZZ_ITERS / PICWORK_FUZZ_SEED allow longer or different runs by hand.
-    let iters = std::env::var("PICWORK_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
-    let seed = std::env::var("PICWORK_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(seed);
+    // SIMREEL_COMPARE_FUZZ_ITERS / SIMREEL_COMPARE_FUZZ_SEED allow longer or different runs by hand.
+    let iters = std::env::var("SIMREEL_COMPARE_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let seed = std::env::var("SIMREEL_COMPARE_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(seed);
     let mut rng = Rng(seed.max(1));
     for i in 0..iters {
         let src = &files[rng.below(files.len())];
@@ -112,7 +112,7 @@ fn run(ext: &str, seed: u64, decode: fn(&[u8]) -> Result<simreel_compare::Image,
                 err += 1;
             }
             Err(_) => {
-                let path = std::env::temp_dir().join(format!("picwork-fuzz-crash-{i}.{ext}"));
+                let path = std::env::temp_dir().join(format!("simreel-compare-fuzz-crash-{i}.{ext}"));
                 std::fs::write(&path, &data).unwrap();
                 panic!("iteration {i} panicked; input saved to {}", path.display());
             }
