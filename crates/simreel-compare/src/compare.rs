@@ -59,7 +59,7 @@ pub struct Comparison {
     /// The per-pixel error (0..1) the heatmap shows: FLIP's where the verdict needed it
     /// ([`Comparison::map_is_flip`]), otherwise √(each pixel's largest channel difference / 255)
     /// (FLIP over a large changed window costs more than everything else together).
-    pub error_map: Option<Vec<f32>>,
+    pub error_map: Option<ErrorMap>,
     /// Regions heavier than the tolerance's `max_region`, heaviest first: each fails the frame.
     pub regions: Vec<Region>,
     /// The weight of the heaviest region of change (0 when none).
@@ -230,52 +230,76 @@ impl Window {
 
 /// FLIP's error map of two images of one size that are equal outside `window`: computed over the
 /// window grown by [`REACH`] (the same values a whole-image run gives; 0 beyond).
-fn flip_map_within(e: &Image, a: &Image, window: Window) -> Vec<f32> {
+fn flip_map_within(e: &Image, a: &Image, window: Window) -> ErrorMap {
     let (w, h) = (e.width, e.height);
     let around = window.grown(REACH, w, h);
-    if around.is_whole(w, h) {
-        return flip_map(e, a);
-    }
-    let part = flip_map(&around.crop(e), &around.crop(a));
-    let mut map = vec![0.0f32; (w * h) as usize];
-    for (y, src) in part.chunks_exact(around.width as usize).enumerate() {
-        let at = (around.y as usize + y) * w as usize + around.x as usize;
-        map[at..at + src.len()].copy_from_slice(src);
-    }
-    map
+    let values = if around.is_whole(w, h) { flip_map(e, a) } else { flip_map(&around.crop(e), &around.crop(a)) };
+    ErrorMap { window: around, values }
 }
 
 /// Each pixel's largest channel difference inside `window` (0 beyond), as the heatmap shows it
 /// where FLIP did not decide: the square root of its share of 255, so that a change a person
 /// sees plainly (a button 21 levels darker: 0.29) is not drawn near black (0.08 linearly), and the
 /// largest stay yellow.
-fn channel_map_within(e: &Image, a: &Image, window: Window) -> Vec<f32> {
-    let w = e.width as usize;
-    let mut map = vec![0.0f32; w * e.height as usize];
-    for y in window.y as usize..(window.y + window.height) as usize {
-        for x in window.x as usize..(window.x + window.width) as usize {
-            let i = y * w + x;
-            let d = (0..4).map(|k| e.rgba[i * 4 + k].abs_diff(a.rgba[i * 4 + k])).max().unwrap_or(0);
-            map[i] = (d as f32 / 255.0).sqrt();
-        }
-    }
-    map
+fn channel_map_within(e: &Image, a: &Image, window: Window) -> ErrorMap {
+    let sqrt: [f32; 256] = std::array::from_fn(|d| (d as f32 / 255.0).sqrt());
+    let (row, x0, x1) = (e.width as usize * 4, window.x as usize * 4, (window.x + window.width) as usize * 4);
+    let values = (window.y as usize..(window.y + window.height) as usize)
+        .flat_map(|y| e.rgba[y * row + x0..y * row + x1].chunks_exact(4).zip(a.rgba[y * row + x0..y * row + x1].chunks_exact(4)))
+        .map(|(p, q)| sqrt[(0..4).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0) as usize])
+        .collect();
+    ErrorMap { window, values }
 }
 
-/// Mean and 99th percentile of an error map.
-pub fn mean_and_p99(map: &[f32]) -> (f64, f64) {
-    if map.is_empty() {
+/// A per-pixel error (0..1) over a window of the compared picture (where the images differ,
+/// with what reaches around it), 0 outside: a changed paragraph of a 37-megapixel page costs
+/// the paragraph's pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorMap {
+    pub window: Window,
+    /// The window's values, row by row.
+    pub values: Vec<f32>,
+}
+
+impl ErrorMap {
+    /// The error of pixel (`x`, `y`) of the picture.
+    pub fn get(&self, x: u32, y: u32) -> f32 {
+        let Window { x: wx, y: wy, width, height } = self.window;
+        if (wx..wx + width).contains(&x) && (wy..wy + height).contains(&y) {
+            self.values[((y - wy) * width + x - wx) as usize]
+        } else {
+            0.0
+        }
+    }
+
+    /// Row `y` of the window (`None` outside it), from the window's `x`.
+    pub fn window_row(&self, y: u32) -> Option<&[f32]> {
+        let Window { y: wy, width, height, .. } = self.window;
+        (wy..wy + height).contains(&y).then(|| &self.values[((y - wy) * width) as usize..][..width as usize])
+    }
+
+    /// Mean and 99th percentile over the whole picture of `pixels` pixels (the window's values and
+    /// zeros for the rest).
+    pub fn mean_and_p99(&self, pixels: usize) -> (f64, f64) {
+        mean_and_p99(&self.values, pixels)
+    }
+}
+
+/// Mean and 99th percentile of an error map of `pixels` values: `values` and zeros for the rest
+/// (the same figures as the whole map's: adding zeros changes no sum).
+pub fn mean_and_p99(values: &[f32], pixels: usize) -> (f64, f64) {
+    let pixels = pixels.max(values.len());
+    if pixels == 0 {
         return (0.0, 0.0);
     }
-    let mean = map.iter().map(|&v| v as f64).sum::<f64>() / map.len() as f64;
+    let mean = values.iter().map(|&v| v as f64).sum::<f64>() / pixels as f64;
     // errors are never negative: the zeros (most of a map, as a rule) sort first
-    let nonzero: Vec<f32> = map.iter().copied().filter(|&v| v != 0.0).collect();
-    let idx = ((map.len() as f64 * 0.99).ceil() as usize).clamp(1, map.len()) - 1;
-    let zeros = map.len() - nonzero.len();
+    let mut nonzero: Vec<f32> = values.iter().copied().filter(|&v| v != 0.0).collect();
+    let idx = ((pixels as f64 * 0.99).ceil() as usize).clamp(1, pixels) - 1;
+    let zeros = pixels - nonzero.len();
     if idx < zeros {
         return (mean, 0.0);
     }
-    let mut nonzero = nonzero;
     let (_, p99, _) = nonzero.select_nth_unstable_by(idx - zeros, f32::total_cmp);
     (mean, *p99 as f64)
 }
@@ -357,7 +381,7 @@ pub fn compare(expected: &Image, actual: &Image, tol: &Tolerance) -> Comparison 
     let (mut mean, mut p99) = (f64::INFINITY, f64::INFINITY);
     if flip_decides {
         let map = flip_map_within(e, a, window);
-        (mean, p99) = mean_and_p99(&map);
+        (mean, p99) = map.mean_and_p99(w as usize * h as usize);
         (c.flip_mean, c.flip_p99, c.error_map) = (Some(mean), Some(p99), Some(map));
     } else {
         c.error_map = Some(channel_map_within(e, a, window));
@@ -381,64 +405,83 @@ fn magma() -> &'static [[u8; 3]; 256] {
     LUT.get_or_init(crate::flip::magma_lut)
 }
 
-/// Error heatmap: the FLIP map through the magma colour scale (black = equal, yellow = worst),
+/// Error heatmap: the error map through the magma colour scale (black = equal, yellow = worst),
 /// indexed as FLIP's own `colorMap` does.
 pub fn heatmap(c: &Comparison) -> Image {
-    let (w, h) = (c.width, c.height);
+    whole(c.width, c.height, |y, out| heatmap_row(c, y, out))
+}
+
+/// Row `y` of [`heatmap`], RGBA8 into `out` (the comparison's width).
+pub fn heatmap_row(c: &Comparison, y: u32, out: &mut [u8]) {
     let lut = magma();
     let colour = |v: f32| {
         let [r, g, b] = lut[((v * 255.0 + 0.5) as i32).rem_euclid(256) as usize];
         [r, g, b, 255]
     };
-    let rgba = match &c.error_map {
-        Some(map) => map.iter().flat_map(|&v| colour(v)).collect(),
-        None => colour(0.0).repeat((w * h) as usize),
-    };
-    Image { width: w, height: h, rgba }
+    let zero = colour(0.0);
+    for px in out.chunks_exact_mut(4) {
+        px.copy_from_slice(&zero);
+    }
+    if let Some((map, values)) = c.error_map.as_ref().and_then(|m| Some((m, m.window_row(y)?))) {
+        let at = map.window.x as usize * 4;
+        for (px, &v) in out[at..at + values.len() * 4].chunks_exact_mut(4).zip(values) {
+            px.copy_from_slice(&colour(v));
+        }
+    }
 }
 
 /// Signed difference of luminance: red where the actual image is brighter, blue where darker,
 /// grey where equal; differences are amplified 4× so small ones show.
 pub fn signed_diff(expected: &Image, actual: &Image) -> Image {
     let (w, h) = (expected.width.max(actual.width), expected.height.max(actual.height));
-    let (e, a) = (pad(expected, w, h), pad(actual, w, h));
-    let luma = |p: &[u8]| 0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32;
-    let row = w as usize * 4;
-    let mut rgba = [128u8, 128, 128, 255].repeat((w * h) as usize);
-    // equal rows stay grey
-    for ((out, re), ra) in rgba.chunks_exact_mut(row).zip(e.rgba.chunks_exact(row)).zip(a.rgba.chunks_exact(row)) {
-        if re == ra {
-            continue;
-        }
-        for ((o, p), q) in out.chunks_exact_mut(4).zip(re.chunks_exact(4)).zip(ra.chunks_exact(4)) {
-            let d = ((luma(q) - luma(p)) * 4.0).clamp(-127.0, 127.0);
-            let alpha = p[3].abs_diff(q[3]) as f32;
-            let d = if d.abs() < alpha { alpha.copysign(d) } else { d };
-            let (r, b) = if d >= 0.0 { (128.0 + d, 128.0 - d * 0.6) } else { (128.0 + d * 0.6, 128.0 - d) };
-            let g = 128.0 - d.abs() * 0.6;
-            o.copy_from_slice(&[r as u8, g as u8, b as u8, 255]);
-        }
-    }
-    Image { width: w, height: h, rgba }
+    whole(w, h, |y, out| signed_row(expected, actual, y, out))
 }
 
-/// Images side by side with 4-pixel dark separators (heights padded to the tallest).
-pub fn strip(images: &[&Image]) -> Image {
-    let gap = 4;
-    let h = images.iter().map(|i| i.height).max().unwrap_or(1);
-    let w = images.iter().map(|i| i.width).sum::<u32>() + gap * images.len().saturating_sub(1) as u32;
-    let mut rgba = vec![0u8; (w * h * 4) as usize];
-    for px in rgba.chunks_exact_mut(4) {
-        px.copy_from_slice(&[24, 24, 28, 255]);
-    }
-    let mut x0 = 0;
-    for img in images {
-        for y in 0..img.height {
-            let src = &img.rgba[(y * img.width * 4) as usize..((y + 1) * img.width * 4) as usize];
-            let dst = ((y * w + x0) * 4) as usize;
-            rgba[dst..dst + src.len()].copy_from_slice(src);
+/// Row `y` of [`signed_diff`], RGBA8 into `out` (the larger width of the two).
+pub fn signed_row(expected: &Image, actual: &Image, y: u32, out: &mut [u8]) {
+    let w = out.len() / 4;
+    let (mut re, mut ra) = (vec![0u8; 0], vec![0u8; 0]);
+    let (re, ra) = (padded_row(expected, y, w, &mut re), padded_row(actual, y, w, &mut ra));
+    if re == ra {
+        // equal rows stay grey
+        for px in out.chunks_exact_mut(4) {
+            px.copy_from_slice(&[128, 128, 128, 255]);
         }
-        x0 += img.width + gap;
+        return;
+    }
+    let luma = |p: &[u8]| 0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32;
+    // (an equal pixel comes out grey: no difference, no alpha)
+    for ((o, p), q) in out.chunks_exact_mut(4).zip(re.chunks_exact(4)).zip(ra.chunks_exact(4)) {
+        let d = ((luma(q) - luma(p)) * 4.0).clamp(-127.0, 127.0);
+        let alpha = p[3].abs_diff(q[3]) as f32;
+        let d = if d.abs() < alpha { alpha.copysign(d) } else { d };
+        let (r, b) = if d >= 0.0 { (128.0 + d, 128.0 - d * 0.6) } else { (128.0 + d * 0.6, 128.0 - d) };
+        let g = 128.0 - d.abs() * 0.6;
+        o.copy_from_slice(&[r as u8, g as u8, b as u8, 255]);
+    }
+}
+
+/// Row `y` of `img` padded to `w` pixels (and below its height) with opaque magenta, as [`pad`]
+/// pads: the image's own row when nothing is padded, else built in `buf`.
+pub fn padded_row<'a>(img: &'a Image, y: u32, w: usize, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    let own = img.width as usize * 4;
+    let row = if y < img.height { &img.rgba[y as usize * own..][..own] } else { &[][..] };
+    if row.len() == w * 4 {
+        return row;
+    }
+    buf.clear();
+    buf.extend_from_slice(row);
+    while buf.len() < w * 4 {
+        buf.extend_from_slice(&[255, 0, 255, 255]);
+    }
+    buf
+}
+
+/// A `w` × `h` picture made row by row.
+fn whole(w: u32, h: u32, row: impl Fn(u32, &mut [u8])) -> Image {
+    let mut rgba = vec![0u8; w as usize * h as usize * 4];
+    for (y, out) in rgba.chunks_exact_mut((w as usize * 4).max(1)).enumerate() {
+        row(y as u32, out);
     }
     Image { width: w, height: h, rgba }
 }
@@ -479,14 +522,23 @@ mod tests {
         assert_eq!(compare(&a, &b, &tol(1, PixelBudget::Ratio(0.01), 0.0, 0.0)).verdict, Verdict::Different);
     }
 
+    fn stats(map: &[f32]) -> (f64, f64) {
+        mean_and_p99(map, map.len())
+    }
+
+    /// The whole picture's map of a windowed one.
+    fn expanded(map: &ErrorMap, w: u32, h: u32) -> Vec<f32> {
+        (0..h).flat_map(|y| (0..w).map(move |x| map.get(x, y))).collect()
+    }
+
     #[test]
     fn flip_known_answers() {
         // Uniform black against uniform white is close to FLIP's maximum; a 2/255 grey step is small.
-        let (mean, p99) = mean_and_p99(&flip_map(&solid(32, 32, [0, 0, 0, 255]), &solid(32, 32, [255, 255, 255, 255])));
+        let (mean, p99) = stats(&flip_map(&solid(32, 32, [0, 0, 0, 255]), &solid(32, 32, [255, 255, 255, 255])));
         assert!(mean > 0.9 && p99 > 0.9, "{mean} {p99}");
-        let (mean, _) = mean_and_p99(&flip_map(&solid(32, 32, [128, 128, 128, 255]), &solid(32, 32, [130, 130, 130, 255])));
+        let (mean, _) = stats(&flip_map(&solid(32, 32, [128, 128, 128, 255]), &solid(32, 32, [130, 130, 130, 255])));
         assert!(mean > 0.01 && mean < 0.1, "{mean}");
-        let (mean, p99) = mean_and_p99(&flip_map(&solid(32, 32, [40, 90, 200, 255]), &solid(32, 32, [40, 90, 200, 255])));
+        let (mean, p99) = stats(&flip_map(&solid(32, 32, [40, 90, 200, 255]), &solid(32, 32, [40, 90, 200, 255])));
         assert_eq!((mean, p99), (0.0, 0.0));
         // The perceptual layer passes a small uniform step only when its limits allow it (and the
         // spatial layer is opened wide: beyond the channel threshold, a uniform step is one solid
@@ -568,7 +620,7 @@ mod tests {
                 }
             }
             let window = changed_window(&base, &changed).unwrap();
-            assert_eq!(flip_map_within(&base, &changed, window), flip_map(&base, &changed), "{list:?}");
+            assert_eq!(expanded(&flip_map_within(&base, &changed, window), w, h), flip_map(&base, &changed), "{list:?}");
             // FLIP's layer on (and failing): the map is FLIP's
             let t = tol(2, PixelBudget::Count(0), 1e-9, 1e-9);
             let c = compare(&base, &changed, &t);
@@ -577,7 +629,7 @@ mod tests {
                 regions::regions(&base, &changed, 3, t.channel).into_iter().filter(|r| r.weight > t.max_region).collect();
             whole.sort_by_key(|r| std::cmp::Reverse(r.weight));
             assert_eq!(c.regions, whole, "{list:?}");
-            assert_eq!(mean_and_p99(c.error_map.as_ref().unwrap()), {
+            assert_eq!(c.error_map.as_ref().unwrap().mean_and_p99((w * h) as usize), {
                 let full = flip_map(&base, &changed);
                 let mut sorted = full.clone();
                 sorted.sort_by(f32::total_cmp);
@@ -594,15 +646,15 @@ mod tests {
         assert!(!c.map_is_flip() && c.flip_mean.is_none());
         let map = c.error_map.unwrap();
         let d = changed.rgba[(10 * w as usize + 10) * 4].abs_diff(base.rgba[(10 * w as usize + 10) * 4]);
-        assert_eq!(map[10 * w as usize + 10], (d as f32 / 255.0).sqrt(), "the square root of the share of 255");
-        assert_eq!(map.iter().filter(|&&v| v > 0.0).count(), 1);
+        assert_eq!(map.get(10, 10), (d as f32 / 255.0).sqrt(), "the square root of the share of 255");
+        assert_eq!(expanded(&map, w, h).iter().filter(|&&v| v > 0.0).count(), 1);
     }
 
     #[test]
     fn the_heatmap_colours_the_error_as_flips_own_colour_map_does() {
         let map: Vec<f32> = (0..40 * 30).map(|i| ((i * 37) % 1000) as f32 / 999.0).collect();
         let c = Comparison {
-            error_map: Some(map.clone()),
+            error_map: Some(ErrorMap { window: Window { x: 0, y: 0, width: 40, height: 30 }, values: map.clone() }),
             ..compare(&solid(40, 30, [0, 0, 0, 255]), &solid(40, 30, [0, 0, 0, 255]), &tol(0, PixelBudget::Count(0), 0.0, 0.0))
         };
         let theirs = nv_flip::FlipImageFloat::with_data(40, 30, &map).apply_color_lut(&nv_flip::magma_lut()).to_vec();
@@ -615,9 +667,15 @@ mod tests {
     #[test]
     fn percentile_is_exact() {
         let map: Vec<f32> = (0..100).map(|i| i as f32 / 100.0).collect();
-        let (mean, p99) = mean_and_p99(&map);
+        let (mean, p99) = stats(&map);
         assert!((mean - 0.495).abs() < 1e-9);
         assert_eq!(p99, 0.98f32 as f64);
+        // a window's values and zeros for the rest: the whole map's figures
+        for zeros in [0, 1, 50, 5000] {
+            let mut whole = vec![0.0f32; zeros];
+            whole.extend(&map);
+            assert_eq!(mean_and_p99(&map, whole.len()), stats(&whole), "{zeros} zeros");
+        }
     }
 
     #[test]
@@ -640,8 +698,9 @@ mod tests {
         assert_eq!(heatmap(&c).rgba.len(), 8 * 8 * 4);
         let s = signed_diff(&a, &b);
         assert_eq!((s.width, s.height), (8, 8));
-        let p = strip(&[&a, &s, &b]);
-        assert_eq!((p.width, p.height), (8 + 8 + 6 + 8, 8));
+        // a's missing rows are magenta against b's black: the padding shows as a difference
+        assert_ne!(&s.rgba[7 * 8 * 4..][..3], &[128, 128, 128]);
+        assert_eq!(&s.rgba[..3], &[128, 128, 128], "equal where both have pixels");
     }
 
     #[test]

@@ -130,15 +130,25 @@ pub fn sha256(bytes: &[u8]) -> String {
 
 /// `bytes` in standard base64 with padding.
 pub fn base64(bytes: &[u8]) -> String {
+    base64_after(String::new(), bytes)
+}
+
+/// `prefix` followed by `bytes` in standard base64 with padding (one allocation for both).
+pub fn base64_after(prefix: String, bytes: &[u8]) -> String {
     const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            out.push(if i <= c.len() { ABC[(n >> (18 - 6 * i)) as usize & 63] as char } else { '=' });
-        }
+    let mut out = prefix.into_bytes();
+    out.reserve_exact(bytes.len().div_ceil(3) * 4);
+    let mut whole = bytes.chunks_exact(3);
+    for c in &mut whole {
+        let n = (c[0] as u32) << 16 | (c[1] as u32) << 8 | c[2] as u32;
+        out.extend([18, 12, 6, 0].map(|s| ABC[(n >> s) as usize & 63]));
     }
-    out
+    if let [first, rest @ ..] = whole.remainder() {
+        let n = (*first as u32) << 16 | (*rest.first().unwrap_or(&0) as u32) << 8;
+        let last = if rest.is_empty() { b'=' } else { ABC[(n >> 6) as usize & 63] };
+        out.extend([ABC[(n >> 18) as usize & 63], ABC[(n >> 12) as usize & 63], last, b'=']);
+    }
+    String::from_utf8(out).expect("base64 is ASCII after a text prefix")
 }
 
 /// Standard base64 back to bytes (for tests that read what the report embedded).

@@ -60,50 +60,73 @@ pub struct Region {
     pub weight: u32,
 }
 
-/// `pick` (min or max) of each channel over a 3-pixel window along rows (`along_rows`) or
-/// columns of a `w`-wide RGBA8 image, clipped at the borders. Written over whole rows (three
-/// slices side by side) so that the compiler vectorises it.
-fn window3(src: &[u8], w: usize, along_rows: bool, pick: fn(u8, u8) -> u8) -> Vec<u8> {
-    if src.is_empty() {
-        return Vec::new();
+/// Each channel's minimum and maximum over a 3-pixel window along one RGBA8 row (clipped at its
+/// ends), written over whole slices side by side so that the compiler vectorises it.
+fn row_range(r: &[u8], lo: &mut [u8], hi: &mut [u8]) {
+    let n = r.len();
+    if n <= 4 {
+        lo.copy_from_slice(r);
+        hi.copy_from_slice(r);
+        return;
     }
-    let row = w * 4;
-    let h = src.len() / row;
-    let mut out = vec![0; src.len()];
-    let pick3 = |o: &mut [u8], a: &[u8], b: &[u8], c: &[u8]| {
-        for (((o, &a), &b), &c) in o.iter_mut().zip(a).zip(b).zip(c) {
-            *o = pick(pick(a, b), c);
-        }
-    };
-    for y in 0..h {
-        let (o, r) = (&mut out[y * row..(y + 1) * row], &src[y * row..(y + 1) * row]);
-        if along_rows {
-            if w == 1 {
-                o.copy_from_slice(r);
-                continue;
-            }
-            pick3(&mut o[4..row - 4], &r[..row - 8], &r[4..row - 4], &r[8..]);
-            for (x, n) in [(0, 4), (row - 4, row - 8)] {
-                for c in 0..4 {
-                    o[x + c] = pick(r[x + c], r[n + c]);
-                }
-            }
-        } else {
-            let above = &src[y.saturating_sub(1) * row..][..row];
-            let below = &src[(y + 1).min(h - 1) * row..][..row];
-            pick3(o, above, r, below);
+    // slices of one length, indexed: the bounds are checked once and the loop vectorises
+    let m = n - 8;
+    let (l, u, a, b, c) = (&mut lo[4..4 + m], &mut hi[4..4 + m], &r[..m], &r[4..4 + m], &r[8..8 + m]);
+    for i in 0..m {
+        l[i] = a[i].min(b[i]).min(c[i]);
+        u[i] = a[i].max(b[i]).max(c[i]);
+    }
+    for (x, next) in [(0, 4), (n - 4, n - 8)] {
+        for c in 0..4 {
+            (lo[x + c], hi[x + c]) = (r[x + c].min(r[next + c]), r[x + c].max(r[next + c]));
         }
     }
-    out
 }
 
-/// Per-channel minimum and maximum over each pixel's 3×3 neighbourhood (clipped at the borders)
-/// of an RGBA8 image, as two RGBA8 images.
-fn neighbourhood_range(img: &Image) -> (Vec<u8>, Vec<u8>) {
-    let w = img.width as usize;
-    let lo = window3(&window3(&img.rgba, w, true, u8::min), w, false, u8::min);
-    let hi = window3(&window3(&img.rgba, w, true, u8::max), w, false, u8::max);
-    (lo, hi)
+/// What the spatial layer asks of each pixel, from both images' 3×3 neighbourhoods (clipped at
+/// the borders), computed row by row where a pixel differs (`differs`): how far its value lies
+/// outside the other image's neighbourhood range, per channel, in either direction (0 when no
+/// channel is more than `threshold` outside: anti-aliasing explains it), and whether the
+/// expected image is flat around it (a range of at most `threshold` in every channel). Two
+/// bytes a pixel; rows of three-row windows are made once each.
+fn pixel_facts(expected: &Image, actual: &Image, differs: &[bool], channels: usize, threshold: u8) -> (Vec<u8>, Vec<bool>) {
+    let (w, h) = (expected.width as usize, expected.height as usize);
+    let row = w * 4;
+    let (mut unexplained, mut flat) = (vec![0u8; w * h], vec![false; w * h]);
+    // per image, three rows' horizontal ranges: (which row, minimum, maximum), slot = row % 3
+    type Ranges = (usize, Vec<u8>, Vec<u8>);
+    let mut rings: [Vec<Ranges>; 2] = std::array::from_fn(|_| vec![(usize::MAX, vec![0; row], vec![0; row]); 3]);
+    let (mut lo, mut hi) = ([vec![0u8; row], vec![0u8; row]], [vec![0u8; row], vec![0u8; row]]);
+    for y in (0..h).filter(|&y| differs[y * w..(y + 1) * w].contains(&true)) {
+        let ys = [y.saturating_sub(1), y, (y + 1).min(h - 1)];
+        for (k, img) in [expected, actual].into_iter().enumerate() {
+            for &yy in &ys {
+                let (at, l, u) = &mut rings[k][yy % 3];
+                if *at != yy {
+                    row_range(&img.rgba[yy * row..][..row], l, u);
+                    *at = yy;
+                }
+            }
+            let [r0, r1, r2] = [0, 1, 2].map(|i| &rings[k][ys[i] % 3]);
+            let (l, u) = (&mut lo[k][..row], &mut hi[k][..row]);
+            let (l0, l1, l2, u0, u1, u2) = (&r0.1[..row], &r1.1[..row], &r2.1[..row], &r0.2[..row], &r1.2[..row], &r2.2[..row]);
+            for i in 0..row {
+                l[i] = l0[i].min(l1[i]).min(l2[i]);
+                u[i] = u0[i].max(u1[i]).max(u2[i]);
+            }
+        }
+        let (e, a) = (&expected.rgba[y * row..][..row], &actual.rgba[y * row..][..row]);
+        for x in (0..w).filter(|&x| differs[y * w + x]) {
+            let (mut far, mut level) = (0u8, true);
+            for k in x * 4..x * 4 + channels {
+                far = far.max(outside(a[k], lo[0][k], hi[0][k])).max(outside(e[k], lo[1][k], hi[1][k]));
+                level &= hi[0][k] - lo[0][k] <= threshold;
+            }
+            unexplained[y * w + x] = if far > threshold { far } else { 0 };
+            flat[y * w + x] = level;
+        }
+    }
+    (unexplained, flat)
 }
 
 /// How far `v` lies outside `lo..=hi`.
@@ -118,67 +141,62 @@ pub fn regions(expected: &Image, actual: &Image, channels: usize, threshold: u8)
     assert_eq!((expected.width, expected.height), (actual.width, actual.height), "regions of images of one size");
     let (w, h) = (expected.width as usize, expected.height as usize);
     let (e, a) = (&expected.rgba, &actual.rgba);
-    let differs: Vec<bool> = (0..w * h).map(|i| (0..channels).any(|c| e[i * 4 + c].abs_diff(a[i * 4 + c]) > threshold)).collect();
+    let differs: Vec<bool> =
+        e.chunks_exact(4).zip(a.chunks_exact(4)).map(|(p, q)| (0..channels).any(|c| p[c].abs_diff(q[c]) > threshold)).collect();
     if !differs.contains(&true) {
         return Vec::new();
     }
-    let (e_lo, e_hi) = neighbourhood_range(expected);
-    let (a_lo, a_hi) = neighbourhood_range(actual);
-    // how far pixel `i` is outside the other image's neighbourhood (0: anti-aliasing explains it)
-    let unexplained = |i: usize| {
-        (0..channels)
-            .map(|c| {
-                let k = i * 4 + c;
-                outside(a[k], e_lo[k], e_hi[k]).max(outside(e[k], a_lo[k], a_hi[k]))
-            })
-            .max()
-            .filter(|&o| o > threshold)
-            .unwrap_or(0)
-    };
+    let (unexplained, flat) = pixel_facts(expected, actual, &differs, channels, threshold);
     let off = |i: usize| (0..channels).map(|c| e[i * 4 + c].abs_diff(a[i * 4 + c])).max().unwrap_or(0);
     // a pixel's weight by how far it is off, in sixths (`CLEAR`ths) of a pixel: none up to the
     // faint levels, whole from the clear ones
     let floor = threshold.max(FAINT);
     let weigh = |levels: u8| u32::from(levels.saturating_sub(floor).min(CLEAR));
-    let neighbours = |i: usize| {
-        let (x, y) = ((i % w) as isize, (i / w) as isize);
-        (-1..=1isize)
-            .flat_map(move |dy| (-1..=1isize).map(move |dx| (x + dx, y + dy)))
-            .filter(move |&(nx, ny)| (nx, ny) != (x, y) && nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h)
-    };
-    let interior = |i: usize| {
-        let (x, y) = (i % w, i / w);
-        x > 0 && y > 0 && x + 1 < w && y + 1 < h && neighbours(i).all(|(nx, ny)| differs[ny as usize * w + nx as usize])
-    };
-    // alone among its neighbours, far off, where the golden is flat around it
-    let lone = |i: usize| {
-        let flat = (0..channels).all(|c| e_hi[i * 4 + c] - e_lo[i * 4 + c] <= threshold);
-        flat && off(i) >= LONE && neighbours(i).all(|(nx, ny)| !differs[ny as usize * w + nx as usize])
-    };
-    let mut seen = vec![false; w * h];
+    // far off where the golden is flat around it (a lone pixel when no neighbour differs)
+    let far_on_flat = |i: usize| off(i) >= LONE && flat[i];
+    // the pixels on a grid with a border of one, so that every pixel has eight neighbours:
+    // 0 equal (or the border), 1 differs, 2 differs and is taken into a region
+    let pw = w + 2;
+    let mut state = vec![0u8; pw * (h + 2)];
+    for (row, d) in state[pw..].chunks_exact_mut(pw).zip(differs.chunks_exact(w)) {
+        for (s, &d) in row[1..=w].iter_mut().zip(d) {
+            *s = d as u8;
+        }
+    }
+    let step = pw as isize;
+    let around = [-step - 1, -step, -step + 1, -1, 1, step - 1, step, step + 1];
     let mut stack = Vec::new();
     let mut out = Vec::new();
-    for start in 0..w * h {
-        if !differs[start] || seen[start] {
+    for start in pw..pw * (h + 1) {
+        if state[start] != 1 {
             continue;
         }
-        seen[start] = true;
+        state[start] = 2;
         stack.push(start);
         let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
         let (mut pixels, mut weight) = (0u32, 0u32);
-        while let Some(i) = stack.pop() {
-            let (x, y) = (i % w, i / w);
+        while let Some(p) = stack.pop() {
+            let (x, y) = (p % pw - 1, p / pw - 1);
             (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
             pixels += 1;
-            let levels = unexplained(i).max(if interior(i) { off(i) } else { 0 });
-            weight += if lone(i) { LONE_WEIGHT * u32::from(CLEAR) } else { weigh(levels) };
-            for (nx, ny) in neighbours(i) {
-                let j = ny as usize * w + nx as usize;
-                if differs[j] && !seen[j] {
-                    seen[j] = true;
-                    stack.push(j);
+            // its eight neighbours, once: how many differ, and the region grows by them
+            let mut differing = 0;
+            for d in around {
+                let q = p.wrapping_add_signed(d);
+                match state[q] {
+                    0 => {}
+                    1 => {
+                        differing += 1;
+                        state[q] = 2;
+                        stack.push(q);
+                    }
+                    _ => differing += 1,
                 }
             }
+            let i = y * w + x;
+            let interior = differing == 8;
+            let levels = unexplained[i].max(if interior { off(i) } else { 0 });
+            weight += if differing == 0 && far_on_flat(i) { LONE_WEIGHT * u32::from(CLEAR) } else { weigh(levels) };
         }
         let (x, y, width, height) = (x0 as u32, y0 as u32, (x1 - x0 + 1) as u32, (y1 - y0 + 1) as u32);
         let weight = (weight + u32::from(CLEAR) / 2) / u32::from(CLEAR);
@@ -192,28 +210,32 @@ pub fn regions(expected: &Image, actual: &Image, channels: usize, threshold: u8)
 /// around each region, clipped to the image: where a report shows the failing regions.
 pub fn outline(img: &Image, regions: &[Region], color: [u8; 4]) -> Image {
     let mut out = img.clone();
-    let (w, h) = (img.width as i64, img.height as i64);
-    let mut put = |x: i64, y: i64| {
-        if (0..w).contains(&x) && (0..h).contains(&y) {
-            let i = ((y * w + x) * 4) as usize;
-            out.rgba[i..i + 4].copy_from_slice(&color);
+    for (y, row) in out.rgba.chunks_exact_mut((img.width as usize * 4).max(1)).enumerate() {
+        outline_row(row, y as u32, regions, color);
+    }
+    out
+}
+
+/// What [`outline`] draws on row `y`, drawn on `row` (RGBA8).
+pub fn outline_row(row: &mut [u8], y: u32, regions: &[Region], color: [u8; 4]) {
+    let (w, y) = ((row.len() / 4) as i64, y as i64);
+    let mut put = |x: i64| {
+        if (0..w).contains(&x) {
+            row[x as usize * 4..][..4].copy_from_slice(&color);
         }
     };
     for r in regions {
         for gap in 2..=3 {
             let (x0, y0) = (r.x as i64 - gap, r.y as i64 - gap);
             let (x1, y1) = (r.x as i64 + r.width as i64 - 1 + gap, r.y as i64 + r.height as i64 - 1 + gap);
-            for x in x0..=x1 {
-                put(x, y0);
-                put(x, y1);
-            }
-            for y in y0..=y1 {
-                put(x0, y);
-                put(x1, y);
+            if y == y0 || y == y1 {
+                (x0..=x1).for_each(&mut put);
+            } else if (y0..y1).contains(&y) {
+                put(x0);
+                put(x1);
             }
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -244,19 +266,35 @@ mod tests {
     }
 
     #[test]
-    fn neighbourhood_range_is_the_brute_force_one() {
-        let img = image(7, 5, |x, y| [(x * 37 + y * 11) as u8, (x * y * 13) as u8, (250 - x * 9 - y * 30) as u8]);
-        let (lo, hi) = neighbourhood_range(&img);
-        for y in 0..5i64 {
-            for x in 0..7i64 {
-                for c in 0..4 {
+    fn pixel_facts_are_the_brute_force_ones() {
+        let e = image(7, 5, |x, y| [(x * 37 + y * 11) as u8, (x * y * 13) as u8, (250 - x * 9 - y * 30) as u8]);
+        let a = image(7, 5, |x, y| [(x * 41 + y * 7) as u8, (x * y * 13 + x) as u8, (250 - x * 9 - y * 29) as u8]);
+        for (w, h, e, a) in [(7, 5, e.clone(), a.clone()), (1, 1, image(1, 1, |_, _| [9, 9, 9]), image(1, 1, |_, _| [90, 9, 9]))] {
+            // every other pixel differs, as far as the facts are concerned
+            let differs: Vec<bool> = (0..w * h).map(|i| i % 2 == 0).collect();
+            for threshold in [0u8, 2, 40] {
+                let (far, flat) = pixel_facts(&e, &a, &differs, 3, threshold);
+                let range = |img: &Image, x: i64, y: i64, c: usize| {
                     let vals: Vec<u8> = (-1..=1)
                         .flat_map(|dy| (-1..=1).map(move |dx| (x + dx, y + dy)))
-                        .filter(|&(a, b)| (0..7).contains(&a) && (0..5).contains(&b))
-                        .map(|(a, b)| img.rgba[((b * 7 + a) * 4 + c) as usize])
+                        .filter(|&(p, q)| (0..w as i64).contains(&p) && (0..h as i64).contains(&q))
+                        .map(|(p, q)| img.rgba[((q * w as i64 + p) * 4) as usize + c])
                         .collect();
-                    let i = ((y * 7 + x) * 4 + c) as usize;
-                    assert_eq!((lo[i], hi[i]), (*vals.iter().min().unwrap(), *vals.iter().max().unwrap()), "({x},{y}) channel {c}");
+                    (*vals.iter().min().unwrap(), *vals.iter().max().unwrap())
+                };
+                for i in 0..w * h {
+                    let (x, y) = ((i % w) as i64, (i / w) as i64);
+                    let want = (0..3)
+                        .map(|c| {
+                            let ((el, eh), (al, ah)) = (range(&e, x, y, c), range(&a, x, y, c));
+                            outside(a.rgba[i * 4 + c], el, eh).max(outside(e.rgba[i * 4 + c], al, ah))
+                        })
+                        .max()
+                        .filter(|&o| o > threshold)
+                        .unwrap_or(0);
+                    let level = (0..3).all(|c| range(&e, x, y, c).1 - range(&e, x, y, c).0 <= threshold);
+                    let (want, level) = if differs[i] { (want, level) } else { (0, false) };
+                    assert_eq!((far[i], flat[i]), (want, level), "{w}×{h}, ({x},{y}), threshold {threshold}");
                 }
             }
         }

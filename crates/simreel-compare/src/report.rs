@@ -15,7 +15,7 @@ use super::compare::{self, Comparison};
 use super::regions::{self, Region};
 use crate::Error;
 use crate::fs::replace as write_replacing;
-use crate::image::{self as picture, Image, encode_png};
+use crate::image::{self as picture, Image, encode_png, encode_png_rows};
 use crate::text::xml;
 
 /// How a failure is accepted: the command that accepts it, or why nothing can be accepted here.
@@ -64,8 +64,8 @@ impl Subject {
         Subject::Frame { scene: scene.to_string(), frame }
     }
 
-    /// The stem of its images in the report folder (`<stem>__actual.png`, …): a frame's scene and
-    /// number; a file's path made one name, with a hash of the path so that `a/b.png` and
+    /// The stem of its images in the report folder (`<stem>__actual.png`, `.jpg` for a JPEG kept
+    /// as it was, …): a frame's scene and number; a file's path made one name, with a hash of the path so that `a/b.png` and
     /// `a_b.png` never share one.
     pub fn stem(&self) -> String {
         match self {
@@ -357,71 +357,161 @@ impl Report {
 const THUMB: (u32, u32) = (160, 90);
 
 fn data_url(img: &Image) -> String {
-    png_url(&encode_png(img))
+    data_url_of(picture::Format::Png, &encode_png(img))
 }
 
-fn png_url(bytes: &[u8]) -> String {
-    format!("data:image/png;base64,{}", crate::hash::base64(bytes))
+fn data_url_of(format: picture::Format, bytes: &[u8]) -> String {
+    let mime = if format == picture::Format::Jpeg { "jpeg" } else { "png" };
+    crate::hash::base64_after(format!("data:image/{mime};base64,"), bytes)
 }
 
 /// The widest and tallest a picture in the three-panel strip gets (larger ones are scaled down:
 /// the strip is a quick look; the page and the other files keep every pixel).
 const PANEL_MAX: u32 = 1024;
 
-/// A failure's pictures as PNG files (`actual`, `expected`, `diff`, `signed`, `panel`), each
+/// A failure's pictures as files (`actual`, `expected`, `diff`, `signed`, `panel`), each
 /// encoded once: written into the report folder and embedded in the page. An image read from a
-/// PNG file is used as that file's bytes, not encoded again.
-pub struct Pictures(Vec<(&'static str, Vec<u8>)>);
+/// PNG file, or a JPEG with no orientation to apply, is used as that file's bytes, not encoded
+/// again; the heatmap and the signed difference are encoded row by row, never whole in memory.
+pub struct Pictures(Vec<Picture>);
+
+struct Picture {
+    name: &'static str,
+    /// PNG, or JPEG for a JPEG kept as it was.
+    format: picture::Format,
+    bytes: Vec<u8>,
+}
+
+impl Picture {
+    fn extension(&self) -> &'static str {
+        if self.format == picture::Format::Jpeg { "jpg" } else { "png" }
+    }
+}
+
+/// `bytes` as a browser shows them the way they were compared: a PNG, or a JPEG without EXIF (no
+/// orientation for a browser to apply).
+fn shown_as_read(bytes: &[u8]) -> Option<picture::Format> {
+    match picture::Format::sniff(bytes)? {
+        picture::Format::Png => Some(picture::Format::Png),
+        picture::Format::Jpeg if !jpeg_has_exif(bytes) => Some(picture::Format::Jpeg),
+        _ => None,
+    }
+}
+
+/// Whether a JPEG's header segments (before the scan) hold an EXIF block.
+fn jpeg_has_exif(bytes: &[u8]) -> bool {
+    let mut at = 2;
+    while let [0xFF, marker, hi, lo, ..] = bytes[at.min(bytes.len())..] {
+        if marker == 0xE1 && bytes[at + 4..].starts_with(b"Exif\0") {
+            return true;
+        }
+        if marker == 0xDA {
+            return false;
+        }
+        at += 2 + u16::from_be_bytes([hi, lo]) as usize;
+    }
+    // unreadable segments: encode the decoded pixels rather than trust the file
+    true
+}
+
+/// The rows of a comparison's pictures where the two differ or its heatmap is not plain: the
+/// error map's window (which holds every changed pixel) and the boxes drawn around regions.
+fn drawn_rows(c: &Comparison) -> std::ops::Range<u32> {
+    // no map (a comparison made without one): every row, to be safe
+    let map = c.error_map.as_ref().map_or(0..c.height, |m| m.window.y..m.window.y + m.window.height);
+    let boxes = c.regions.iter().map(|r| r.y.saturating_sub(3)..r.y + r.height + 3);
+    boxes.fold(map, |a, b| if a.is_empty() { b } else { a.start.min(b.start)..a.end.max(b.end) })
+}
+
+/// Expected | error | actual, each shrunk by a whole factor to fit [`PANEL_MAX`], side by side
+/// with 4-pixel dark separators: a PNG written row by row (no picture of it is ever whole in
+/// memory). `heat` makes the error's rows; a picture smaller than `w` × `h` is padded as the
+/// comparison padded it. Outside `changed` (the rows where the pictures differ or the error map
+/// is drawn on) the actual's part is the expected's and the error's part is the same every row:
+/// each made once (a paragraph changed on a long page costs the paragraph).
+fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, h: u32, changed: std::ops::Range<u32>) -> Vec<u8> {
+    const GAP: usize = 4;
+    let (pw, ph, k) = picture::box_fit(w, h, PANEL_MAX);
+    let (e, a) = (picture::Padded { image: exp, width: w }, picture::Padded { image: act, width: w });
+    let [mut e, mut heat, mut a] = [&e as &dyn picture::Rows, heat, &a].map(|rows| picture::Shrink::by_boxes(w, h, k, rows));
+    let opaque = [exp, act].iter().all(|img| img.rgba.chunks_exact(4).all(|p| p[3] == 255));
+    let part = pw as usize * 4;
+    let quiet = |y: u32| y * k >= changed.end || ((y + 1) * k).min(h) <= changed.start;
+    let mut quiet_heat: Option<Vec<u8>> = None;
+    encode_png_rows(3 * pw + 2 * GAP as u32, ph, opaque, |y, row| {
+        for px in row.chunks_exact_mut(4) {
+            px.copy_from_slice(&[24, 24, 28, 255]);
+        }
+        let (left, rest) = row.split_at_mut(part + GAP * 4);
+        let (middle, right) = rest.split_at_mut(part + GAP * 4);
+        let (left, middle, right) = (&mut left[..part], &mut middle[..part], &mut right[..part]);
+        e.row(y as usize, left);
+        if !quiet(y) {
+            heat.row(y as usize, middle);
+            a.row(y as usize, right);
+            return;
+        }
+        right.copy_from_slice(left);
+        let once = quiet_heat.get_or_insert_with(|| {
+            heat.row(y as usize, middle);
+            middle.to_vec()
+        });
+        middle.copy_from_slice(once);
+    })
+}
 
 impl Pictures {
     fn of(e: &Entry) -> Pictures {
-        let encode = encode_png;
-        let as_is = |file: &Option<String>, img: &Image| {
-            let bytes = file.as_ref().and_then(|f| std::fs::read(f).ok()).filter(|b| b.starts_with(b"\x89PNG\r\n\x1a\n"));
-            bytes.unwrap_or_else(|| encode(img))
+        let png = |name, bytes| Picture { name, format: picture::Format::Png, bytes };
+        let as_is = |name, file: &Option<String>, img: &Image| {
+            let kept = file.as_ref().and_then(|f| std::fs::read(f).ok()).and_then(|b| Some((shown_as_read(&b)?, b)));
+            match kept {
+                Some((format, bytes)) => Picture { name, format, bytes },
+                None => png(name, encode_png(img)),
+            }
         };
         let mut out = Vec::new();
         match (&e.expected, &e.comparison, &e.actual) {
             (Some(exp), Some(c), Some(act)) => {
-                let heat = marked_heatmap(c);
+                let (w, h) = (c.width, c.height);
+                let heat = |y, row: &mut [u8]| {
+                    compare::heatmap_row(c, y, row);
+                    regions::outline_row(row, y, &c.regions, REGION_OUTLINE);
+                };
                 let ((expected, actual), (diff, (signed, panel))) = crate::par::join(
-                    || crate::par::join(|| as_is(&e.expected_file, exp), || as_is(&e.actual_file, act)),
+                    || crate::par::join(|| as_is("expected", &e.expected_file, exp), || as_is("actual", &e.actual_file, act)),
                     || {
                         crate::par::join(
-                            || encode(&heat),
+                            || encode_png_rows(w, h, true, &heat),
                             || {
                                 crate::par::join(
-                                    || encode(&compare::signed_diff(exp, act)),
-                                    || {
-                                        let (pw, ph) = picture::fit(c.width, c.height, PANEL_MAX, PANEL_MAX);
-                                        let small = |img: &Image| picture::thumbnail(&compare::pad(img, c.width, c.height), pw, ph);
-                                        encode(&compare::strip(&[&small(exp), &small(&heat), &small(act)]))
-                                    },
+                                    || encode_png_rows(w, h, true, |y, row| compare::signed_row(exp, act, y, row)),
+                                    || panel(exp, &picture::Made(&heat), act, w, h, drawn_rows(c)),
                                 )
                             },
                         )
                     },
                 );
-                out.extend([("expected", expected), ("actual", actual), ("diff", diff), ("signed", signed), ("panel", panel)]);
+                out.extend([expected, actual, png("diff", diff), png("signed", signed), png("panel", panel)]);
             }
             (exp, _, act) => {
                 if let Some(exp) = exp {
-                    out.push(("expected", as_is(&e.expected_file, exp)));
+                    out.push(as_is("expected", &e.expected_file, exp));
                 }
                 if let Some(act) = act {
-                    out.push(("actual", as_is(&e.actual_file, act)));
+                    out.push(as_is("actual", &e.actual_file, act));
                 }
             }
         }
         Pictures(out)
     }
 
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        self.0.iter().find(|(n, _)| *n == name).map(|(_, b)| b.as_slice())
+    fn get(&self, name: &str) -> Option<&Picture> {
+        self.0.iter().find(|p| p.name == name)
     }
 
     fn url(&self, name: &str) -> String {
-        self.get(name).map(png_url).unwrap_or_default()
+        self.get(name).map(|p| data_url_of(p.format, &p.bytes)).unwrap_or_default()
     }
 }
 
@@ -445,8 +535,8 @@ pub fn write_report(dir: &Path, report: Report, pictures: &[(String, Pictures)])
     crate::fs::remove_stale(dir).map_err(|source| Error::Remove { path: dir.to_path_buf(), source })?;
     std::fs::create_dir_all(dir).map_err(Error::write(dir))?;
     for (stem, pics) in pictures {
-        for (name, bytes) in &pics.0 {
-            write_replacing(&dir.join(format!("{stem}__{name}.png")), bytes)?;
+        for p in &pics.0 {
+            write_replacing(&dir.join(format!("{stem}__{}.{}", p.name, p.extension())), &p.bytes)?;
         }
     }
     report.write_files(dir)?;
@@ -536,15 +626,11 @@ fn metrics_line(e: &Entry) -> String {
 /// Where the failing regions are shown: cyan, which the magma scale of the heatmap never takes.
 const REGION_OUTLINE: [u8; 4] = [0, 230, 255, 255];
 
-/// The error heatmap with a box around each failing region.
-fn marked_heatmap(c: &Comparison) -> Image {
-    regions::outline(&compare::heatmap(c), &c.regions, REGION_OUTLINE)
-}
-
 /// A failed frame's (or file's) card in `report.html`, inside its `<div class="card fail">`,
 /// with its `pics` embedded.
 fn failed_card(e: &Entry, pics: &Pictures) -> String {
-    let mut h = String::new();
+    // room for the embedded pictures at once (base64: 4 bytes for every 3)
+    let mut h = String::with_capacity(pics.0.iter().map(|p| p.bytes.len() / 3 * 4 + 64).sum::<usize>() + 4096);
     let _ = writeln!(h, "<h2>{}</h2>", xml(&e.subject.label()));
     let _ = writeln!(h, "<div><b>{}</b>: {}</div><div>{}</div>", xml(&e.verdict), xml(&metrics_line(e)), xml(&e.state_message));
     let _ = writeln!(h, "<div class=\"muted\">tolerance: {}</div>", xml(&e.tolerance_reason));
@@ -663,7 +749,7 @@ mod tests {
         };
         let c = compare::compare(&golden, &actual, &tol);
         assert_eq!(c.verdict, compare::Verdict::Region);
-        let heat = marked_heatmap(&c);
+        let heat = regions::outline(&compare::heatmap(&c), &c.regions, REGION_OUTLINE);
         let px = |x: usize, y: usize| &heat.rgba[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4];
         assert_eq!(px(28, 20), REGION_OUTLINE, "left side of the box, two pixels out");
         assert_eq!(px(37, 22), REGION_OUTLINE, "right side");
@@ -689,5 +775,28 @@ mod tests {
         assert_eq!(f["regions"][0], serde_json::json!({"x": 30, "y": 20, "width": 6, "height": 5, "pixels": 30, "weight": 30}));
         assert_eq!(f["heaviest_region"], 30);
         assert!(report.records[0].metrics.contains("6×5 px at (30, 20), weight 30 > 7"), "{}", report.records[0].metrics);
+    }
+
+    #[test]
+    fn the_panel_is_expected_error_and_actual_side_by_side_padded_as_compared() {
+        let (a, b) = (
+            Image { width: 8, height: 6, rgba: [0u8, 0, 0, 255].repeat(48) },
+            Image { width: 6, height: 8, rgba: [0u8, 0, 0, 255].repeat(48) },
+        );
+        let c = compare::compare(&a, &b, &crate::tolerance::Tolerance::default());
+        let heat = |y, row: &mut [u8]| compare::heatmap_row(&c, y, row);
+        let p = crate::image::decode(&panel(&a, &crate::image::Made(heat), &b, c.width, c.height, drawn_rows(&c))).unwrap();
+        assert_eq!((p.width, p.height), (8 * 3 + 8, 8));
+        let px = |x: u32, y: u32| &p.rgba[((y * p.width + x) * 4) as usize..][..4];
+        assert_eq!(px(0, 0), [0, 0, 0, 255], "expected's own pixel");
+        assert_eq!(px(0, 7), [255, 0, 255, 255], "expected padded below its 6 rows");
+        assert_eq!(px(9, 3), [24, 24, 28, 255], "a separator");
+        assert_eq!(px(12 + 8 + 4 + 7, 0), [255, 0, 255, 255], "actual padded right of its 6 columns");
+        let heat_row: Vec<u8> = {
+            let mut r = vec![0; 32];
+            heat(7, &mut r);
+            r
+        };
+        assert_eq!(&p.rgba[((7 * p.width + 12) * 4) as usize..][..32], &heat_row[..], "the error's row, unscaled at this size");
     }
 }

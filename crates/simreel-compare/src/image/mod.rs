@@ -7,7 +7,7 @@ pub mod bmp;
 mod encode;
 pub mod tiff;
 
-pub use encode::{encode_png, encode_png_small};
+pub use encode::{encode_png, encode_png_rows, encode_png_small};
 
 /// A picture as RGBA8 rows, straight alpha.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,46 +187,185 @@ fn webp(bytes: &[u8]) -> Result<Image, String> {
 /// `img` made small by averaging the pixels each output pixel covers (partly covered ones by the
 /// share they are covered): for thumbnails and the report's scaled views.
 pub fn thumbnail(img: &Image, width: u32, height: u32) -> Image {
-    let (width, height) = (width.max(1), height.max(1));
-    if (width, height) == (img.width, img.height) || img.width == 0 || img.height == 0 {
+    if (width.max(1), height.max(1)) == (img.width, img.height) || img.width == 0 || img.height == 0 {
         return img.clone();
     }
-    let spans = |from: u32, to: u32| -> Vec<Vec<(usize, f32)>> {
-        let scale = from as f64 / to as f64;
-        (0..to)
-            .map(|o| {
-                let (a, b) = (o as f64 * scale, (o as f64 + 1.0) * scale);
-                let (first, last) = (a.floor() as u32, (b.ceil() as u32).min(from).max(a.floor() as u32 + 1));
-                (first..last).map(|i| (i as usize, ((b.min(i as f64 + 1.0) - a.max(i as f64)) / scale) as f32)).collect()
-            })
-            .collect()
-    };
-    let (xs, ys) = (spans(img.width, width), spans(img.height, height));
-    let src_row = img.width as usize * 4;
+    thumbnail_of(img.width, img.height, width, height, Padded { image: img, width: img.width })
+}
+
+/// [`thumbnail`] of a `src_width` × `src_height` picture that is never whole in memory, its
+/// rows made (or borrowed) by `row`, each asked for about once per output row it falls in. Bands of rows are made in parallel.
+pub fn thumbnail_of(src_width: u32, src_height: u32, width: u32, height: u32, row: impl Rows + Sync) -> Image {
+    let (width, height) = (width.max(1), height.max(1));
     let mut rgba = vec![0u8; width as usize * height as usize * 4];
     crate::par::rows(&mut rgba, width as usize * 4, |first, band| {
-        let mut acc = vec![0f32; img.width as usize * 4];
+        let mut shrink = Shrink::new(src_width, src_height, width, height, &row);
         for (r, out) in band.chunks_exact_mut(width as usize * 4).enumerate() {
-            acc.iter_mut().for_each(|v| *v = 0.0);
-            for &(y, wy) in &ys[first + r] {
-                for (a, &s) in acc.iter_mut().zip(&img.rgba[y * src_row..(y + 1) * src_row]) {
-                    *a += wy * s as f32;
-                }
-            }
-            for (x, px) in out.chunks_exact_mut(4).enumerate() {
-                let mut sum = [0f32; 4];
-                for &(i, wx) in &xs[x] {
-                    for c in 0..4 {
-                        sum[c] += wx * acc[i * 4 + c];
-                    }
-                }
-                for c in 0..4 {
-                    px[c] = sum[c].round().clamp(0.0, 255.0) as u8;
-                }
-            }
+            shrink.row(first + r, out);
         }
     });
     Image { width, height, rgba }
+}
+
+/// A `src_width` × `src_height` picture (its rows made by `row(y, out)`, RGBA8) scaled down to
+/// `width` × `height` a row at a time, as [`thumbnail`] scales: for a picture written row by row
+/// that is never whole in memory; or by whole boxes ([`Shrink::by_boxes`]).
+pub struct Shrink<R> {
+    scale: Scale,
+    source: R,
+    src: Vec<u8>,
+}
+
+/// A picture's rows, RGBA8, borrowed or made one at a time.
+pub trait Rows {
+    /// Row `y`: borrowed from the picture, or made in `buf` (a row long).
+    fn row<'a>(&'a self, y: u32, buf: &'a mut [u8]) -> &'a [u8];
+}
+
+/// Rows made by a function that fills them: `Made(|y, row| …)`.
+pub struct Made<F>(pub F);
+
+impl<F: Fn(u32, &mut [u8])> Rows for Made<F> {
+    fn row<'a>(&'a self, y: u32, buf: &'a mut [u8]) -> &'a [u8] {
+        (self.0)(y, buf);
+        buf
+    }
+}
+
+impl<R: Rows + ?Sized> Rows for &R {
+    fn row<'a>(&'a self, y: u32, buf: &'a mut [u8]) -> &'a [u8] {
+        (**self).row(y, buf)
+    }
+}
+
+/// An image's rows, padded to `width` pixels and below its height with opaque magenta (as a
+/// comparison of two sizes pads them); borrowed where nothing is padded.
+pub struct Padded<'i> {
+    pub image: &'i Image,
+    pub width: u32,
+}
+
+impl Rows for Padded<'_> {
+    fn row<'a>(&'a self, y: u32, buf: &'a mut [u8]) -> &'a [u8] {
+        let (own, want) = (self.image.width as usize * 4, self.width as usize * 4);
+        let row = if y < self.image.height { &self.image.rgba[y as usize * own..][..own] } else { &[][..] };
+        if row.len() == want {
+            return row;
+        }
+        buf[..row.len()].copy_from_slice(row);
+        for px in buf[row.len()..want].chunks_exact_mut(4) {
+            px.copy_from_slice(&[255, 0, 255, 255]);
+        }
+        &buf[..want]
+    }
+}
+
+enum Scale {
+    /// Each output pixel the average of a `k` × `k` box (fewer at the right and bottom edges).
+    Box { k: usize, src_width: usize, src_height: usize, sums: Vec<u32> },
+    /// Area averaging by fractional spans.
+    Area { xs: Spans, ys: Spans, acc: Vec<f32> },
+}
+
+/// The size a `width` × `height` picture is shrunk to by a whole factor so that it fits
+/// `max` × `max`, and that factor: each output pixel is the average of a factor × factor box.
+pub fn box_fit(width: u32, height: u32, max: u32) -> (u32, u32, u32) {
+    let k = width.max(height).div_ceil(max.max(1)).max(1);
+    (width.div_ceil(k).max(1), height.div_ceil(k).max(1), k)
+}
+
+impl<R: Rows> Shrink<R> {
+    /// Area averaging, as [`thumbnail`] scales.
+    pub fn new(src_width: u32, src_height: u32, width: u32, height: u32, row: R) -> Shrink<R> {
+        let (xs, ys) = (Spans::new(src_width, width.max(1)), Spans::new(src_height, height.max(1)));
+        Shrink { scale: Scale::Area { xs, ys, acc: vec![0.0; src_width as usize * 4] }, source: row, src: vec![0; src_width as usize * 4] }
+    }
+
+    /// Each output pixel the average of a `k` × `k` box of the source (fewer pixels at the right
+    /// and bottom edges): the size [`box_fit`] gives, in integers, each source row made once.
+    pub fn by_boxes(src_width: u32, src_height: u32, k: u32, row: R) -> Shrink<R> {
+        let (k, src_width, src_height) = (k.max(1) as usize, src_width as usize, src_height as usize);
+        Shrink { scale: Scale::Box { k, src_width, src_height, sums: vec![0; src_width * 4] }, source: row, src: vec![0; src_width * 4] }
+    }
+
+    /// Output row `o` into `out` (RGBA8, the output's width).
+    pub fn row(&mut self, o: usize, out: &mut [u8]) {
+        match &mut self.scale {
+            Scale::Box { k, src_width, src_height, sums } => {
+                let (k, rows) = (*k, o * *k..((o + 1) * *k).min(*src_height));
+                sums.iter_mut().for_each(|v| *v = 0);
+                let n_rows = rows.len();
+                for y in rows {
+                    for (a, &s) in sums.iter_mut().zip(self.source.row(y as u32, &mut self.src)) {
+                        *a += s as u32;
+                    }
+                }
+                for (x, px) in out.chunks_exact_mut(4).enumerate() {
+                    let cols = x * k..((x + 1) * k).min(*src_width);
+                    let n = (n_rows * cols.len()).max(1) as u32;
+                    let mut sum = [0u32; 4];
+                    for p in sums[cols.start * 4..cols.end * 4].chunks_exact(4) {
+                        for c in 0..4 {
+                            sum[c] += p[c];
+                        }
+                    }
+                    for c in 0..4 {
+                        px[c] = ((sum[c] + n / 2) / n) as u8;
+                    }
+                }
+            }
+            Scale::Area { xs, ys, acc } => {
+                acc.iter_mut().for_each(|v| *v = 0.0);
+                let (y0, wys) = ys.of(o);
+                for (y, &wy) in (y0..).zip(wys) {
+                    for (a, &s) in acc.iter_mut().zip(self.source.row(y as u32, &mut self.src)) {
+                        *a += wy * s as f32;
+                    }
+                }
+                for (x, px) in out.chunks_exact_mut(4).enumerate() {
+                    let (x0, wxs) = xs.of(x);
+                    let mut sum = [0f32; 4];
+                    for (p, &wx) in acc[x0 * 4..].chunks_exact(4).zip(wxs) {
+                        for c in 0..4 {
+                            sum[c] += wx * p[c];
+                        }
+                    }
+                    // never negative: rounding half up is `round`; `as` saturates at 255
+                    for c in 0..4 {
+                        px[c] = (sum[c] + 0.5) as u8;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Which input pixels each output pixel of a scaling along one axis covers, and by what share:
+/// output `o` covers inputs `first[o]..` with `weights[at[o]..at[o + 1]]`, in one flat list.
+struct Spans {
+    first: Vec<usize>,
+    at: Vec<usize>,
+    weights: Vec<f32>,
+}
+
+impl Spans {
+    fn new(from: u32, to: u32) -> Spans {
+        let scale = from as f64 / to as f64;
+        let mut spans = Spans { first: Vec::with_capacity(to as usize), at: vec![0], weights: Vec::new() };
+        for o in 0..to {
+            let (a, b) = (o as f64 * scale, (o as f64 + 1.0) * scale);
+            let (first, last) = (a.floor() as u32, (b.ceil() as u32).min(from).max(a.floor() as u32 + 1));
+            spans.first.push(first as usize);
+            spans.weights.extend((first..last).map(|i| ((b.min(i as f64 + 1.0) - a.max(i as f64)) / scale) as f32));
+            spans.at.push(spans.weights.len());
+        }
+        spans
+    }
+
+    /// Output `o`'s first input and the weights of its inputs from there.
+    fn of(&self, o: usize) -> (usize, &[f32]) {
+        (self.first[o], &self.weights[self.at[o]..self.at[o + 1]])
+    }
 }
 
 /// The size that fits inside `max_width` × `max_height` keeping `width` : `height` (never larger
@@ -251,5 +390,55 @@ mod tests {
         assert!(decode(b"hello").unwrap_err().contains("the file is text"));
         assert!(decode(b"").unwrap_err().contains("empty"));
         assert!(decode(b"version https://git-lfs.github.com/spec/v1").unwrap_err().contains("Git LFS"));
+    }
+
+    #[test]
+    fn a_thumbnail_is_the_area_average_of_what_each_pixel_covers() {
+        for (w, h, tw, th) in [(7, 5, 3, 2), (1280, 3, 1024, 1), (10, 10, 10, 10), (9, 4, 1, 1), (5, 200, 2, 37), (12, 8, 6, 4)] {
+            let img = Image::from_rgba(w, h, (0..w * h * 4).map(|i| (i * 7 % 251) as u8).collect()).unwrap();
+            let t = thumbnail(&img, tw, th);
+            assert_eq!((t.width, t.height), (tw, th));
+            // brute force, in f64: each source pixel's overlap with the output pixel's box
+            let (sx, sy) = (w as f64 / tw as f64, h as f64 / th as f64);
+            let overlap = |o: u32, s: f64, i: u32| ((o as f64 + 1.0) * s).min(i as f64 + 1.0) - (o as f64 * s).max(i as f64);
+            for (oy, ox, c) in (0..th).flat_map(|y| (0..tw).flat_map(move |x| (0..4).map(move |c| (y, x, c)))) {
+                let mut sum = 0.0;
+                for y in 0..h {
+                    for x in 0..w {
+                        let (ax, ay) = (overlap(ox, sx, x), overlap(oy, sy, y));
+                        if ax > 0.0 && ay > 0.0 {
+                            sum += ax * ay * img.rgba[((y * w + x) * 4 + c) as usize] as f64;
+                        }
+                    }
+                }
+                let want = sum / (sx * sy);
+                let got = t.rgba[((oy * tw + ox) * 4 + c) as usize] as f64;
+                assert!((got - want).abs() <= 0.51, "{w}×{h} → {tw}×{th} at ({ox},{oy}) channel {c}: {got} against {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_box_fit_averages_whole_boxes_and_what_is_left_at_the_edges() {
+        assert_eq!(box_fit(1280, 800, 1024), (640, 400, 2));
+        assert_eq!(box_fit(3446, 10728, 1024), (314, 976, 11));
+        assert_eq!(box_fit(300, 200, 1024), (300, 200, 1));
+        let (w, h) = (7u32, 5u32);
+        let img = Image::from_rgba(w, h, (0..w * h * 4).map(|i| (i * 7 % 251) as u8).collect()).unwrap();
+        let (tw, th, k) = box_fit(w, h, 3);
+        assert_eq!((tw, th, k), (3, 2, 3));
+        let mut shrink = Shrink::by_boxes(w, h, k, Padded { image: &img, width: w });
+        let mut t = Image { width: tw, height: th, rgba: vec![0; (tw * th * 4) as usize] };
+        for (o, out) in t.rgba.chunks_exact_mut((tw * 4) as usize).enumerate() {
+            shrink.row(o, out);
+        }
+        for (oy, ox, c) in (0..th).flat_map(|y| (0..tw).flat_map(move |x| (0..4).map(move |c| (y, x, c)))) {
+            let (xs, ys) = (ox * k..((ox + 1) * k).min(w), oy * k..((oy + 1) * k).min(h));
+            let vals: Vec<f64> =
+                ys.flat_map(|y| xs.clone().map(move |x| (y, x))).map(|(y, x)| img.rgba[((y * w + x) * 4 + c) as usize] as f64).collect();
+            let want = vals.iter().sum::<f64>() / vals.len() as f64;
+            let got = t.rgba[((oy * tw + ox) * 4 + c) as usize] as f64;
+            assert!((got - want).abs() <= 0.5, "({ox},{oy}) channel {c}: {got} against {want}");
+        }
     }
 }

@@ -85,7 +85,8 @@ function selftest() {
 pub(super) fn html(report: &Report) -> String {
     let failed: Vec<&Record> = report.records.iter().filter(|r| !r.passed).collect();
     let total = report.records.len();
-    let mut h = String::new();
+    // the cards' embedded pictures are most of the page: room for them at once, not grown by copies
+    let mut h = String::with_capacity(report.records.iter().map(|r| r.html.len() + 64).sum::<usize>() + STYLE.len() + SCRIPT.len() + 4096);
     let (title, heading, items) = match report.compared {
         Some(_) => ("compare", "Compare", ("file", "files")),
         None => ("golden", "Golden check", ("frame", "frames")),
