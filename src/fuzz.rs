@@ -205,7 +205,7 @@ pub fn exercise(text: &str, frame_spec: &str, size: &str) -> bool {
         Err(_) => false,
     };
     let _ = crate::scene::frames::parse_frames(frame_spec, 1000);
-    let _ = crate::cli::parse_size(size);
+    let _ = crate::scene::common::parse_size(size);
     valid
 }
 

@@ -5,14 +5,14 @@
 //! [`frame::FrameData`] (plain data) → [`render`] (wgpu) → [`output`] (files). Scene and simulation
 //! code never touch wgpu; the renderer never knows what it is drawing.
 //!
-//! The default feature `render` brings the renderer, the simulations, the command line and the
-//! studio. The golden comparator, its report, `assert_image!` and the review of pending images
+//! The default feature `render` brings the renderer, the simulations and the studio; the command
+//! line is the `simreel` binary's own (`src/cli/`, declared by `src/main.rs`), turned there into the
+//! plain values the library takes. The golden comparator, its report, `assert_image!` and the review of pending images
 //! are the `simreel-compare` crate's (re-exported under [`golden`]): a project that compares its
 //! own images depends on that crate alone.
 
-#[cfg(feature = "render")]
-pub mod cli;
 pub mod environment;
+pub mod exit;
 pub mod frame;
 #[cfg(feature = "render")]
 pub mod fuzz;

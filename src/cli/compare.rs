@@ -16,7 +16,7 @@ pub struct CompareArgs {
     #[arg(value_name = "ACTUAL")]
     pub actual: PathBuf,
     /// The report goes to OUT/compare-report/ (replacing an earlier one).
-    #[arg(long, value_name = "DIR", default_value = crate::golden::DEFAULT_OUT)]
+    #[arg(long, value_name = "DIR", default_value = simreel::golden::DEFAULT_OUT)]
     pub out: PathBuf,
     /// Tolerances from a TOML file with the keys of a scene's [golden.tolerance] (channel,
     /// max_pixels, flip_mean, flip_p99, max_region, reason; all optional); the flags below
@@ -28,7 +28,7 @@ pub struct CompareArgs {
     pub channel: Option<u8>,
     /// How many pixels may differ: a count (`40`) or a share of the image (`0.1%`, `0.001`).
     #[arg(long, value_name = "N|SHARE", value_parser = parse_pixel_budget)]
-    pub max_pixels: Option<crate::scene::golden::PixelBudget>,
+    pub max_pixels: Option<simreel::scene::golden::PixelBudget>,
     /// Perceptual layer: the largest mean FLIP error (0–1; 0 turns the layer off); give
     /// --flip-p99 with it.
     #[arg(long, value_name = "X", value_parser = parse_unit)]

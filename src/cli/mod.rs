@@ -1,17 +1,18 @@
-//! Command-line arguments (clap) and their validation into plain values: frame specs, sizes,
-//! formats, adapter choice. Parsing never touches files or the GPU.
+//! The `simreel` binary's command-line arguments (clap) and their validation into plain values:
+//! frame specs, sizes, formats, adapter choice. Parsing never touches files or the GPU. Declared
+//! by `main.rs`: the library never sees it.
 
 mod compare;
 pub mod reference;
 
-pub use compare::{CompareArgs, parse_pixel_budget};
+pub use compare::CompareArgs;
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::render::{AdapterRequest, BackendChoice};
-use crate::scene::Format;
+use simreel::render::{AdapterRequest, BackendChoice};
+use simreel::scene::Format;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -52,7 +53,7 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         frame: u32,
         /// Mesh with this algorithm instead of the scene's `algorithm`.
-        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::scene::terrain::Algorithm::NAMES))]
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(simreel::scene::terrain::Algorithm::NAMES))]
         algorithm: Option<String>,
     },
     /// A live preview in the browser: serves a page that shows the scenes, redraws what an edit
@@ -132,7 +133,7 @@ pub enum Command {
     /// from the same declarations the scene reader checks against.
     Schema {
         /// The schema of one kind's scene files only.
-        #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(crate::scene::KINDS))]
+        #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(simreel::scene::KINDS))]
         kind: Option<String>,
         /// Print the scene reference (Markdown) instead, as docs/scene-reference.md holds it.
         #[arg(long, conflicts_with = "kind")]
@@ -216,7 +217,7 @@ pub struct PlanArgs {
     pub memory: Option<String>,
     /// Kubernetes: the container image (holding simreel and the scenes); the default is the image
     /// `scripts/build-image` builds from the repository's Containerfile.
-    #[arg(long, value_name = "IMAGE", default_value = crate::plan::IMAGE)]
+    #[arg(long, value_name = "IMAGE", default_value = simreel::plan::IMAGE)]
     pub image: String,
     /// Kubernetes: the PersistentVolumeClaim the shards write into and the merge reads.
     #[arg(long, value_name = "NAME", default_value = "simreel-out")]
@@ -263,7 +264,7 @@ fn parse_fill(s: &str) -> Result<f64, String> {
 #[derive(Args, Debug)]
 pub struct DiceStatsArgs {
     /// Dice per roll.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=crate::scene::dice::MAX_DICE as i64))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=simreel::scene::dice::MAX_DICE as i64))]
     pub dice: u32,
     /// Seeds to roll, both ends included: `1..100`, or one seed: `7`.
     #[arg(long, value_name = "FIRST..LAST", default_value = "1..100", value_parser = parse_seed_range)]
@@ -393,10 +394,10 @@ pub struct GoldenArgs {
     #[arg(value_name = "SCENES|DIR")]
     pub paths: Vec<PathBuf>,
     /// Where approved images live.
-    #[arg(long, value_name = "DIR", default_value = crate::golden::DEFAULT_GOLDENS)]
+    #[arg(long, value_name = "DIR", default_value = simreel::golden::DEFAULT_GOLDENS)]
     pub goldens: PathBuf,
     /// Renders go to OUT/golden-run/, the report to OUT/golden-report/.
-    #[arg(long, value_name = "DIR", default_value = crate::golden::DEFAULT_OUT)]
+    #[arg(long, value_name = "DIR", default_value = simreel::golden::DEFAULT_OUT)]
     pub out: PathBuf,
     #[command(flatten)]
     pub adapter: AdapterArgs,
@@ -458,7 +459,7 @@ pub struct StudioArgs {
     #[arg(long)]
     pub poll: bool,
     /// Where approved images live: the Goldens view checks against them and accepts into them.
-    #[arg(long, value_name = "DIR", default_value = crate::golden::DEFAULT_GOLDENS)]
+    #[arg(long, value_name = "DIR", default_value = simreel::golden::DEFAULT_GOLDENS)]
     pub goldens: PathBuf,
     #[command(flatten)]
     pub adapter: AdapterArgs,
@@ -599,18 +600,7 @@ pub enum ProgressArg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Formats(pub Vec<Format>);
 
-/// `640x480` → (640, 480), within 16..=8192 per side.
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s.split_once(['x', 'X', '×']).ok_or_else(|| format!("\"{s}\" is not WIDTHxHEIGHT (e.g. 320x240)"))?;
-    let side = |v: &str| -> Result<u32, String> {
-        let n: u32 = v.trim().parse().map_err(|_| format!("\"{v}\" is not a whole number of pixels"))?;
-        if !(16..=crate::scene::common::MAX_SIDE as u32).contains(&n) {
-            return Err(format!("{n} pixels is outside 16..={}", crate::scene::common::MAX_SIDE));
-        }
-        Ok(n)
-    };
-    Ok((side(w)?, side(h)?))
-}
+pub use simreel::scene::common::parse_size;
 
 /// `png,gif` → the formats.
 pub fn parse_formats(s: &str) -> Result<Formats, String> {
@@ -627,8 +617,6 @@ pub fn parse_formats(s: &str) -> Result<Formats, String> {
     }
     Ok(Formats(v))
 }
-
-pub use crate::scene::frames::{frames_text, parse_frames};
 
 #[cfg(test)]
 mod tests {

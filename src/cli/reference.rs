@@ -32,7 +32,7 @@ fn command(out: &mut String, cmd: &clap::Command, path: &str) {
     if !args.is_empty() {
         out.push_str("| argument | meaning |\n|---|---|\n");
         for a in args {
-            let cell = |s: String| crate::text::table_cell(&s);
+            let cell = |s: String| simreel::text::table_cell(&s);
             let _ = writeln!(out, "| {} | {} |", cell(argument(a)), cell(meaning(a)));
         }
         out.push('\n');

@@ -4,12 +4,22 @@
 
 use std::path::PathBuf;
 
-use simreel::cli::{GoldenArgs, GoldenCommand, GoldenMergeArgs};
+use crate::cli::{GoldenArgs, GoldenCommand, GoldenMergeArgs};
 use simreel::golden::adapter::{self, Plan};
 use simreel::golden::{self as golden, GoldenError, Paths};
 use simreel::pipeline::ProgressMode;
 use simreel::scene::{self, Scene};
 use simreel::text::count;
+
+/// `simreel golden …`: a check's `--shard` read (from the scheduler's variables where asked), then
+/// [`run`].
+pub fn command(action: GoldenCommand) -> anyhow::Result<()> {
+    let shard = match &action {
+        GoldenCommand::Check { common, shard } => super::resolve_shard(*shard, common.quiet)?,
+        _ => None,
+    };
+    Ok(run(&action, shard)?)
+}
 
 /// Runs `action`; `shard` is a check's `--shard`, already read from the scheduler's variables.
 pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), GoldenError> {

@@ -132,6 +132,26 @@ pub enum GoldenError {
     Untrusted(String),
 }
 
+impl GoldenError {
+    /// Checks that did not match: 4; a scene, flag or file read back that makes no sense: 2; a
+    /// render's own class; anything else: 1.
+    pub fn exit_class(&self) -> crate::exit::ExitClass {
+        use crate::exit::ExitClass;
+        match self {
+            #[cfg(feature = "render")]
+            GoldenError::Pipeline(p) => p.exit_class(),
+            GoldenError::Mismatch { .. } | GoldenError::Differ { .. } => ExitClass::Mismatch,
+            GoldenError::NoGolden { .. }
+            | GoldenError::NoLastRun(_)
+            | GoldenError::Filter(_)
+            | GoldenError::BadInput(_)
+            | GoldenError::Untrusted(_)
+            | GoldenError::Scene(_) => ExitClass::BadInput,
+            _ => ExitClass::Runtime,
+        }
+    }
+}
+
 /// The comparator's errors as the golden commands' (same words, same exit class).
 impl From<simreel_compare::Error> for GoldenError {
     fn from(e: simreel_compare::Error) -> GoldenError {

@@ -128,6 +128,16 @@ pub enum PipelineError {
     UnexpectedFrame { scene: String, frame: u32 },
 }
 
+impl PipelineError {
+    pub fn exit_class(&self) -> crate::exit::ExitClass {
+        match self {
+            PipelineError::Render(r) => r.exit_class(),
+            PipelineError::Interrupted { .. } => crate::exit::ExitClass::Interrupted,
+            _ => crate::exit::ExitClass::Runtime,
+        }
+    }
+}
+
 /// Sets `flag` on Ctrl-C (and SIGTERM, SIGHUP), so that a running job stops between frames and
 /// keeps what it finished; a second signal exits at once with `code`.
 pub fn stop_on_interrupt(flag: std::sync::Arc<AtomicBool>, code: i32) -> Result<(), String> {

@@ -59,6 +59,24 @@ pub enum RenderError {
     Hung { frame: u32, seconds: u64 },
 }
 
+impl RenderError {
+    /// No adapter (or the one asked for is missing or lost): 3; asked too much of one or a bad
+    /// preference: 2; the GPU failing otherwise: 1.
+    pub fn exit_class(&self) -> crate::exit::ExitClass {
+        use crate::exit::ExitClass;
+        match self {
+            RenderError::NoAdapter { .. }
+            | RenderError::AdapterNotFound { .. }
+            | RenderError::BackendUnavailable { .. }
+            | RenderError::Device(_)
+            | RenderError::DeviceLost(_)
+            | RenderError::Hung { .. } => ExitClass::NoAdapter,
+            RenderError::TooLarge { .. } | RenderError::Preference { .. } => ExitClass::BadInput,
+            RenderError::Validation(_) | RenderError::OutOfMemory(_) | RenderError::Internal(_) => ExitClass::Runtime,
+        }
+    }
+}
+
 /// The per-frame uniform block (`Frame` in shaders/common.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]

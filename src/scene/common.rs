@@ -127,6 +127,19 @@ impl Timing {
 
 /// Largest frame side: far beyond any GIF or figure, within every adapter's 8192 texture limit.
 pub const MAX_SIDE: i64 = 8192;
+
+/// `640x480` → (640, 480), within 16..=[`MAX_SIDE`] per side (a `--size` on the command line).
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X', '×']).ok_or_else(|| format!("\"{s}\" is not WIDTHxHEIGHT (e.g. 320x240)"))?;
+    let side = |v: &str| -> Result<u32, String> {
+        let n: u32 = v.trim().parse().map_err(|_| format!("\"{v}\" is not a whole number of pixels"))?;
+        if !(16..=MAX_SIDE as u32).contains(&n) {
+            return Err(format!("{n} pixels is outside 16..={MAX_SIDE}"));
+        }
+        Ok(n)
+    };
+    Ok((side(w)?, side(h)?))
+}
 /// A day of frames at 60 fps caps runaway frame counts.
 pub const MAX_FRAMES: i64 = 5_184_000;
 

@@ -62,6 +62,13 @@ pub enum SceneError {
     TooBig { path: PathBuf, what: String, needed: u64, available: u64, by: String },
 }
 
+impl SceneError {
+    /// A scene that cannot be read, is invalid or too big for this machine is bad input: 2.
+    pub fn exit_class(&self) -> crate::exit::ExitClass {
+        crate::exit::ExitClass::BadInput
+    }
+}
+
 /// "\nand N more problems" after a cut listing; nothing when complete.
 struct More(usize);
 

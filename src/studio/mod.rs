@@ -80,22 +80,10 @@ pub enum StudioError {
 }
 
 /// `simreel studio`: serves until Ctrl-C.
-pub fn serve(args: crate::cli::StudioArgs) -> Result<(), StudioError> {
+pub fn serve(opts: Options) -> Result<(), StudioError> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)).map_err(|e| StudioError::Signal(e.to_string()))?;
-    let opts = Options {
-        inputs: args.scenes,
-        out: args.out,
-        port: args.port,
-        host: args.host,
-        allow_hosts: args.allow_host,
-        allow_writes: args.allow_writes,
-        open: args.open,
-        poll: args.poll,
-        adapter: args.adapter.request(),
-        goldens: args.goldens,
-    };
     run(opts, stop)
 }
 

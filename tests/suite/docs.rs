@@ -165,7 +165,7 @@ fn the_book_builds_without_warnings() {
 #[test]
 fn the_cli_reference_is_what_simreel_makes_now() {
     let committed = std::fs::read_to_string(root().join("docs/cli.md")).unwrap_or_default();
-    assert!(committed == simreel::cli::reference::markdown(), "docs/cli.md is stale: simreel man --markdown > docs/cli.md");
+    assert!(committed == crate::cli::reference::markdown(), "docs/cli.md is stale: simreel man --markdown > docs/cli.md");
     let o = simreel().args(["man", "--markdown"]).output().unwrap();
     assert!(o.status.success() && o.stdout == committed.as_bytes(), "simreel man --markdown prints another reference");
 }
@@ -264,7 +264,7 @@ fn the_ci_files_are_valid_workflows_whose_simreel_commands_parse() {
         );
         for c in &commands {
             let words = std::iter::once("simreel").chain(c.split_whitespace());
-            if let Err(e) = simreel::cli::Cli::try_parse_from(words) {
+            if let Err(e) = crate::cli::Cli::try_parse_from(words) {
                 panic!("{file}: `simreel {c}` does not parse:\n{e}");
             }
         }

@@ -1,6 +1,12 @@
 //! The integration tests, one binary with a module per area (one link of the crate instead of one
 //! per file). `cargo test --release --test suite -- render::` runs one area.
 
+/// The binary's command line, compiled here as `main.rs` declares it (the library has none): the
+/// docs' examples are parsed with it and the reference checked against it.
+#[allow(dead_code)]
+#[path = "../../src/cli/mod.rs"]
+mod cli;
+
 mod assert_image;
 mod batches;
 mod browser;

@@ -224,7 +224,7 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// The library reads no variable of its own: the command line reads them once
 /// (`simreel::environment`), so a program calling simreel is not steered by its environment.
-/// What may read one: the binary, that module, the test API (`SIMREEL_UPDATE` and `CI`, read in
+/// What may read one: the binary (`main.rs`, `commands/`, `cli/`), that module, the test API (`SIMREEL_UPDATE` and `CI`, read in
 /// the test that asserts, as insta reads its own), and two facts of the system (the folder for
 /// the studio's lock, the host's name in a shard's claim).
 #[test]
@@ -236,7 +236,11 @@ fn only_the_command_line_reads_simreels_variables() {
     for f in &files {
         let rel = f.strip_prefix(root().join("src")).unwrap().to_string_lossy().replace('\\', "/");
         let text = std::fs::read_to_string(f).unwrap();
-        if (text.contains("env::var(") || text.contains("env::var_os(") || text.contains("env::vars")) && !allowed.contains(&rel.as_str()) {
+        let binary = rel.starts_with("commands/") || rel.starts_with("cli/");
+        if (text.contains("env::var(") || text.contains("env::var_os(") || text.contains("env::vars"))
+            && !allowed.contains(&rel.as_str())
+            && !binary
+        {
             readers.push(rel);
         }
     }
@@ -258,6 +262,27 @@ fn only_the_command_line_reads_simreels_variables() {
             "{} reads the environment",
             f.display()
         );
+    }
+}
+
+#[test]
+fn the_command_line_is_the_binarys_and_the_library_never_reaches_it() {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    assert!(!lib.contains("mod cli") && !lib.contains("mod commands"), "src/lib.rs declares the command line");
+    let main = std::fs::read_to_string(root().join("src/main.rs")).unwrap();
+    assert!(main.contains("\nmod cli;") && main.contains("\nmod commands;"), "src/main.rs declares cli/ and commands/");
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let library: Vec<_> = files
+        .iter()
+        .filter(|f| !f.ends_with("src/main.rs") && !f.starts_with(root().join("src/cli")) && !f.starts_with(root().join("src/commands")))
+        .collect();
+    assert!(library.len() > 100, "the library's files: {}", library.len());
+    for f in library {
+        let text = std::fs::read_to_string(f).unwrap();
+        for word in ["clap", "crate::cli", "crate::commands", "simreel::cli"] {
+            assert!(!text.contains(word), "{} names {word}: the command line is the binary's", f.display());
+        }
     }
 }
 

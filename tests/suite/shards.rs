@@ -513,8 +513,8 @@ fn a_stale_shard_manifest_that_cannot_be_removed_stops_the_shard() {
 
 #[test]
 fn every_command_a_plan_writes_is_read_by_the_real_command_line_parser() {
+    use crate::cli::{Cli, Command, ShardArg};
     use clap::Parser;
-    use simreel::cli::{Cli, Command, ShardArg};
     let dir = scratch("plan-parse");
     let (bin, args_dir) = (dir.join("bin"), dir.join("args"));
     std::fs::create_dir_all(&bin).unwrap();

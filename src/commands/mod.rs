@@ -1,0 +1,53 @@
+//! The `simreel` command's commands, one file each: each turns its parsed arguments (`crate::cli`)
+//! into the plain values the library takes, runs it, and says what it did.
+
+pub mod adapters;
+pub mod cargo;
+pub mod compare;
+pub mod dice;
+pub mod gif;
+pub mod golden;
+pub mod man;
+pub mod merge;
+pub mod mesh;
+pub mod plan;
+pub mod render;
+pub mod schema;
+pub mod studio;
+pub mod validate;
+
+use anyhow::Context;
+pub use simreel::exit::BadInput;
+use simreel::scene;
+
+use crate::cli;
+
+/// Worker threads: `threads`, or one per core.
+pub fn worker_pool(threads: Option<u32>) -> anyhow::Result<rayon::ThreadPool> {
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        pool = pool.num_threads(t as usize);
+    }
+    pool.build().context("starting worker threads")
+}
+
+pub fn load_checked(path: &std::path::Path) -> anyhow::Result<scene::Scene> {
+    let s = scene::load(path)?;
+    s.check_memory(&scene::available_memory())?;
+    Ok(s)
+}
+
+/// `--shard`: as given, or read from a scheduler's environment (said unless `quiet`).
+pub fn resolve_shard(arg: Option<cli::ShardArg>, quiet: bool) -> anyhow::Result<Option<(u32, u32)>> {
+    Ok(match arg {
+        None => None,
+        Some(cli::ShardArg::Given(i, n)) => Some((i, n)),
+        Some(cli::ShardArg::Auto) => {
+            let (i, n, from) = cli::shard_from_env(|k| std::env::var(k).ok()).map_err(BadInput)?;
+            if !quiet {
+                eprintln!("shard {i}/{n} (from {from})");
+            }
+            Some((i, n))
+        }
+    })
+}

@@ -1,0 +1,119 @@
+//! `simreel render`: scenes to frames, animations and GIFs, with progress, resumable.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+use simreel::pipeline::{self, Job, ProgressMode};
+use simreel::scene;
+use simreel::text::count;
+
+use super::BadInput;
+use crate::cli::{ProgressArg, RenderArgs};
+
+pub fn run(args: RenderArgs) -> anyhow::Result<()> {
+    let shard = super::resolve_shard(args.shard, args.quiet)?;
+    // Every scene is validated before the first one renders.
+    let mut jobs = Vec::new();
+    for path in &args.scenes {
+        let mut s = scene::load(path)?;
+        if let Some((w, h)) = args.size {
+            s.look.width = w;
+            s.look.height = h;
+        }
+        if args.draft {
+            s = s.into_draft();
+        }
+        s.check_memory(&scene::available_memory())?;
+        let frames = match &args.frames {
+            Some(spec) => simreel::scene::frames::parse_frames(spec, s.sim.timing.frames)
+                .map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?,
+            None => (0..s.sim.timing.frames).collect(),
+        };
+        let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
+        jobs.push(Job::new(s, &args.out).frames(frames).formats(formats).adapter(args.adapter.request()).resume(args.resume));
+    }
+    if let Some((i, n)) = shard {
+        jobs = simreel::split::shard_jobs(jobs, i, n)?;
+        if !args.quiet {
+            let took: Vec<String> =
+                jobs.iter().map(|j| format!("{} ({})", j.scene.name, simreel::scene::frames::frames_text(&j.frames))).collect();
+            eprintln!(
+                "shard {i}/{n} renders {}",
+                if took.is_empty() { "nothing: the other shards cover the work".into() } else { took.join(", ") }
+            );
+        }
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    if let Err(why) = pipeline::stop_on_interrupt(cancel.clone(), simreel::exit::ExitClass::Interrupted.code().into()) {
+        eprintln!("warning: {why}");
+    }
+    let mode = if args.quiet {
+        ProgressMode::Quiet
+    } else if args.progress == Some(ProgressArg::Json) {
+        ProgressMode::Json
+    } else {
+        ProgressMode::Bars
+    };
+    let mut renderers = simreel::render::Pool::default();
+    for job in &jobs {
+        let outcome =
+            pipeline::run_with(job, mode, &cancel, &mut renderers).with_context(|| format!("rendering {}", job.scene.path.display()))?;
+        if mode == ProgressMode::Bars {
+            eprintln!("{}", render_summary(&job.scene.name, &outcome));
+        }
+        // what a render of some frames left as it was is said even when quiet: the files there
+        // are not all of this scene as it is now
+        for note in &outcome.left {
+            eprintln!("{}: {note}", job.scene.name);
+        }
+    }
+    Ok(())
+}
+
+/// What a finished render says: what it wrote, how fast it rendered (frames kept by `--resume`
+/// are not counted), and what it kept or could not keep from the last run.
+fn render_summary(name: &str, outcome: &pipeline::Outcome) -> String {
+    let t = &outcome.manifest.timings;
+    let dir = outcome.frames_dir.display();
+    let mut files: Vec<String> = outcome.gif.iter().chain(&outcome.animations).map(|p| p.display().to_string()).collect();
+    let mut notes = Vec::new();
+    if let Some(why) = &outcome.stale {
+        notes.push(format!("{why}: rendered again"));
+    }
+    if outcome.reused > 0 && outcome.rendered > 0 {
+        notes.push(format!("{} kept from the last run", count(outcome.reused as u64, "frame", "frames")));
+    }
+    if outcome.stale_states > 0 {
+        let from = outcome.manifest.simulated_from.map_or("the start".to_string(), |f| format!("frame {f}"));
+        notes.push(format!(
+            "{} of another version of the scene passed over: simulated from {from}",
+            count(outcome.stale_states as u64, "saved state", "saved states")
+        ));
+    }
+    if outcome.removed > 0 {
+        notes.push(format!("{} past the scene's end removed", count(outcome.removed as u64, "frame", "frames")));
+    }
+    if !outcome.current.is_empty() {
+        let kept: Vec<String> = outcome.current.iter().map(|p| p.display().to_string()).collect();
+        notes.push(format!("{} already of these frames", kept.join(" and ")));
+    }
+    let notes = if notes.is_empty() { String::new() } else { format!("; {}", notes.join("; ")) };
+    if outcome.rendered == 0 {
+        let wrote = if files.is_empty() { String::new() } else { format!("; wrote {}", files.join(" and ")) };
+        let kept = count(outcome.reused as u64, "frame", "frames");
+        return format!("{name}: nothing to render: {kept} in {dir} kept from the last run{wrote}{notes}");
+    }
+    if !outcome.manifest.frames.is_empty() {
+        files.insert(0, format!("{} in {dir}", count(outcome.rendered as u64, "frame", "frames")));
+    } else {
+        files.insert(0, count(outcome.rendered as u64, "frame", "frames"));
+    }
+    format!(
+        "{name}: wrote {} ({:.1} frames/s on {}; slowest stage: {}{notes})",
+        files.join(" and "),
+        t.frames_per_second,
+        outcome.manifest.adapter,
+        t.slowest_stage
+    )
+}

@@ -1,0 +1,35 @@
+//! `simreel validate`: scene files checked as `render` checks them, nothing rendered.
+
+use simreel::scene;
+use simreel::text::count;
+
+use super::BadInput;
+
+pub fn run(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    let mut bad = 0;
+    let room = scene::available_memory();
+    for p in paths {
+        match scene::load(p).and_then(|s| s.check_memory(&room).map(|()| s)) {
+            Ok(s) => println!(
+                "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",
+                p.display(),
+                s.kind_name(),
+                s.name,
+                count(s.sim.timing.frames.into(), "frame", "frames"),
+                s.look.width,
+                s.look.height,
+                scene::error::human_bytes(s.memory_estimate(8).0)
+            ),
+            Err(e) => {
+                bad += 1;
+                eprintln!("{e}");
+            }
+        }
+    }
+    if bad > 0 {
+        return Err(
+            BadInput(format!("{bad} of {} scene file{} invalid", paths.len(), if paths.len() == 1 { " is" } else { "s are" })).into()
+        );
+    }
+    Ok(())
+}
