@@ -147,7 +147,8 @@ fn check(
     }
     if !args.quiet && !summary.entries.is_empty() {
         let other = summary.other_adapter.as_ref().map(|o| format!(" ({o})")).unwrap_or_default();
-        eprintln!("{} on {}{other}", all_match(summary.entries.len()), summary.adapter);
+        let report = paths.report_dir().join("report.html");
+        eprintln!("{} on {}{other}; report: {}", all_match(summary.entries.len()), summary.adapter, report.display());
     }
     Ok(())
 }

@@ -50,7 +50,7 @@ const PLACE_KEY: Key = Key::tables("place", &PLACE).doc(PLACE.doc);
 
 /// `[dice]`.
 const DICE: Table = Table::new(
-    "jelly dice as small-step XPBD soft bodies, thrown, settled, read from the physics (seed 000)",
+    "jelly dice as small-step XPBD soft bodies, thrown, settled, read from the physics",
     &[COUNT, FIRMNESS, COLORS, PIP_COLOR, OPACITY, ROLLS, DROP, RESULTS, GRAB_KEY, PLACE_KEY],
 );
 
@@ -238,9 +238,27 @@ fn read_dice(t: &TableReader, duration: f64) -> (DiceSpec, DiceLook) {
     let firmness = match t.raw(&FIRMNESS).map(|v| v.get_ref()) {
         None => vec![55.0; count],
         Some(DeValue::Array(_)) => match t.raw(&FIRMNESS).and_then(|v| number_list(v.get_ref())) {
-            Some(f) if f.len() == count && f.iter().all(|x| (0.0..=100.0).contains(x)) => f,
-            _ => {
-                t.error_at(&FIRMNESS, format!("expected one firmness from 0 to 100, or an array of {count} (one per die)"));
+            // an item out of range is named by its place; the length is held against `count`
+            // only when `count` itself is right (else its own problem is the one to fix)
+            Some(f) => match f.iter().position(|x| !(0.0..=100.0).contains(x)) {
+                Some(i) => {
+                    t.error_at(&FIRMNESS, format!("firmness[{i}] is {}: each die's firmness is from 0 to 100", f[i]));
+                    vec![55.0; count]
+                }
+                None if f.len() != count => {
+                    if !t.failed(&COUNT) {
+                        let why = if t.has(&COUNT) { "as `count` says".to_string() } else { format!("`count` is not given: {count}") };
+                        t.error_at(
+                            &FIRMNESS,
+                            format!("expected one firmness from 0 to 100, or an array of {count} (one per die; {why}): found {}", f.len()),
+                        );
+                    }
+                    vec![55.0; count]
+                }
+                None => f,
+            },
+            None => {
+                t.error_at(&FIRMNESS, "expected one firmness from 0 to 100, or an array of them (one per die)");
                 vec![55.0; count]
             }
         },

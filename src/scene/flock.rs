@@ -66,7 +66,7 @@ const CLICKS: Key = Key::of("clicks", Ty::Rows(&[1, 3])).doc("clicks [time] (at 
 
 /// `[flock]`.
 const FLOCK: Table = Table::new(
-    "2-D agents working a graph of nodes, lured by a scripted cursor (seed 004)",
+    "2-D agents working a graph of nodes, lured by a scripted cursor",
     &[
         CANVAS,
         THEME,

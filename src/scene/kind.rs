@@ -114,15 +114,15 @@ macro_rules! kind_tables {
 }
 
 kind_tables! {
-    /// `terrain`: marching cubes over a layered-noise field with SDF shapes (seed 002).
+    /// `terrain`: marching cubes over a layered-noise field with SDF shapes.
     Terrain(super::terrain::TerrainSpec),
-    /// `flock`: 2-D agents working a graph of nodes, lured by a scripted cursor (seed 004).
+    /// `flock`: 2-D agents working a graph of nodes, lured by a scripted cursor.
     Flock(super::flock::FlockSpec),
-    /// `dice`: jelly dice as small-step XPBD soft bodies (seed 000).
+    /// `dice`: jelly dice as small-step XPBD soft bodies.
     Dice(super::dice::DiceSpec),
-    /// `wind`: grass and trees in a gusting wind field, drawn as instanced batches (seed 003).
+    /// `wind`: grass and trees in a gusting wind field, drawn as instanced batches.
     Wind(super::wind::WindSpec),
-    /// `cargo`: a carrier's jige with three stacked loads that lag, sway and settle (seed 001).
+    /// `cargo`: a carrier's jige with three stacked loads that lag, sway and settle.
     Cargo(super::cargo::CargoSpec),
     /// `figure`: other scenes and charts laid out as panels of one image, with captions and labels.
     Figure(super::figure::FigureSpec),

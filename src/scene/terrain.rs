@@ -95,7 +95,7 @@ const DOT: Key = Key::float("dot", 0.06, 0.0, 0.5).doc("corner dot radius, as a 
 const CROSSINGS: Key = Key::flag("crossings", true).doc("mark where the surface crosses the cube's edges");
 const CUBE_COLOR: Key = Key::color("color", Srgb([0.84, 0.15, 0.16])).doc("colour of the surface");
 const CUBE: Table = Table::new(
-    "one marching cube (or a few) with given corner values instead of the field: the seed's case figures",
+    "one marching cube (or a few) with given corner values instead of the field: the post's case figures",
     &[VALUES, CASE, CLASS, GRID, SAMPLES, DOT, CROSSINGS, CUBE_COLOR],
 );
 
@@ -111,7 +111,7 @@ const CHUNK_TINT: Key =
 
 /// `[terrain]`.
 const TERRAIN: Table = Table::new(
-    "marching cubes over a layered-noise field with SDF shapes (seed 002)",
+    "marching cubes over a layered-noise field with SDF shapes",
     &[
         RESOLUTION,
         SIZE,

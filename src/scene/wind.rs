@@ -13,7 +13,7 @@ use super::reader::TableReader;
 use super::values::{Animated, Srgb};
 
 const FAR: f64 = 1e6;
-const MODEL: Key = Key::choice("model", &["default", "seed"]).doc("simreel's field and response, or the seed's code as written");
+const MODEL: Key = Key::choice("model", &["default", "seed"]).doc("simreel's field and response, or the post's code as written");
 const INHERITED_MODEL: Key = MODEL.said("the wind's").doc("the wind's `model` unless given");
 
 const GUST_AMPLITUDE: Key = Key::float("amplitude", 3.4, 0.0, 200.0).unit("m/s").doc("gust speed per unit of noise");
@@ -21,7 +21,7 @@ const GUST_SCALE: Key = Key::float("scale", 18.7, 0.1, 1e5).unit("m").doc("size 
 const GUST_PERIOD: Key = Key::float("period", 2.9, 0.01, 1e5).unit("s").doc("time for a gust to change shape as it travels");
 const GUST_OCTAVES: Key = Key::int("octaves", 2, 1, 6).doc("layers of noise");
 const ADVECT: Key =
-    Key::flag("advect", true).doc("gusts are carried downwind by the mean wind (off: they evolve in place, as in the seed)");
+    Key::flag("advect", true).doc("gusts are carried downwind by the mean wind (off: they evolve in place, as in the post)");
 const GUST: Table =
     Table::new("noise on the along-wind speed, carried downwind", &[GUST_AMPLITUDE, GUST_SCALE, GUST_PERIOD, GUST_OCTAVES, ADVECT]);
 
@@ -162,7 +162,7 @@ const STEP_HZ: Key =
 
 /// `[wind]`.
 const WIND: Table = Table::new(
-    "grass and trees in a gusting wind field, drawn as instanced batches (seed 003)",
+    "grass and trees in a gusting wind field, drawn as instanced batches",
     &[
         MODEL,
         DIRECTION,

@@ -16,6 +16,9 @@ fn shipped_scenes_match_their_goldens() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "golden check failed:\n{err}");
     assert!(err.contains("all ") && err.contains(" golden frames match"), "{err}");
+    // a passing check says where its report went, and it is there
+    let report = out.join("golden-report/report.html");
+    assert!(err.contains(&format!("report: {}", report.display())) && report.is_file(), "{err}");
     let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("golden-report/summary.json")).unwrap()).unwrap();
     let golden_frames: usize = simreel::golden::collect_scenes(&[root().join("scenes")])
         .unwrap()

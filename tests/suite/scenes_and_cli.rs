@@ -330,6 +330,26 @@ fn layering_sim_and_scene_never_touch_wgpu_and_render_never_names_a_kind() {
 }
 
 #[test]
+fn a_dice_firmness_list_names_the_item_out_of_range_and_keeps_quiet_when_count_is_wrong() {
+    let dice = |table: &str| problems(&format!("kind = \"dice\"\n[render]\nframes = 10\n[dice]\n{table}"));
+    let d = dice("count = 2\nfirmness = [10, 150]\n");
+    assert!(d.iter().any(|x| x.key == "dice.firmness" && x.message.contains("firmness[1] is 150")), "{d:?}");
+    // a count out of range is the one problem: the firmness list is not held against the default
+    let d = dice("count = 99\nfirmness = [10, 20, 30]\n");
+    assert!(d.iter().any(|x| x.key == "dice.count"), "{d:?}");
+    assert!(!d.iter().any(|x| x.key == "dice.firmness"), "{d:?}");
+    // no count given: the list's length is held against the default, which is said
+    let d = dice("firmness = [10, 20, 30]\n");
+    assert!(
+        d.iter().any(|x| x.key == "dice.firmness" && x.message.contains("`count` is not given: 5") && x.message.contains("found 3")),
+        "{d:?}"
+    );
+    assert!(
+        scene::parse("kind = \"dice\"\n[render]\nframes = 10\n[dice]\ncount = 3\nfirmness = [10, 20, 30]\n", Path::new("ok.toml")).is_ok()
+    );
+}
+
+#[test]
 fn golden_tables_are_validated() {
     let base = "kind = \"terrain\"\n[render]\nframes = 10\nwidth = 640\nheight = 360\n";
     let s =
@@ -383,7 +403,7 @@ at = 9.0
             .find(|x| x.key == key && x.message.contains(what))
             .unwrap_or_else(|| panic!("no problem for {key} saying {what:?}: {d:#?}"))
     };
-    assert_eq!(find("dice.firmness", "one per die").line, 7);
+    assert_eq!(find("dice.firmness", "firmness[1] is 200: each die's firmness is from 0 to 100").line, 7);
     find("dice.colors", "#rrggbb");
     find("dice.rolls", "increasing");
     assert_eq!(find("dice.opacitty", "unknown key").hint.as_deref(), Some("did you mean `opacity`?"));

@@ -22,13 +22,13 @@ pub const HEAVY_DAMPING: Key = Key::float("damping", 0.9, 0.05, 4.0).doc("dampin
 const HEAVY: Table = Table::new("how a heavy jige changes the springs", &[HEAVY_FREQUENCY, HEAVY_GAIN, HEAVY_DAMPING]);
 pub const HEAVY_KEY: Key = Key::table("heavy", &HEAVY).doc(HEAVY.doc);
 pub const INTEGRATOR: Key = Key::choice("integrator", &["exact", "seed_fixed", "seed"])
-    .doc("how the springs are stepped: closed form on a fixed clock, the seed after its fix, or before it");
+    .doc("how the springs are stepped: closed form on a fixed clock, the post after its fix, or before it");
 pub const INPUT: Key = Key::choice("input", &["exact", "difference"])
     .said("\"exact\" with the exact integrator, else \"difference\"")
-    .doc("the support's acceleration: derivatives of the script, or the seed's frame differences");
+    .doc("the support's acceleration: derivatives of the script, or the post's frame differences");
 pub const SUBSTEP_HZ: Key =
-    Key::float("substep_hz", 120.0, 30.0, 10_000.0).unit("steps/s").doc("the fixed clock of the exact integrator and the seed's fix");
-pub const MAX_SUBSTEPS: Key = Key::int("max_substeps", 8, 1, 1000).doc("the seed's fix: most steps a game frame (the rest is dropped)");
+    Key::float("substep_hz", 120.0, 30.0, 10_000.0).unit("steps/s").doc("the fixed clock of the exact integrator and the post's fix");
+pub const MAX_SUBSTEPS: Key = Key::int("max_substeps", 8, 1, 1000).doc("the post's fix: most steps a game frame (the rest is dropped)");
 pub const GAME_HZ: Key = Key::float("game_hz", 60.0, 5.0, 1000.0).unit("frames/s").doc("the emulated game's frame rate");
 pub const TELEPORT_SPEED: Key =
     Key::float("teleport_speed", 20.0, 0.1, FAR).unit("m/s").doc("a move faster than this is a teleport, not felt by the loads");
@@ -37,7 +37,7 @@ pub const REDUCED_INPUT: Key = Key::float("reduced_input", 0.3, 0.0, 1.0).doc("i
 pub const GROUND_RESET: Key =
     Key::float("ground_reset", 1.6, 0.0, 60.0).unit("s").doc("a ground jige's springs stay on this long after a load");
 pub const RESET_FADE: Key =
-    Key::float("reset_fade", 0.4, 0.0, 10.0).unit("s").doc("the sway left at a reset fades out over this (0: the seed's snap)");
+    Key::float("reset_fade", 0.4, 0.0, 10.0).unit("s").doc("the sway left at a reset fades out over this (0: the post's snap)");
 pub const TRANSITION: Key = Key::float("transition", 1.0, 0.05, 10.0).unit("s").doc("how long a put-down or pick-up takes");
 pub const WALL_STIFFNESS: Key = Key::float("stiffness", 2.0, 0.0, 20.0).doc("extra stiffness outside a limit, × ω");
 pub const WALL_DAMPING: Key = Key::float("damping", 1.0, 0.0, 20.0).doc("damping ratio of the wall on outward motion");
@@ -55,7 +55,7 @@ pub const FRAME_KEY: Key = Key::table("frame", &FRAME).doc(FRAME.doc);
 
 pub const LINK_NAME: Key = Key::text("name").said("bottom, middle, top").doc("the load's name (the three seed loads' defaults follow it)");
 pub const SUPPORT: Key =
-    Key::text("support").said("what the seed stacks it on").doc("the load it rests on (one listed above), or \"root\"");
+    Key::text("support").said("what the post stacks it on").doc("the load it rests on (one listed above), or \"root\"");
 pub const LINK_FREQUENCY: Key =
     by_load!(Key::float("frequency", 2.2, 1e-3, 100.0), "bottom 2.2, middle 1.5, top 1.2").unit("Hz").doc("sway frequency");
 pub const LINK_DAMPING: Key = by_load!(Key::float("damping", 0.5, 0.0, 2.0), "bottom 0.5, middle 0.38, top 0.32").doc("damping ratio");
@@ -78,7 +78,7 @@ const LINK: Table = Table::new(
     "a load on the jige: a damped spring in pitch, roll and lift on its support",
     &[LINK_NAME, SUPPORT, LINK_FREQUENCY, LINK_DAMPING, LINK_PITCH, LINK_ROLL, LINK_LIFT, LINK_GAIN, LINK_SIZE, LINK_COLOR, LINK_SHAPE],
 );
-pub const LINK_KEY: Key = Key::tables("link", &LINK).said("the seed's three loads").doc("the loads, bottom first (at most 8)");
+pub const LINK_KEY: Key = Key::tables("link", &LINK).said("the post's three loads").doc("the loads, bottom first (at most 8)");
 
 pub const CRUISE: Key = Key::float("cruise", 1.4, 0.05, 20.0).unit("m/s").doc("walking speed");
 pub const STEP_HZ: Key = Key::float("step_hz", 1.9, 0.1, 10.0).unit("steps/s").doc("steps a second");
@@ -154,7 +154,7 @@ pub const GHOST: Key = Key::flag("ghost", false).doc("translucent copies of the 
 
 /// `[cargo]`.
 pub const CARGO: Table = Table::new(
-    "a carrier's jige with three stacked loads that lag, sway and settle (seed 001)",
+    "a carrier's jige with three stacked loads that lag, sway and settle",
     &[
         MODE,
         FILL,

@@ -335,7 +335,7 @@ fn read_cargo(t: &TableReader, duration: f64) -> (CargoSpec, CargoLook) {
         Some(_) => t.choice(&INPUT),
     };
     if input == "exact" && integrator != Integrator::Exact {
-        t.error_at(&INPUT, "the seed's integrators take the seed's input: `input = \"difference\"` (or leave it out)");
+        t.error_at(&INPUT, "the post's integrators take the post's input: `input = \"difference\"` (or leave it out)");
     }
     let light_heavy = t.numbers(&FILL_LIGHT_HEAVY);
     if !(light_heavy[0] >= 0.0 && light_heavy[1] <= 1.0 && light_heavy[0] < light_heavy[1]) {
