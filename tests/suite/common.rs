@@ -83,3 +83,37 @@ impl Drop for Immutable {
         let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
     }
 }
+
+/// Every file of a render of `flock`: frames, GIF, and the manifest's frames and final state.
+pub fn same_render(a: &Path, b: &Path) {
+    same_scene(a, b, "flock", 30);
+}
+
+/// Every file of scene `name`'s render (`frames` frames): frames, GIF, and the manifest's
+/// frames and final state.
+pub fn same_scene(a: &Path, b: &Path, name: &str, count: usize) {
+    let frames = |d: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d.join(name))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .filter(|n| n.to_string_lossy().ends_with(".png"))
+            .collect();
+        v.sort();
+        v
+    };
+    let names = frames(a);
+    assert_eq!(names.len(), count, "{name}");
+    assert_eq!(names, frames(b), "{name}");
+    for n in &names {
+        assert!(std::fs::read(a.join(name).join(n)).unwrap() == std::fs::read(b.join(name).join(n)).unwrap(), "{name}: {n:?} differs");
+    }
+    let gif = format!("{name}.gif");
+    assert!(std::fs::read(a.join(&gif)).unwrap() == std::fs::read(b.join(&gif)).unwrap(), "the GIFs of {name} differ");
+    let manifest =
+        |d: &Path| serde_json::from_slice::<serde_json::Value>(&std::fs::read(d.join(name).join("manifest.json")).unwrap()).unwrap();
+    let (ma, mb) = (manifest(a), manifest(b));
+    for key in ["frames", "final_state", "identity", "settings_hash", "frames_in_scene", "animations"] {
+        assert_eq!(ma[key], mb[key], "{name}: {key}");
+    }
+}

@@ -146,23 +146,6 @@ fn every_page_under_docs_is_in_the_books_summary() {
 }
 
 #[test]
-#[cfg_attr(skip_book_tests, ignore = "mdBook is not installed (cargo install mdbook); scripts/test installs it")]
-fn the_book_builds_without_warnings() {
-    let installed = test_tools().join("bin/mdbook");
-    let mdbook = if installed.is_file() { installed } else { PathBuf::from("mdbook") };
-    let dest = scratch("book");
-    let o = Command::new(&mdbook).args(["build", "docs", "--dest-dir"]).arg(&dest).current_dir(root()).output().unwrap_or_else(|e| {
-        panic!("{} cannot run ({e}): install it (cargo install mdbook) or set SIMREEL_SKIP_BOOK_TESTS=1", mdbook.display())
-    });
-    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    assert!(o.status.success(), "{said}");
-    assert!(!said.contains("WARN") && !said.contains("ERROR"), "the book builds with warnings:\n{said}");
-    for page in ["index.html", "kinds/dice.html", "scene-reference.html", "gallery.html", "gallery/dice.gif", "scene.schema.json"] {
-        assert!(dest.join(page).is_file(), "the book has no {page}");
-    }
-}
-
-#[test]
 fn the_cli_reference_is_what_simreel_makes_now() {
     let committed = std::fs::read_to_string(root().join("docs/cli.md")).unwrap_or_default();
     assert!(committed == crate::cli::reference::markdown(), "docs/cli.md is stale: simreel man --markdown > docs/cli.md");
@@ -336,9 +319,10 @@ fn scripts_gallery_renders_a_scene_and_its_page() {
     assert_eq!((gif.width(), gif.height()), (320, 180));
 }
 
-/// A copy of what builds simreel (sources, the comparator's crate, shaders, assets, benches, the manifest) in `to`.
+/// A copy of what builds simreel (sources, the comparator's crate, shaders, assets, benches, the
+/// manifest, and the environments' tests, a target the manifest names) in `to`.
 fn copy_sources(to: &Path) {
-    for part in ["src", "crates", "shaders", "assets", "benches", "Cargo.toml", "Cargo.lock", "build.rs"] {
+    for part in ["src", "crates", "shaders", "assets", "benches", "tests/environments", "Cargo.toml", "Cargo.lock", "build.rs"] {
         crate::common::copy_tree(&root().join(part), &to.join(part));
     }
 }

@@ -1,5 +1,8 @@
-//! The integration tests, one binary with a module per area (one link of the crate instead of one
-//! per file). `cargo test --release --test suite -- render::` runs one area.
+//! The integration tests of the program's behaviour, one binary with a module per area (one link of
+//! the crate instead of one per file): what a plain `cargo test --release` runs. `cargo test
+//! --release --test suite -- render::` runs one area. The tests that drive other systems (a
+//! Slurm cluster, the container image, the CI templates' runner, mdBook) are the `environments`
+//! binary's (tests/environments/), which `scripts/test` runs too.
 
 /// The binary's command line, compiled here as `main.rs` declares it (the library has none): the
 /// docs' examples are parsed with it and the reference checked against it.
@@ -11,10 +14,8 @@ mod assert_image;
 mod batches;
 mod browser;
 mod cargo_cli;
-mod ci_templates;
 mod common;
 mod compare;
-mod container;
 mod dice_cli;
 mod docs;
 mod extremes;
@@ -30,7 +31,6 @@ mod render;
 mod scenes_and_cli;
 mod schema;
 mod shards;
-mod slurm;
 mod studio;
 mod studio_security;
 mod untrusted;

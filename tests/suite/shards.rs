@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{Immutable, require_gpu, root, scratch, simreel};
+use crate::common::{Immutable, require_gpu, root, same_render, same_scene, scratch, simreel};
 
 /// `tests/scenes/flock_30.toml` (the flock scene's first 30 frames) at 96×72, into `out` (extra arguments and environment added).
 fn render(out: &Path, extra: &[&str], env: &[(&str, &str)]) -> std::process::Output {
@@ -30,40 +30,6 @@ fn merge(out: &Path) -> std::process::Output {
 
 fn ok(o: &std::process::Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-/// Every file of a render of `flock`: frames, GIF, and the manifest's frames and final state.
-pub fn same_render(a: &Path, b: &Path) {
-    same_scene(a, b, "flock", 30);
-}
-
-/// Every file of scene `name`'s render (`frames` frames): frames, GIF, and the manifest's
-/// frames and final state.
-pub fn same_scene(a: &Path, b: &Path, name: &str, count: usize) {
-    let frames = |d: &Path| {
-        let mut v: Vec<_> = std::fs::read_dir(d.join(name))
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name())
-            .filter(|n| n.to_string_lossy().ends_with(".png"))
-            .collect();
-        v.sort();
-        v
-    };
-    let names = frames(a);
-    assert_eq!(names.len(), count, "{name}");
-    assert_eq!(names, frames(b), "{name}");
-    for n in &names {
-        assert!(std::fs::read(a.join(name).join(n)).unwrap() == std::fs::read(b.join(name).join(n)).unwrap(), "{name}: {n:?} differs");
-    }
-    let gif = format!("{name}.gif");
-    assert!(std::fs::read(a.join(&gif)).unwrap() == std::fs::read(b.join(&gif)).unwrap(), "the GIFs of {name} differ");
-    let manifest =
-        |d: &Path| serde_json::from_slice::<serde_json::Value>(&std::fs::read(d.join(name).join("manifest.json")).unwrap()).unwrap();
-    let (ma, mb) = (manifest(a), manifest(b));
-    for key in ["frames", "final_state", "identity", "settings_hash", "frames_in_scene", "animations"] {
-        assert_eq!(ma[key], mb[key], "{name}: {key}");
-    }
 }
 
 /// The shards that wrote a manifest for `scene` in `out`, by number.

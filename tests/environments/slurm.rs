@@ -172,6 +172,6 @@ fn a_real_slurm_cluster_runs_the_plan_and_the_merge_matches_a_local_render() {
     }
     let merge_log = std::fs::read_to_string(shared.join(format!("slurm-merge-{}.log", ids[2]))).unwrap_or_default();
     assert!(merge_log.contains("30 frames from 3 shards"), "merge log:\n{merge_log}\n{}", cluster.logs());
-    crate::shards::same_render(&local, &shared);
+    crate::common::same_render(&local, &shared);
     drop(cluster);
 }

@@ -1,0 +1,16 @@
+//! The integration tests that drive other systems with simreel: a real one-node Slurm cluster, the
+//! container image built and run, the CI templates' runner on a user's project, and the book built
+//! by mdBook. Slower and needing those tools (`scripts/ensure-test-tools` installs them), they are a
+//! binary of their own behind the `environment-tests` feature: `scripts/test` (and so `.ci/run`)
+//! runs them; a plain `cargo test` runs the program's behaviour (tests/suite/) only.
+//!
+//! `cargo test --release --features environment-tests --test environments` runs them alone.
+
+#[allow(dead_code)]
+#[path = "../suite/common.rs"]
+mod common;
+
+mod book;
+mod ci_templates;
+mod container;
+mod slurm;
