@@ -213,6 +213,13 @@ impl KindTable for FlockSpec {
         read_flock(t, render.width, render.height)
     }
 
+    fn frame_cost(&self, _: &FlockLook) -> (f64, f64) {
+        // flock_crowd: 21 ms drawing at 960×540 (its canvas over the gradient, not multisampled),
+        // 4.7 ms stepping 4 000 agents
+        let agents = self.agents.resolve(self.canvas[0] * self.canvas[1], 1, MAX_AGENTS as u32) as f64;
+        (45.0, agents * 1.2e-3)
+    }
+
     fn memory(&self, look: &FlockLook) -> (u64, String) {
         let area = self.canvas[0] * self.canvas[1];
         let agents = self.agents.resolve(area, 1, MAX_AGENTS as u32) as u64;

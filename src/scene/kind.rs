@@ -31,6 +31,10 @@ pub trait KindTable: Clone + Debug + PartialEq + Serialize + Sized {
     /// need, and what it is in words for the "too big" message ("5 dice", "a 96×64×96 terrain
     /// grid").
     fn memory(&self, look: &Self::Look) -> (u64, String);
+    /// What a frame costs on the software adapter, for splitting work across shards: drawing in
+    /// nanoseconds a pixel at 4× MSAA, and simulating in milliseconds. Measured on the project's
+    /// 2-core machine (docs/benchmarks/render.md); only the ratios between scenes matter.
+    fn frame_cost(&self, look: &Self::Look) -> (f64, f64);
 }
 
 /// The key of a kind's table at the top level of a scene file.
@@ -99,6 +103,15 @@ macro_rules! kind_tables {
                 match self {
                     $(KindLook::$variant(_) => <$spec as KindTable>::NAME,)*
                 }
+            }
+        }
+
+        /// See [`KindTable::frame_cost`]; `sim` and `look` are one scene's, so of one kind.
+        pub fn frame_cost(sim: &KindSpec, look: &KindLook) -> (f64, f64) {
+            match (sim, look) {
+                $((KindSpec::$variant(spec), KindLook::$variant(look)) => spec.frame_cost(look),)*
+                #[allow(unreachable_patterns)] // a build of one kind
+                _ => unreachable!("a scene's simulation and look are of one kind"),
             }
         }
 

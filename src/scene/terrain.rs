@@ -340,6 +340,13 @@ impl KindTable for TerrainSpec {
         read_terrain(t)
     }
 
+    fn frame_cost(&self, look: &TerrainLook) -> (f64, f64) {
+        // 157 ms a frame at 640×360, 88 ms walled in (its back faces are not drawn); an animated
+        // field is re-sampled each frame (cliffs: 33 ms for 645 120 samples), a still one once
+        let culled = self.walled_without_cracks() && look.style != MeshStyle::Wireframe;
+        (if culled { 380.0 } else { 680.0 }, if self.is_animated() { self.samples() as f64 * 5e-5 } else { 0.0 })
+    }
+
     fn memory(&self, _: &TerrainLook) -> (u64, String) {
         // field f32 + mesh (about 3 vertices of 28 bytes and 2 triangles per surface cell, a
         // surface cell count of about 2·N² for a height field, bounded by the cube count), held

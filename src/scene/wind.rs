@@ -416,6 +416,11 @@ impl KindTable for WindSpec {
         read_wind(t)
     }
 
+    fn frame_cost(&self, _: &WindLook) -> (f64, f64) {
+        // wind_meadow: about 145 ms drawing at 640×360, 1.65 ms stepping, culling and batching
+        (630.0, 1.65)
+    }
+
     fn memory(&self, _: &WindLook) -> (u64, String) {
         let blades = self.blades();
         let leaves: u64 = self.trees.iter().map(|t| t.leaves as u64).sum();

@@ -280,6 +280,11 @@ impl KindTable for FigureSpec {
         read_figure(t, [render.width as f64, render.height as f64])
     }
 
+    fn frame_cost(&self, _: &FigureLook) -> (f64, f64) {
+        // panels of other kinds' scenes, charts and text: about a terrain's
+        (600.0, 5.0)
+    }
+
     fn memory(&self, look: &FigureLook) -> (u64, String) {
         let scenes: u64 = self
             .panels
