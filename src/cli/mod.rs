@@ -97,7 +97,8 @@ pub enum Command {
     /// Print what a scheduler needs to render scenes in N shards and merge them: a Slurm script
     /// (a job array and a merge job after it) or Kubernetes Jobs (an Indexed Job and a merge Job).
     Plan(PlanArgs),
-    /// Jige-cargo tools that need no GPU.
+    /// Cargo scenes' tools that need no GPU (a carrier's jige, an A-frame carrier, and its stacked
+    /// loads): the springs' step responses.
     Cargo {
         #[command(subcommand)]
         action: CargoCommand,

@@ -8,7 +8,7 @@ use std::path::Path;
 use image::imageops::FilterType;
 
 use super::OutputError;
-use super::png::Decoded;
+use simreel_compare::Image as Decoded;
 
 /// File extensions (lower case) [`read`] understands.
 pub const EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp"];

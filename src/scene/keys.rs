@@ -5,7 +5,7 @@
 //! generated from them, so the three cannot drift. What a change to a key redoes is not declared:
 //! it is where the reader puts its value ([`super::effects`] finds it).
 
-use super::values::Srgb;
+use super::color::Srgb;
 
 /// A key's value type.
 #[derive(Clone, Copy, Debug)]

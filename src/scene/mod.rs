@@ -4,6 +4,7 @@
 //! allocated.
 
 pub mod cargo;
+pub mod color;
 pub mod common;
 pub mod dice;
 pub mod effects;

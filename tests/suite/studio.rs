@@ -54,7 +54,9 @@ impl Studio {
             .args(["--port", "0"])
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            // what it says on stderr (a warning for an address off loopback, by design) goes to a
+            // file beside the folder, not into the test log, where it would read as a failure
+            .stderr(std::fs::File::create(dir.with_extension("studio-stderr.log")).map_or(Stdio::inherit(), Stdio::from))
             .spawn()
             .expect("start simreel studio");
         let mut out = BufReader::new(child.stdout.take().expect("stdout"));

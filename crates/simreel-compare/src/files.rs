@@ -325,6 +325,13 @@ fn passed(e: &mut Entry, c: compare::Comparison, actual: &Image) {
     e.comparison = Some(compare::Comparison { error_map: None, ..c });
 }
 
+/// What accepting a failure wrote (or removed).
+#[derive(Debug)]
+pub struct Accepted {
+    pub written: Vec<std::path::PathBuf>,
+    pub removed: Vec<std::path::PathBuf>,
+}
+
 /// The command that accepts a pair's actual side: copy it over (or into) the expected folder, or
 /// remove the expected file that the actual side no longer has.
 fn accept_command(p: &Pair) -> Accept {
@@ -354,7 +361,7 @@ fn accept_command(p: &Pair) -> Accept {
 /// whose SHA-256 the comparison recorded (`actual`'s hash; `expected_sha256` for a removal), and
 /// a picture is copied only under a name of its own format. The paths are checked by the caller
 /// ([`super::trust::Folders::check`]).
-pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: Option<&str>) -> Result<super::review::Accepted, Error> {
+pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: Option<&str>) -> Result<Accepted, Error> {
     let io = |what: &str, p: &Path, e: std::io::Error| Error::BadInput(format!("cannot {what} {}: {e}", p.display()));
     let changed = |p: &Path| {
         Error::Untrusted(format!(
@@ -381,13 +388,13 @@ pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: O
                 )));
             }
             if std::fs::read(expected).is_ok_and(|old| old == bytes) {
-                return Ok(super::review::Accepted { written: Vec::new(), removed: Vec::new() });
+                return Ok(Accepted { written: Vec::new(), removed: Vec::new() });
             }
             if let Some(dir) = expected.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(|e| io("make", dir, e))?;
             }
             crate::fs::atomic(expected, &bytes)?;
-            Ok(super::review::Accepted { written: vec![expected.to_path_buf()], removed: Vec::new() })
+            Ok(Accepted { written: vec![expected.to_path_buf()], removed: Vec::new() })
         }
         None => {
             let now = std::fs::read(expected).map_err(|e| io("read", expected, e))?;
@@ -395,7 +402,7 @@ pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: O
                 return Err(changed(expected));
             }
             std::fs::remove_file(expected).map_err(|e| io("remove", expected, e))?;
-            Ok(super::review::Accepted { written: Vec::new(), removed: vec![expected.to_path_buf()] })
+            Ok(Accepted { written: Vec::new(), removed: vec![expected.to_path_buf()] })
         }
     }
 }

@@ -133,12 +133,8 @@ pub fn image(dir: &Path, f: &Failure, which: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// What accepting a failure wrote (or removed).
-#[derive(Debug)]
-pub struct Accepted {
-    pub written: Vec<PathBuf>,
-    pub removed: Vec<PathBuf>,
-}
+/// What accepting a failure wrote (or removed): defined where files are accepted.
+pub use crate::files::Accepted;
 
 /// Accepts one failure. A frame: the image the last check rendered, and its state digest,
 /// become the golden (written atomically, only what changed), when the render still has the

@@ -354,7 +354,7 @@ fn bad_cargo_tables_are_reported_with_their_positions() {
             "cargo.event[1].at",
             "takes until 2.00 s",
         ),
-        ("integrator = \"seed\"\ninput = \"exact\"", "cargo.input", "the seed's input"),
+        ("integrator = \"seed\"\ninput = \"exact\"", "cargo.input", "the post's input"),
         ("[[cargo.event]]\nat = 1.0", "cargo.event[0]", "needs `kind`"),
     ];
     for (body, key, words) in cases {

@@ -26,5 +26,6 @@ pub mod table;
 #[cfg(test)]
 mod tests;
 pub mod throw;
+pub mod world;
 
 pub use driver::DiceSim;

@@ -52,7 +52,7 @@ pub struct Pack {
     pub w: [Lane; PARTICLES],
     pub edge_compliance: Lane,
     pub gravity: Lane,
-    /// Radius of the fence around each die's table (see [`super::table::arena_radius`]).
+    /// Radius of the fence around each die's table (see [`super::world::arena_radius`]).
     pub arena: Lane,
     /// Orientation from shape matching (the warm start of the next extraction), and as a matrix.
     pub q: [Quat; LANES],
@@ -69,7 +69,7 @@ impl Default for Pack {
             w: [[W_INV; LANES]; PARTICLES],
             edge_compliance: [edge_compliance(50.0); LANES],
             gravity: [0.0; LANES],
-            arena: [super::table::ARENA_R; LANES],
+            arena: [super::world::ARENA_R; LANES],
             q: [[0.0, 0.0, 0.0, 1.0]; LANES],
             r: [quat_to_matrix([0.0, 0.0, 0.0, 1.0]); LANES],
             centroid: [[0.0; 3]; LANES],

@@ -20,8 +20,8 @@ use super::model::{PARTICLES, SIZE, W_INV};
 use super::orientation::{CUBE_ROTATIONS, LATTICE_MAPS, mat_mul, top_face};
 use super::pack::Pack;
 use super::rigid::{add_rigid_velocity, set_rigid_velocity};
-use super::table::{GRAVITY, STEP, arena_radius};
 use super::throw::{self, random_horizontal};
+use super::world::{GRAVITY, STEP, arena_radius};
 use crate::sim::rng::Rng;
 
 /// A die is still when every point of it, moving as a body, is slower than this (m/s) …

@@ -3,7 +3,7 @@
 //! directions a nudge falls back on. Every draw comes from the scene's seed, in a fixed order.
 
 use super::math::{Quat, V3, scale};
-use super::table::arena_radius;
+use super::world::arena_radius;
 use crate::sim::rng::Rng;
 
 /// One die's throw: where it starts, how it is turned, its rigid velocity, and its pip frame.
