@@ -1,12 +1,12 @@
 //! What simulates and paints each scene kind: the one place that lists every kind's simulation.
 //! Each line of the `kinds!` list at the end names a variant of [`KindSpec`] (declared by the
-//! scene layer, in `crate::scene::kind`) and the simulation that plays it; building a scene's
+//! scene layer, in `crate::scene::kind_tables`) and the simulation that plays it; building a scene's
 //! simulation from its simulation part, its painter from its look, or both as a [`Player`], is
 //! generated from that list. A kind added to the scene layer and not here does not compile: the
 //! matches are exhaustive.
 //!
 //! Adding a kind is docs/contributing.md's "Adding a scene kind": a spec and a look in
-//! `src/scene/<kind>.rs` implementing `KindTable` and listed in `crate::scene::kind`, a
+//! `src/scene/<kind>.rs` implementing `KindTable` and listed in `crate::scene::kind_tables`, a
 //! simulation and a painter in `src/sim/<kind>/` implementing [`KindSimulation`] and
 //! [`KindPainter`], and one line here.
 
@@ -144,7 +144,7 @@ mod tests {
             let text = format!("kind = \"{name}\"\n[render]\nwidth = 64\nheight = 48\nframes = 3\n");
             let s = scene::parse(&text, Path::new("k.toml")).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(s.kind_name(), name);
-            let (bytes, what) = crate::scene::kind::memory(&s.sim.kind, &s.look.kind);
+            let (bytes, what) = crate::scene::kind_tables::memory(&s.sim.kind, &s.look.kind);
             assert!(bytes > 0 && !what.is_empty(), "{name}: {bytes} bytes, {what:?}");
             assert!(s.memory_estimate(1).1.ends_with(" at 64×48"), "{}", s.memory_estimate(1).1);
             let mut sim = build(&s);

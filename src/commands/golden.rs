@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::cli::{GoldenArgs, GoldenCommand, GoldenMergeArgs};
-use simreel::golden::adapter::{self, Plan};
+use simreel::golden::adapter::{self, AdapterPlan};
 use simreel::golden::{self as golden, GoldenError, Paths};
 use simreel::pipeline::ProgressMode;
 use simreel::scene::{self, Scene};
@@ -94,7 +94,7 @@ fn golden_scenes(args: &GoldenArgs) -> Result<Vec<Scene>, GoldenError> {
 
 /// The adapters the scenes render on, said before anything renders: a missing approving adapter
 /// always (it changes what a failure means), which adapter and why unless `--quiet`.
-fn adapters(scenes: &[Scene], paths: &Paths, args: &GoldenArgs) -> Result<Plan, GoldenError> {
+fn adapters(scenes: &[Scene], paths: &Paths, args: &GoldenArgs) -> Result<AdapterPlan, GoldenError> {
     let plan = adapter::plan(scenes, &paths.goldens, &args.adapter.request())?;
     for w in &plan.warnings {
         eprintln!("warning: {w}");
@@ -172,7 +172,7 @@ fn bless(
     }
     let chosen: Vec<Scene> = scenes.iter().filter(|s| filter.as_ref().is_none_or(|f| f.scene == s.name)).cloned().collect();
     // --from-last-run renders nothing: the images come with the adapter they were rendered on
-    let plan = if from_last_run { Plan::default() } else { adapters(&chosen, paths, args)? };
+    let plan = if from_last_run { AdapterPlan::default() } else { adapters(&chosen, paths, args)? };
     let done = golden::bless(&chosen, filter.as_ref(), from_last_run, paths, &plan, mode)?;
     for b in &done {
         let (written, unchanged) = (count(b.written.len() as u64, "file", "files"), count(b.unchanged as u64, "image", "images"));

@@ -84,7 +84,7 @@ pub struct Choice {
 
 /// Every scene's adapter, and what to tell the user before anything renders.
 #[derive(Clone, Debug, Default)]
-pub struct Plan {
+pub struct AdapterPlan {
     pub choices: Vec<Choice>,
     /// Lines to print first: a missing adapter, what installs it, the overrides there are.
     pub warnings: Vec<String>,
@@ -124,9 +124,9 @@ fn override_adapter<'a>(spec: &GoldenSpec, scene_dir: &Path, adapters: &'a [Adap
 
 /// Chooses the adapter of every scene (each must have `[golden]`): `asked` when it names one,
 /// else the approving adapter, as the module's comment says.
-pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<Plan, GoldenError> {
+pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<AdapterPlan, GoldenError> {
     if scenes.is_empty() {
-        return Ok(Plan::default());
+        return Ok(AdapterPlan::default());
     }
     // each scene's record, read once (one that cannot be read stops the check here)
     let records: Vec<Option<AdapterSummary>> = scenes.iter().map(|s| recorded(&goldens.join(&s.name))).collect::<Result<_, _>>()?;
@@ -145,7 +145,7 @@ pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<
                 approved_on,
             })
             .collect();
-        return Ok(Plan { choices, warnings: Vec::new() });
+        return Ok(AdapterPlan { choices, warnings: Vec::new() });
     }
     let adapters = survey(scenes);
     let lavapipe = adapters.iter().find(|a| a.is_lavapipe());
@@ -172,7 +172,7 @@ pub fn plan(scenes: &[Scene], goldens: &Path, asked: &AdapterRequest) -> Result<
         None => warnings.push(missing_lavapipe(&others, scenes.len())),
         Some(here) => warnings.extend(another_lavapipe(here, &choices)),
     }
-    Ok(Plan { choices, warnings })
+    Ok(AdapterPlan { choices, warnings })
 }
 
 /// A warning when this machine's lavapipe is not the one the scenes' canonical goldens record:
@@ -225,7 +225,7 @@ fn missing_lavapipe(others: &[&Scene], all: usize) -> String {
     out
 }
 
-impl Plan {
+impl AdapterPlan {
     /// The choice for `scene`, where the plan made one.
     pub fn choice(&self, scene: &str) -> Option<&Choice> {
         self.choices.iter().find(|c| c.scene == scene)

@@ -79,7 +79,7 @@ pub fn bless(
     filter: Option<&Filter>,
     from_last_run: bool,
     paths: &Paths,
-    plan: &adapter::Plan,
+    plan: &adapter::AdapterPlan,
     mode: ProgressMode,
 ) -> Result<Vec<Blessed>, GoldenError> {
     let chosen: Vec<&Scene> = scenes.iter().filter(|s| filter.is_none_or(|f| f.scene == s.name)).collect();

@@ -153,7 +153,7 @@ fn bless_command(scene: &Scene, frame: Option<u32>, paths: &Paths) -> String {
 pub fn check(
     scenes: &[Scene],
     paths: &Paths,
-    plan: &adapter::Plan,
+    plan: &adapter::AdapterPlan,
     mode: ProgressMode,
     shard: Option<report::ReportShard>,
 ) -> Result<CheckSummary, GoldenError> {

@@ -24,7 +24,7 @@ pub struct Deformer {
 }
 
 /// One instance to bend this frame.
-pub struct Job<'a> {
+pub struct Bend<'a> {
     pub rest: &'a wgpu::Buffer,
     pub mesh: &'a MeshData,
     pub volume: &'a BezierVolume,
@@ -94,7 +94,7 @@ impl Deformer {
 
     /// Bends every job into its slot's vertex buffer (slot = position in `jobs`), recording the
     /// compute work in `encoder` ahead of the frame's passes.
-    pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, jobs: &[Job]) {
+    pub fn prepare(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, jobs: &[Bend]) {
         for (slot, job) in jobs.iter().enumerate() {
             self.output(device, slot, (job.mesh.positions.len() * size_of::<Vertex>()) as u64);
         }

@@ -553,7 +553,7 @@ impl Renderer {
                 wires - 1
             });
             let bent = m.deform.as_ref().map(|volume| {
-                jobs.push(deform::Job { rest: &self.meshes[&m.mesh.key].vertices, mesh: &m.mesh.data, volume });
+                jobs.push(deform::Bend { rest: &self.meshes[&m.mesh.key].vertices, mesh: &m.mesh.data, volume });
                 jobs.len() - 1
             });
             draws.push(Draw {

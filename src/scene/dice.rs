@@ -6,7 +6,7 @@ use toml::de::DeValue;
 
 use super::common::RenderSpec;
 use super::keys::{Key, Table, Ty};
-use super::kind::KindTable;
+use super::kind_tables::KindTable;
 use super::reader::{TableReader, number_list};
 use super::values::Srgb;
 

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use toml::{Table as Doc, Value};
 
 use super::keys::{DefaultValue, Key, Table, Ty};
-use super::kind::ROOT;
+use super::kind_tables::ROOT;
 use super::{Scene, parse};
 
 /// What a change to a key redoes, weakest first.

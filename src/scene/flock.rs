@@ -4,7 +4,7 @@
 
 use super::common::RenderSpec;
 use super::keys::{Key, Table, Ty};
-use super::kind::KindTable;
+use super::kind_tables::KindTable;
 use super::reader::TableReader;
 
 /// A count: a number, or "auto" (scaled with the canvas area).

@@ -15,7 +15,7 @@ pub mod frames;
 pub mod golden;
 pub mod identity;
 pub mod keys;
-pub mod kind;
+pub mod kind_tables;
 pub mod memory;
 pub mod reader;
 pub mod schema;
@@ -29,7 +29,7 @@ pub use common::{CameraSpec, Format, LightSpec, OutputSpec, RenderSpec, Timing};
 pub use error::{Diagnostic, SceneError};
 pub use identity::Identity;
 use keys::Key;
-pub use kind::{KINDS, KindLook, KindSpec, KindTable};
+pub use kind_tables::{KINDS, KindLook, KindSpec, KindTable};
 pub use memory::{Available, available_memory};
 use reader::{Diagnostics, TableReader};
 pub use values::{Animated, Srgb};
@@ -46,7 +46,7 @@ const OUTPUT: Key = Key::table("output", &common::OUTPUT).doc(common::OUTPUT.doc
 const GOLDEN: Key = Key::table("golden", &golden::GOLDEN).doc(golden::GOLDEN.doc);
 
 /// The keys at the top level of every scene file (the kind's own table comes with `kind`).
-const ROOT_KEYS: [Key; 9] = [kind::KIND, NAME, SEED, DESCRIPTION, RENDER, CAMERA, LIGHT, OUTPUT, GOLDEN];
+const ROOT_KEYS: [Key; 9] = [kind_tables::KIND, NAME, SEED, DESCRIPTION, RENDER, CAMERA, LIGHT, OUTPUT, GOLDEN];
 
 /// A loaded, validated scene: what its simulation is built from ([`SimSpec`]), what only its
 /// drawing reads ([`LookSpec`]), and what changes no frame (its name, outputs and golden check).
@@ -200,7 +200,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
         let (diagnostics, more) = diags.into_vec();
         return Err(SceneError::Invalid { path: path.to_path_buf(), diagnostics, more });
     }
-    let root = TableReader::root(&doc, &kind::ROOT, &diags);
+    let root = TableReader::root(&doc, &kind_tables::ROOT, &diags);
     let scene = read_scene(&root, path);
     root.finish();
     if diags.has_errors() {
@@ -212,7 +212,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
 }
 
 fn read_scene(root: &TableReader, path: &Path) -> Option<Scene> {
-    let kind_name = match root.string(&kind::KIND) {
+    let kind_name = match root.string(&kind_tables::KIND) {
         Some(k) => Some(k),
         None => {
             root.error_here(format!(
@@ -227,7 +227,7 @@ fn read_scene(root: &TableReader, path: &Path) -> Option<Scene> {
             Some(k)
         } else {
             let hint = reader::did_you_mean(&k, KINDS.iter().copied()).map(|h| format!("; did you mean \"{h}\"?")).unwrap_or_default();
-            root.error_at(&kind::KIND, format!("unknown scene kind \"{k}\": this build simulates {}{hint}", KINDS.join(", ")));
+            root.error_at(&kind_tables::KIND, format!("unknown scene kind \"{k}\": this build simulates {}{hint}", KINDS.join(", ")));
             None
         }
     });
@@ -327,7 +327,7 @@ impl Scene {
         let px = self.look.width as u64 * self.look.height as u64;
         let frame = px * 4 * (self.look.msaa as u64 + 2); // MSAA colour + resolve + readback
         let frames = frame * frames_in_flight;
-        let (sim, what) = kind::memory(&self.sim.kind, &self.look.kind);
+        let (sim, what) = kind_tables::memory(&self.sim.kind, &self.look.kind);
         let what = format!("{what} at {}×{}", self.look.width, self.look.height);
         (RENDERER_BASE + sim + frames, what)
     }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::effects::{Effect, effects};
 use super::keys::{DefaultValue, Key, Table, Tagged, Ty};
-use super::kind::{KINDS, ROOT};
+use super::kind_tables::{KINDS, ROOT};
 use super::reader::MAX_STRING;
 
 /// The draft the schema is written to.

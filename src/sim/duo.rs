@@ -35,14 +35,14 @@ const DONE: u32 = 3;
 
 /// A posted job: a type-erased `FnOnce` living on the poster's stack.
 #[derive(Clone, Copy)]
-struct Job {
+struct Task {
     run: unsafe fn(*mut ()),
     data: *mut (),
 }
 
 struct Slot {
     state: AtomicU32,
-    job: UnsafeCell<Option<Job>>,
+    job: UnsafeCell<Option<Task>>,
     sleeping: AtomicBool,
     /// The panic of the posted half, if it panicked, for the caller to raise.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
@@ -212,7 +212,7 @@ pub fn join<A: FnOnce(), B: FnOnce() + Send>(a: A, b: B) {
     let mut b = Some(b);
     // SAFETY: the state is IDLE (we hold the poster lock and every join leaves it IDLE), so
     // nobody reads the job slot now.
-    unsafe { *slot.job.get() = Some(Job { run: call::<B>, data: &mut b as *mut Option<B> as *mut () }) };
+    unsafe { *slot.job.get() = Some(Task { run: call::<B>, data: &mut b as *mut Option<B> as *mut () }) };
     // a panic left from a join whose own half panicked first is not this join's
     *slot.panic.lock().unwrap_or_else(|p| p.into_inner()) = None;
     slot.state.store(POSTED, Ordering::SeqCst);

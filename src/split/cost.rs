@@ -7,5 +7,5 @@ use crate::scene::{KindLook, KindSpec};
 /// Drawing (ns per pixel at 4× MSAA) and simulating (ms) one frame of a scene of kind `kind`
 /// drawn with `look`.
 pub fn kind_cost(kind: &KindSpec, look: &KindLook) -> (f64, f64) {
-    crate::scene::kind::frame_cost(kind, look)
+    crate::scene::kind_tables::frame_cost(kind, look)
 }

@@ -366,7 +366,7 @@ fn the_contributing_guide_adds_a_kind_that_compiles() {
     // two new files (the scene table, the simulation) and four lines into lists: the scene layer's
     // kinds, the registry, the sim and scene modules (its cost is its table's `frame_cost`, no list)
     assert!(written >= 2 && inserted >= 4, "the guide wrote {written} files and made {inserted} insertions");
-    assert!(std::fs::read_to_string(copy.join("src/scene/kind.rs")).unwrap().contains("Wave(super::wave::WaveSpec)"));
+    assert!(std::fs::read_to_string(copy.join("src/scene/kind_tables.rs")).unwrap().contains("Wave(super::wave::WaveSpec)"));
     // checked, not built: the dependencies' metadata is kept between runs in a folder of its own
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let target = test_tools().parent().unwrap().join("guide-check");

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use simreel::scene::keys::{Key, Ty};
-use simreel::scene::kind::ROOT;
+use simreel::scene::kind_tables::ROOT;
 
 use crate::common::{require_gpu, scratch};
 

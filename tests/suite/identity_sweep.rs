@@ -24,7 +24,7 @@ use simreel::output::layout::SceneFolder;
 use simreel::pipeline::{self, Job, ProgressMode};
 use simreel::render::Pool;
 use simreel::scene::keys::{DefaultValue, Key, Table, Ty};
-use simreel::scene::{Scene, kind::ROOT};
+use simreel::scene::{Scene, kind_tables::ROOT};
 use toml::de::{DeTable, DeValue};
 
 use crate::common::{require_gpu, root, scratch};

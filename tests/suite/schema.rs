@@ -444,7 +444,7 @@ fn tables<'t>(path: Vec<(String, Doc)>, t: &'t Table, out: &mut Vec<(Vec<(String
 
 #[test]
 fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
-    let kind_root = &simreel::scene::kind::ROOT;
+    let kind_root = &simreel::scene::kind_tables::ROOT;
     let tagged = kind_root.tagged.as_ref().unwrap();
     let mut cases = Vec::new();
     for (kind, kind_keys) in tagged.cases {

@@ -10,7 +10,7 @@ use keys::*;
 
 use super::common::RenderSpec;
 use super::keys::Table;
-use super::kind::KindTable;
+use super::kind_tables::KindTable;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
 

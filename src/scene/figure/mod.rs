@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::common::RenderSpec;
 use super::keys::{Key, Table};
-use super::kind::KindTable;
+use super::kind_tables::KindTable;
 use super::reader::TableReader;
 use super::values::Srgb;
 use super::{LookSpec, SimSpec};
@@ -291,7 +291,7 @@ impl KindTable for FigureSpec {
             .iter()
             .zip(&look.panels)
             .map(|(sim, p)| match (sim, &p.content) {
-                (Some(sim), PanelContent::Scene(look)) => super::kind::memory(&sim.scene.kind, &look.kind).0,
+                (Some(sim), PanelContent::Scene(look)) => super::kind_tables::memory(&sim.scene.kind, &look.kind).0,
                 (_, PanelContent::Chart(c)) => c.series.iter().map(|s| s.values.len() as u64 * 16).sum(),
                 _ => 0,
             })

@@ -13,7 +13,7 @@ use tree::{TREE, read_tree};
 
 use super::common::RenderSpec;
 use super::keys::{Key, Table, Ty};
-use super::kind::KindTable;
+use super::kind_tables::KindTable;
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
 
