@@ -10,6 +10,7 @@
 
 use super::regions::{self, Region};
 use crate::Image;
+use crate::image::{Padded, Rows};
 use crate::tolerance::Tolerance;
 
 /// How a comparison ended.
@@ -134,23 +135,14 @@ pub fn region_text(r: &Region, limit: u32) -> String {
     format!("{}×{} px at ({}, {}), weight {} > {limit}", r.width, r.height, r.x, r.y, r.weight)
 }
 
-/// Pads `img` to `w` × `h`; new pixels are opaque magenta (an image of that size is borrowed).
+/// Pads `img` to `w` × `h`; new pixels are opaque magenta (an image of that size is borrowed),
+/// as [`Padded`] pads rows.
 pub fn pad(img: &Image, w: u32, h: u32) -> std::borrow::Cow<'_, Image> {
     if (img.width, img.height) == (w, h) {
         return std::borrow::Cow::Borrowed(img);
     }
-    let mut out = Vec::with_capacity((w * h * 4) as usize);
-    for y in 0..h {
-        for x in 0..w {
-            if x < img.width && y < img.height {
-                let i = ((y * img.width + x) * 4) as usize;
-                out.extend_from_slice(&img.rgba[i..i + 4]);
-            } else {
-                out.extend_from_slice(&[255, 0, 255, 255]);
-            }
-        }
-    }
-    std::borrow::Cow::Owned(Image { width: w, height: h, rgba: out })
+    let (padded, mut buf) = (Padded { image: img, width: w }, vec![0u8; w as usize * 4]);
+    std::borrow::Cow::Owned(whole(w, h, |y, out| out.copy_from_slice(padded.row(y, &mut buf))))
 }
 
 fn opaque(img: &Image) -> bool {
@@ -440,8 +432,12 @@ pub fn signed_diff(expected: &Image, actual: &Image) -> Image {
 /// Row `y` of [`signed_diff`], RGBA8 into `out` (the larger width of the two).
 pub fn signed_row(expected: &Image, actual: &Image, y: u32, out: &mut [u8]) {
     let w = out.len() / 4;
-    let (mut re, mut ra) = (vec![0u8; 0], vec![0u8; 0]);
-    let (re, ra) = (padded_row(expected, y, w, &mut re), padded_row(actual, y, w, &mut ra));
+    // room for a padded row only where one is (pictures of one size borrow their own rows)
+    let room = |img: &Image| if img.width as usize == w && y < img.height { Vec::new() } else { vec![0u8; w * 4] };
+    let (mut be, mut ba) = (room(expected), room(actual));
+    let width = w as u32;
+    let (pe, pa) = (Padded { image: expected, width }, Padded { image: actual, width });
+    let (re, ra) = (pe.row(y, &mut be), pa.row(y, &mut ba));
     if re == ra {
         // equal rows stay grey
         for px in out.chunks_exact_mut(4) {
@@ -461,24 +457,8 @@ pub fn signed_row(expected: &Image, actual: &Image, y: u32, out: &mut [u8]) {
     }
 }
 
-/// Row `y` of `img` padded to `w` pixels (and below its height) with opaque magenta, as [`pad`]
-/// pads: the image's own row when nothing is padded, else built in `buf`.
-pub fn padded_row<'a>(img: &'a Image, y: u32, w: usize, buf: &'a mut Vec<u8>) -> &'a [u8] {
-    let own = img.width as usize * 4;
-    let row = if y < img.height { &img.rgba[y as usize * own..][..own] } else { &[][..] };
-    if row.len() == w * 4 {
-        return row;
-    }
-    buf.clear();
-    buf.extend_from_slice(row);
-    while buf.len() < w * 4 {
-        buf.extend_from_slice(&[255, 0, 255, 255]);
-    }
-    buf
-}
-
 /// A `w` × `h` picture made row by row.
-fn whole(w: u32, h: u32, row: impl Fn(u32, &mut [u8])) -> Image {
+fn whole(w: u32, h: u32, mut row: impl FnMut(u32, &mut [u8])) -> Image {
     let mut rgba = vec![0u8; w as usize * h as usize * 4];
     for (y, out) in rgba.chunks_exact_mut((w as usize * 4).max(1)).enumerate() {
         row(y as u32, out);
