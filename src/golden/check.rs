@@ -222,6 +222,7 @@ fn check_frame(
         state_message,
         tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.describe()),
         unreadable: false,
+        bytes: Default::default(),
         accept: if rule.other { Accept::NotHere(OTHER_ADAPTER.into()) } else { Accept::Command(bless_command(scene, Some(f), paths)) },
     };
     Ok((entry, expected))

@@ -259,6 +259,7 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, Error> {
         tolerance_reason: tol.describe(),
         unreadable: false,
         accept: accept_command(p),
+        bytes: Default::default(),
     };
     let decode_if = |f: &Path, b: &Option<Vec<u8>>| b.as_deref().map(|b| decode(f, b)).transpose();
     // a file that is not a picture (a Git LFS pointer not pulled, a truncated file) fails its
@@ -312,6 +313,9 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, Error> {
                 (e.expected, e.actual, e.comparison) = (Some(expected), Some(actual), Some(c));
             }
         }
+    }
+    if !e.passed {
+        e.bytes = report::FileBytes { expected: e_bytes, actual: a_bytes };
     }
     Ok(e)
 }

@@ -138,6 +138,16 @@ pub struct Entry {
     pub accept: Accept,
     /// A side could not be read as a picture (not a failure of the comparison: bad input).
     pub unreadable: bool,
+    /// A failed pair's files as they were read and compared: the report embeds and copies these
+    /// bytes (a PNG or JPEG as it is), never the file read again (it may have changed since).
+    pub bytes: FileBytes,
+}
+
+/// The bytes of a compared pair's files, each side where it had one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileBytes {
+    pub expected: Option<Vec<u8>>,
+    pub actual: Option<Vec<u8>>,
 }
 
 /// The SHA-256 of what a comparison compared, each side where it had one.
@@ -463,8 +473,12 @@ fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, h: u32, cha
 impl Pictures {
     fn of(e: &Entry) -> Pictures {
         let png = |name, bytes| Picture { name, format: picture::Format::Png, bytes };
+        // the bytes compared where the entry holds them; else (a check's golden image, which the
+        // check read from the project's own folder) the file
         let as_is = |name, file: &Option<String>, img: &Image| {
-            let kept = file.as_ref().and_then(|f| std::fs::read(f).ok()).and_then(|b| Some((shown_as_read(&b)?, b)));
+            let held = if name == "expected" { &e.bytes.expected } else { &e.bytes.actual };
+            let read = || file.as_ref().and_then(|f| std::fs::read(f).ok());
+            let kept = held.clone().or_else(read).and_then(|b| Some((shown_as_read(&b)?, b)));
             match kept {
                 Some((format, bytes)) => Picture { name, format, bytes },
                 None => png(name, encode_png(img)),
@@ -719,6 +733,7 @@ mod tests {
             tolerance_reason: String::new(),
             accept: crate::Accept::Command(String::new()),
             unreadable: false,
+            bytes: Default::default(),
         };
         let page = html(&Report::of(&[entry], &[], "lavapipe"));
         let at = page.find("<img class=\"thumb\"").expect("a thumbnail");
@@ -768,6 +783,7 @@ mod tests {
             tolerance_reason: String::new(),
             accept: crate::Accept::Command(String::new()),
             unreadable: false,
+            bytes: Default::default(),
         };
         let report = Report::of(&[entry], &[], "lavapipe");
         let summary: serde_json::Value = serde_json::from_str(&crate::summary::Summary::of(&report).to_json()).unwrap();
@@ -798,5 +814,41 @@ mod tests {
             r
         };
         assert_eq!(&p.rgba[((7 * p.width + 12) * 4) as usize..][..32], &heat_row[..], "the error's row, unscaled at this size");
+    }
+
+    #[test]
+    fn a_failure_embeds_the_bytes_it_compared_not_the_file_as_it_is_now() {
+        let expected = Image { width: 16, height: 16, rgba: [90u8, 120, 200, 255].repeat(256) };
+        let mut actual = expected.clone();
+        actual.rgba[..4 * 16 * 4].fill(0);
+        let compared = encode_png(&actual);
+        // the file changed on disk after the comparison read it
+        let dir = std::env::temp_dir().join(format!("simreel-compare-held-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("actual.png");
+        std::fs::write(&file, encode_png(&expected)).unwrap();
+        let c = compare::compare(&expected, &actual, &crate::Tolerance::default());
+        let entry = Entry {
+            subject: Subject::File { path: "actual.png".into() },
+            passed: false,
+            verdict: c.describe(),
+            comparison: Some(c),
+            expected: Some(expected),
+            expected_file: None,
+            actual: Some(actual),
+            actual_file: Some(file.display().to_string()),
+            sha256: Default::default(),
+            state_message: String::new(),
+            tolerance_reason: String::new(),
+            accept: crate::Accept::Command(String::new()),
+            unreadable: false,
+            bytes: FileBytes { expected: None, actual: Some(compared.clone()) },
+        };
+        let pics = Pictures::of(&entry);
+        assert_eq!(pics.get("actual").map(|p| &p.bytes), Some(&compared));
+        // without held bytes (a check's golden image) the file is read
+        let pics = Pictures::of(&Entry { bytes: FileBytes::default(), ..entry });
+        assert_eq!(pics.get("actual").map(|p| p.bytes.clone()), Some(std::fs::read(&file).unwrap()));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
