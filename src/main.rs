@@ -78,7 +78,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Validate { scenes } => validate::run(&scenes),
         Command::Render(args) => render::run(args),
         Command::Adapters { backend } => adapters::run(backend.choice()),
-        Command::Mesh { scene, output, frame, algorithm } => mesh::run(&scene, &output, frame, algorithm.as_deref()),
+        Command::Mesh { scene, output, frame, algorithm } => mesh::run(&scene, &output, frame, algorithm.map(|a| a.0)),
         Command::Studio(args) => studio::run(args),
         Command::Golden { action } => golden::command(action),
         Command::Dice { action: DiceCommand::Stats(args) } => dice::stats(&args),
@@ -89,7 +89,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gif { frames_dir, output, fps, width, no_dither, threads } => {
             gif::run(&frames_dir, &output, fps, width, !no_dither, threads)
         }
-        Command::Schema { kind, reference } => schema::run(kind.as_deref(), reference),
+        Command::Schema { kind, reference } => schema::run(kind.map(|k| k.0), reference),
         Command::Completions { shell } => man::completions(shell),
         Command::Man { markdown, out } => man::run(markdown, out.as_deref()),
     }

@@ -53,8 +53,8 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         frame: u32,
         /// Mesh with this algorithm instead of the scene's `algorithm`.
-        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(simreel::scene::terrain::Algorithm::NAMES))]
-        algorithm: Option<String>,
+        #[arg(long, value_enum)]
+        algorithm: Option<AlgorithmArg>,
     },
     /// A live preview in the browser: serves a page that shows the scenes, redraws what an edit
     /// changes on save, scrubs through time, and shows problems where they are.
@@ -134,8 +134,8 @@ pub enum Command {
     /// from the same declarations the scene reader checks against.
     Schema {
         /// The schema of one kind's scene files only.
-        #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(simreel::scene::KINDS))]
-        kind: Option<String>,
+        #[arg(long, value_name = "KIND", value_enum)]
+        kind: Option<KindArg>,
         /// Print the scene reference (Markdown) instead, as docs/scene-reference.md holds it.
         #[arg(long, conflicts_with = "kind")]
         reference: bool,
@@ -237,14 +237,14 @@ pub struct PlanArgs {
 #[derive(Subcommand, Debug)]
 pub enum CargoCommand {
     /// Measure a cargo scene's springs against the theory: each load's step response with the
-    /// exact integrator and the seed's, the seed's long-frame test through every integrator, and
+    /// exact integrator and the post's Euler, the post's long-frame test through every integrator, and
     /// the time a hitch drops.
     Probe(CargoProbeArgs),
 }
 
 #[derive(Args, Debug)]
 pub struct CargoProbeArgs {
-    /// A `kind = "cargo"` scene (default: the seed's constants).
+    /// A `kind = "cargo"` scene (default: the post's constants).
     #[arg(value_name = "SCENE")]
     pub scene: Option<PathBuf>,
     /// Fill ratio to probe at, 0..1 (default: the scene's at its start).
@@ -569,6 +569,55 @@ pub fn shard_from_env(var: impl Fn(&str) -> Option<String>) -> Result<(u32, u32,
         return checked(index + 1, count, format!("JOB_COMPLETION_INDEX={index} of SIMREEL_SHARDS={count}"));
     }
     Err("--shard auto found no scheduler: set SLURM_ARRAY_TASK_ID (a Slurm job array) or JOB_COMPLETION_INDEX and SIMREEL_SHARDS (a Kubernetes Indexed Job), or give --shard I/N".into())
+}
+
+/// A terrain meshing algorithm, by its scene-file name (the library's list, so a new algorithm
+/// is a choice here without an edit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlgorithmArg(pub simreel::scene::terrain::Algorithm);
+
+impl ValueEnum for AlgorithmArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        use simreel::scene::terrain::Algorithm;
+        const ALL: [AlgorithmArg; Algorithm::ALL.len()] = {
+            let mut all = [AlgorithmArg(Algorithm::ALL[0]); Algorithm::ALL.len()];
+            let mut i = 0;
+            while i < all.len() {
+                all[i] = AlgorithmArg(Algorithm::ALL[i]);
+                i += 1;
+            }
+            all
+        };
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()))
+    }
+}
+
+/// A scene kind, by its `kind = "…"` name (the registry's list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindArg(pub &'static str);
+
+impl ValueEnum for KindArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        use simreel::scene::KINDS;
+        const ALL: [KindArg; KINDS.len()] = {
+            let mut all = [KindArg(""); KINDS.len()];
+            let mut i = 0;
+            while i < all.len() {
+                all[i] = KindArg(KINDS[i]);
+                i += 1;
+            }
+            all
+        };
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -5,7 +5,7 @@ use crate::cli::CargoProbeArgs;
 
 pub fn probe(args: &CargoProbeArgs) -> anyhow::Result<()> {
     let scene = match &args.scene {
-        Some(path) => simreel::scene::load(path)?,
+        Some(path) => super::load(path)?,
         None => simreel::scene::parse("kind = \"cargo\"\n", std::path::Path::new("defaults.toml"))?,
     };
     let simreel::scene::KindSpec::Cargo(spec) = &scene.sim.kind else {

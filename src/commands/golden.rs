@@ -72,6 +72,7 @@ fn review(args: &GoldenArgs, compare: bool, pending: Option<&std::path::Path>, a
 fn golden_scenes(args: &GoldenArgs) -> Result<Vec<Scene>, GoldenError> {
     let paths = if args.paths.is_empty() { vec![PathBuf::from("scenes")] } else { args.paths.clone() };
     let scenes = golden::collect_scenes(&paths)?;
+    scenes.iter().for_each(super::warn_deprecations);
     if scenes.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(GoldenError::BadInput(format!("no scene with a [golden] table in {}", names.join(", "))));

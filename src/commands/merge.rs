@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use simreel::scene;
 use simreel::text::count;
 
 use super::BadInput;
@@ -30,7 +29,7 @@ pub fn run(
         }
     }
     for path in &paths {
-        let scene = scene::load(path)?;
+        let scene = super::load(path)?;
         let formats = format.map_or_else(|| scene.output.formats.clone(), |f| f.0.clone());
         let started = std::time::Instant::now();
         let merged = loop {

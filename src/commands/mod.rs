@@ -31,8 +31,23 @@ pub fn worker_pool(threads: Option<u32>) -> anyhow::Result<rayon::ThreadPool> {
     pool.build().context("starting worker threads")
 }
 
-pub fn load_checked(path: &std::path::Path) -> anyhow::Result<scene::Scene> {
+/// A scene file, read and checked; its values given under former names are said on stderr.
+pub fn load(path: &std::path::Path) -> Result<scene::Scene, scene::SceneError> {
     let s = scene::load(path)?;
+    warn_deprecations(&s);
+    Ok(s)
+}
+
+/// Says each value `s` gives under a former name, one `warning:` line each.
+pub fn warn_deprecations(s: &scene::Scene) {
+    for line in s.deprecation_lines() {
+        eprintln!("{line}");
+    }
+}
+
+/// [`load`], and refused when it would not fit this machine's memory.
+pub fn load_checked(path: &std::path::Path) -> anyhow::Result<scene::Scene> {
+    let s = load(path)?;
     s.check_memory(&scene::available_memory())?;
     Ok(s)
 }

@@ -1,7 +1,5 @@
 //! `simreel plan`: the jobs for a scheduler (Slurm or Kubernetes) that renders scenes in shards.
 
-use simreel::scene;
-
 use super::BadInput;
 use crate::cli;
 
@@ -9,7 +7,7 @@ use crate::cli;
 /// the scheduler is printed.
 pub fn run(args: &cli::PlanArgs) -> anyhow::Result<()> {
     for path in &args.scenes {
-        let s = scene::load(path)?;
+        let s = super::load(path)?;
         if let Some(spec) = &args.frames {
             simreel::scene::frames::parse_frames(spec, s.sim.timing.frames)
                 .map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?;

@@ -5,7 +5,7 @@ use simreel::scene;
 use super::BadInput;
 
 /// The schema of `kind`'s scene files (every kind's when none) on stdout, or the reference.
-pub fn run(kind: Option<&str>, reference: bool) -> anyhow::Result<()> {
+pub fn run(kind: Option<&'static str>, reference: bool) -> anyhow::Result<()> {
     if reference {
         print!("{}", scene::schema::reference());
         return Ok(());

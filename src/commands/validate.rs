@@ -9,7 +9,7 @@ pub fn run(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
     let mut bad = 0;
     let room = scene::available_memory();
     for p in paths {
-        match scene::load(p).and_then(|s| s.check_memory(&room).map(|()| s)) {
+        match super::load(p).and_then(|s| s.check_memory(&room).map(|()| s)) {
             Ok(s) => println!(
                 "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",
                 p.display(),

@@ -5,6 +5,32 @@ use std::fmt::Write as _;
 
 use crate::frame::MeshData;
 
+/// A mesh file format, chosen by the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshFormat {
+    Ply,
+    Obj,
+}
+
+impl MeshFormat {
+    /// The format `path`'s extension names (any case); `None` for any other.
+    pub fn of(path: &std::path::Path) -> Option<MeshFormat> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "ply" => Some(MeshFormat::Ply),
+            "obj" => Some(MeshFormat::Obj),
+            _ => None,
+        }
+    }
+
+    /// `m` as a file of this format.
+    pub fn encode(self, m: &MeshData) -> Vec<u8> {
+        match self {
+            MeshFormat::Ply => ply(m),
+            MeshFormat::Obj => obj(m),
+        }
+    }
+}
+
 /// Binary little-endian PLY 1.0.
 pub fn ply(m: &MeshData) -> Vec<u8> {
     let header = format!(

@@ -95,6 +95,9 @@ pub struct Key {
     /// Its unit ("m", "s", "°", "px", …), empty where it has none.
     pub unit: &'static str,
     pub required: bool,
+    /// Former names of a choice's values, each with the name it has now: still read, with a
+    /// deprecation note (`Scene::deprecations`).
+    pub renamed: &'static [(&'static str, &'static str)],
 }
 
 /// The keys of one table; a tagged table has more keys by the value of its tag (a terrain
@@ -116,7 +119,7 @@ pub struct Tagged {
 
 impl Key {
     const fn new(name: &'static str, ty: Ty, default: DefaultValue) -> Key {
-        Key { name, ty, default, said: "", doc: "", unit: "", required: false }
+        Key { name, ty, default, said: "", doc: "", unit: "", required: false, renamed: &[] }
     }
 
     pub const fn int(name: &'static str, default: i64, min: i64, max: i64) -> Key {
@@ -195,6 +198,16 @@ impl Key {
     }
 
     /// The default in words: computed from other keys, or what absence means.
+    /// Values of this choice that had other names: `(former, now)`.
+    pub const fn renamed(self, renamed: &'static [(&'static str, &'static str)]) -> Key {
+        Key { renamed, ..self }
+    }
+
+    /// The choice's value a former name stands for.
+    pub fn now_named(&self, former: &str) -> Option<&'static str> {
+        self.renamed.iter().find(|(old, _)| *old == former).map(|&(_, now)| now)
+    }
+
     pub const fn said(self, said: &'static str) -> Key {
         Key { said, ..self }
     }

@@ -63,6 +63,8 @@ pub struct Scene {
     pub output: OutputSpec,
     /// `[golden]`: the frames a golden-image check renders and its tolerances.
     pub golden: Option<golden::GoldenSpec>,
+    /// Values the file gives under a former name (read as the new one): said, never refused.
+    pub deprecations: Vec<Diagnostic>,
 }
 
 /// Everything a scene's simulation is built from, and nothing else: its seed, the timing of its
@@ -207,7 +209,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Scene, SceneError> {
         let (diagnostics, more) = diags.into_vec();
         return Err(SceneError::Invalid { path: path.to_path_buf(), diagnostics, more });
     }
-    let scene = scene.ok_or_else(|| SceneError::Invalid { path: path.to_path_buf(), diagnostics: Vec::new(), more: 0 })?;
+    let mut scene = scene.ok_or_else(|| SceneError::Invalid { path: path.to_path_buf(), diagnostics: Vec::new(), more: 0 })?;
+    scene.deprecations = diags.deprecations();
     Ok(scene)
 }
 
@@ -278,10 +281,16 @@ fn read_scene(root: &TableReader, path: &Path) -> Option<Scene> {
         },
         output,
         golden,
+        deprecations: Vec::new(),
     })
 }
 
 impl Scene {
+    /// The deprecation notes, one `warning: file:line:col: key: message (hint)` line each.
+    pub fn deprecation_lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.deprecations.iter().map(|d| format!("warning: {}", error::Listing { path: &self.path, items: std::slice::from_ref(d) }))
+    }
+
     /// What its frames are: the canonical hashes of its simulation's part and its drawing's.
     /// Made from the values each time it is asked for, so it cannot go stale when a caller changes
     /// the scene (a size given on the command line, a draft, a golden check's size).

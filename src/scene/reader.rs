@@ -26,6 +26,8 @@ pub struct Diagnostics<'s> {
     /// problems must not be scanned 200 000 times).
     line_starts: Vec<usize>,
     items: RefCell<Vec<Diagnostic>>,
+    /// Values read under a former name: not problems, said beside the scene.
+    deprecations: RefCell<Vec<Diagnostic>>,
     /// The key paths problems were reported at, for [`Diagnostics::reported_at`].
     keys: RefCell<std::collections::BTreeSet<String>>,
 }
@@ -33,7 +35,7 @@ pub struct Diagnostics<'s> {
 impl<'s> Diagnostics<'s> {
     pub fn new(src: &'s str) -> Self {
         let line_starts = std::iter::once(0).chain(src.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        Diagnostics { src, file: None, line_starts, items: RefCell::new(Vec::new()), keys: RefCell::default() }
+        Diagnostics { src, file: None, line_starts, items: RefCell::default(), deprecations: RefCell::default(), keys: RefCell::default() }
     }
 
     /// Names the file the document came from.
@@ -67,6 +69,19 @@ impl<'s> Diagnostics<'s> {
         let (line, col) = self.line_col(span.start);
         self.items.borrow_mut().push(Diagnostic { line, col, key: key.to_string(), message: message.into(), hint });
         self.keys.borrow_mut().insert(key.to_string());
+    }
+
+    /// Notes a value read under a former name (no problem: the scene still loads).
+    pub fn deprecated(&self, span: Range<usize>, key: &str, message: impl Into<String>, hint: Option<String>) {
+        let (line, col) = self.line_col(span.start);
+        self.deprecations.borrow_mut().push(Diagnostic { line, col, key: key.to_string(), message: message.into(), hint });
+    }
+
+    /// The deprecation notes, in file order.
+    pub fn deprecations(&self) -> Vec<Diagnostic> {
+        let mut v = self.deprecations.borrow().clone();
+        v.sort_by_key(|d| (d.line, d.col));
+        v
     }
 
     /// Whether a problem was reported at key path `key` or under it (`key.x`, `key[0]`).
@@ -250,6 +265,15 @@ impl<'a, 's> TableReader<'a, 's> {
         self.diags.error(span, &self.key_path(key.name), message, None);
     }
 
+    /// Notes a value at `key` read under a former name.
+    pub fn deprecated_at(&self, key: &Key, message: impl Into<String>, hint: Option<String>) {
+        if self.silent {
+            return;
+        }
+        let span = self.lookup(key).map(|(v, _)| v.span()).unwrap_or(self.span.clone());
+        self.diags.deprecated(span, &self.key_path(key.name), message, hint);
+    }
+
     /// Reports a problem with the table as a whole.
     pub fn error_here(&self, message: impl Into<String>) {
         if self.silent {
@@ -414,6 +438,13 @@ impl<'a, 's> TableReader<'a, 's> {
         };
         if let Some(c) = choices.iter().find(|c| **c == s.as_ref()) {
             return c;
+        }
+        if let Some(now) = key.now_named(s) {
+            if !self.silent {
+                let message = format!("\"{s}\" is now called \"{now}\" (the old name is still read, for now)");
+                self.diags.deprecated(v.span(), &self.key_path(key.name), message, Some(format!("write `{} = \"{now}\"`", key.name)));
+            }
+            return now;
         }
         let hint = did_you_mean(s, choices.iter().copied()).map(|c| format!("did you mean \"{c}\"?"));
         self.diags.error(v.span(), &self.key_path(key.name), format!("\"{s}\" is not one of {}", quoted(choices)), hint);

@@ -245,6 +245,10 @@ fn object_schema<'k>(doc: &str, keys: impl Iterator<Item = &'k Key>, at: &At) ->
 fn key_schema(k: &Key, at: &At) -> Value {
     let mut s = type_schema(&k.ty, at);
     let o = s.as_object_mut().expect("an object");
+    // a former name is still read (with a deprecation note), so a file that has one is valid
+    if let Some(Value::Array(names)) = o.get_mut("enum") {
+        names.extend(k.renamed.iter().map(|(old, _)| json!(old)));
+    }
     o.insert("description".into(), json!(description(k, at)));
     if let Some(d) = default_value(k) {
         o.insert("default".into(), d);
@@ -262,8 +266,18 @@ fn description(k: &Key, at: &At) -> String {
     if !k.said.is_empty() {
         d.push_str(&format!("; default: {}", k.said));
     }
+    d.push_str(&renamed_words(k));
     d.push_str(&effect_words(at));
     d
+}
+
+/// "; formerly `"seed"` for `"euler_split"`" for a choice whose values were renamed.
+fn renamed_words(k: &Key) -> String {
+    if k.renamed.is_empty() {
+        return String::new();
+    }
+    let pairs: Vec<String> = k.renamed.iter().map(|(old, now)| format!("`\"{old}\"` for `\"{now}\"`")).collect();
+    format!("; formerly {} (still read, with a deprecation note)", pairs.join(", "))
 }
 
 /// What a change to the key at `at` redoes, in words (nothing for the simulation: the usual
@@ -528,7 +542,7 @@ fn section(out: &mut String, path: &str, doc: &str, keys: &[Key], at: &At) {
             cell(&type_words(&k.ty)),
             cell(&default),
             cell(k.unit),
-            cell(k.doc),
+            cell(&format!("{}{}", k.doc, renamed_words(k))),
             effect_words(&at.key(k.name))
         ));
     }

@@ -226,6 +226,9 @@ pub enum Algorithm {
 
 impl Algorithm {
     pub const NAMES: [&'static str; 4] = ["marching_cubes", "marching_cubes_classic", "surface_nets", "dual_contouring"];
+    /// Every algorithm, in the order of `NAMES`.
+    pub const ALL: [Algorithm; 4] =
+        [Algorithm::MarchingCubes, Algorithm::MarchingCubesClassic, Algorithm::SurfaceNets, Algorithm::DualContouring];
 
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {

@@ -10,7 +10,7 @@ use crate::common::{root, scratch, test_tools};
 fn the_book_builds_without_warnings() {
     let installed = test_tools().join("bin/mdbook");
     let mdbook = if installed.is_file() { installed } else { PathBuf::from("mdbook") };
-    let dest = scratch("book");
+    let dest = scratch();
     let o = Command::new(&mdbook).args(["build", "docs", "--dest-dir"]).arg(&dest).current_dir(root()).output().unwrap_or_else(|e| {
         panic!("{} cannot run ({e}): install it (cargo install mdbook) or set SIMREEL_SKIP_BOOK_TESTS=1", mdbook.display())
     });

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{copy_tree, require_gpu, root, scratch, simreel, test_tools};
+use crate::common::{copy_tree, require_gpu, root, scratch, scratch_part, simreel, test_tools};
 
 /// A YAML file as JSON (through the test tools' ruamel.yaml, which check-jsonschema brings).
 fn yaml(file: &Path) -> Value {
@@ -27,7 +27,7 @@ fn yaml(file: &Path) -> Value {
 /// The user's project: two small scenes with goldens, approved here (lavapipe), and nothing of
 /// simreel's. Returns its folder.
 fn project(name: &str) -> PathBuf {
-    let dir = scratch(name).join("project");
+    let dir = scratch_part(name).join("project");
     let scenes = dir.join("scenes");
     std::fs::create_dir_all(&scenes).unwrap();
     let golden =
@@ -310,7 +310,7 @@ fn run_gitlab(ci: &Ci, pipeline: &Value, project: &Path) -> Run {
 #[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
 fn the_ci_templates_pass_and_fail_a_users_project_as_written() {
     require_gpu();
-    let base = scratch("ci-templates");
+    let base = scratch();
     let project = {
         let p = project("ci-templates-project");
         copy_tree(&p, &base.join("project"));

@@ -1,5 +1,6 @@
 //! The container image, built for real from this checkout: Debian's podman builds the
-//! Containerfile with `--isolation=chroot` (through `scripts/build-image`) on a bookworm base made
+//! Containerfile with `--isolation=chroot` (through `scripts/build-image`, with the binary these
+//! tests run where this host is bookworm) on a bookworm base made
 //! by `debootstrap --variant=minbase` and brought in with `podman import`, so no registry is
 //! needed. Running containers is not permitted on CI machines, so the image's filesystem is
 //! exported and simreel runs inside it with `chroot`: its frames must be byte for byte the host's
@@ -80,6 +81,12 @@ fn apt_mirror() -> String {
     main.next().unwrap_or_else(|| "http://deb.debian.org/debian".into())
 }
 
+/// Whether this machine runs Debian bookworm, the image's base: a binary built here runs there.
+fn host_is_bookworm() -> bool {
+    let release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    release.lines().any(|l| l == "ID=debian") && release.lines().any(|l| l == "VERSION_CODENAME=bookworm")
+}
+
 /// The built image's filesystem, exported into `into`.
 fn export(image: &str, into: &Path) {
     let name = "simreel-test-export";
@@ -129,16 +136,23 @@ fn pngs(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn the_image_builds_from_this_checkout_and_renders_the_hosts_bytes() {
     require_gpu();
     let started = Instant::now();
-    let dir = scratch("container");
+    let dir = scratch();
     ensure_base(&dir);
     let image = simreel::plan::IMAGE;
-    step(
-        "scripts/build-image (podman build --isolation=chroot)",
-        Command::new(root().join("scripts/build-image"))
-            .args(["--isolation=chroot", "--build-arg", &format!("BASE={BASE}")])
-            .env("CONTAINER_ENGINE", "podman")
-            .env_remove("SIMREEL_IMAGE"),
-    );
+    // the binary these tests run goes into the image when it was built on the image's system
+    // (bookworm, as on CI): the image is then what was tested, and no second build of simreel
+    // runs inside it; elsewhere the image builds its own
+    let mut build = Command::new(root().join("scripts/build-image"));
+    if host_is_bookworm() {
+        build.args(["--binary", env!("CARGO_BIN_EXE_simreel")]);
+    } else {
+        eprintln!("container test: this host is not Debian bookworm: the image builds simreel itself");
+    }
+    build
+        .args(["--isolation=chroot", "--build-arg", &format!("BASE={BASE}")])
+        .env("CONTAINER_ENGINE", "podman")
+        .env_remove("SIMREEL_IMAGE");
+    step("scripts/build-image (podman build --isolation=chroot)", &mut build);
     assert!(podman(&["image", "exists", image]).status().unwrap().success(), "scripts/build-image did not tag {image}");
     // the Kubernetes plan runs that image unless told otherwise
     let plan = step("simreel plan --k8s", simreel().args(["plan", SCENES[0].0, "--shards", "2", "--k8s"]));

@@ -1,5 +1,5 @@
-//! A real Slurm cluster of one node (Debian's slurmctld, slurmd and munge, configured in a scratch
-//! folder with no cgroups) runs the job array and the merge job `simreel plan --slurm` prints;
+//! A real Slurm cluster of one node (Debian's slurmctld, slurmd and munge, configured in a short
+//! folder of its own with no cgroups) runs the job array and the merge job `simreel plan --slurm` prints;
 //! the merged output is byte for byte a local render's. The daemons are stopped when the test
 //! ends, passed or failed.
 
@@ -24,7 +24,18 @@ impl Drop for Cluster {
             let _ = d.kill();
             let _ = d.wait();
         }
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The cluster's own folder (its state, spool, sockets and logs): a short path of this process's
+/// own, since munge's and slurmstepd's Unix sockets there take at most 107 bytes and the test's
+/// scratch path can be longer. Removed with the cluster (a failure's message holds the logs).
+fn cluster_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("simreel-slurm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
 
 fn free_port() -> u16 {
@@ -62,6 +73,7 @@ impl Cluster {
         std::fs::write(&key, (0..1024).map(|i| (i * 7919 % 251) as u8).collect::<Vec<_>>()).unwrap();
         std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o400)).unwrap();
         let d = |f: &str| dir.join(f).display().to_string();
+        let socket = d("munge.socket");
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let conf = format!(
             "ClusterName=simreel\nSlurmctldHost={host}\nSlurmUser=root\nSlurmdUser=root\nSlurmctldPort={}\nSlurmdPort={}\n\
@@ -73,7 +85,7 @@ impl Cluster {
              PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
             free_port(),
             free_port(),
-            d("munge.socket"),
+            socket,
             d("state"),
             d("spool"),
             d("slurmctld.pid"),
@@ -85,11 +97,11 @@ impl Cluster {
         std::fs::write(cluster.conf(), conf).unwrap();
         let quiet = |mut c: Command| c.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
         let mut munge = Command::new("munged");
-        munge.arg("-F").arg("--force").arg("--key-file").arg(&key).args(["--socket", &d("munge.socket"), "--pid-file", &d("munged.pid")]);
+        munge.arg("-F").arg("--force").arg("--key-file").arg(&key).args(["--socket", &socket, "--pid-file", &d("munged.pid")]);
         munge.args(["--log-file", &d("munged.log"), "--seed-file", &d("munge.seed")]);
         cluster.daemons.push(quiet(munge));
         let deadline = Instant::now() + Duration::from_secs(10);
-        while !dir.join("munge.socket").exists() && Instant::now() < deadline {
+        while !Path::new(&socket).exists() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(100));
         }
         let mut ctld = cluster.command("slurmctld");
@@ -123,8 +135,8 @@ impl Cluster {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_real_slurm_cluster_runs_the_plan_and_the_merge_matches_a_local_render() {
     require_gpu();
-    let dir = scratch("slurm");
-    let cluster = Cluster::start(&dir.join("cluster"));
+    let dir = scratch();
+    let cluster = Cluster::start(&cluster_dir());
     let (local, shared) = (dir.join("local"), dir.join("shared"));
     let args = ["--size", "96x72"];
     let o = simreel().args(["render", "tests/scenes/flock_30.toml", "--quiet", "--out"]).arg(&local).args(args).output().unwrap();

@@ -111,7 +111,7 @@ fn an_offscreen_wgpu_frame_matches_its_approved_image() {
 #[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
 fn a_mismatch_leaves_a_pending_image_that_review_accepts() {
     require_gpu();
-    let dir = scratch("assert-image");
+    let dir = scratch();
     let test = dir.join("tests/render.rs");
     std::fs::create_dir_all(test.parent().unwrap()).unwrap();
     let tol = simreel_compare::Tolerance::default();

@@ -21,7 +21,7 @@ fn cargo_probe_measures_the_seeds_springs_against_the_theory() {
     for l in v["long_frames"].as_array().unwrap() {
         let beyond = l["beyond_limit"].as_f64().unwrap();
         match l["integrator"].as_str().unwrap() {
-            "seed" => assert!(beyond > 10.0, "{l}"),
+            "euler_split" => assert!(beyond > 10.0, "{l}"),
             _ => assert!(beyond < 0.15, "{l}"),
         }
     }

@@ -27,9 +27,29 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// A fresh scratch folder under the target directory.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = root().join("target").join("test-scratch").join(name);
+/// A fresh scratch folder named from the running test's own path:
+/// `target/test-scratch/<module>/<test>` (so a failed test's files are found by its name).
+pub fn scratch() -> PathBuf {
+    fresh(&test_path())
+}
+
+/// A fresh scratch folder for one part of the running test (a test that needs two, or a helper
+/// that tests call): `target/test-scratch/<module>/<test>.<part>`.
+pub fn scratch_part(part: &str) -> PathBuf {
+    assert!(!part.is_empty() && !part.contains(['/', '\\']) && part != "..", "a scratch part is one plain name: {part:?}");
+    fresh(&format!("{}.{part}", test_path()))
+}
+
+/// The running test's path in its test binary (`render/interrupted_render_resumes`): libtest runs
+/// each test on a thread named after it.
+fn test_path() -> String {
+    let thread = std::thread::current();
+    let name = thread.name().filter(|n| *n != "main").expect("scratch folders are made on a test's own thread (named after the test)");
+    name.replace("::", "/")
+}
+
+fn fresh(relative: &str) -> PathBuf {
+    let d = root().join("target").join("test-scratch").join(relative);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch folder");
     d

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use crate::common::{scratch, simreel};
+use crate::common::{scratch, scratch_part, simreel};
 
 /// A picture with gradients and noise, `w` × `h`, alpha `alpha` everywhere.
 fn picture(w: u32, h: u32, alpha: u8) -> Vec<u8> {
@@ -66,7 +66,7 @@ fn text(o: &Output) -> String {
 
 /// A user's folder: expected/ and actual/ with every kind of pair.
 fn project(name: &str) -> PathBuf {
-    let dir = scratch(name);
+    let dir = scratch_part(name);
     let (e, a) = (dir.join("expected"), dir.join("actual"));
     let (w, h) = (96, 64);
     let opaque = picture(w, h, 255);
@@ -174,7 +174,7 @@ fn compare_matches_folders_by_path_fails_what_differs_and_reports_it() {
 
 #[test]
 fn compare_takes_tolerances_from_flags_and_a_file_and_refuses_bad_input_by_name() {
-    let dir = scratch("compare-tolerance");
+    let dir = scratch();
     let (w, h) = (64, 48);
     let base = picture(w, h, 255);
     // every pixel 3 levels brighter: beyond the default 2 levels on every pixel

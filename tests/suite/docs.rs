@@ -269,7 +269,7 @@ fn the_github_template_passes_actionlint() {
     };
     let o = lint(&root().join("docs/ci/github-actions.yml"));
     assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    let bad = scratch("actionlint").join("bad.yml");
+    let bad = scratch().join("bad.yml");
     let text = std::fs::read_to_string(root().join("docs/ci/github-actions.yml"))
         .unwrap()
         .replace("${{ matrix.shard }}/4", "${{ matrix.shards }}/4");
@@ -302,7 +302,7 @@ fn the_gallery_shows_every_shipped_scene_and_the_strip() {
 #[cfg_attr(skip_gpu_tests, ignore = "renders: needs a GPU or lavapipe (SIMREEL_SKIP_GPU_TESTS is set)")]
 fn scripts_gallery_renders_a_scene_and_its_page() {
     require_gpu();
-    let out = scratch("gallery");
+    let out = scratch();
     let o = Command::new(root().join("scripts/gallery"))
         .arg("--out")
         .arg(&out)
@@ -360,7 +360,7 @@ fn follow_the_guide(guide: &str, to: &Path) -> (usize, usize) {
 fn the_contributing_guide_adds_a_kind_that_compiles() {
     let guide = std::fs::read_to_string(root().join("docs/contributing.md")).unwrap();
     let section = guide.split("## Adding a scene kind").nth(1).unwrap().split("\n## ").next().unwrap();
-    let copy = scratch("contributing-guide");
+    let copy = scratch();
     copy_sources(&copy);
     let (written, inserted) = follow_the_guide(section, &copy);
     // two new files (the scene table, the simulation) and four lines into lists: the scene layer's
@@ -388,7 +388,7 @@ fn the_contributing_guide_adds_a_kind_that_compiles() {
 fn the_shell_integration_commands_work_in_a_fresh_home() {
     let page = std::fs::read_to_string(root().join("docs/getting-started.md")).unwrap();
     let block = block_after(&page, "## Shell integration", "");
-    let home = scratch("docs-fresh-home");
+    let home = scratch();
     let bin = Path::new(env!("CARGO_BIN_EXE_simreel")).parent().unwrap().to_path_buf();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     for line in block.lines().filter(|l| !l.trim().is_empty()) {

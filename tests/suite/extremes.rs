@@ -138,7 +138,7 @@ fn frames(text: &str) -> String {
 #[cfg_attr(skip_gpu_tests, ignore = "needs a wgpu adapter (SIMREEL_SKIP_GPU_TESTS)")]
 fn every_key_at_either_end_of_its_range_renders_or_is_refused_up_front() {
     require_gpu();
-    let dir = scratch("extremes");
+    let dir = scratch();
     let cases = cases();
     assert!(cases.len() > 100, "only {} cases: the key walk lost its way", cases.len());
     let next = Mutex::new(0usize);

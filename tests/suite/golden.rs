@@ -11,7 +11,7 @@ use crate::common::{Immutable, require_gpu, root, scratch, simreel};
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn shipped_scenes_match_their_goldens() {
     require_gpu();
-    let out = scratch("golden-shipped");
+    let out = scratch();
     let o = simreel().args(["golden", "check", "scenes"]).arg("--out").arg(&out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "golden check failed:\n{err}");
@@ -59,7 +59,7 @@ fn check_against_shipped_goldens(scene: &Path, out: &Path, extra: &[&str]) -> st
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
     require_gpu();
-    let dir = scratch("golden-mustfail");
+    let dir = scratch();
     // (label, scene, from, to, whether the simulation state changes)
     let cases = [
         ("camera_nudged_one_degree", "terrain", "start = 200", "start = 201", false),
@@ -82,7 +82,7 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
         ("gusts_a_little_stronger", "wind_meadow", "gust = { amplitude = 2.4,", "gust = { amplitude = 2.5,", true),
         ("walker_a_moment_later", "wind_meadow", "[[0.5, -8.0, 6.0]", "[[0.6, -8.0, 6.0]", true),
         ("blast_a_little_later", "wind_forest", "at = 2.5\n", "at = 2.55\n", true),
-        ("seed_tree_on_the_default_model", "wind_seed", "model = \"seed\"\nat = [-6.0, 2.0]", "at = [-6.0, 2.0]", true),
+        ("kinematic_tree_on_the_default_model", "wind_seed", "model = \"kinematic\"\nat = [-6.0, 2.0]", "at = [-6.0, 2.0]", true),
         ("ground_a_shade_lighter", "wind_field", "ground = \"#3a3f47\"", "ground = \"#3f3f47\"", false),
         ("jige_a_little_fuller", "cargo_walk", "fill = 0.5", "fill = 0.52", true),
         ("follow_camera_nearer", "cargo_walk", "offset = [0.3, 1.3, 6.2]", "offset = [0.3, 1.3, 6.1]", false),
@@ -115,7 +115,7 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn missing_goldens_fail_with_the_bless_command_and_blessing_writes_only_changes() {
     require_gpu();
-    let dir = scratch("golden-bless");
+    let dir = scratch();
     let goldens = dir.join("goldens");
     let out = dir.join("out");
     let scene = root().join("tests/scenes/small_terrain.toml");
@@ -202,7 +202,7 @@ fn report_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_split_check_merges_into_the_report_of_one_check() {
     require_gpu();
-    let dir = scratch("golden-shards");
+    let dir = scratch();
     // four scenes, one of them failing on its pixels only
     let opaque = perturbed(&dir, "dice", "jelly_more_opaque", "opacity = 0.58", "opacity = 0.6");
     let scenes: Vec<PathBuf> =
@@ -301,7 +301,7 @@ fn other_adapters_use_their_override_folder() {
     if !gl.status.success() {
         panic!("no GL adapter: install libegl1 and libgl1-mesa-dri (scripts/test does)\n{}", String::from_utf8_lossy(&gl.stderr));
     }
-    let dir = scratch("golden-override");
+    let dir = scratch();
     let goldens = dir.join("goldens");
     let out = dir.join("out");
     let base = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap();
@@ -338,7 +338,7 @@ fn other_adapters_use_their_override_folder() {
 #[cfg_attr(skip_privileged_tests, ignore = "needs root to make a file immutable (SIMREEL_SKIP_PRIVILEGED_TESTS is set)")]
 fn a_report_folder_that_cannot_be_cleared_fails_the_check_instead_of_keeping_old_images() {
     require_gpu();
-    let out = scratch("golden-stale-report");
+    let out = scratch();
     let report = out.join("golden-report");
     std::fs::create_dir_all(&report).unwrap();
     let old = report.join("flock_still__frame_0000__actual.png");
@@ -383,7 +383,7 @@ fn headless(profile: &Path) -> std::process::Command {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn html_report_works_in_a_headless_browser() {
     require_gpu();
-    let dir = scratch("golden-html");
+    let dir = scratch();
     let scene = perturbed(&dir, "terrain", "nudged", "start = 200", "start = 203");
     let out = dir.join("out");
     let o = check_against_shipped_goldens(&scene, &out, &["--quiet"]);
@@ -426,7 +426,7 @@ fn html_report_works_in_a_headless_browser() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn printed_commands_carry_the_checks_folders_and_broken_files_are_named() {
     require_gpu();
-    let project = scratch("golden-own-project");
+    let project = scratch();
     std::fs::create_dir_all(project.join("my-scenes")).unwrap();
     let text = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap()
         + "\n[golden]\nframes = \"0,47\"\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";

@@ -44,7 +44,7 @@ fn summary(out: &Path) -> serde_json::Value {
 fn a_default_check_uses_the_adapter_the_goldens_were_approved_on_where_another_is_preferred() {
     require_gpu();
     require_gl();
-    let dir = scratch("golden-adapter-laptop");
+    let dir = scratch();
     // the preference is real: a render picks GL
     let o = laptop()
         .args(["render", "scenes/flock.toml", "--frames=0", "--size=64x36", "--format=png", "--quiet", "--out"])
@@ -95,7 +95,7 @@ fn a_default_check_uses_the_adapter_the_goldens_were_approved_on_where_another_i
 fn without_lavapipe_a_check_says_what_to_install_and_labels_its_failures() {
     require_gpu();
     require_gl();
-    let dir = scratch("golden-adapter-missing");
+    let dir = scratch();
     let out = dir.join("out");
     let o = without_lavapipe().args(["golden", "check", DIFFERING[0], "--out"]).arg(&out).output().unwrap();
     let err = text(&o);
@@ -190,7 +190,7 @@ fn the_install_command_follows_the_system() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn another_lavapipe_than_the_recorded_one_is_named_and_a_partial_bless_keeps_the_record() {
     require_gpu();
-    let dir = scratch("golden-adapter-record");
+    let dir = scratch();
     let (goldens, out) = (dir.join("goldens"), dir.join("out"));
     let base = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap();
     let scene = dir.join("small.toml");

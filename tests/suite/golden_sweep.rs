@@ -282,7 +282,7 @@ fn llvmpipe_through_gl_passes_wherever_its_pixel_counts_do() {
     require_gpu();
     let gl = simreel().args(["adapters", "--backend", "gl"]).output().unwrap();
     assert!(gl.status.success(), "no GL adapter: install libegl1 and libgl1-mesa-dri (scripts/test does)");
-    let out = scratch("golden-sweep-gl");
+    let out = scratch();
     let o = simreel().args(["golden", "check", "--quiet", "--backend", "gl", "--out"]).arg(&out).arg("scenes").output().unwrap();
     assert!(matches!(o.status.code(), Some(0 | 4)), "{}", String::from_utf8_lossy(&o.stderr));
     let (mut counted, mut noisy) = (0, 0);

@@ -55,7 +55,7 @@ fn same_as_fresh(file: &Path, name: &str, frame: u32, full: &Path, size: &str) -
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_load_of_another_size_restores_no_state_of_the_old_one() {
     require_gpu();
-    let dir = scratch("identity-load-size");
+    let dir = scratch();
     let file = dir.join("stack.toml");
     let text = "kind = \"cargo\"\n[render]\nduration = 5.0\n[cargo.route]\nlegs = [{ to = [5.0, 0.0] }, { wait = 2.0 }]\n\
                 [[cargo.link]]\nname = \"bottom\"\nsize = [0.42, 0.34, 0.62]\n[[cargo.link]]\nname = \"middle\"\n[[cargo.link]]\nname = \"top\"\n";
@@ -74,7 +74,7 @@ fn a_load_of_another_size_restores_no_state_of_the_old_one() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_chart_of_another_length_is_simulated_with_its_own_history() {
     require_gpu();
-    let dir = scratch("identity-chart-seconds");
+    let dir = scratch();
     let file = dir.join("walk.toml");
     let text = std::fs::read_to_string(root().join("scenes/cargo_walk.toml")).unwrap();
     assert!(text.contains("seconds = 5.0"), "scenes/cargo_walk.toml no longer holds `seconds = 5.0`: update this test");
@@ -90,7 +90,7 @@ fn a_chart_of_another_length_is_simulated_with_its_own_history() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_figure_whose_panel_changed_is_drawn_again_by_resume() {
     require_gpu();
-    let dir = scratch("identity-figure-panel");
+    let dir = scratch();
     crate::common::copy_tree(&root().join("scenes"), &dir.join("scenes"));
     let figure = dir.join("scenes/figures/dice_roll.toml");
     let out = dir.join("out");
@@ -115,7 +115,7 @@ fn a_figure_whose_panel_changed_is_drawn_again_by_resume() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_render_of_some_frames_leaves_the_animation_and_the_manifest_whole() {
     require_gpu();
-    let dir = scratch("identity-partial");
+    let dir = scratch();
     let file = dir.join("flock.toml");
     let text = std::fs::read_to_string(root().join("tests/scenes/flock_30.toml")).unwrap();
     std::fs::write(&file, &text).unwrap();
@@ -158,7 +158,7 @@ fn a_render_of_some_frames_leaves_the_animation_and_the_manifest_whole() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_shorter_scene_removes_its_own_frames_past_its_end() {
     require_gpu();
-    let dir = scratch("identity-shorter");
+    let dir = scratch();
     let file = dir.join("flock.toml");
     let text = std::fs::read_to_string(root().join("tests/scenes/flock_30.toml")).unwrap();
     std::fs::write(&file, &text).unwrap();

@@ -354,7 +354,7 @@ fn sweep(files: &[PathBuf], dir: &Path) -> Tally {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn every_edit_of_every_shipped_scene_draws_the_same_bytes_whatever_the_folder_holds() {
     require_gpu();
-    let dir = scratch("identity-sweep");
+    let dir = scratch();
     let scenes = root().join("scenes");
     let files: Vec<PathBuf> =
         simreel::scene::scene_files(&scenes).unwrap().into_iter().map(|p| p.strip_prefix(&scenes).unwrap().to_path_buf()).collect();

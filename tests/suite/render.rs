@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{read_png, require_gpu, root, scratch, simreel};
+use crate::common::{read_png, require_gpu, root, scratch, scratch_part, simreel};
 
 fn luma(p: &[u8]) -> f64 {
     0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64
@@ -14,8 +14,8 @@ fn luma(p: &[u8]) -> f64 {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn frame_range_matches_the_full_render_byte_for_byte() {
     require_gpu();
-    let full = scratch("range-full");
-    let part = scratch("range-part");
+    let full = scratch_part("range-full");
+    let part = scratch_part("range-part");
     let st = simreel()
         .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png,gif", "--out"])
         .arg(&full)
@@ -67,7 +67,7 @@ fn frame_range_matches_the_full_render_byte_for_byte() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_draft_is_half_size_one_sample_a_pixel_beside_the_final_frames_with_the_same_simulation() {
     require_gpu();
-    let out = scratch("draft");
+    let out = scratch();
     let render = |extra: &[&str]| {
         let o = simreel()
             .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png", "--frames", "30..31", "--out"])
@@ -126,7 +126,7 @@ fn final_frame_at(out: &std::path::Path, w: u32, h: u32) -> simreel::output::png
 
 /// Renders frame 20 of the small scene with the given extra scene text appended.
 fn render_variant(name: &str, light: &str) -> simreel::output::png::Decoded {
-    let dir = scratch(name);
+    let dir = scratch_part(name);
     let base = std::fs::read_to_string(crate::common::root().join("tests/scenes/small_terrain.toml")).unwrap();
     let text = base.replace("[light]\n", &format!("[light]\n{light}\n"));
     let path = dir.join("scene.toml");
@@ -206,7 +206,7 @@ fn a_frame_shows_a_lit_shadowed_surface_over_the_gradient() {
 
 #[test]
 fn mesh_export_writes_ply_and_obj() {
-    let dir = scratch("mesh-export");
+    let dir = scratch();
     for ext in ["ply", "obj"] {
         let out = dir.join(format!("t.{ext}"));
         let st = simreel().args(["mesh", "tests/scenes/small_terrain.toml", "--frame", "5", "-o"]).arg(&out).status().unwrap();
@@ -233,7 +233,7 @@ fn mesh_export_writes_ply_and_obj() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn gif_subcommand_reassembles_frames() {
     require_gpu();
-    let dir = scratch("gif-cmd");
+    let dir = scratch();
     let st = simreel()
         .args(["render", "tests/scenes/small_terrain.toml", "--quiet", "--format", "png", "--frames", "0..9", "--out"])
         .arg(&dir)
@@ -274,8 +274,8 @@ fn gif_subcommand_reassembles_frames() {
 fn interrupted_render_resumes_to_the_same_files() {
     require_gpu();
     use std::io::BufRead;
-    let dir = scratch("interrupt");
-    let clean = scratch("interrupt-clean");
+    let dir = scratch_part("interrupt");
+    let clean = scratch_part("interrupt-clean");
     let args = ["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--progress", "json", "--out"];
     let mut child =
         simreel().args(args).arg(&dir).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
@@ -361,7 +361,7 @@ fn near(p: &[u8], c: [u8; 3], tol: i32) -> bool {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn flock_frame_shows_agents_rings_and_trails() {
     require_gpu();
-    let dir = scratch("flock-stats");
+    let dir = scratch();
     let text = std::fs::read_to_string(crate::common::root().join("scenes/flock.toml")).unwrap();
     // frame 120 (4 s): the cursor has lured a swarm; others work and seek
     let img = render_text(&dir, &text, "with", 120, "640x360");
@@ -403,7 +403,7 @@ fn flock_frame_shows_agents_rings_and_trails() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn flock_is_crisp_at_1x_and_when_rendered_at_2x_and_downscaled() {
     require_gpu();
-    let dir = scratch("flock-crisp");
+    let dir = scratch();
     let text = std::fs::read_to_string(crate::common::root().join("scenes/flock_still.toml")).unwrap();
     let one = render_text(&dir, &text, "x1", 0, "640x360");
     let two = render_text(&dir, &text, "x2", 0, "1280x720");
@@ -481,7 +481,7 @@ fn a_canvas_over_nothing_in_3d_skips_multisampling_and_looks_the_same() {
 fn a_walled_terrain_is_drawn_without_its_back_faces_and_looks_the_same() {
     require_gpu();
     let text = std::fs::read_to_string(crate::common::root().join("scenes/terrain.toml")).unwrap();
-    let dir = scratch("walled-terrain");
+    let dir = scratch();
     let (w, h) = (480, 270);
     for algorithm in ["marching_cubes", "surface_nets", "dual_contouring"] {
         let path = dir.join(format!("{algorithm}.toml"));
@@ -560,7 +560,7 @@ fn jelly_dice_bend_on_the_gpu_as_on_the_cpu_and_show_colour_pips_and_results() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_backend_this_machine_lacks_is_named_with_what_is_there() {
     require_gpu();
-    let out = scratch("no-dx12");
+    let out = scratch();
     let o = simreel().args(["render", "scenes/terrain.toml", "--backend", "dx12", "--frames", "0", "--out"]).arg(&out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
@@ -577,7 +577,7 @@ fn a_backend_this_machine_lacks_is_named_with_what_is_there() {
 fn killed_runs_leave_no_litter_and_one_render_holds_a_scene_at_a_time() {
     use std::io::BufRead;
     require_gpu();
-    let dir = scratch("claim");
+    let dir = scratch();
     let frames = dir.join("small_terrain");
     let args = ["render", "tests/scenes/small_terrain.toml", "--format", "png,gif", "--progress", "json", "--out"];
     // a render in flight holds the scene: a second one into the same folder is refused and told who
@@ -631,7 +631,7 @@ fn killed_runs_leave_no_litter_and_one_render_holds_a_scene_at_a_time() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn the_memory_estimate_bounds_every_shipped_scene_within_twice_its_peak() {
     require_gpu();
-    let out = scratch("memory");
+    let out = scratch();
     let mut table = Vec::new();
     for path in crate::common::shipped_scenes() {
         let scene = simreel::scene::load(&path).unwrap();
@@ -656,7 +656,7 @@ fn the_memory_estimate_bounds_every_shipped_scene_within_twice_its_peak() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn an_unwritable_output_fails_clearly() {
     require_gpu();
-    let dir = scratch("unwritable");
+    let dir = scratch();
     // an output folder that cannot exist: a file stands where its parent should be
     std::fs::write(dir.join("file"), b"not a folder").unwrap();
     let o = simreel().args(["render", "tests/scenes/small_terrain.toml", "--out"]).arg(dir.join("file/out")).output().unwrap();
@@ -681,7 +681,7 @@ impl Drop for Mounted {
 fn a_full_disk_fails_clearly_and_leaves_no_partial_file() {
     require_gpu();
     // a full disk: a 200 KiB tmpfs
-    let tiny = scratch("full-disk");
+    let tiny = scratch();
     let mounted = std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "size=200k", "tmpfs"]).arg(&tiny).status();
     assert!(
         mounted.is_ok_and(|s| s.success()),
@@ -714,7 +714,7 @@ fn apng_mp4_and_webm_hold_every_frame_of_the_png_sequence() {
     require_gpu();
     let ffmpeg_there = std::process::Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
     assert!(ffmpeg_there, "ffmpeg is missing: scripts/test installs it (apt-get install ffmpeg)");
-    let out = scratch("animations");
+    let out = scratch_part("animations");
     // some frames of a scene make no animation of it, and say so
     let o = simreel()
         .args(["render", "scenes/flock.toml", "--format", "apng", "--size", "96x64", "--frames", "3..9", "--quiet", "--out"])
@@ -764,7 +764,7 @@ fn apng_mp4_and_webm_hold_every_frame_of_the_png_sequence() {
         assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "30/1,30", "{ext}");
     }
     // without ffmpeg: said before anything is rendered, naming the package
-    let none = scratch("animations-no-ffmpeg");
+    let none = scratch_part("animations-no-ffmpeg");
     let o = simreel()
         .env("SIMREEL_FFMPEG", "/nonexistent/ffmpeg")
         .args(["render", "scenes/flock.toml", "--format", "mp4", "--frames", "0", "--quiet", "--out"])
@@ -795,7 +795,7 @@ pub fn as_an_earlier_build_wrote_it(manifest: &Path, msaa: u32) {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn resume_keeps_no_frame_of_another_build_and_counts_only_what_it_rendered() {
     require_gpu();
-    let dir = scratch("resume-build");
+    let dir = scratch();
     let render = || {
         let o = simreel()
             .args(["render", "tests/scenes/small_terrain.toml", "--format", "png", "--frames", "0..2", "--resume", "--out"])

@@ -95,7 +95,7 @@ fn oversized_scenes_are_refused_before_allocating() {
 /// scene that fits the machine but not the limit is refused up front, naming the limit.
 #[test]
 fn the_memory_check_heeds_the_process_limit() {
-    let dir = crate::common::scratch("memory-limit");
+    let dir = crate::common::scratch();
     // a 512³ grid: about 2 GiB, within this machine's memory, not within 1 GiB of address space
     std::fs::write(dir.join("big.toml"), "kind = \"terrain\"\n[terrain]\nresolution = 512\n").unwrap();
     let o = std::process::Command::new("sh")
@@ -111,7 +111,7 @@ fn the_memory_check_heeds_the_process_limit() {
 
 #[test]
 fn validate_command_reports_positions_and_exit_codes() {
-    let dir = crate::common::scratch("validate");
+    let dir = crate::common::scratch();
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "kind = \"terrain\"\n[render]\nfsp = 30\n").unwrap();
     let out = simreel().arg("validate").arg(&bad).arg("scenes/terrain.toml").output().unwrap();
@@ -330,6 +330,99 @@ fn layering_sim_and_scene_never_touch_wgpu_and_render_never_names_a_kind() {
 }
 
 #[test]
+fn layering_the_workspace_crates_depend_downward_and_the_comparator_is_a_leaf() {
+    // the crates from the bottom up: each may depend only on crates before it; a new member of
+    // the workspace has to take its place here
+    const LAYERS: [&str; 2] = ["simreel-compare", "simreel"];
+    let read = |dir: &Path| -> toml::Table { std::fs::read_to_string(dir.join("Cargo.toml")).unwrap().parse().unwrap() };
+    let root_manifest = read(&root());
+    let members: Vec<&str> = root_manifest["workspace"]["members"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    let mut names = Vec::new();
+    for member in &members {
+        let manifest = read(&root().join(member));
+        let name = manifest["package"]["name"].as_str().unwrap().to_string();
+        let layer = LAYERS.iter().position(|&l| l == name).unwrap_or_else(|| panic!("workspace member {name} has no layer in this test"));
+        for table in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            let Some(deps) = manifest.get(table).and_then(|t| t.as_table()) else { continue };
+            for (dep, spec) in deps {
+                let package = spec.get("package").and_then(|p| p.as_str()).unwrap_or(dep);
+                if let Some(below) = LAYERS.iter().position(|&l| l == package) {
+                    assert!(below < layer, "{name} depends on {package} ({table}): a crate depends only on the crates below it");
+                }
+                assert!(
+                    spec.get("path").is_none() || LAYERS.contains(&package),
+                    "{name}'s path dependency {package} is not a workspace crate"
+                );
+            }
+        }
+        names.push(name);
+    }
+    names.sort();
+    let mut expected = LAYERS.to_vec();
+    expected.sort();
+    assert_eq!(names, expected, "every layer is a member of the workspace");
+    // the comparator's own sources name nothing of the crate above it
+    let mut files = Vec::new();
+    rust_files(&root().join("crates/simreel-compare/src"), &mut files);
+    assert!(files.len() > 10, "the comparator's files: {}", files.len());
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for word in ["simreel::", "wgpu"] {
+            assert!(!text.contains(word), "{} names {word}: the comparator is a leaf", f.display());
+        }
+    }
+}
+
+#[test]
+fn former_choice_names_are_read_as_the_new_ones_and_said_to_be_deprecated() {
+    let cases = [
+        ("kind = \"cargo\"\n[cargo]\nintegrator = \"{}\"\ninput = \"difference\"\n", "cargo.integrator", "seed", "euler_split"),
+        ("kind = \"cargo\"\n[cargo]\nintegrator = \"{}\"\ninput = \"difference\"\n", "cargo.integrator", "seed_fixed", "euler_capped"),
+        ("kind = \"wind\"\n[wind]\nmodel = \"{}\"\n", "wind.model", "seed", "kinematic"),
+    ];
+    for (template, key, old, now) in cases {
+        let read = |value: &str| scene::parse(&template.replace("{}", value), Path::new("old.toml")).unwrap_or_else(|e| panic!("{e}"));
+        let (before, after) = (read(old), read(now));
+        // the same scene: the same simulation and the same frames
+        assert_eq!(before.sim, after.sim, "{old} → {now}");
+        assert_eq!(before.identity(), after.identity());
+        assert!(after.deprecations.is_empty(), "{:?}", after.deprecations);
+        let [d] = before.deprecations.as_slice() else { panic!("one note: {:?}", before.deprecations) };
+        assert_eq!((d.key.as_str(), d.line), (key, 3), "{d:?}");
+        assert!(d.message.contains(&format!("\"{old}\" is now called \"{now}\"")), "{d:?}");
+        // the schema takes what the reader takes
+        let schema = scene::schema::json_schema(None).unwrap().to_string();
+        assert!(schema.contains(&format!("\"{old}\"")) && schema.contains(&format!("\"{now}\"")), "{old}, {now}");
+    }
+    // a wrong name is still wrong, with the new names offered
+    assert!(problems("kind = \"cargo\"\n[cargo]\nintegrator = \"sede\"\n").iter().any(|d| d.message.contains("\"euler_split\"")));
+    // the command line says it on stderr and goes on; a figure's panel says it at the panel
+    let dir = crate::common::scratch();
+    std::fs::write(dir.join("w.toml"), "kind = \"wind\"\n[render]\nframes = 2\n[wind]\nmodel = \"seed\"\n").unwrap();
+    std::fs::create_dir_all(dir.join("parts")).unwrap();
+    std::fs::write(dir.join("parts/c.toml"), "kind = \"cargo\"\n[render]\nframes = 2\n").unwrap();
+    std::fs::write(
+        dir.join("fig.toml"),
+        "kind = \"figure\"\n[render]\nframes = 2\n[[figure.panel]]\nscene = \"parts/c.toml\"\nwith = { cargo = { integrator = \"seed\", input = \"difference\" } }\n",
+    )
+    .unwrap();
+    let o = simreel().arg("validate").arg(dir.join("w.toml")).arg(dir.join("fig.toml")).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("w.toml:5:9: wind.model: \"seed\" is now called \"kinematic\""), "{err}");
+    assert!(
+        err.contains("fig.toml:6:8: figure.panel[0].with: in the panel's scene, cargo.integrator: \"seed\" is now called \"euler_split\""),
+        "{err}"
+    );
+    assert_eq!(err.lines().filter(|l| l.starts_with("warning: ")).count(), 2, "{err}");
+    // the shipped scenes and the docs' examples use today's names
+    for f in crate::common::shipped_scenes() {
+        let s = scene::load(&f).unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.deprecations.is_empty(), "{}: {:?}", f.display(), s.deprecations);
+    }
+}
+
+#[test]
 fn a_dice_firmness_list_names_the_item_out_of_range_and_keeps_quiet_when_count_is_wrong() {
     let dice = |table: &str| problems(&format!("kind = \"dice\"\n[render]\nframes = 10\n[dice]\n{table}"));
     let d = dice("count = 2\nfirmness = [10, 150]\n");
@@ -442,7 +535,7 @@ fn shell_completions_and_man_pages_come_from_the_cli_definitions() {
     assert!(out.status.success());
     let page = String::from_utf8_lossy(&out.stdout);
     assert!(page.contains(".TH simreel 1") && page.contains("render"), "{page}");
-    let dir = crate::common::scratch("man");
+    let dir = crate::common::scratch();
     let out = simreel().args(["man", "--out"]).arg(&dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     for name in ["simreel", "simreel-render", "simreel-golden-check", "simreel-dice-stats", "simreel-completions"] {
@@ -454,7 +547,7 @@ fn shell_completions_and_man_pages_come_from_the_cli_definitions() {
 
 #[test]
 fn gif_takes_jpeg_webp_and_16_bit_png_frames_and_scales_them() {
-    let dir = crate::common::scratch("gif-formats");
+    let dir = crate::common::scratch();
     let frames = dir.join("frames");
     std::fs::create_dir_all(&frames).unwrap();
     // a bright square moving over a gradient, 96 × 64, saved in turn as 16-bit PNG, JPEG and WebP
@@ -527,7 +620,7 @@ fn hostile_scene_files_are_refused_with_the_first_problems_listed() {
     let huge = format!("kind = \"terrain\"\nname = \"{}\"\n", "a".repeat(20_000_000));
     let d = problems(&huge);
     assert!(d.len() == 1 && d[0].message.contains("scene files are at most 4.0 MiB"), "{d:?}");
-    let dir = crate::common::scratch("hostile");
+    let dir = crate::common::scratch();
     std::fs::write(dir.join("huge.toml"), &huge).unwrap();
     let Err(SceneError::Invalid { diagnostics, .. }) = scene::load(&dir.join("huge.toml")) else { panic!("accepted") };
     assert!(diagnostics[0].message.contains("the file is 19.1 MiB"), "{diagnostics:?}");
@@ -616,7 +709,7 @@ fn bench_gpu_script_refuses_bad_arguments() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn frame_specs_that_start_with_a_minus_work_as_the_help_says() {
     crate::common::require_gpu();
-    let out = crate::common::scratch("minus-frames");
+    let out = crate::common::scratch();
     let render = |frames: &str| {
         simreel()
             .args(["render", "scenes/flock.toml", "--size", "64x48", "--format", "png", "--frames", frames, "--out"])
@@ -640,7 +733,7 @@ fn frame_specs_that_start_with_a_minus_work_as_the_help_says() {
 
 #[test]
 fn gif_takes_threads_as_the_readme_says_and_states_its_frame_rate_range() {
-    let dir = crate::common::scratch("gif-threads");
+    let dir = crate::common::scratch();
     let frames = dir.join("frames");
     std::fs::create_dir_all(&frames).unwrap();
     for i in 0..5u32 {
@@ -670,7 +763,7 @@ fn gif_takes_threads_as_the_readme_says_and_states_its_frame_rate_range() {
 /// and an `SIMREEL_FFMPEG` that does not run names the path that was set.
 #[test]
 fn unreadable_scene_files_and_a_wrong_ffmpeg_say_why() {
-    let dir = crate::common::scratch("unreadable-scenes");
+    let dir = crate::common::scratch();
     std::fs::create_dir_all(dir.join("folder.toml")).unwrap();
     std::fs::write(dir.join("binary.toml"), b"kind = \"dice\"\n\x00\x01\x02").unwrap();
     std::fs::write(dir.join("latin1.toml"), b"kind = \"dice\"\nname = \"caf\xe9\"\n").unwrap();

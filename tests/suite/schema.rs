@@ -57,7 +57,7 @@ fn scene_files() -> Vec<PathBuf> {
 
 #[test]
 fn every_shipped_and_test_scene_validates_against_the_schema() {
-    let dir = scratch("schema-shipped");
+    let dir = scratch();
     let schema = dir.join("scene.schema.json");
     std::fs::write(&schema, schema_text()).unwrap();
     let files = scene_files();
@@ -115,7 +115,7 @@ fn taplo_check(schema: &Path, file: &Path) -> (bool, Vec<String>) {
 /// 'oneOf' keyword" (what a schema of one alternative per kind gave, once per kind).
 #[test]
 fn taplo_names_each_typical_mistake() {
-    let dir = scratch("schema-taplo-mistakes");
+    let dir = scratch();
     let schema = dir.join("scene.schema.json");
     std::fs::write(&schema, schema_text()).unwrap();
     let mistakes = [
@@ -154,7 +154,7 @@ fn taplo_names_each_typical_mistake() {
 /// and from this checkout a scene outside it is checked with `--no-auto-config` and a `#:schema` line.
 #[test]
 fn taplo_checks_scenes_in_a_users_own_project_as_the_docs_say() {
-    let project = scratch("schema-own-project");
+    let project = scratch();
     std::fs::create_dir_all(project.join("scenes")).unwrap();
     std::fs::write(project.join("scene.schema.json"), schema_text()).unwrap();
     let docs = std::fs::read_to_string(root().join("docs/scenes.md")).unwrap();
@@ -554,7 +554,7 @@ fn a_corpus_of_broken_scenes_is_refused_by_the_reader_and_the_schema_alike() {
             cases.push(Case { what: format!("{kind}: [{other}]"), text: format!("kind = \"{kind}\"\n[{other}]\n"), valid: false });
         }
     }
-    let dir = scratch("schema-corpus");
+    let dir = scratch();
     // the data file a figure's `data = "x"` names
     std::fs::write(dir.join("x"), "{}").unwrap();
     let schema = dir.join("scene.schema.json");

@@ -41,7 +41,7 @@ fn shards_of(out: &Path, scene: &str, count: u32) -> Vec<u32> {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn many_scenes_are_split_by_cost_and_merge_into_the_bytes_of_one_render() {
     require_gpu();
-    let dir = scratch("shards-many");
+    let dir = scratch();
     let (one, split) = (dir.join("one"), dir.join("split"));
     let run = |out: &Path, extra: &[&str]| {
         let mut c = simreel();
@@ -97,7 +97,7 @@ fn many_scenes_are_split_by_cost_and_merge_into_the_bytes_of_one_render() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn shards_from_slurm_and_kubernetes_merge_into_the_bytes_of_one_render() {
     require_gpu();
-    let dir = scratch("shards-merge");
+    let dir = scratch();
     let (one, split) = (dir.join("one"), dir.join("split"));
     ok(&render(&one, &[], &[]));
     // shard 1 given; shard 2 from a Slurm array task (--array=4-6: task 5 of min 4); shard 3 from a
@@ -127,7 +127,7 @@ fn shards_from_slurm_and_kubernetes_merge_into_the_bytes_of_one_render() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn merge_names_what_is_missing_or_disagrees_and_a_rerun_shard_finishes_the_job() {
     require_gpu();
-    let dir = scratch("shards-faults");
+    let dir = scratch();
     let (one, split) = (dir.join("one"), dir.join("split"));
     ok(&render(&one, &[], &[]));
     for i in 1..=3 {
@@ -181,7 +181,7 @@ fn merge_names_what_is_missing_or_disagrees_and_a_rerun_shard_finishes_the_job()
 
 #[test]
 fn bad_shards_are_refused_before_anything_renders() {
-    let out = scratch("shards-bad");
+    let out = scratch();
     for (shard, words) in [("0/3", "out of range"), ("4/3", "out of range"), ("1/0", "at least 1 shard"), ("two", "not a shard")] {
         let o = render(&out, &["--shard", shard], &[]);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -216,7 +216,7 @@ fn kubernetes_validate() -> std::process::Command {
 
 #[test]
 fn the_kubernetes_plan_is_a_valid_indexed_job_and_merge_job() {
-    let dir = scratch("plan-k8s");
+    let dir = scratch();
     let o = simreel()
         .args(["plan", "scenes/dice.toml", "scenes/flock.toml", "--shards", "8", "--k8s", "--parallelism", "4", "--gpus", "1"])
         .args(["--cpus", "4", "--memory", "8Gi", "--image", "registry.example/simreel:1.2", "--claim", "renders", "--mount", "/data/out"])
@@ -298,7 +298,7 @@ fn the_slurm_plan_submits_an_array_and_a_merge_after_it_and_bad_plans_are_refuse
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_merge_started_first_waits_for_the_shards() {
     require_gpu();
-    let dir = scratch("shards-wait");
+    let dir = scratch();
     let (one, split) = (dir.join("one"), dir.join("split"));
     ok(&render(&one, &[], &[]));
     std::fs::create_dir_all(&split).unwrap();
@@ -325,7 +325,7 @@ fn a_merge_started_first_waits_for_the_shards() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_shard_killed_without_warning_keeps_its_finished_frames_for_the_rerun() {
     require_gpu();
-    let dir = scratch("shards-killed");
+    let dir = scratch();
     let (one, split) = (dir.join("one"), dir.join("split"));
     let long = ["--size", "96x72", "--quiet", "--out"];
     let run = |out: &Path, extra: &[&str]| {
@@ -372,7 +372,7 @@ fn a_shard_killed_without_warning_keeps_its_finished_frames_for_the_rerun() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn a_shard_starts_from_a_saved_state_and_draws_the_same_bytes() {
     require_gpu();
-    let dir = scratch("shards-snapshots");
+    let dir = scratch();
     let (one, split) = (dir.join("one"), dir.join("split"));
     // the first 30 frames of the flock's 390
     let render = |out: &Path, extra: &[&str], _: &[(&str, &str)]| {
@@ -441,7 +441,7 @@ fn a_shard_starts_from_a_saved_state_and_draws_the_same_bytes() {
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
 fn shards_of_two_builds_are_not_merged() {
     require_gpu();
-    let out = scratch("shards-two-builds");
+    let out = scratch();
     for i in 1..=2 {
         ok(&render(&out, &["--shard", &format!("{i}/2")], &[]));
     }
@@ -465,7 +465,7 @@ fn shards_of_two_builds_are_not_merged() {
 fn a_stale_shard_manifest_that_cannot_be_removed_stops_the_shard() {
     require_gpu();
     // one frame in two shards: shard 2 takes none, and its manifest of an earlier split must go
-    let out = scratch("shards-stale-manifest");
+    let out = scratch();
     std::fs::create_dir_all(out.join("flock")).unwrap();
     let stale = out.join("flock/shard-2-of-2.json");
     std::fs::write(&stale, b"{}").unwrap();
@@ -481,7 +481,7 @@ fn a_stale_shard_manifest_that_cannot_be_removed_stops_the_shard() {
 fn every_command_a_plan_writes_is_read_by_the_real_command_line_parser() {
     use crate::cli::{Cli, Command, ShardArg};
     use clap::Parser;
-    let dir = scratch("plan-parse");
+    let dir = scratch();
     let (bin, args_dir) = (dir.join("bin"), dir.join("args"));
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::create_dir_all(&args_dir).unwrap();

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{require_gpu, root, scratch, simreel};
+use crate::common::{require_gpu, root, scratch, scratch_part, simreel};
 
 /// A studio running in the background, stopped (with Ctrl-C's signal) when dropped.
 pub struct Studio {
@@ -186,7 +186,7 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
 
 /// A folder with a copy of the small terrain scene, and an output folder beside it.
 fn workspace(name: &str) -> (PathBuf, PathBuf, PathBuf) {
-    let dir = scratch(name);
+    let dir = scratch_part(name);
     let scenes = dir.join("scenes");
     std::fs::create_dir_all(&scenes).unwrap();
     let scene = scenes.join("small.toml");
@@ -373,7 +373,7 @@ fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rendered: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("small_terrain/manifest.json")).unwrap()).unwrap();
     let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    let profile = scratch("studio-browser-profile");
+    let profile = scratch();
     let mut b = crate::browser::Browser::launch(&profile, &s.url);
     let shown = |b: &mut crate::browser::Browser| b.eval("JSON.stringify(window.studio && window.studio.shown)");
     let final_of = |b: &mut crate::browser::Browser, frame: u64| {
@@ -484,7 +484,7 @@ fn spread(a: &simreel::output::png::Decoded) -> f64 {
 fn assert_close(on_screen: &simreel::output::png::Decoded, served: &simreel::output::png::Decoded, what: &str) {
     let d = mean_diff(on_screen, served);
     if d >= 2.0 {
-        let dir = scratch(&format!("studio-mismatch-{}", what.replace(' ', "-")));
+        let dir = scratch_part(&what.replace(' ', "-"));
         for (name, img) in [("on_screen.png", on_screen), ("served.png", served)] {
             std::fs::write(
                 dir.join(name),
@@ -499,7 +499,7 @@ fn assert_close(on_screen: &simreel::output::png::Decoded, served: &simreel::out
 /// A scene with goldens whose frame 20 golden is wrong (frame 0's picture): the last check failed
 /// there. Returns the folder, the scene file, the goldens and the output folder.
 fn failing_goldens(name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
-    let dir = scratch(name);
+    let dir = scratch_part(name);
     let scenes = dir.join("scenes");
     std::fs::create_dir_all(&scenes).unwrap();
     let (goldens, out) = (dir.join("goldens"), dir.join("out"));
@@ -599,7 +599,7 @@ fn the_goldens_view_accepts_a_failing_frame_in_a_real_browser() {
     let (scenes, _, goldens, out) = failing_goldens("studio-review-browser");
     std::fs::remove_dir_all(out.join("golden-report")).unwrap();
     let s = Studio::start(&[scenes.to_str().unwrap(), "--out", out.to_str().unwrap(), "--goldens", goldens.to_str().unwrap()]);
-    let profile = scratch("studio-review-profile");
+    let profile = scratch();
     let mut b = crate::browser::Browser::launch(&profile, &format!("{}#goldens", s.url));
     wait_until("the Goldens view", Duration::from_secs(20), || {
         b.eval("document.getElementById('check') && !document.getElementById('goldens').hidden").as_bool().filter(|v| *v)
@@ -639,7 +639,7 @@ fn the_goldens_view_accepts_a_failing_frame_in_a_real_browser() {
 #[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
 fn under_a_memory_cap_a_scene_too_large_is_refused_and_the_others_are_served() {
     require_gpu();
-    let dir = scratch("studio-memory-cap");
+    let dir = scratch();
     let scenes = dir.join("scenes");
     std::fs::create_dir_all(&scenes).unwrap();
     std::fs::copy(root().join("tests/scenes/small_terrain.toml"), scenes.join("small.toml")).unwrap();
@@ -674,7 +674,7 @@ fn post(s: &Studio, target: &str) -> Answer {
 #[cfg_attr(skip_gpu_tests, ignore = "no wgpu adapter on this machine (SIMREEL_SKIP_GPU_TESTS)")]
 fn the_goldens_view_accepts_and_rejects_a_comparisons_files() {
     require_gpu();
-    let dir = scratch("studio-compare");
+    let dir = scratch();
     let (e, a) = (dir.join("expected"), dir.join("actual"));
     std::fs::create_dir_all(&e).unwrap();
     std::fs::create_dir_all(&a).unwrap();

@@ -10,12 +10,12 @@ use std::io::{Read, Write};
 use std::net::{IpAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::common::{scratch, simreel};
+use crate::common::{scratch_part, simreel};
 use crate::studio::{Answer, Studio, address_and_token, raw, wait_until};
 
 /// A folder like a user's home: a scene, a `.ssh` folder beside it, and an output folder.
 fn home(name: &str) -> std::path::PathBuf {
-    let dir = scratch(name);
+    let dir = scratch_part(name);
     std::fs::create_dir_all(dir.join(".ssh")).unwrap();
     std::fs::write(dir.join(".ssh/config"), "Host secret").unwrap();
     std::fs::write(dir.join("notes.txt"), "private").unwrap();

@@ -21,8 +21,9 @@ pub const HEAVY_GAIN: Key = Key::float("gain", 1.3, 0.0, 10.0).doc("gain multipl
 pub const HEAVY_DAMPING: Key = Key::float("damping", 0.9, 0.05, 4.0).doc("damping multiplier at heaviness 1");
 const HEAVY: Table = Table::new("how a heavy jige changes the springs", &[HEAVY_FREQUENCY, HEAVY_GAIN, HEAVY_DAMPING]);
 pub const HEAVY_KEY: Key = Key::table("heavy", &HEAVY).doc(HEAVY.doc);
-pub const INTEGRATOR: Key = Key::choice("integrator", &["exact", "seed_fixed", "seed"])
-    .doc("how the springs are stepped: closed form on a fixed clock, the post after its fix, or before it");
+pub const INTEGRATOR: Key = Key::choice("integrator", &["exact", "euler_capped", "euler_split"])
+    .renamed(&[("seed_fixed", "euler_capped"), ("seed", "euler_split")])
+    .doc("how the springs are stepped: closed form on a fixed clock; semi-implicit Euler in capped steps, the rest of a long frame dropped (the post after its fix); or Euler with each frame split into at most 4 steps (the post before it)");
 pub const INPUT: Key = Key::choice("input", &["exact", "difference"])
     .said("\"exact\" with the exact integrator, else \"difference\"")
     .doc("the support's acceleration: derivatives of the script, or the post's frame differences");

@@ -20,12 +20,12 @@ pub enum Integrator {
     /// Closed-form damped-spring steps on a fixed clock, input from the support's exact
     /// acceleration: the same trajectory at any game frame rate, stable at any frame length.
     Exact,
-    /// The seed after its fix: semi-implicit Euler, steps of at most 1/`substep_hz`, at most
-    /// `max_substeps` a game frame, the rest of a long frame dropped.
-    SeedFixed,
-    /// The seed before its fix: the frame split into at most 4 steps, so a long frame takes long
-    /// steps (and the springs diverge).
-    Seed,
+    /// `euler_capped` (the post after its fix): semi-implicit Euler, steps of at most
+    /// 1/`substep_hz`, at most `max_substeps` a game frame, the rest of a long frame dropped.
+    EulerCapped,
+    /// `euler_split` (the post before its fix): the frame split into at most 4 steps, so a long
+    /// frame takes long steps (and the springs diverge).
+    EulerSplit,
 }
 
 /// Where the support's acceleration comes from.
@@ -330,8 +330,8 @@ impl KindTable for CargoSpec {
 
 fn read_cargo(t: &TableReader, duration: f64) -> (CargoSpec, CargoLook) {
     let integrator = match t.choice(&INTEGRATOR) {
-        "seed" => Integrator::Seed,
-        "seed_fixed" => Integrator::SeedFixed,
+        "euler_split" => Integrator::EulerSplit,
+        "euler_capped" => Integrator::EulerCapped,
         _ => Integrator::Exact,
     };
     let input_default = if integrator == Integrator::Exact { "exact" } else { "difference" };

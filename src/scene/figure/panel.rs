@@ -254,6 +254,10 @@ fn finish_panel_scene(p: &TableReader, key: &Key, loaded: Result<Scene, SceneErr
             if let Some(c) = camera {
                 scene.look.camera = c;
             }
+            // the panel's own former names are the figure's to say
+            for d in &scene.deprecations {
+                p.deprecated_at(key, format!("in the panel's scene, {}: {}", d.key, d.message), d.hint.clone());
+            }
             let files = scene.files();
             let sim = PanelSim { name: scene.name, path: scene.path, scene: scene.sim, frame: PanelFrame::Follow };
             Some((Some(sim), PanelContent::Scene(Box::new(scene.look)), files))

@@ -18,7 +18,9 @@ use super::reader::TableReader;
 use super::values::{Animated, Srgb};
 
 const FAR: f64 = 1e6;
-const MODEL: Key = Key::choice("model", &["default", "seed"]).doc("simreel's field and response, or the post's code as written");
+const MODEL: Key = Key::choice("model", &["default", "kinematic"]).renamed(&[("seed", "kinematic")]).doc(
+    "simreel's advected field and inertial response, or the post's code as written: bends computed straight from the wind at the root",
+);
 const INHERITED_MODEL: Key = MODEL.said("the wind's").doc("the wind's `model` unless given");
 
 const GUST_AMPLITUDE: Key = Key::float("amplitude", 3.4, 0.0, 200.0).unit("m/s").doc("gust speed per unit of noise");
@@ -176,9 +178,9 @@ pub enum Model {
     /// simreel's field and response: advected gusts that never blow backwards, inertial trees,
     /// blades and trunks that keep their length.
     Default,
-    /// The seed's code as written: one noise sample at the root, `W = (8, 0, 4) + n·(1, 0, 0.8)·12`
+    /// `kinematic`: the post's code as written: one noise sample at the root, `W = (8, 0, 4) + n·(1, 0, 0.8)·12`
     /// studs/s, bend `0.18·W·r²`, flutter `sin(0.5(x + z) + 3.5t)·0.3r` (for comparison figures).
-    Seed,
+    Kinematic,
 }
 
 /// Gusts: noise on the along-wind speed, carried downwind by the mean wind.
@@ -388,7 +390,7 @@ fn model(t: &TableReader, default: Model) -> Model {
     if !t.has(&MODEL) {
         return default;
     }
-    if t.choice(&MODEL) == "seed" { Model::Seed } else { Model::Default }
+    if t.choice(&MODEL) == "kinematic" { Model::Kinematic } else { Model::Default }
 }
 
 /// `[low, high]` with 0 < low ≤ high (a single number means both).

@@ -5,7 +5,7 @@
 //! The game the seed describes is emulated by a clock of game frames (`game_hz`, with hitches:
 //! runs of long frames); frames show the state at the last game frame. Three integrators:
 //! `exact` steps every spring in closed form on a fixed clock with the support's exact
-//! acceleration (frame-length independent, stable for any frame), `seed_fixed` and `seed` are the
+//! acceleration (frame-length independent, stable for any frame), `euler_capped` and `euler_split` are the
 //! post's semi-implicit Euler after and before its long-frame fix, fed by finite differences of
 //! positions across game frames ([`rig`]).
 

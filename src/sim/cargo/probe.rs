@@ -32,8 +32,8 @@ pub struct LinkProbe {
     pub zeta: f64,
     pub theory: Response,
     pub exact: Response,
-    pub seed_120: Response,
-    pub seed_30: Response,
+    pub euler_120: Response,
+    pub euler_30: Response,
 }
 
 /// One integrator through the seed's long-frame test: the furthest any load went past a limit
@@ -141,8 +141,8 @@ pub fn long_frames(scene: &Scene, spec: &CargoSpec, integrator: Integrator, inpu
     let name = match (integrator, input) {
         (Integrator::Exact, Input::Exact) => "exact",
         (Integrator::Exact, Input::Difference) => "exact, difference input",
-        (Integrator::SeedFixed, _) => "seed_fixed",
-        (Integrator::Seed, _) => "seed",
+        (Integrator::EulerCapped, _) => "euler_capped",
+        (Integrator::EulerSplit, _) => "euler_split",
     };
     LongFrames { integrator: name, jump, beyond, frame, finite }
 }
@@ -167,8 +167,8 @@ pub fn probe(scene: &Scene, spec: &CargoSpec, fill: Option<f64>) -> Probe {
                 zeta: pitch.zeta,
                 theory: theory(&pitch),
                 exact: respond(&pitch, target, 1.0 / 120.0, true),
-                seed_120: respond(&pitch, target, 1.0 / 120.0, false),
-                seed_30: respond(&pitch, target, 1.0 / 30.0, false),
+                euler_120: respond(&pitch, target, 1.0 / 120.0, false),
+                euler_30: respond(&pitch, target, 1.0 / 30.0, false),
             }
         })
         .collect();
@@ -177,16 +177,16 @@ pub fn probe(scene: &Scene, spec: &CargoSpec, fill: Option<f64>) -> Probe {
         for (i, input) in [
             (Integrator::Exact, Input::Exact),
             (Integrator::Exact, Input::Difference),
-            (Integrator::SeedFixed, Input::Difference),
-            (Integrator::Seed, Input::Difference),
+            (Integrator::EulerCapped, Input::Difference),
+            (Integrator::EulerSplit, Input::Difference),
         ] {
             long.push(long_frames(scene, &spec, i, input, jump));
         }
     }
     let dropped = [
         ("exact", Integrator::Exact, Input::Exact),
-        ("seed_fixed", Integrator::SeedFixed, Input::Difference),
-        ("seed", Integrator::Seed, Input::Difference),
+        ("euler_capped", Integrator::EulerCapped, Input::Difference),
+        ("euler_split", Integrator::EulerSplit, Input::Difference),
     ]
     .into_iter()
     .map(|(name, i, input)| {
@@ -212,7 +212,7 @@ impl Probe {
         let _ = writeln!(
             o,
             "{:<8} {:>7} {:>5}  {:<26} {:<26} {:<26} {:<26}",
-            "load", "Hz", "ζ", "theory", "exact @120 Hz", "seed @120 Hz", "seed @30 Hz"
+            "load", "Hz", "ζ", "theory", "exact @120 Hz", "Euler @120 Hz", "Euler @30 Hz"
         );
         let t = |v: f64| if v.is_finite() { format!("{v:6.3}") } else { "   n/a".to_string() };
         let cell = |r: &Response| format!("{:5.1} {} {} {}", 100.0 * r.overshoot, t(r.peak), t(r.period), t(r.settle));
@@ -225,8 +225,8 @@ impl Probe {
                 l.zeta,
                 cell(&l.theory),
                 cell(&l.exact),
-                cell(&l.seed_120),
-                cell(&l.seed_30)
+                cell(&l.euler_120),
+                cell(&l.euler_30)
             );
         }
         let _ = writeln!(o, "\nLongFramesDoNotDiverge: 60 game frames of 1/3 s, the support jumping back and forth");
@@ -250,7 +250,7 @@ impl Probe {
             "fill": self.heaviness_fill,
             "links": self.links.iter().map(|l| serde_json::json!({
                 "name": l.name, "hz": l.hz, "zeta": l.zeta,
-                "theory": resp(&l.theory), "exact_120": resp(&l.exact), "seed_120": resp(&l.seed_120), "seed_30": resp(&l.seed_30),
+                "theory": resp(&l.theory), "exact_120": resp(&l.exact), "euler_120": resp(&l.euler_120), "euler_30": resp(&l.euler_30),
             })).collect::<Vec<_>>(),
             "long_frames": self.long_frames.iter().map(|l| serde_json::json!({
                 "integrator": l.integrator, "jump_m": l.jump, "beyond_limit": l.beyond, "frame_deg": l.frame, "finite": l.finite,

@@ -273,11 +273,11 @@ fn differenced(sim: &mut CargoSim, slot: usize, p: DVec3, dt: f64) -> DVec3 {
 fn substeps(integrator: Integrator, dt: f64, hz: f64, cap: u32) -> (u32, f64) {
     let n = (dt * hz - 1e-9).ceil().max(1.0);
     match integrator {
-        Integrator::Seed => {
+        Integrator::EulerSplit => {
             let n = n.min(4.0);
             (n as u32, dt / n)
         }
-        Integrator::SeedFixed => {
+        Integrator::EulerCapped => {
             let n = n.min(cap as f64);
             (n as u32, (dt / n).min(1.0 / hz))
         }

@@ -172,7 +172,7 @@ fn over_range_input_meets_the_soft_wall_and_comes_back() {
 
 #[test]
 fn a_teleport_is_no_input() {
-    for integrator in ["exact", "seed_fixed"] {
+    for integrator in ["exact", "euler_capped"] {
         let jump = "legs = [{ to = [3.0, 0.0] }, { wait = 1.0 }, { teleport = [33.0, 0.0] }, { wait = 0.5 }, { to = [36.0, 0.0] }]";
         let none = "legs = [{ to = [3.0, 0.0] }, { wait = 1.5 }, { to = [6.0, 0.0] }]";
         let run = |legs: &str| {
@@ -226,7 +226,7 @@ fn long_frames_do_not_diverge() {
     let KindSpec::Cargo(spec) = &scene.sim.kind else { unreachable!() };
     for jump in [0.5, 3.0] {
         for (integrator, input) in
-            [(Integrator::Exact, Input::Exact), (Integrator::Exact, Input::Difference), (Integrator::SeedFixed, Input::Difference)]
+            [(Integrator::Exact, Input::Exact), (Integrator::Exact, Input::Difference), (Integrator::EulerCapped, Input::Difference)]
         {
             let run = probe::long_frames(&scene, spec, integrator, input, jump);
             assert!(run.finite, "{run:?}");
@@ -236,11 +236,11 @@ fn long_frames_do_not_diverge() {
             let stop = if integrator == Integrator::Exact { 6.0 } else { 5.5 + 1e-9 };
             assert!(run.frame <= stop, "{run:?}");
             // and the test does drive them: the loads reach their limits
-            assert!(run.beyond > 0.0 || integrator == Integrator::SeedFixed, "{run:?}");
+            assert!(run.beyond > 0.0 || integrator == Integrator::EulerCapped, "{run:?}");
         }
     }
     // the seed before its fix: four steps of 1/12 s a frame, and the springs run away
-    let run = probe::long_frames(&scene, spec, Integrator::Seed, Input::Difference, 3.0);
+    let run = probe::long_frames(&scene, spec, Integrator::EulerSplit, Input::Difference, 3.0);
     assert!(run.beyond > 1.0, "the old rule diverges: {run:?}");
 }
 
@@ -258,7 +258,7 @@ fn a_hitch_of_any_length_leaves_the_exact_integrator_bounded_and_loses_no_time()
             assert!((a.x - b.x).abs() < 1e-9, "dt {dt}: {a:?} vs {b:?}");
         }
         // the seed after its fix drops all but 8/120 s of it
-        let mut seed = sim(&text.replace("[cargo]\n", "[cargo]\nintegrator = \"seed_fixed\"\n"));
+        let mut seed = sim(&text.replace("[cargo]\n", "[cargo]\nintegrator = \"euler_capped\"\n"));
         seed.advance_to(1.0 + dt + 1e-6);
         assert!((seed.counters.dropped - (dt - 8.0 / 120.0)).abs() < 1e-6, "dropped {}", seed.counters.dropped);
     }
@@ -435,7 +435,7 @@ fn scene_plot_height(scene: &Scene) -> f32 {
 #[test]
 fn a_restored_state_carries_on_bit_for_bit_with_every_integrator_through_hitches() {
     let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/figures/parts/cargo_hitch_walk.toml")).unwrap();
-    for integrator in ["exact", "seed", "seed_fixed"] {
+    for integrator in ["exact", "euler_split", "euler_capped"] {
         let text = base.replace("[cargo]\nfill = 0.8", &format!("[cargo]\nfill = 0.8\nintegrator = \"{integrator}\""));
         let scene = scene_of(&text);
         let (at, last) = (100, scene.sim.timing.frames - 1);

@@ -233,7 +233,23 @@ impl KindPainter for TerrainPainter {
     }
 }
 
+/// A terrain's surface at one frame in the colours the scene draws it with, as `simreel mesh`
+/// exports it, and what a slicer or a physics engine will find in it.
+pub struct Surface {
+    pub mesh: MeshRef,
+    pub algorithm: Algorithm,
+    pub topology: topology::Topology,
+}
+
 impl TerrainPainter {
+    /// `sim`'s coloured surface at frame `frame` (a `closed = false` block is open at its sides).
+    pub fn surface_at(&mut self, sim: &mut TerrainSim, frame: u32) -> Surface {
+        sim.mesh_at(frame);
+        let mesh = self.colored(sim);
+        let topology = topology::Topology::of(&mesh.data.positions, &mesh.data.indices);
+        Surface { mesh, algorithm: sim.spec.algorithm, topology }
+    }
+
     /// The simulation's current surface with its colours (coloured once per geometry).
     pub fn colored(&mut self, sim: &TerrainSim) -> MeshRef {
         let Some((_, mesh, _, geometry)) = &sim.current else { return MeshRef::new(MeshData::default()) };

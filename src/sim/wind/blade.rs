@@ -2,7 +2,7 @@
 //! lean (the controls are divided by the curve's exact arc length), and the shaping of many blades
 //! at once — the wind read from the grid, the lean `atan(bend · |W| / stiffness)` turned by the
 //! travelling ripple, written branch-free in lanes of eight so the compiler vectorises it (and
-//! compiled for AVX2 where the CPU has it, with the same bits). `model = "seed"` blades take the
+//! compiled for AVX2 where the CPU has it, with the same bits). `model = "kinematic"` blades take the
 //! seed's formulas instead.
 
 use std::sync::OnceLock;

@@ -377,7 +377,7 @@ impl CellIndex {
 
 impl Meadow {
     /// Every blade's shape at `t`: the wind read from `grid` (the default model) or from the seed's
-    /// formula at the root (`model = "seed"`), then pressed blades laid down. Returns the first
+    /// formula at the root (`model = "kinematic"`), then pressed blades laid down. Returns the first
     /// blade whose shape is not finite.
     pub fn shape(&mut self, field: &WindField, grid: &WindGrid, t: f64) -> Option<usize> {
         let mut bad = None;
@@ -392,7 +392,7 @@ impl Meadow {
             let out = &mut self.motion[r.clone()];
             let found = match patch.spec.model {
                 Model::Default => shape_default(out, x, z, give, &self.ripple[r.clone()], grid, m),
-                Model::Seed => shape_seed(out, x, z, give, field, t, &patch.spec),
+                Model::Kinematic => shape_seed(out, x, z, give, field, t, &patch.spec),
             };
             if let Some(i) = found {
                 bad = bad.or(Some(r.start + i));

@@ -257,7 +257,7 @@ impl Grove {
                 }
                 // the seed: 0.18·W of the seed's field at the root, no stiffness, no inertia, no
                 // length correction
-                Model::Seed => {
+                Model::Kinematic => {
                     let w = field.seed_wind(x, z, t);
                     ([BEND * w[0], BEND * w[1]], 1.0, w)
                 }
@@ -303,7 +303,7 @@ impl Grove {
                         b[2] += across[1] * angle;
                         b[1] += 0.4 * angle;
                     }
-                    Model::Seed => {
+                    Model::Kinematic => {
                         // the seed's flutter, on every vertex in world axes: sin(0.5(x + z) + 3.5t)·0.3r studs
                         let (xs, zs) = ((tree.spec.at[0] + leaf.attach[0] as f64) / STUD, (tree.spec.at[1] + leaf.attach[2] as f64) / STUD);
                         let f = ((0.5 * (xs + zs) + 3.5 * t).sin() * 0.3 * h as f64 * STUD) as f32 * flutter;
