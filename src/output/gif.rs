@@ -5,7 +5,10 @@
 //! that is as near the target (the source plus the error diffused so far) as the nearest palette
 //! colour, with a bonus when its left neighbour kept too; the error it leaves is diffused like
 //! any other, so the neighbours make up for it. A redrawn pixel takes its left neighbour's
-//! colour when that is nearly as good. Both make long runs, which LZW stores in few codes; each
+//! colour when that is nearly as good. Both make long runs, which LZW stores in few codes. Without
+//! dithering nothing makes up for a pixel shown off its colour, so both are held to
+//! [`NO_DITHER_HOLD`]: every pixel is within its frame palette's quantisation error and 4 levels,
+//! and no trace of an earlier frame stays beyond that (a hold of 20 levels left ghosts). Each
 //! frame stores only the rectangle that changed, and delays are spread so the average rate is
 //! exact (30 fps is 3, 3, 4 centiseconds, not 3 or 4 throughout). The nearest colour comes from
 //! a short list per cell of the colour space ([`Nearest`]), and a [`GifStream`] LZW-encodes
@@ -41,6 +44,12 @@ const HOLD_AFTER_HOLD: f32 = 400.0;
 
 /// The same after a redrawn left neighbour: 0 (the kept colour must be as good).
 const HOLD: f32 = 0.0;
+
+/// Undithered, nothing makes up for a pixel shown off its colour, so a pixel keeps what it shows,
+/// or takes its left neighbour's colour, only when that is at most this much farther (squared
+/// distance, 4 levels) than the nearest palette colour: every pixel is within its frame palette's
+/// quantisation error and 4 levels, and nothing an earlier frame left stays on screen beyond it.
+pub const NO_DITHER_HOLD: f32 = 16.0;
 
 /// How much farther than the nearest colour a redrawn pixel may take its left neighbour's colour
 /// (squared distance, 10 levels): runs again, for LZW.
@@ -166,6 +175,10 @@ impl Dither<'_> {
     /// Dithers the frame into `out`, updating `shown` (what each pixel shows).
     fn run(&mut self, out: &mut [u8], shown: &mut [[u8; 3]]) {
         let (w, q, keep) = (self.width, self.q, self.keep);
+        // dithered, the diffused error makes up for a pixel kept or run off its colour; undithered
+        // nothing does, and a kept pixel would stay off frame after frame
+        let (hold, hold_after_hold, run) =
+            if self.strength > 0.0 { (HOLD, HOLD_AFTER_HOLD, RUN) } else { (NO_DITHER_HOLD, NO_DITHER_HOLD, NO_DITHER_HOLD) };
         // the error diffused into this row and the next, one pixel of margin each side
         let (mut row, mut below) = (vec![[0f32; 3]; w + 2], vec![[0f32; 3]; w + 2]);
         for y in 0..out.len() / w {
@@ -174,7 +187,7 @@ impl Dither<'_> {
                 let v = [0, 1, 2].map(|c| (q.source[i][c] as f32 + row[x + 1][c]).clamp(0.0, 255.0));
                 let old = shown[i];
                 let left = (x > 0).then(|| out[i - 1]);
-                let bonus = if left == Some(keep) { HOLD_AFTER_HOLD } else { HOLD };
+                let bonus = if left == Some(keep) { hold_after_hold } else { hold };
                 // the nearest colour is at least 0 away: a pixel this near its own keeps it unsought
                 let d_old = d2(old, v);
                 let (colour, index) = if !self.first && d_old <= bonus {
@@ -184,7 +197,7 @@ impl Dither<'_> {
                     let best = d2(q.palette[k as usize], v);
                     match left {
                         _ if !self.first && d_old <= best + bonus => (old, keep),
-                        Some(l) if l != keep && l != k && d2(q.palette[l as usize], v) <= best + RUN => (q.palette[l as usize], l),
+                        Some(l) if l != keep && l != k && d2(q.palette[l as usize], v) <= best + run => (q.palette[l as usize], l),
                         _ => (q.palette[k as usize], k),
                     }
                 };

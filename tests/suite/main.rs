@@ -20,6 +20,7 @@ mod dice_cli;
 mod docs;
 mod extremes;
 mod figures;
+mod gif_fidelity;
 mod golden;
 mod golden_adapter;
 mod golden_sweep;

@@ -1,0 +1,165 @@
+//! A GIF's frames are as faithful as their palettes allow, on every shipped scene: each frame of
+//! the GIF, decoded here independently of the encoder (the `gif` crate's decoder, frames laid over
+//! one another as their disposal says), is held against its PNG frame. Undithered, every pixel is
+//! within its frame palette's quantisation error (plus the encoder's small hold); dithered, the
+//! largest local error (the mean difference over 5 × 5 pixels) is within that of the same frame
+//! encoded alone. What the encoder keeps from earlier frames can then never leave a trace of them
+//! (a ghost) that the frame's own palette would not.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{read_png, require_gpu, scratch, shipped_scenes, simreel};
+use simreel::output::gif::{GifSettings, NO_DITHER_HOLD};
+
+/// Consecutive frames rendered of each scene: ghosts build up frame after frame (in the light
+/// flock's undithered GIF they were on 1.2 % of the pixels by frame 10).
+const FRAMES: u32 = 24;
+/// The frames' width (the height keeps the scene's aspect).
+const WIDTH: u32 = 192;
+/// How far (levels) a dithered frame's largest local error may exceed the frame's alone (its own
+/// dither pattern differs): over the 33 shipped scenes × 24 frames at 192 px the most was 1.64
+/// (wind_field), most under 1; an undithered ghost was 10–20 levels on a few pixels.
+const LOCAL_MARGIN: f64 = 2.0;
+
+/// One decoded GIF frame: the colours on screen after it, and its palette (the transparent
+/// index left out).
+struct Shown {
+    pixels: Vec<[u8; 3]>,
+    palette: Vec<[u8; 3]>,
+}
+
+/// Every frame of `path` as a viewer shows it.
+fn decode(path: &Path) -> (usize, usize, Vec<Shown>) {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::Indexed);
+    let mut decoder = options.read_info(std::fs::File::open(path).unwrap()).unwrap();
+    let (w, h) = (decoder.width() as usize, decoder.height() as usize);
+    let global = decoder.global_palette().map(<[u8]>::to_vec);
+    let mut canvas = vec![[0u8; 3]; w * h];
+    let mut frames = Vec::new();
+    while let Some(f) = decoder.read_next_frame().unwrap() {
+        assert!(matches!(f.dispose, gif::DisposalMethod::Keep | gif::DisposalMethod::Any), "{}: disposal {:?}", path.display(), f.dispose);
+        let table = f.palette.clone().or_else(|| global.clone()).expect("a palette");
+        let colour = |i: u8| [table[3 * i as usize], table[3 * i as usize + 1], table[3 * i as usize + 2]];
+        let (left, top, fw) = (f.left as usize, f.top as usize, f.width as usize);
+        for (k, &i) in f.buffer.iter().enumerate() {
+            if Some(i) != f.transparent {
+                canvas[(top + k / fw) * w + left + k % fw] = colour(i);
+            }
+        }
+        let palette = (0..table.len() / 3).filter(|&i| Some(i as u8) != f.transparent).map(|i| colour(i as u8)).collect();
+        frames.push(Shown { pixels: canvas.clone(), palette });
+    }
+    (w, h, frames)
+}
+
+fn d2(a: [u8; 3], b: [u8; 3]) -> u32 {
+    (0..3).map(|c| (a[c] as i32 - b[c] as i32).pow(2) as u32).sum()
+}
+
+/// The largest absolute mean difference (levels, any channel) over the 5 × 5 windows of the frame.
+fn largest_local_error(shown: &[[u8; 3]], source: &[[u8; 3]], w: usize, h: usize) -> f64 {
+    const R: usize = 2;
+    let mut worst = 0f64;
+    for y in R..h.saturating_sub(R) {
+        for x in R..w.saturating_sub(R) {
+            for c in 0..3 {
+                let mut sum = 0i32;
+                for yy in y - R..=y + R {
+                    for xx in x - R..=x + R {
+                        sum += shown[yy * w + xx][c] as i32 - source[yy * w + xx][c] as i32;
+                    }
+                }
+                worst = worst.max((sum as f64 / 25.0).abs());
+            }
+        }
+    }
+    worst
+}
+
+fn gif_of(frames: &Path, out: &Path, dither: bool) {
+    simreel::pipeline::gif_from_folder(frames, out, GifSettings { fps: 30.0, dither }, None).unwrap();
+}
+
+fn rgb(path: &Path) -> Vec<[u8; 3]> {
+    read_png(path).rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect()
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn every_gif_frame_is_within_its_palettes_error_of_its_png_on_every_shipped_scene() {
+    require_gpu();
+    let dir = scratch();
+    let mut checked = 0;
+    for scene in shipped_scenes() {
+        let s = simreel::scene::load(&scene).unwrap();
+        let (frames, height) = (FRAMES.min(s.sim.timing.frames), (WIDTH * s.look.height / s.look.width).max(16));
+        let out = dir.join("out");
+        let o = simreel()
+            .arg("render")
+            .arg(&scene)
+            .args(["--format", "png", "--quiet", "--frames", &format!("0..{}", frames - 1), "--size", &format!("{WIDTH}x{height}")])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}: {}", scene.display(), String::from_utf8_lossy(&o.stderr));
+        let pngs = out.join(&s.name);
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(&pngs).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "png")).collect();
+        files.sort();
+        assert_eq!(files.len(), frames as usize, "{}", scene.display());
+        let sources: Vec<Vec<[u8; 3]>> = files.iter().map(|f| rgb(f)).collect();
+
+        // undithered: each pixel within its frame palette's quantisation error (and the hold)
+        let gif = dir.join(format!("{}.plain.gif", s.name));
+        gif_of(&pngs, &gif, false);
+        let (w, h, shown) = decode(&gif);
+        assert_eq!(shown.len(), sources.len());
+        for (k, (f, src)) in shown.iter().zip(&sources).enumerate() {
+            let mut off = 0;
+            let mut worst = (0, 0, 0);
+            for (i, (&p, &want)) in f.pixels.iter().zip(src).enumerate() {
+                let quantised = f.palette.iter().map(|&c| d2(c, want)).min().unwrap();
+                let got = d2(p, want);
+                if got > quantised + NO_DITHER_HOLD as u32 {
+                    off += 1;
+                    if got - quantised > worst.0 {
+                        worst = (got - quantised, i % w, i / w);
+                    }
+                }
+            }
+            assert!(
+                off == 0,
+                "{} undithered GIF, frame {k}: {off} pixels further from the PNG than the frame's palette allows \
+                 (worst at ({}, {}): {} squared levels beyond)",
+                scene.display(),
+                worst.1,
+                worst.2,
+                worst.0
+            );
+        }
+
+        // dithered: the largest local error within the frame's own, encoded alone
+        let gif = dir.join(format!("{}.dithered.gif", s.name));
+        gif_of(&pngs, &gif, true);
+        let (_, _, shown) = decode(&gif);
+        let alone_dir = dir.join("alone");
+        for (k, (f, src)) in shown.iter().zip(&sources).enumerate() {
+            let _ = std::fs::remove_dir_all(&alone_dir);
+            std::fs::create_dir_all(&alone_dir).unwrap();
+            std::fs::copy(&files[k], alone_dir.join("frame.png")).unwrap();
+            let alone_gif = dir.join("alone.gif");
+            gif_of(&alone_dir, &alone_gif, true);
+            let (_, _, alone) = decode(&alone_gif);
+            let (got, own) = (largest_local_error(&f.pixels, src, w, h), largest_local_error(&alone[0].pixels, src, w, h));
+            assert!(
+                got <= own + LOCAL_MARGIN,
+                "{} dithered GIF, frame {k}: a local error of {got:.1} levels, against {own:.1} for the frame alone",
+                scene.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} scenes checked");
+}
