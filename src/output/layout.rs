@@ -23,6 +23,23 @@ pub const MANIFEST: &str = "manifest.json";
 /// The saved states' folder in a scene's folder.
 pub const SNAPSHOTS: &str = "snapshots";
 
+/// `shard-I-of-N`: the start of every name shard `index` of `count` writes.
+pub fn shard_stem(index: u32, count: u32) -> String {
+    format!("shard-{index}-of-{count}")
+}
+
+/// The shard a name starting `shard-I-of-N` names, and the rest of the name.
+pub fn parse_shard_stem(name: &str) -> Option<(u32, u32, &str)> {
+    let (i, rest) = name.strip_prefix("shard-")?.split_once("-of-")?;
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    Some((i.parse().ok()?, rest[..end].parse().ok()?, &rest[end..]))
+}
+
+/// The file a shard's manifest goes to, in the scene's frames folder.
+pub fn shard_manifest_name(index: u32, count: u32) -> String {
+    format!("{}.json", shard_stem(index, count))
+}
+
 /// Whether `name`, read back from a file such as a manifest, is a plain file name: one part, not
 /// `.` or `..`, no separator. Only such a name is joined to a folder.
 pub fn is_plain_name(name: &str) -> bool {
@@ -82,7 +99,7 @@ impl SceneFolder {
 
     /// Shard `i` of `n`'s manifest.
     pub fn shard_manifest(&self, i: u32, n: u32) -> PathBuf {
-        self.dir().join(super::manifest::ShardInfo::file_name(i, n))
+        self.dir().join(shard_manifest_name(i, n))
     }
 
     /// The saved states' folder.

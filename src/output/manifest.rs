@@ -79,19 +79,17 @@ pub struct Block {
 impl ShardInfo {
     /// `shard-I-of-N`: what a shard's files and folders are named after.
     pub fn stem(index: u32, count: u32) -> String {
-        format!("shard-{index}-of-{count}")
+        super::layout::shard_stem(index, count)
     }
 
     /// The shard a name starting `shard-I-of-N` names, and the rest of the name.
     pub fn parse_stem(name: &str) -> Option<(u32, u32, &str)> {
-        let (i, rest) = name.strip_prefix("shard-")?.split_once("-of-")?;
-        let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-        Some((i.parse().ok()?, rest[..end].parse().ok()?, &rest[end..]))
+        super::layout::parse_shard_stem(name)
     }
 
     /// The file a shard's manifest goes to, in the scene's frames folder.
     pub fn file_name(index: u32, count: u32) -> String {
-        format!("{}.json", Self::stem(index, count))
+        super::layout::shard_manifest_name(index, count)
     }
 
     /// The blocks of the split: as recorded, or the even contiguous blocks of earlier versions.

@@ -329,6 +329,129 @@ fn layering_sim_and_scene_never_touch_wgpu_and_render_never_names_a_kind() {
     }
 }
 
+type Graph = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+/// The module paths `code` (of the module `here`, a `mod.rs` or not) names through `crate::`,
+/// `super::` and `self::` paths, `use` groups (`super::{keys::Key, values}`) included: each cut
+/// to the longest prefix that is one of `modules`.
+fn named_modules(code: &str, here: &[String], modules: &std::collections::BTreeSet<Vec<String>>) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for start in ["crate::", "super::", "self::"] {
+        for (at, _) in code.match_indices(start) {
+            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut base: Vec<String> = match start {
+                "crate::" => Vec::new(),
+                "super::" => here[..here.len().saturating_sub(1)].to_vec(),
+                _ => here.to_vec(),
+            };
+            let mut rest = &code[at + start.len()..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            // one path, or a group of them
+            let chains: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => {
+                    let (mut depth, mut items, mut from) = (1, Vec::new(), 0);
+                    for (i, c) in group.char_indices() {
+                        match c {
+                            '{' => depth += 1,
+                            '}' if depth == 1 => {
+                                items.push(&group[from..i]);
+                                break;
+                            }
+                            '}' => depth -= 1,
+                            ',' if depth == 1 => {
+                                items.push(&group[from..i]);
+                                from = i + 1;
+                            }
+                            _ => {}
+                        }
+                    }
+                    items
+                }
+                None => vec![rest],
+            };
+            for chain in chains {
+                let ident = chain.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).next().unwrap();
+                let mut path = base.clone();
+                path.extend(ident.split("::").filter(|p| !p.is_empty()).map(str::to_string));
+                if let Some(k) = (1..=path.len()).rev().find(|&k| modules.contains(&path[..k].to_vec())) {
+                    found.push(path[..k].to_vec());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The library's top-level modules and, inside each, its second-level modules, with the ones each
+/// names in its code (doc comments and tests left out).
+fn module_graphs() -> (Graph, Graph) {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let name = |f: &Path| -> Vec<String> {
+        let rel = f.strip_prefix(&src).unwrap().with_extension("");
+        let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+            parts.pop();
+        }
+        parts
+    };
+    let modules: std::collections::BTreeSet<Vec<String>> = files.iter().map(|f| name(f)).collect();
+    let (mut top, mut inner) = (Graph::new(), Graph::new());
+    for f in &files {
+        let here = name(f);
+        if here.is_empty() || ["cli", "commands"].contains(&here[0].as_str()) || f.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        let code: String =
+            text.split("#[cfg(test)]").next().unwrap().lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        for to in named_modules(&code, &here, &modules) {
+            if to[0] != here[0] {
+                top.entry(here[0].clone()).or_default().insert(to[0].clone());
+            } else if here.len() >= 2 && to.len() >= 2 && here[1] != to[1] {
+                inner.entry(here[..2].join("::")).or_default().insert(to[..2].join("::"));
+            }
+        }
+    }
+    (top, inner)
+}
+
+/// The pairs `(a, b)` of `graph` where `a` names `b` and `b` leads back to `a`.
+fn circles(graph: &Graph) -> Vec<(String, String)> {
+    let reaches = |from: &str, to: &str| {
+        let (mut seen, mut todo) = (std::collections::BTreeSet::new(), vec![from.to_string()]);
+        while let Some(m) = todo.pop() {
+            if m == to {
+                return true;
+            }
+            if seen.insert(m.clone()) {
+                todo.extend(graph.get(&m).into_iter().flatten().cloned());
+            }
+        }
+        false
+    };
+    graph.iter().flat_map(|(a, bs)| bs.iter().filter(|b| reaches(b, a)).map(move |b| (a.clone(), b.clone()))).collect()
+}
+
+#[test]
+fn the_librarys_modules_name_each_other_in_no_circle_outside_the_kind_registries() {
+    let (top, inner) = module_graphs();
+    assert!(top.len() > 10 && inner.len() > 30, "{} top-level modules, {} inside them", top.len(), inner.len());
+    assert!(top["pipeline"].contains("scene") && inner["scene::figure"].contains("scene::reader"), "the graphs are read: {top:?}");
+    assert_eq!(circles(&top), Vec::new(), "top-level modules in a circle");
+    // the kinds' tables (`scene::kind_tables`) name every kind's table, which names the trait it
+    // implements there: a registry, the one circle allowed
+    let registry = |(a, b): &(String, String)| a == "scene::kind_tables" || b == "scene::kind_tables";
+    let found: Vec<_> = circles(&inner).into_iter().filter(|c| !registry(c)).collect();
+    assert_eq!(found, Vec::new(), "modules in a circle inside their parent");
+}
+
 #[test]
 fn layering_the_workspace_crates_depend_downward_and_the_comparator_is_a_leaf() {
     // the crates from the bottom up: each may depend only on crates before it; a new member of
