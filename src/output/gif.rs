@@ -27,6 +27,52 @@ pub struct GifSettings {
     pub dither: bool,
 }
 
+/// Which frames of an animation a GIF shows, and the rate it plays them at: at `gif_fps` below
+/// the render's rate, frames are dropped evenly (the GIF's frame `j` is the render's frame nearest
+/// the same time, `j · fps / gif_fps`), so the motion keeps its speed and length; at or above it,
+/// every frame at the render's rate (a GIF never plays an animation slower or faster than it was
+/// rendered).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sampling {
+    /// The rate the GIF plays its frames at.
+    pub fps: f64,
+    /// Whether each frame of the animation is in the GIF.
+    keep: Vec<bool>,
+}
+
+impl Sampling {
+    /// Every one of `frames` frames, played at `fps` (a folder of pictures with no rate of its own).
+    pub fn every(frames: usize, fps: f64) -> Sampling {
+        Sampling { fps, keep: vec![true; frames] }
+    }
+
+    /// `frames` frames rendered at `fps`, in a GIF at `gif_fps`.
+    pub fn of(frames: usize, fps: f64, gif_fps: f64) -> Sampling {
+        if gif_fps >= fps {
+            return Sampling::every(frames, fps);
+        }
+        let mut keep = vec![false; frames];
+        for j in 0.. {
+            let k = (j as f64 * fps / gif_fps).round() as usize;
+            if k >= frames {
+                break;
+            }
+            keep[k] = true;
+        }
+        Sampling { fps: gif_fps, keep }
+    }
+
+    /// Whether frame `k` is in the GIF.
+    pub fn keeps(&self, k: usize) -> bool {
+        self.keep.get(k).copied().unwrap_or(false)
+    }
+
+    /// How many frames the GIF holds.
+    pub fn kept(&self) -> usize {
+        self.keep.iter().filter(|&&k| k).count()
+    }
+}
+
 /// Share of a frame's pixels that trains the k-means palette (initialised by Wu's quantizer):
 /// measured on the GIF benchmark's frames, 10 % gives 40.0 dB undithered against 40.3 dB with
 /// every pixel, in a quarter of the time.
@@ -347,6 +393,24 @@ impl<W: Write> GifWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lower_gif_rate_drops_frames_evenly_and_keeps_the_length() {
+        // 4 s at 25 fps in a 15 fps GIF: 60 frames of 1/15 s, each the render's nearest in time
+        let s = Sampling::of(100, 25.0, 15.0);
+        assert_eq!((s.fps, s.kept()), (15.0, 60));
+        let kept: Vec<usize> = (0..100).filter(|&k| s.keeps(k)).collect();
+        for (j, &k) in kept.iter().enumerate() {
+            assert!((k as f64 / 25.0 - j as f64 / 15.0).abs() <= 0.5 / 25.0 + 1e-9, "GIF frame {j} shows frame {k}");
+        }
+        assert_eq!(s.kept() as f64 / s.fps, 100.0 / 25.0, "the same length");
+        // a rate at or above the render's: every frame at the render's rate
+        assert_eq!(Sampling::of(100, 25.0, 30.0), Sampling::every(100, 25.0));
+        assert_eq!(Sampling::of(100, 25.0, 25.0).kept(), 100);
+        // one frame: shown
+        assert_eq!(Sampling::of(1, 30.0, 10.0).kept(), 1);
+        assert!(!s.keeps(100));
+    }
 
     #[test]
     fn a_frame_the_quantizer_cannot_take_is_an_error_not_a_black_palette() {

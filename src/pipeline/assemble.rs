@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, sync_channel};
 
 use super::PipelineError;
-use crate::output::gif::{GifSettings, GifWriter, Quantized};
+use crate::output::gif::{GifSettings, GifWriter, Quantized, Sampling};
 use crate::output::{self, AtomicFile, OutputError};
 
 /// Receives quantized frames in any order and writes them in order: this thread dithers them,
@@ -18,10 +18,10 @@ pub(super) fn write_gif(
     total: usize,
     width: u32,
     height: u32,
-    fps: f64,
+    sampling: &Sampling,
 ) -> Result<bool, PipelineError> {
     let gif_err = |e: gif::EncodingError| OutputError::Gif { path: path.to_path_buf(), reason: e.to_string() };
-    let (mut maker, mut stream) = GifWriter::new(AtomicFile::create(path)?, width, height, fps).map_err(gif_err)?.split();
+    let (mut maker, mut stream) = GifWriter::new(AtomicFile::create(path)?, width, height, sampling.fps).map_err(gif_err)?.split();
     let (frames_tx, frames_rx) = sync_channel::<gif::Frame<'static>>(2);
     let (next, stream) = std::thread::scope(|s| {
         let encoder = s.spawn(move || {
@@ -35,7 +35,7 @@ pub(super) fn write_gif(
         'frames: for (pos, q) in rx {
             pending.insert(pos, q);
             while let Some(q) = pending.remove(&next) {
-                if frames_tx.send(maker.frame(&q)).is_err() {
+                if sampling.keeps(next) && frames_tx.send(maker.frame(&q)).is_err() {
                     break 'frames; // the encoder stopped on an error, which join returns
                 }
                 next += 1;
@@ -67,7 +67,7 @@ fn gif_of_files(
     let (tx, rx) = sync_channel::<(usize, Quantized)>(workers * 2);
     let (total, next, load) = (files.len(), AtomicUsize::new(0), &load);
     let complete = std::thread::scope(|s| {
-        let writer = s.spawn(move || write_gif(out, rx, total, width, height, fps));
+        let writer = s.spawn(move || write_gif(out, rx, total, width, height, &Sampling::every(total, fps)));
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 let (tx, next) = (tx.clone(), &next);
@@ -122,10 +122,25 @@ impl Drop for StopOthers<'_> {
     }
 }
 
-/// The GIF of the PNG `frames` (in this order, all `width`×`height`) into `out`, quantized as a
-/// render quantizes its frames: the same pixels give the same bytes.
-pub fn gif_from_frames(frames: &[PathBuf], out: &Path, width: u32, height: u32, fps: f64, dither: bool) -> Result<(), PipelineError> {
-    gif_of_files(frames, out, (width, height), (fps, dither), |f| {
+/// The frames of `scene`'s animation of `frames` frames its GIF shows, at its `gif_fps` (the
+/// render's rate when not given).
+pub(super) fn gif_sampling(scene: &crate::scene::Scene, frames: usize) -> Sampling {
+    let fps = scene.sim.timing.fps as f64;
+    Sampling::of(frames, fps, scene.output.gif_fps.map_or(fps, f64::from))
+}
+
+/// The GIF of the PNG `frames` (in this order, all `width`×`height`, sampled by `sampling`) into
+/// `out`, quantized as a render quantizes its frames: the same pixels give the same bytes.
+pub fn gif_from_frames(
+    frames: &[PathBuf],
+    out: &Path,
+    width: u32,
+    height: u32,
+    sampling: &Sampling,
+    dither: bool,
+) -> Result<(), PipelineError> {
+    let kept: Vec<PathBuf> = frames.iter().enumerate().filter(|&(k, _)| sampling.keeps(k)).map(|(_, f)| f.clone()).collect();
+    gif_of_files(&kept, out, (width, height), (sampling.fps, dither), |f| {
         let d = output::png::read(f)?;
         if (d.width, d.height) != (width, height) {
             let reason = format!("{}×{} differs from the render's {width}×{height}", d.width, d.height);
@@ -207,7 +222,7 @@ mod tests {
             tx.send((i, frames[i].clone())).unwrap();
         }
         drop(tx);
-        assert!(write_gif(&path, rx, 5, 48, 32, 12.0).unwrap());
+        assert!(write_gif(&path, rx, 5, 48, 32, &Sampling::every(5, 12.0)).unwrap());
         assert_eq!(std::fs::read(&path).unwrap(), in_order);
 
         // a frame that never comes: no file
@@ -217,7 +232,7 @@ mod tests {
             tx.send((i, frames[i].clone())).unwrap();
         }
         drop(tx);
-        assert!(!write_gif(&missing, rx, 5, 48, 32, 12.0).unwrap());
+        assert!(!write_gif(&missing, rx, 5, 48, 32, &Sampling::every(5, 12.0)).unwrap());
         assert!(!missing.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -631,8 +631,8 @@ fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quanti
 /// leaves the finished GIF in place, but the manifest does not list it).
 fn assemble_gif(shared: &Shared, path: &Path, rx: Receiver<(usize, Quantized)>) -> bool {
     let r = &shared.job.scene.look;
-    let fps = shared.job.scene.output.gif_fps.map_or(shared.job.scene.sim.timing.fps as f64, f64::from);
-    match write_gif(path, rx, shared.job.frames.len(), r.width, r.height, fps) {
+    let sampling = assemble::gif_sampling(&shared.job.scene, shared.job.frames.len());
+    match write_gif(path, rx, shared.job.frames.len(), r.width, r.height, &sampling) {
         Ok(complete) => complete && !shared.stopped(),
         Err(e) => {
             shared.fail(e);

@@ -24,7 +24,7 @@ pub struct Animations {
     /// The records of the animations the folder held (those whose files are still there).
     records: Vec<AnimationEntry>,
     fps: f64,
-    gif: (f64, bool),
+    gif: (crate::output::gif::Sampling, bool),
     size: (u32, u32),
 }
 
@@ -48,13 +48,14 @@ impl Animations {
         let identity = scene.identity();
         let expected: Vec<String> = (0..scene.frames()).map(|f| output::layout::frame_identity(identity, settings, f)).collect();
         let fps = scene.sim.timing.fps as f64;
-        let gif = (scene.output.gif_fps.map_or(fps, f64::from), scene.output.gif_dither);
+        let gif = (super::assemble::gif_sampling(scene, scene.frames() as usize), scene.output.gif_dither);
         let wanted = formats
             .iter()
             .filter_map(|&f| {
                 let path = folder.animation(f)?;
                 let own = match f {
-                    Format::Gif => format!("{} fps, dither {}", gif.0, gif.1),
+                    // the rate it plays at and the render's it samples
+                    Format::Gif => format!("{} fps of {fps}, dither {}", gif.0.fps, gif.1),
                     _ => format!("{fps} fps"),
                 };
                 Some((f, path, animation_source(expected.iter().map(String::as_str), f, &own)))
@@ -159,7 +160,7 @@ impl Animations {
     fn write(&self, format: Format, path: &Path, files: &[PathBuf], ffmpeg: Option<&Path>) -> Result<(), PipelineError> {
         let (w, h) = self.size;
         match format {
-            Format::Gif => super::gif_from_frames(files, path, w, h, self.gif.0, self.gif.1),
+            Format::Gif => super::gif_from_frames(files, path, w, h, &self.gif.0, self.gif.1),
             Format::Apng => Ok(output::animation::write_apng(files, path, self.fps)?),
             Format::Mp4 | Format::Webm => {
                 let kind = if format == Format::Mp4 { output::animation::Video::Mp4 } else { output::animation::Video::Webm };

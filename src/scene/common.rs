@@ -61,7 +61,7 @@ pub const LIGHT: Table = Table::new(
 const FORMATS: Key = Key::of("formats", Ty::List(&Ty::Choice(&Format::NAMES)))
     .said("[\"png\", \"gif\"]")
     .doc("what a render writes: png, gif, apng, mp4, webm (apng, mp4 and webm are made from the PNG frames)");
-const GIF_FPS: Key = Key::int("gif_fps", 30, 1, 100).said("the render's fps").unit("frames/s").doc("the GIF's frame rate");
+const GIF_FPS: Key = Key::int("gif_fps", 30, 1, 100).said("the render's fps").unit("frames/s").doc("the GIF's frame rate: below the render's, frames are dropped evenly and the motion keeps its speed; at or above it, every frame at the render's rate");
 const GIF_DITHER: Key = Key::flag("gif_dither", true)
     .doc("error-diffusion dithering in the GIF (off: flat colours, each within 4 levels of its palette's nearest, and larger files)");
 

@@ -385,3 +385,34 @@ fn a_panel_draws_any_scenes_meshes_in_the_style_it_names() {
     assert!(problems("[[figure.panel]]\nscene = \"../dice.toml\"\nwire_width = 3\n").contains("wires come with"));
     assert!(problems("[[figure.panel]]\nscene = \"../dice.toml\"\nstyle = \"wires\"\n").contains("is not one of"));
 }
+
+#[test]
+fn a_title_takes_its_panels_facts_by_panel_and_from_the_first_that_has_them() {
+    let dir = crate::common::scratch();
+    let file = dir.join("title.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "kind = \"figure\"\n[render]\nwidth = 400\nheight = 200\nframes = 3\n[figure]\n\
+             title = \"{{agents}} agents; terrain {{panel2.triangles}} triangles at frame {{panel2.frame}}; {{nothing}}\"\n\
+             [[figure.panel]]\nscene = \"{flock}\"\n[[figure.panel]]\nscene = \"{terrain}\"\nframe = 1\n",
+            flock = root().join("scenes/flock.toml").display(),
+            terrain = root().join("scenes/terrain.toml").display()
+        ),
+    )
+    .unwrap();
+    let scene = simreel::scene::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = simreel::kinds::build(&scene);
+    let frame = sim.frame(2);
+    let canvas = frame.canvas.as_ref().expect("a figure draws on its canvas");
+    let title = &canvas.texts.iter().find(|t| t.text.contains("agents;")).unwrap_or_else(|| panic!("{:?}", canvas.texts)).text;
+    let agents: usize = title.split(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("{title}"));
+    assert!(agents > 0, "{title}");
+    assert!(title.contains("at frame 1;") && !title.contains("{panel2.triangles}"), "{title}");
+    // a name no panel has stays as written, as in a caption
+    assert!(title.ends_with("{nothing}"), "{title}");
+    // without a scene panel, a title's name needs the data
+    let bare = "kind = \"figure\"\n[figure]\ntitle = \"{agents}\"\n[[figure.panel]]\n[figure.panel.chart]\nvalues = [1, 2]\n";
+    let e = simreel::scene::parse(bare, &dir.join("bare.toml")).unwrap_err().to_string();
+    assert!(e.contains("{agents} needs `data"), "{e}");
+}

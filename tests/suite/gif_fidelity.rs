@@ -26,6 +26,8 @@ const LOCAL_MARGIN: f64 = 2.0;
 struct Shown {
     pixels: Vec<[u8; 3]>,
     palette: Vec<[u8; 3]>,
+    /// Centiseconds on screen.
+    delay: u16,
 }
 
 /// Every frame of `path` as a viewer shows it.
@@ -48,7 +50,7 @@ fn decode(path: &Path) -> (usize, usize, Vec<Shown>) {
             }
         }
         let palette = (0..table.len() / 3).filter(|&i| Some(i as u8) != f.transparent).map(|i| colour(i as u8)).collect();
-        frames.push(Shown { pixels: canvas.clone(), palette });
+        frames.push(Shown { pixels: canvas.clone(), palette, delay: f.delay });
     }
     (w, h, frames)
 }
@@ -162,4 +164,37 @@ fn every_gif_frame_is_within_its_palettes_error_of_its_png_on_every_shipped_scen
         checked += 1;
     }
     assert!(checked >= 20, "{checked} scenes checked");
+}
+
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_gif_at_a_lower_rate_drops_frames_evenly_and_plays_as_long_as_the_render() {
+    require_gpu();
+    let dir = scratch();
+    // 2 s at 25 frames a second: 50 frames
+    let scene = |gif_fps: u32| {
+        format!(
+            "kind = \"flock\"\nname = \"f{gif_fps}\"\nseed = 4\n[render]\nwidth = 160\nheight = 90\nfps = 25\nduration = 2.0\n\
+             [output]\nformats = [\"png\", \"gif\"]\ngif_fps = {gif_fps}\n[flock]\nagents = 30\n"
+        )
+    };
+    for (gif_fps, frames) in [(15, 30), (25, 50), (50, 50), (1, 2)] {
+        let file = dir.join(format!("f{gif_fps}.toml"));
+        std::fs::write(&file, scene(gif_fps)).unwrap();
+        let o = simreel().arg("render").arg(&file).args(["--quiet", "--out"]).arg(dir.join("out")).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (w, h, shown) = decode(&dir.join(format!("out/f{gif_fps}.gif")));
+        assert_eq!(shown.len(), frames, "gif_fps = {gif_fps}");
+        let length: u32 = shown.iter().map(|f| f.delay as u32).sum();
+        assert_eq!(length, 200, "gif_fps = {gif_fps}: the GIF plays {length} cs of a 2 s render");
+        // the GIF's frame j is the render's frame nearest its time
+        let pngs: Vec<Vec<[u8; 3]>> = (0..50).map(|k| rgb(&dir.join(format!("out/f{gif_fps}/frame_{k:04}.png")))).collect();
+        let rate = (gif_fps as f64).min(25.0);
+        for (j, f) in shown.iter().enumerate() {
+            let k = ((j as f64 * 25.0 / rate).round() as usize).min(49);
+            let error = |png: &[[u8; 3]]| f.pixels.iter().zip(png).map(|(a, b)| d2(*a, *b) as u64).sum::<u64>();
+            let nearest = (0..50).min_by_key(|&i| error(&pngs[i])).unwrap();
+            assert_eq!(nearest, k, "gif_fps = {gif_fps}: GIF frame {j} shows render frame {nearest}, not {k} ({w}×{h})");
+        }
+    }
 }

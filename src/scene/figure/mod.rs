@@ -339,9 +339,6 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     let data = t.has(&DATA).then(|| read_data(t, &DATA, &dir)).flatten();
     let source = DataSource::at(t, &DATA, &data, DataSource::NotNamed);
     let title = t.string(&TITLE);
-    if let Some(title) = &title {
-        check_placeholders(t, &TITLE, title, source, false);
-    }
     let readers = t.tables(&PANEL_KEY);
     let mut files: Vec<PathBuf> = data.iter().map(|d| d.path.clone()).collect();
     let (sims, panels): (Vec<Option<PanelSim>>, Vec<PanelSpec>) = readers
@@ -352,6 +349,11 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
             (sim, look)
         })
         .unzip();
+    if let Some(title) = &title {
+        // a figure with a scene panel has its panels' facts to give (`{agents}`, `{panel2.time}`),
+        // known only as they play, as a caption has its panel's
+        check_placeholders(t, &TITLE, title, source, sims.iter().any(Option::is_some));
+    }
     if panels.len() > MAX_PANELS {
         t.error_at(&PANEL_KEY, format!("{} panels; a figure has at most {MAX_PANELS}", panels.len()));
     }
@@ -393,7 +395,17 @@ fn check_panels(spec: &FigureSpec, look: &FigureLook, readers: &[TableReader]) {
         let last = timing.frames - 1;
         let t = match sim.frame {
             PanelFrame::Follow => 0.0,
-            PanelFrame::Time(s) => s.min(timing.time_of(last)),
+            PanelFrame::Time(s) => {
+                // the frame it shows, as the panel picks it: past the last one is refused as a
+                // frame number is, not clamped unsaid
+                if (s * timing.fps as f64).round() > last as f64 {
+                    r.error_at(
+                        &TIME,
+                        format!("time {s} s is past the last frame ({last}, at {:.2} s) of {}", timing.time_of(last), sim.path.display()),
+                    );
+                }
+                s.min(timing.time_of(last))
+            }
             PanelFrame::Frame(f) => {
                 if f > last {
                     r.error_at(&FRAME, format!("frame {f} is past the last frame ({last}) of {}", sim.path.display()));

@@ -46,6 +46,15 @@ fn panels_fill_a_grid_under_the_title_with_room_for_captions() {
 fn bad_panels_are_named_at_their_line_and_column() {
     assert_eq!(problem("[[figure.panel]]\nscene = \"nowhere.toml\"\n", "figure.panel[0].scene", "relative to the figure's file"), (6, 9));
     problem("[[figure.panel]]\nscene = \"../dice.toml\"\nframe = 9999\n", "figure.panel[0].frame", "past the last frame (179)");
+    // a moment past the end is refused as a frame number is (the panel would show the last frame)
+    for time in ["6.0", "4.5e3"] {
+        problem(
+            &format!("[[figure.panel]]\nscene = \"../dice.toml\"\ntime = {time}\n"),
+            "figure.panel[0].time",
+            "past the last frame (179, at 5.97 s)",
+        );
+    }
+    assert!(parse("[[figure.panel]]\nscene = \"../dice.toml\"\ntime = 5.98\n").is_ok(), "5.98 s shows the last frame, 179");
     problem("[[figure.panel]]\n", "figure.panel[0]", "needs `scene");
     problem("[[figure.panel]]\nscene = \"../dice.toml\"\n[figure.panel.chart]\nvalues = [1]\n", "figure.panel[0].chart", "not both");
     // a point above and behind the camera of the settled dice scene

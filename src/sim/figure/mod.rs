@@ -148,12 +148,9 @@ impl KindPainter for FigurePainter {
         let size = look.size.map(|v| v as f32);
         let mut canvas = Canvas2d { size, static_layer: None, shapes: Vec::new(), texts: Vec::new() };
         let data = look.data.as_ref().map(|d| &*d.json);
-        if let Some(title) = &look.title {
-            let baseline = look.margin as f32 + look.title_size as f32;
-            let text = fill(title, &[], data);
-            let room = size[0] - 2.0 * look.margin as f32;
-            canvas.texts.push(self.text([size[0] / 2.0, baseline], look.title_size, room, Align::Center, text));
-        }
+        // the panels' facts for the title: `{panel2.agents}` by panel, `{agents}` from the first
+        // panel that has it
+        let mut all_facts: Vec<(String, String)> = Vec::new();
         let mut views = Vec::new();
         let style = annotate::Style { text: look.text_color.to_linear() };
         for (k, spec) in look.panels.iter().enumerate() {
@@ -172,6 +169,12 @@ impl KindPainter for FigurePainter {
                         ("time".into(), time.trim_end_matches('0').trim_end_matches('.').to_string()),
                     ];
                     facts.extend(panel.digest().facts);
+                    for (name, value) in &facts {
+                        all_facts.push((format!("panel{}.{name}", k + 1), value.clone()));
+                        if !all_facts.iter().any(|(n, _)| n == name) {
+                            all_facts.push((name.clone(), value.clone()));
+                        }
+                    }
                     let aspect = rect[2] / rect[3];
                     let labels = filled(&spec.labels, &facts, data);
                     annotate::panel(&mut canvas, &labels, &spec.arrows, rect, Some((&shown.camera, aspect)), &style);
@@ -207,6 +210,12 @@ impl KindPainter for FigurePainter {
                 let room = rect[2] + look.gap as f32 * 0.5;
                 canvas.texts.push(self.text([rect[0] + rect[2] / 2.0, baseline], look.caption_size, room, Align::Center, text));
             }
+        }
+        if let Some(title) = &look.title {
+            let baseline = look.margin as f32 + look.title_size as f32;
+            let text = fill(title, &all_facts, data);
+            let room = size[0] - 2.0 * look.margin as f32;
+            canvas.texts.push(self.text([size[0] / 2.0, baseline], look.title_size, room, Align::Center, text));
         }
         let whole = [0.0, 0.0, size[0], size[1]];
         annotate::panel(&mut canvas, &filled(&look.labels, &[], data), &look.arrows, whole, None, &style);
