@@ -75,7 +75,7 @@ fn compare_class(code: u8) -> ExitClass {
 fn run(cli: Cli) -> anyhow::Result<()> {
     use commands::*;
     match cli.command {
-        Command::Validate { scenes } => validate::run(&scenes),
+        Command::Validate { scenes, sets } => validate::run(&scenes, &sets),
         Command::Render(args) => render::run(args),
         Command::Adapters { backend } => adapters::run(backend.choice()),
         Command::Mesh { scene, output, frame, algorithm } => mesh::run(&scene, &output, frame, algorithm.map(|a| a.0)),

@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use simreel::render::{AdapterRequest, BackendChoice};
 use simreel::scene::Format;
+use simreel::scene::overrides::Override;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -34,6 +35,9 @@ pub enum Command {
         /// Scene files to check.
         #[arg(required = true, value_name = "SCENE.toml")]
         scenes: Vec<PathBuf>,
+        /// A value over every scene file's, as `render --set` gives it.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<Override>,
     },
     /// List the adapters wgpu sees and the one `auto` picks.
     Adapters {
@@ -478,6 +482,11 @@ pub struct RenderArgs {
     /// include both ends.
     #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub frames: Option<String>,
+    /// A value over the scene file's, checked as the file is: `flock.theme=light`,
+    /// `render.fps=25`, `name=flock-light`, `wind.grass[0].density=80` (repeatable; a plain word is
+    /// a string, other values are TOML). The frames' identity and the manifest include it.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<Override>,
     /// Override the scene's size, e.g. 320x240.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<(u32, u32)>,

@@ -33,7 +33,12 @@ pub fn worker_pool(threads: Option<u32>) -> anyhow::Result<rayon::ThreadPool> {
 
 /// A scene file, read and checked; its values given under former names are said on stderr.
 pub fn load(path: &std::path::Path) -> Result<scene::Scene, scene::SceneError> {
-    let s = scene::load(path)?;
+    load_with(path, &[])
+}
+
+/// [`load`], with `--set` values over the file's.
+pub fn load_with(path: &std::path::Path, sets: &[scene::overrides::Override]) -> Result<scene::Scene, scene::SceneError> {
+    let s = scene::load_with(path, sets)?;
     warn_deprecations(&s);
     Ok(s)
 }

@@ -16,7 +16,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     // Every scene is validated before the first one renders.
     let mut jobs = Vec::new();
     for path in &args.scenes {
-        let mut s = super::load(path)?;
+        let mut s = super::load_with(path, &args.sets)?;
         if let Some((w, h)) = args.size {
             s.look.width = w;
             s.look.height = h;

@@ -1,15 +1,16 @@
 //! `simreel validate`: scene files checked as `render` checks them, nothing rendered.
 
 use simreel::scene;
+use simreel::scene::overrides::Override;
 use simreel::text::count;
 
 use super::BadInput;
 
-pub fn run(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
+pub fn run(paths: &[std::path::PathBuf], sets: &[Override]) -> anyhow::Result<()> {
     let mut bad = 0;
     let room = scene::available_memory();
     for p in paths {
-        match super::load(p).and_then(|s| s.check_memory(&room).map(|()| s)) {
+        match super::load_with(p, sets).and_then(|s| s.check_memory(&room).map(|()| s)) {
             Ok(s) => println!(
                 "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",
                 p.display(),

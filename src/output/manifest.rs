@@ -16,6 +16,9 @@ pub struct Manifest {
     pub build: String,
     pub scene: String,
     pub scene_file: String,
+    /// The values given over the scene file's (`--set KEY=VALUE`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
     /// The scene's identity: the hashes of what its simulation and its drawing are made from
     /// (zeros in manifests of earlier builds, whose frames are then of another identity).
     #[serde(default)]

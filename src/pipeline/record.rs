@@ -41,6 +41,7 @@ pub(super) fn build_manifest(shared: &Shared, wall: Duration, gif: bool) -> Mani
         build: crate::BUILD.to_string(),
         scene: scene.name.clone(),
         scene_file: scene.path.display().to_string(),
+        overrides: scene.overrides.clone(),
         identity: shared.identity,
         settings_hash: shared.settings.clone(),
         kind: scene.kind_name().to_string(),

@@ -58,6 +58,16 @@ pub enum SceneError {
         /// How many more there are.
         more: usize,
     },
+    #[error("{} with --set {given} has {} problem{}:\n{}{}", path.display(), diagnostics.len() + more, if diagnostics.len() + more == 1 { "" } else { "s" }, ByKey(diagnostics), More(*more))]
+    Overridden {
+        path: PathBuf,
+        /// The overrides, as given (`flock.theme="light" render.fps=25`).
+        given: String,
+        /// The problems of the file with its overrides (their lines are of the edited text, so
+        /// they are said by key).
+        diagnostics: Vec<Diagnostic>,
+        more: usize,
+    },
     #[error("{}: {what} needs about {} but only {} is available ({by}); reduce it or pass a smaller --size/--frames", path.display(), human_bytes(*needed), human_bytes(*available))]
     TooBig { path: PathBuf, what: String, needed: u64, available: u64, by: String },
 }
@@ -66,6 +76,27 @@ impl SceneError {
     /// A scene that cannot be read, is invalid or too big for this machine is bad input: 2.
     pub fn exit_class(&self) -> crate::exit::ExitClass {
         crate::exit::ExitClass::BadInput
+    }
+}
+
+/// Diagnostics printed as `key: message (hint)`, one per line.
+struct ByKey<'a>(&'a [Diagnostic]);
+
+impl fmt::Display for ByKey<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            if !d.key.is_empty() {
+                write!(f, "{}: ", d.key)?;
+            }
+            write!(f, "{}", d.message)?;
+            if let Some(h) = &d.hint {
+                write!(f, " ({h})")?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -17,6 +17,7 @@ pub mod identity;
 pub mod keys;
 pub mod kind_tables;
 pub mod memory;
+pub mod overrides;
 pub mod reader;
 pub mod schema;
 pub mod terrain;
@@ -65,6 +66,8 @@ pub struct Scene {
     pub golden: Option<golden::GoldenSpec>,
     /// Values the file gives under a former name (read as the new one): said, never refused.
     pub deprecations: Vec<Diagnostic>,
+    /// The values given on the command line over the file's (`--set`), as `KEY=VALUE`.
+    pub overrides: Vec<String>,
 }
 
 /// Everything a scene's simulation is built from, and nothing else: its seed, the timing of its
@@ -107,6 +110,11 @@ pub const MAX_SCENE_BYTES: u64 = 4 << 20;
 
 /// Reads and validates a scene file.
 pub fn load(path: &Path) -> Result<Scene, SceneError> {
+    load_with(path, &[])
+}
+
+/// [`load`], with `overrides` (`--set`) over the file's values.
+pub fn load_with(path: &Path, overrides: &[overrides::Override]) -> Result<Scene, SceneError> {
     let read = |source| SceneError::Read { path: path.to_path_buf(), source };
     // a huge file is refused before it is read
     let size = std::fs::metadata(path).map_err(read)?.len();
@@ -129,7 +137,7 @@ pub fn load(path: &Path) -> Result<Scene, SceneError> {
             return Err(unreadable(format!("it is not UTF-8 text: the byte at offset {at} (line {line}) is 0x{:02x}", bytes[at])));
         }
     };
-    parse(text, path)
+    overrides::parse_with(text, path, overrides)
 }
 
 /// Deepest nesting of arrays and inline tables a scene may have (the shipped ones need 3).
@@ -282,6 +290,7 @@ fn read_scene(root: &TableReader, path: &Path) -> Option<Scene> {
         output,
         golden,
         deprecations: Vec::new(),
+        overrides: Vec::new(),
     })
 }
 

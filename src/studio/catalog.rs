@@ -57,7 +57,7 @@ impl Problem {
                 })
                 .collect(),
             // a file that cannot be read, or a scene too big: said as a whole
-            SceneError::Read { .. } | SceneError::TooBig { .. } => Vec::new(),
+            SceneError::Read { .. } | SceneError::TooBig { .. } | SceneError::Overridden { .. } => Vec::new(),
         };
         Problem { text: e.to_string(), items }
     }
