@@ -84,6 +84,8 @@ pub struct Merged {
     pub animations: Vec<PathBuf>,
     /// The animations not made, and why (a split of some frames leaves the whole alone).
     pub left: Vec<String>,
+    /// What the GIF gave up to fit its budget, when it had to.
+    pub gif_fit: Option<String>,
     pub manifest: PathBuf,
 }
 
@@ -315,5 +317,13 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
     manifest.write(&path)?;
     let written = finished.written.iter().filter(|p| p.extension().is_none_or(|x| x != "gif")).cloned().collect();
     let gif = gif.filter(|g| finished.written.contains(g) || finished.current.contains(g));
-    Ok(Merged { shards: count, frames: paths.len(), gif, animations: written, left: finished.left, manifest: path })
+    Ok(Merged {
+        shards: count,
+        frames: paths.len(),
+        gif,
+        animations: written,
+        left: finished.left,
+        gif_fit: finished.fitted,
+        manifest: path,
+    })
 }

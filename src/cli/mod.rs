@@ -487,6 +487,11 @@ pub struct RenderArgs {
     /// a string, other values are TOML). The frames' identity and the manifest include it.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<Override>,
+    /// The most the GIF may weigh (`2MB`, `500kB`, `1.5MiB`): a larger one is made again from the
+    /// frames at a lower rate, a smaller size or fewer colours, the least loss that fits, and the
+    /// render says what it chose. Overrides `[output] gif_max_size`.
+    #[arg(long, value_name = "SIZE", value_parser = simreel::pipeline::budget::parse_size)]
+    pub max_size: Option<u64>,
     /// Override the scene's size, e.g. 320x240.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<(u32, u32)>,

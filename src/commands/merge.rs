@@ -49,7 +49,7 @@ pub fn run(
             what.extend(merged.gif.iter().chain(&merged.animations).map(|p| p.display().to_string()));
             eprintln!("{}: merged {} ({})", scene.name, what.join(", "), merged.manifest.display());
         }
-        for note in &merged.left {
+        for note in merged.left.iter().chain(&merged.gif_fit) {
             eprintln!("{}: {note}", scene.name);
         }
     }

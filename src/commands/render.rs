@@ -21,6 +21,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
             s.look.width = w;
             s.look.height = h;
         }
+        if let Some(b) = args.max_size {
+            s.output.gif_max_size = Some(b);
+        }
         if args.draft {
             s = s.into_draft();
         }
@@ -66,6 +69,10 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         // are not all of this scene as it is now
         for note in &outcome.left {
             eprintln!("{}: {note}", job.scene.name);
+        }
+        // what the GIF gave up to fit its budget is said even when quiet: it is not the GIF asked for
+        if let Some(fit) = &outcome.gif_fit {
+            eprintln!("{}: {fit}", job.scene.name);
         }
     }
     Ok(())

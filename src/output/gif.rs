@@ -122,15 +122,24 @@ pub struct QuantizeError {
     pub reason: String,
 }
 
-/// The palette of one RGBA8 frame (alpha ignored: frames are opaque). Single-threaded, so that
-/// many frames can be quantized side by side.
+/// The most colours a frame's palette has (the 256th index is the transparent "keep").
+pub const MAX_COLORS: u16 = 255;
+
+/// The palette of one RGBA8 frame (alpha ignored: frames are opaque), of [`MAX_COLORS`].
+/// Single-threaded, so that many frames can be quantized side by side.
 pub fn quantize(rgba: &[u8], width: u32, height: u32, dither: bool) -> Result<Quantized, QuantizeError> {
+    quantize_to(rgba, width, height, dither, MAX_COLORS)
+}
+
+/// [`quantize`] to at most `colors` colours (2 to [`MAX_COLORS`]): with the "keep" index, 127
+/// take 7-bit LZW codes, 63 take 6.
+pub fn quantize_to(rgba: &[u8], width: u32, height: u32, dither: bool, colors: u16) -> Result<Quantized, QuantizeError> {
     let source: Vec<[u8; 3]> = rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect();
     let pixels: Vec<Srgb<u8>> = source.iter().map(|p| Srgb::new(p[0], p[1], p[2])).collect();
     let fail = |reason: String| QuantizeError { width, height, reason };
     let image = ImageRef::new(width, height, pixels.as_slice()).map_err(|e| fail(e.to_string()))?;
     let palette: Vec<[u8; 3]> = Pipeline::new()
-        .palette_size(PaletteSize::from_u16_clamped(255))
+        .palette_size(PaletteSize::from_u16_clamped(colors.clamp(2, MAX_COLORS)))
         .quantize_method(QuantizeMethod::Kmeans(KmeansOptions::new().sampling_factor(KMEANS_SAMPLING).seed(0)))
         .parallel(false)
         .input_image(image)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, sync_channel};
 
 use super::PipelineError;
-use crate::output::gif::{GifSettings, GifWriter, Quantized, Sampling};
+use crate::output::gif::{GifSettings, GifWriter, MAX_COLORS, Quantized, Sampling};
 use crate::output::{self, AtomicFile, OutputError};
 
 /// Receives quantized frames in any order and writes them in order: this thread dithers them,
@@ -59,7 +59,7 @@ fn gif_of_files(
     files: &[PathBuf],
     out: &Path,
     (width, height): (u32, u32),
-    (fps, dither): (f64, bool),
+    (fps, dither, colors): (f64, bool, u16),
     load: impl Fn(&PathBuf) -> Result<Vec<u8>, PipelineError> + Sync,
 ) -> Result<(), PipelineError> {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -78,7 +78,7 @@ fn gif_of_files(
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(f) = files.get(i) else { return stop.finish() };
                         let rgba = load(f)?;
-                        let q = output::gif::quantize(&rgba, width, height, dither)
+                        let q = output::gif::quantize_to(&rgba, width, height, dither, colors)
                             .map_err(|e| OutputError::Gif { path: out.to_path_buf(), reason: format!("{}: {e}", f.display()) })?;
                         if tx.send((i, q)).is_err() {
                             return stop.finish(); // the writer stopped; it says why
@@ -140,13 +140,25 @@ pub fn gif_from_frames(
     dither: bool,
 ) -> Result<(), PipelineError> {
     let kept: Vec<PathBuf> = frames.iter().enumerate().filter(|&(k, _)| sampling.keeps(k)).map(|(_, f)| f.clone()).collect();
-    gif_of_files(&kept, out, (width, height), (sampling.fps, dither), |f| {
+    gif_scaled(&kept, out, (width, height), (width, height), (sampling.fps, dither, MAX_COLORS))
+}
+
+/// The GIF of the PNG `files` (all `size`, the render's) into `out`, each scaled to `scaled`,
+/// at `fps`, dithered or not, of at most `colors` colours a frame.
+pub(super) fn gif_scaled(
+    files: &[PathBuf],
+    out: &Path,
+    (width, height): (u32, u32),
+    scaled: (u32, u32),
+    how: (f64, bool, u16),
+) -> Result<(), PipelineError> {
+    gif_of_files(files, out, scaled, how, |f| {
         let d = output::png::read(f)?;
         if (d.width, d.height) != (width, height) {
             let reason = format!("{}×{} differs from the render's {width}×{height}", d.width, d.height);
             return Err(OutputError::BadPicture { path: f.clone(), reason }.into());
         }
-        Ok(d.rgba)
+        Ok(if scaled == (width, height) { d.rgba } else { output::picture::resize(&d, scaled.0, scaled.1).rgba })
     })
 }
 
@@ -174,7 +186,7 @@ pub fn gif_from_folder(dir: &Path, out: &Path, settings: GifSettings, width: Opt
         Some(w) => (w, ((fh as f64 * w as f64 / fw as f64).round() as u32).max(1)),
         None => (fw, fh),
     };
-    gif_of_files(&files, out, (w, h), (settings.fps, settings.dither), |f| {
+    gif_of_files(&files, out, (w, h), (settings.fps, settings.dither, MAX_COLORS), |f| {
         let d = output::picture::read(f)?;
         if (d.width, d.height) != (fw, fh) {
             let reason = format!("{}×{} differs from the first frame's {fw}×{fh}", d.width, d.height);
@@ -244,7 +256,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let out = dir.join("bad.gif");
         let loaded = std::sync::atomic::AtomicUsize::new(0);
-        let result = gif_of_files(&frames, &out, (16, 8), (10.0, true), |f| {
+        let result = gif_of_files(&frames, &out, (16, 8), (10.0, true, MAX_COLORS), |f| {
             loaded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if f.ends_with("frame_005.png") {
                 return Err(OutputError::BadPicture { path: f.clone(), reason: "unreadable".into() }.into());
@@ -260,7 +272,7 @@ mod tests {
         // a panic comes out of the call and leaves no GIF either (the guard that stopped the
         // workers above also runs on unwinding, after the panic message is printed)
         let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            gif_of_files(&frames, &out, (16, 8), (10.0, true), |f| {
+            gif_of_files(&frames, &out, (16, 8), (10.0, true, MAX_COLORS), |f| {
                 assert!(!f.ends_with("frame_005.png"), "a loader bug");
                 Ok(vec![128; 16 * 8 * 4])
             })

@@ -5,6 +5,7 @@
 //! keeps every finished frame for `--resume`.
 
 mod assemble;
+pub mod budget;
 mod progress;
 mod record;
 pub mod snapshots;
@@ -172,6 +173,8 @@ pub struct Outcome {
     pub removed: usize,
     /// Saved states of another version of the simulation (or another build), passed over.
     pub stale_states: u32,
+    /// What the GIF gave up to fit its budget (`gif_max_size`), when it had to.
+    pub gif_fit: Option<String>,
 }
 
 /// A frame on its way from the simulation to the renderer.
@@ -213,7 +216,10 @@ impl Outputs {
             manifest,
             gif: None,
             // a shard's frames are what the merge assembles: always PNG
-            png: job.formats.iter().any(|f| f.needs_png()) || job.shard.is_some(),
+            // a GIF with a budget may be made again from the frames
+            png: job.formats.iter().any(|f| f.needs_png())
+                || job.shard.is_some()
+                || (job.formats.contains(&Format::Gif) && job.scene.output.gif_max_size.is_some()),
             folder,
         }
     }
@@ -467,6 +473,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         stale,
         current: finished.current,
         left: finished.left,
+        gif_fit: finished.fitted,
         removed,
         stale_states: *shared.stale_states.lock().expect("stale states"),
     })

@@ -25,6 +25,8 @@ pub struct Animations {
     records: Vec<AnimationEntry>,
     fps: f64,
     gif: (crate::output::gif::Sampling, bool),
+    /// The GIF's budget in bytes (`gif_max_size`).
+    budget: Option<u64>,
     size: (u32, u32),
 }
 
@@ -39,6 +41,8 @@ pub struct Outcome {
     pub left: Vec<String>,
     /// The manifest's records of the animations in the folder after this.
     pub records: Vec<AnimationEntry>,
+    /// What the GIF gave up to fit its budget, when it had to.
+    pub fitted: Option<String>,
 }
 
 impl Animations {
@@ -55,7 +59,10 @@ impl Animations {
                 let path = folder.animation(f)?;
                 let own = match f {
                     // the rate it plays at and the render's it samples
-                    Format::Gif => format!("{} fps of {fps}, dither {}", gif.0.fps, gif.1),
+                    Format::Gif => match scene.output.gif_max_size {
+                        None => format!("{} fps of {fps}, dither {}", gif.0.fps, gif.1),
+                        Some(b) => format!("{} fps of {fps}, dither {}, at most {b} bytes", gif.0.fps, gif.1),
+                    },
                     _ => format!("{fps} fps"),
                 };
                 Some((f, path, animation_source(expected.iter().map(String::as_str), f, &own)))
@@ -64,7 +71,8 @@ impl Animations {
         // by format: the folder names the file (a record's path is as the command gave it)
         let there = |a: &AnimationEntry| Format::from_name(&a.format).and_then(|f| folder.animation(f)).is_some_and(|p| p.is_file());
         let records = old.map(|m| m.animations.iter().filter(|a| there(a)).cloned().collect()).unwrap_or_default();
-        Animations { folder: folder.clone(), expected, wanted, records, fps, gif, size: (scene.look.width, scene.look.height) }
+        let budget = scene.output.gif_max_size;
+        Animations { folder: folder.clone(), expected, wanted, records, fps, gif, budget, size: (scene.look.width, scene.look.height) }
     }
 
     /// The identity every frame of the scene has when rendered now.
@@ -131,6 +139,9 @@ impl Animations {
                 if !streamed.contains(format) {
                     self.write(*format, path, &files, ffmpeg)?;
                 }
+                if *format == Format::Gif {
+                    out.fitted = self.fit_gif(path, &files)?;
+                }
                 out.written.push(path.clone());
             } else {
                 out.current.push(path.clone());
@@ -155,6 +166,14 @@ impl Animations {
             }
         }
         (missing, other)
+    }
+
+    /// Makes the GIF at `path` again from `files` when it is over its budget; says what it gave up.
+    fn fit_gif(&self, path: &Path, files: &[PathBuf]) -> Result<Option<String>, PipelineError> {
+        let Some(budget) = self.budget else { return Ok(None) };
+        let full = super::budget::Plan { fps: self.gif.0.fps, scale: 1.0, colors: crate::output::gif::MAX_COLORS };
+        let fitted = super::budget::fit(files, path, self.size, self.fps, (full, self.gif.1), budget)?;
+        Ok(fitted.map(|f| format!("{}: {}", path.display(), f.said(budget, &full, self.size))))
     }
 
     fn write(&self, format: Format, path: &Path, files: &[PathBuf], ffmpeg: Option<&Path>) -> Result<(), PipelineError> {

@@ -66,7 +66,11 @@ const GIF_DITHER: Key = Key::flag("gif_dither", true)
     .doc("error-diffusion dithering in the GIF (off: flat colours, each within 4 levels of its palette's nearest, and larger files)");
 
 /// `[output]`.
-pub const OUTPUT: Table = Table::new("what a render writes", &[FORMATS, GIF_FPS, GIF_DITHER]);
+const GIF_MAX_SIZE: Key = Key::float("gif_max_size", 2.0, 0.002, 1e6)
+    .said("none")
+    .unit("MB")
+    .doc("the most the GIF may weigh, in megabytes (10⁶ bytes): a larger one is made again from the frames at a lower rate, a smaller size or fewer colours, the least loss that fits, and the render says what it chose (`--max-size` gives it on the command line)");
+pub const OUTPUT: Table = Table::new("what a render writes", &[FORMATS, GIF_FPS, GIF_DITHER, GIF_MAX_SIZE]);
 
 /// `[render]`: frame size and timing, anti-aliasing, background.
 #[derive(Clone, Debug, PartialEq)]
@@ -336,6 +340,8 @@ pub struct OutputSpec {
     pub gif_fps: Option<u32>,
     /// Error-diffusion dithering in the GIF (default on).
     pub gif_dither: bool,
+    /// The most bytes the GIF may take (default: no limit).
+    pub gif_max_size: Option<u64>,
 }
 
 pub fn read_output(t: &TableReader) -> OutputSpec {
@@ -358,5 +364,6 @@ pub fn read_output(t: &TableReader) -> OutputSpec {
     formats.dedup();
     let gif_fps = t.has(&GIF_FPS).then(|| t.int(&GIF_FPS) as u32);
     let gif_dither = t.flag(&GIF_DITHER);
-    OutputSpec { formats, gif_fps, gif_dither }
+    let gif_max_size = t.has(&GIF_MAX_SIZE).then(|| (t.float(&GIF_MAX_SIZE) * 1e6).round() as u64);
+    OutputSpec { formats, gif_fps, gif_dither, gif_max_size }
 }

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{read_png, require_gpu, scratch, shipped_scenes, simreel};
-use simreel::output::gif::{GifSettings, NO_DITHER_HOLD};
+use simreel::output::gif::{GifSettings, NO_DITHER_HOLD, Sampling};
 
 /// Consecutive frames rendered of each scene: ghosts build up frame after frame (in the light
 /// flock's undithered GIF they were on 1.2 % of the pixels by frame 10).
@@ -197,4 +197,58 @@ fn a_gif_at_a_lower_rate_drops_frames_evenly_and_plays_as_long_as_the_render() {
             assert_eq!(nearest, k, "gif_fps = {gif_fps}: GIF frame {j} shows render frame {nearest}, not {k} ({w}×{h})");
         }
     }
+}
+
+/// `--max-size`: a GIF over its budget is made again from the frames within it (fewer frames, a
+/// smaller size or fewer colours), plays as long as the render, and the render says what it gave
+/// up; the same budget again keeps it; one that cannot be met is said to be missed.
+#[test]
+fn a_gif_over_its_budget_is_made_again_within_it_and_says_what_it_gave_up() {
+    require_gpu();
+    let dir = scratch();
+    let file = dir.join("hero.toml");
+    // the GIF alone: the frames the budget remakes it from are written all the same
+    std::fs::write(
+        &file,
+        "kind = \"flock\"\nname = \"hero\"\nseed = 9\n[render]\nwidth = 320\nheight = 180\nfps = 25\nduration = 4.0\n\
+         [output]\nformats = [\"gif\"]\n[flock]\nagents = 80\n",
+    )
+    .unwrap();
+    let gif = dir.join("out/hero.gif");
+    let render = |extra: &[&str]| {
+        let o = simreel().arg("render").arg(&file).args(["--out"]).arg(dir.join("out")).args(extra).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    render(&["--quiet"]);
+    let full = std::fs::metadata(&gif).unwrap().len();
+    let budget = full * 55 / 100;
+    let said = render(&["--quiet", "--resume", "--max-size", &budget.to_string()]);
+    let bytes = std::fs::metadata(&gif).unwrap().len();
+    assert!(bytes <= budget, "{bytes} bytes over the budget of {budget}:\n{said}");
+    let line = said.lines().find(|l| l.contains(" MB within ")).unwrap_or_else(|| panic!("nothing said of the budget:\n{said}"));
+    assert!(line.starts_with("hero: ") && line.contains(&format!("{:.2} MB at full", full as f64 / 1e6)), "{line}");
+    // what it says is what the GIF is
+    let (w, h, shown) = decode(&gif);
+    let fps = line
+        .split(" fps of 25")
+        .next()
+        .filter(|_| line.contains(" fps of 25"))
+        .map_or(25.0, |s| s.rsplit(' ').next().unwrap().parse::<f64>().unwrap_or_else(|_| panic!("{line}")));
+    assert_eq!(shown.len(), Sampling::of(100, 25.0, fps).kept(), "{line}");
+    assert_eq!(shown.iter().map(|f| f.delay as u32).sum::<u32>(), 400, "the GIF plays the render's 4 s: {line}");
+    if (w, h) != (320, 180) {
+        assert!(line.contains(&format!("{w}×{h} of 320×180")), "{w}×{h}: {line}");
+    }
+    for colors in [127, 63] {
+        if line.contains(&format!(" {colors} colours of 255")) {
+            assert!(shown.iter().all(|f| f.palette.len() <= colors), "{line}");
+        }
+    }
+    // the same budget: the GIF made within it is kept; another makes it again
+    let again = render(&["--resume", "--max-size", &budget.to_string()]);
+    assert!(!again.contains(" MB within ") && again.contains("already of these frames"), "{again}");
+    assert_eq!(std::fs::metadata(&gif).unwrap().len(), bytes);
+    let missed = render(&["--quiet", "--resume", "--max-size", "2kB"]);
+    assert!(missed.contains("is over 0.00 MB at the least it can keep"), "{missed}");
 }
