@@ -478,6 +478,11 @@ pub struct RenderArgs {
     /// Output folder: frames go to DIR/<scene>/, the GIF to DIR/<scene>.gif.
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub out: PathBuf,
+    /// Also write the result to FILE, by its extension: `.gif`, `.apng`, `.mp4`, `.webm` (the
+    /// animation of every frame), or `.png` (a still: the scene's one frame, or the one `--frames`
+    /// names). One scene; the frames and manifest still go to DIR, where `--resume` finds them.
+    #[arg(short = 'o', long = "output", value_name = "FILE", conflicts_with = "shard")]
+    pub output: Option<PathBuf>,
     /// Frames to render: `0..59`, `1,3,5..10`, `-1` (the last), `-5..` (the last five); ranges
     /// include both ends.
     #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]

@@ -1,17 +1,57 @@
 //! `simreel render`: scenes to frames, animations and GIFs, with progress, resumable.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use simreel::pipeline::{self, Job, ProgressMode};
 use simreel::scene;
+use simreel::scene::Format;
 use simreel::text::count;
 
 use super::BadInput;
 use crate::cli::{ProgressArg, RenderArgs};
 
-pub fn run(args: RenderArgs) -> anyhow::Result<()> {
+/// What `-o FILE` asks for, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Target {
+    /// One frame as a PNG.
+    Still,
+    /// The animation of every frame.
+    Animation(Format),
+}
+
+impl Target {
+    fn of(file: &Path) -> Result<Target, BadInput> {
+        let ext = file.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+        match Format::from_name(&ext) {
+            Some(Format::Png) => Ok(Target::Still),
+            Some(f) => Ok(Target::Animation(f)),
+            None => Err(BadInput(format!(
+                "-o {}: the extension says what to write: .png (a still), .gif, .apng, .mp4 or .webm",
+                file.display()
+            ))),
+        }
+    }
+}
+
+pub fn run(mut args: RenderArgs) -> anyhow::Result<()> {
+    let target = match &args.output {
+        Some(file) => {
+            if args.scenes.len() != 1 {
+                return Err(BadInput(format!("-o {}: names one file, for one scene ({} given)", file.display(), args.scenes.len())).into());
+            }
+            let t = Target::of(file)?;
+            // the format the file is: the render makes it (and the frames it is made from)
+            args.format = Some(crate::cli::Formats(vec![match t {
+                Target::Still => Format::Png,
+                Target::Animation(f) => f,
+            }]));
+            Some((file.clone(), t))
+        }
+        None => None,
+    };
     let shard = super::resolve_shard(args.shard, args.quiet)?;
     // Every scene is validated before the first one renders.
     let mut jobs = Vec::new();
@@ -33,6 +73,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
                 .map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?,
             None => (0..s.sim.timing.frames).collect(),
         };
+        if let Some((file, t)) = &target {
+            check_target(file, *t, &frames, s.sim.timing.frames)?;
+        }
         let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
         jobs.push(Job::new(s, &args.out).frames(frames).formats(formats).adapter(args.adapter.request()).resume(args.resume));
     }
@@ -74,8 +117,44 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         if let Some(fit) = &outcome.gif_fit {
             eprintln!("{}: {fit}", job.scene.name);
         }
+        if let Some((file, t)) = &target {
+            let from = match t {
+                Target::Still => outcome.frames_dir.join(simreel::output::frame_file_name(job.frames[0], job.scene.sim.timing.frames)),
+                Target::Animation(f) => outcome
+                    .gif
+                    .iter()
+                    .chain(&outcome.animations)
+                    .chain(&outcome.current)
+                    .find(|p| p.extension().and_then(|e| e.to_str()) == Some(f.name()))
+                    .cloned()
+                    .with_context(|| format!("-o {}: the render made no {}", file.display(), f.name()))?,
+            };
+            let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+            simreel::output::write_atomic(file, &bytes)?;
+            if !args.quiet {
+                eprintln!("{}: wrote {} (from {})", job.scene.name, file.display(), from.display());
+            }
+        }
     }
     Ok(())
+}
+
+/// `-o FILE` of `frames` (of a scene of `total`): a still is one frame, an animation all of them.
+fn check_target(file: &Path, t: Target, frames: &[u32], total: u32) -> Result<(), BadInput> {
+    match t {
+        Target::Still if frames.len() != 1 => Err(BadInput(format!(
+            "-o {}: a still is one frame, and this render has {} (name one: --frames -1 for the last, --frames 0 for the first)",
+            file.display(),
+            frames.len()
+        ))),
+        Target::Animation(f) if frames.len() != total as usize => Err(BadInput(format!(
+            "-o {}: the {} holds every frame of the scene, and --frames names {} of its {total} (render them all, or -o a .png of one)",
+            file.display(),
+            f.name(),
+            frames.len()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// What a finished render says: what it wrote, how fast it rendered (frames kept by `--resume`

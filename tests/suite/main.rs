@@ -28,6 +28,7 @@ mod identity;
 mod identity_sweep;
 mod manifold;
 mod marching_cubes;
+mod output_file;
 mod overrides;
 mod render;
 mod scenes_and_cli;
