@@ -497,6 +497,10 @@ pub struct RenderArgs {
     /// render says what it chose. Overrides `[output] gif_max_size`.
     #[arg(long, value_name = "SIZE", value_parser = simreel::pipeline::budget::parse_size)]
     pub max_size: Option<u64>,
+    /// Pixel density: render at N times the scene's size (1.5, 2, 3) with the same layout,
+    /// named `<scene>@Nx` (`out/flock@2x/`, `out/flock@2x.gif`) beside the 1× render.
+    #[arg(long, value_name = "N", value_parser = parse_scale, conflicts_with = "size")]
+    pub scale: Option<f64>,
     /// Override the scene's size, e.g. 320x240.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
@@ -526,6 +530,15 @@ pub struct RenderArgs {
     /// same.
     #[arg(long, conflicts_with = "shard")]
     pub draft: bool,
+}
+
+/// `2`, `1.5`, `2x`: a pixel density from 0.25 to 8.
+pub fn parse_scale(s: &str) -> Result<f64, String> {
+    let n: f64 = s.trim().trim_end_matches(['x', 'X']).parse().map_err(|_| format!("\"{s}\" is not a scale: write e.g. 2 or 1.5"))?;
+    if !(0.25..=8.0).contains(&n) {
+        return Err(format!("{n} is outside 0.25..=8"));
+    }
+    Ok(n)
 }
 
 /// `--shard`: a given share, or one read from the scheduler's environment.

@@ -61,6 +61,9 @@ pub fn run(mut args: RenderArgs) -> anyhow::Result<()> {
             s.look.width = w;
             s.look.height = h;
         }
+        if let Some(n) = args.scale {
+            scale(&mut s, n)?;
+        }
         if let Some(b) = args.max_size {
             s.output.gif_max_size = Some(b);
         }
@@ -136,6 +139,22 @@ pub fn run(mut args: RenderArgs) -> anyhow::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// `--scale n`: `s` at n times its size, the layout the same (the simulation is read from the
+/// file's size; a 2-D canvas scales to fit), named `<name>@nx`.
+fn scale(s: &mut scene::Scene, n: f64) -> Result<(), BadInput> {
+    let max = scene::common::MAX_SIDE as f64;
+    let (w, h) = ((s.look.width as f64 * n).round(), (s.look.height as f64 * n).round());
+    if w > max || h > max || w < 16.0 || h < 16.0 {
+        return Err(BadInput(format!(
+            "--scale {n}: {}×{} at {n}× is {w}×{h}, outside the 16..={max} pixels a side a render takes",
+            s.look.width, s.look.height
+        )));
+    }
+    (s.look.width, s.look.height) = (w as u32, h as u32);
+    s.name = format!("{}@{n}x", s.name);
     Ok(())
 }
 
