@@ -63,7 +63,7 @@ pub fn resolve_shard(arg: Option<cli::ShardArg>, quiet: bool) -> anyhow::Result<
         None => None,
         Some(cli::ShardArg::Given(i, n)) => Some((i, n)),
         Some(cli::ShardArg::Auto) => {
-            let (i, n, from) = cli::shard_from_env(|k| std::env::var(k).ok()).map_err(BadInput)?;
+            let (i, n, from) = cli::render::shard_from_env(|k| std::env::var(k).ok()).map_err(BadInput)?;
             if !quiet {
                 eprintln!("shard {i}/{n} (from {from})");
             }

@@ -11,7 +11,8 @@ use simreel::scene::Format;
 use simreel::text::count;
 
 use super::BadInput;
-use crate::cli::{ProgressArg, RenderArgs};
+use crate::cli::RenderArgs;
+use crate::cli::render::ProgressArg;
 
 /// What `-o FILE` asks for, by its extension.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -25,21 +25,29 @@ pub struct Listing<'a> {
 
 impl fmt::Display for Listing<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.items.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{}:{}:{}: ", self.path.display(), d.line, d.col)?;
-            if !d.key.is_empty() {
-                write!(f, "{}: ", d.key)?;
-            }
-            write!(f, "{}", d.message)?;
-            if let Some(h) = &d.hint {
-                write!(f, " ({h})")?;
-            }
-        }
-        Ok(())
+        write_items(f, self.items, Some(self.path))
     }
+}
+
+/// `items`, one a line: `file:line:col: ` first where `at` names the file, then
+/// `key: message (hint)`.
+fn write_items(f: &mut fmt::Formatter<'_>, items: &[Diagnostic], at: Option<&std::path::Path>) -> fmt::Result {
+    for (i, d) in items.iter().enumerate() {
+        if i > 0 {
+            writeln!(f)?;
+        }
+        if let Some(path) = at {
+            write!(f, "{}:{}:{}: ", path.display(), d.line, d.col)?;
+        }
+        if !d.key.is_empty() {
+            write!(f, "{}: ", d.key)?;
+        }
+        write!(f, "{}", d.message)?;
+        if let Some(h) = &d.hint {
+            write!(f, " ({h})")?;
+        }
+    }
+    Ok(())
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -84,19 +92,7 @@ struct ByKey<'a>(&'a [Diagnostic]);
 
 impl fmt::Display for ByKey<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.0.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            if !d.key.is_empty() {
-                write!(f, "{}: ", d.key)?;
-            }
-            write!(f, "{}", d.message)?;
-            if let Some(h) = &d.hint {
-                write!(f, " ({h})")?;
-            }
-        }
-        Ok(())
+        write_items(f, self.0, None)
     }
 }
 
