@@ -122,22 +122,7 @@ pub fn run(mut args: RenderArgs) -> anyhow::Result<()> {
             eprintln!("{}: {fit}", job.scene.name);
         }
         if let Some((file, t)) = &target {
-            let from = match t {
-                Target::Still => outcome.frames_dir.join(simreel::output::frame_file_name(job.frames[0], job.scene.sim.timing.frames)),
-                Target::Animation(f) => outcome
-                    .gif
-                    .iter()
-                    .chain(&outcome.animations)
-                    .chain(&outcome.current)
-                    .find(|p| p.extension().and_then(|e| e.to_str()) == Some(f.name()))
-                    .cloned()
-                    .with_context(|| format!("-o {}: the render made no {}", file.display(), f.name()))?,
-            };
-            let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
-            simreel::output::write_atomic(file, &bytes)?;
-            if !args.quiet {
-                eprintln!("{}: wrote {} (from {})", job.scene.name, file.display(), from.display());
-            }
+            write_target(file, *t, job, &outcome, args.quiet)?;
         }
     }
     Ok(())
@@ -156,6 +141,27 @@ fn scale(s: &mut scene::Scene, n: f64) -> Result<(), BadInput> {
     }
     (s.look.width, s.look.height) = (w as u32, h as u32);
     s.name = format!("{}@{n}x", s.name);
+    Ok(())
+}
+
+/// Writes `-o FILE` from what the render of `job` made.
+fn write_target(file: &Path, t: Target, job: &pipeline::Job, outcome: &pipeline::Outcome, quiet: bool) -> anyhow::Result<()> {
+    let from = match t {
+        Target::Still => outcome.frames_dir.join(simreel::output::frame_file_name(job.frames[0], job.scene.sim.timing.frames)),
+        Target::Animation(f) => outcome
+            .gif
+            .iter()
+            .chain(&outcome.animations)
+            .chain(&outcome.current)
+            .find(|p| p.extension().and_then(|e| e.to_str()) == Some(f.name()))
+            .cloned()
+            .with_context(|| format!("-o {}: the render made no {}", file.display(), f.name()))?,
+    };
+    let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+    simreel::output::write_atomic(file, &bytes)?;
+    if !quiet {
+        eprintln!("{}: wrote {} (from {})", job.scene.name, file.display(), from.display());
+    }
     Ok(())
 }
 

@@ -30,15 +30,25 @@ pub(super) fn write_gif(
             }
             Ok::<_, gif::EncodingError>(stream)
         });
+        // positions the GIF does not show never come: passed over
+        let shown_from = |mut k: usize| {
+            while k < total && !sampling.keeps(k) {
+                k += 1;
+            }
+            k
+        };
         let mut pending: BTreeMap<usize, Quantized> = BTreeMap::new();
-        let mut next = 0;
+        let mut next = shown_from(0);
         'frames: for (pos, q) in rx {
+            if !sampling.keeps(pos) {
+                continue;
+            }
             pending.insert(pos, q);
             while let Some(q) = pending.remove(&next) {
-                if sampling.keeps(next) && frames_tx.send(maker.frame(&q)).is_err() {
+                if frames_tx.send(maker.frame(&q)).is_err() {
                     break 'frames; // the encoder stopped on an error, which join returns
                 }
-                next += 1;
+                next = shown_from(next + 1);
             }
         }
         drop(frames_tx);

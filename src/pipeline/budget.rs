@@ -145,31 +145,28 @@ pub fn fit(
     let sampled = |p: &Plan| Sampling::of(files.len(), render_fps, p.fps);
     let full_frames = sampled(&full).kept();
     let plans = Plan::all(full.fps, size.0);
-    let (mut correction, mut from, mut last) = (1.0, 0, None);
-    for tries in 1..=TRIES {
+    let (mut correction, mut from, least) = (1.0, 0, plans.len() - 1);
+    let mut tries = 0;
+    loop {
+        tries += 1;
         let predicted = |p: &Plan| p.predicted(&full, (sampled(p).kept(), full_frames), full_bytes) * correction;
-        // the least loss predicted to fit, past every plan tried (or the last plan)
-        let Some(k) = (from..plans.len()).find(|&k| predicted(&plans[k]) <= budget as f64 * MARGIN).or_else(|| {
-            // nothing is predicted to fit: the least the GIF can keep, once
-            (from < plans.len()).then(|| plans.len() - 1)
-        }) else {
-            break;
-        };
+        // the least loss predicted to fit, past every plan tried; when nothing is, or at the
+        // last try, the least the GIF can keep (so a GIF over its budget is the smallest there is)
+        let fitting = (from..least).find(|&k| predicted(&plans[k]) <= budget as f64 * MARGIN);
+        let k = fitting.filter(|_| tries < TRIES).unwrap_or(least);
         let plan = plans[k];
         let sampling = sampled(&plan);
         let kept: Vec<PathBuf> = files.iter().enumerate().filter(|&(i, _)| sampling.keeps(i)).map(|(_, f)| f.clone()).collect();
         let scaled = plan.size(size);
         super::assemble::gif_scaled(&kept, out, size, scaled, (sampling.fps, dither, plan.colors))?;
         let bytes = read(out)?;
-        let fitted = Fitted { plan, size: scaled, frames: kept.len(), bytes, full_bytes, fits: bytes <= budget, tries };
-        if fitted.fits || k == plans.len() - 1 {
-            return Ok(Some(fitted));
+        if bytes <= budget || k == least {
+            let fits = bytes <= budget;
+            return Ok(Some(Fitted { plan, size: scaled, frames: kept.len(), bytes, full_bytes, fits, tries }));
         }
         correction *= bytes as f64 / predicted(&plan);
         from = k + 1;
-        last = Some(fitted);
     }
-    Ok(last)
 }
 
 /// `2MB`, `500kB`, `1.5 MiB`, `800000` (bytes): a size in bytes.

@@ -6,24 +6,23 @@
 
 mod assemble;
 pub mod budget;
+mod encode;
 mod progress;
 mod record;
 pub mod snapshots;
 pub mod whole;
 
-use assemble::write_gif;
 pub use assemble::{gif_from_folder, gif_from_frames};
 use progress::{Progress, Stage, StageClock};
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 use crate::frame::{Fnv, FrameData};
-use crate::output::gif::Quantized;
 use crate::output::layout::SceneFolder;
 use crate::output::manifest::{AnimationEntry, FrameEntry, Manifest};
 use crate::output::{self, OutputError};
@@ -264,6 +263,8 @@ struct Shared<'a> {
     records: Vec<AnimationEntry>,
     /// Saved states of another version of the simulation the run passed over.
     stale_states: Mutex<u32>,
+    /// The job's frames its GIF shows (`gif_fps`): the others are not quantized for it.
+    gif_sampling: crate::output::gif::Sampling,
     started: Instant,
     checkpoint: Mutex<Instant>,
 }
@@ -414,6 +415,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         identity,
         settings: settings.clone(),
         stale_states: Mutex::new(0),
+        gif_sampling: assemble::gif_sampling(scene, job.frames.len()),
         started: wall,
         checkpoint: Mutex::new(Instant::now()),
     };
@@ -427,10 +429,10 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         let (gif_tx, gif_rx) = sync_channel(workers * 2);
         for _ in 0..workers {
             let (work_rx, gif_tx) = (&work_rx, gif_tx.clone());
-            s.spawn(move || encode(shared, work_rx, gif_tx));
+            s.spawn(move || encode::encode(shared, work_rx, gif_tx));
         }
         drop(gif_tx);
-        let gif = shared.out.gif.as_deref().map(|path| s.spawn(move || assemble_gif(shared, path, gif_rx)));
+        let gif = shared.out.gif.as_deref().map(|path| s.spawn(move || encode::assemble_gif(shared, path, gif_rx)));
         render_frames(shared, renderer, sim_rx, work_tx);
         gif.is_some_and(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
@@ -575,75 +577,6 @@ fn render_frames(shared: &Shared, renderer: &mut Renderer, rx: Receiver<Simulate
                 shared.fail(e.into());
                 break;
             }
-        }
-    }
-}
-
-/// An encoder thread: takes frames off the shared queue until it closes, writes each PNG and
-/// quantizes each frame for the GIF.
-fn encode(shared: &Shared, rx: &Mutex<Receiver<Work>>, gif: SyncSender<(usize, Quantized)>) {
-    loop {
-        let item = { rx.lock().expect("work queue").recv() };
-        let Ok(item) = item else { break };
-        match shared.timed(Stage::Encode, || encode_one(shared, item)) {
-            Ok((frame, quantized)) => {
-                if let Some(q) = quantized {
-                    // the GIF writer has stopped only after a failure, which is recorded
-                    let _ = gif.send(q);
-                }
-                shared.written.lock().expect("written").push(frame);
-                shared.checkpoint();
-                let p = &shared.progress;
-                p.encode.inc(1);
-                if p.mode == ProgressMode::Json {
-                    let file = shared.out.png.then(|| shared.out.frame_path(frame).display().to_string());
-                    let (scene, done, total) = (&shared.job.scene.name, p.encode.position(), shared.job.frames.len());
-                    println!("{}", serde_json::json!({"scene": scene, "frame": frame, "done": done, "total": total, "file": file}));
-                }
-            }
-            Err(e) => shared.fail(e),
-        }
-    }
-}
-
-/// Writes the PNG of one frame and/or quantizes it for the GIF (with its place in the GIF).
-fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quantized)>), PipelineError> {
-    let (out, dither) = (&shared.out, shared.job.scene.output.gif_dither);
-    let quantize = |index: u32, rgba: &[u8], width: u32, height: u32| -> Result<_, PipelineError> {
-        let Some(gif) = &out.gif else { return Ok(None) };
-        let q = output::gif::quantize(rgba, width, height, dither)
-            .map_err(|e| OutputError::Gif { path: gif.clone(), reason: format!("frame {index}: {e}") })?;
-        Ok(Some((shared.position(index)?, q)))
-    };
-    match work {
-        Work::Rendered(img) => {
-            if out.png {
-                let bytes = output::png::encode(&img.rgba, img.width, img.height, output::png::Effort::Fast);
-                output::write_atomic(&out.frame_path(img.index), &bytes)?;
-            }
-            Ok((img.index, quantize(img.index, &img.rgba, img.width, img.height)?))
-        }
-        Work::Kept(f) => {
-            if out.gif.is_none() {
-                return Ok((f, None));
-            }
-            let d = output::png::read(&out.frame_path(f))?;
-            Ok((f, quantize(f, &d.rgba, d.width, d.height)?))
-        }
-    }
-}
-
-/// The GIF stage: frames in job order into `path`, put in place when every frame arrived. Returns
-/// whether the GIF is complete and the job was not stopped meanwhile (a stop after the last frame
-/// leaves the finished GIF in place, but the manifest does not list it).
-fn assemble_gif(shared: &Shared, path: &Path, rx: Receiver<(usize, Quantized)>) -> bool {
-    let r = &shared.job.scene.look;
-    let sampling = assemble::gif_sampling(&shared.job.scene, shared.job.frames.len());
-    match write_gif(path, rx, shared.job.frames.len(), r.width, r.height, &sampling) {
-        Ok(complete) => complete && !shared.stopped(),
-        Err(e) => {
-            shared.fail(e);
-            false
         }
     }
 }
