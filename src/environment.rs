@@ -14,7 +14,7 @@ pub struct Environment {
     pub backend: Option<String>,
     /// `SIMREEL_ADAPTER`: the adapter (a substring of its name) such a request prefers.
     pub adapter: Option<String>,
-    /// `SIMREEL_FFMPEG`: the ffmpeg that encodes MP4 and WebM (else the one on the PATH).
+    /// `SIMREEL_FFMPEG`: the ffmpeg that encodes MP4, WebM, WebP and AVIF (else the one on the PATH).
     pub ffmpeg: Option<PathBuf>,
     /// `SIMREEL_CHECKPOINT_MS`: how often a running render rewrites its manifest (2 s).
     pub checkpoint: Option<Duration>,

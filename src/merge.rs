@@ -274,11 +274,11 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
             then: format!("frame {}'s {}", e.index, e.identity),
         });
     }
-    let videos = formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm));
+    let videos = formats.iter().any(|f| f.needs_ffmpeg());
     let ffmpeg = if videos { Some(crate::output::animation::ffmpeg().map_err(PipelineError::from)?) } else { None };
     let old = Manifest::read(&folder.manifest());
     let selection: Vec<u32> = frames.iter().map(|e| e.index).collect();
-    let animations = pipeline::whole::Animations::new(&sized, &folder, formats, &first.settings_hash, old.as_ref());
+    let animations = pipeline::whole::Animations::new(&sized, &folder, formats, &first.settings_hash, old.as_ref(), &[]);
     let mut all = frames;
     all.extend(pipeline::whole::carried(old.as_ref(), &folder, scene.frames(), &selection));
     all.sort_by_key(|e| e.index);

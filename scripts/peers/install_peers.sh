@@ -3,7 +3,7 @@
 # only (Python packages via pip, Debian packages via apt-get, Rust crates via cargo). Idempotent: each
 # step is skipped when its tool is already present, so re-running is cheap.
 #
-#   bash scripts/peers/install_peers.sh [mc|gif|png|all]   (default: all)
+#   bash scripts/peers/install_peers.sh [mc|gif|png|web|all]   (default: all)
 #
 # A step that fails does not abort the others; its log tail is kept in
 # scripts/peers/.work/install-<step>.log and the benchmark scripts record the peer as
@@ -86,5 +86,12 @@ case "$what" in
   png|all)
     pip_need numpy:numpy PIL:pillow
     cargo_build_rust_peers ;;
+esac
+case "$what" in
+  web|all)
+    pip_need numpy:numpy PIL:pillow oxipng:pyoxipng
+    apt_need "command -v ffmpeg" ffmpeg
+    apt_need "command -v cwebp && command -v img2webp" webp
+    apt_need "command -v avifenc" libavif-bin ;;
 esac
 exit $status

@@ -17,13 +17,16 @@ pub struct RenderArgs {
     /// Output folder: frames go to DIR/<scene>/, the GIF to DIR/<scene>.gif.
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub out: PathBuf,
-    /// Also write the result to FILE, by its extension: `.gif`, `.apng`, `.mp4`, `.webm` (the
-    /// animation of every frame), or `.png` (a still: the scene's one frame, or the one `--frames`
-    /// names). One scene; the frames and manifest still go to DIR, where `--resume` finds them.
+    /// Also write the result to FILE, by its extension: `.gif`, `.apng`, `.mp4`, `.webm`, `.webp`,
+    /// `.avif` (the animation of every frame, or the clip of a run `--frames` names), or `.png`
+    /// (a still: the scene's one frame, or the one `--frames` names; `.webp` and `.avif` of one
+    /// frame are stills too). One scene; the frames and manifest still go to DIR, where
+    /// `--resume` finds them.
     #[arg(short = 'o', long = "output", value_name = "FILE", conflicts_with = "shard")]
     pub output: Option<PathBuf>,
     /// Frames to render: `0..59`, `1,3,5..10`, `-1` (the last), `-5..` (the last five); ranges
-    /// include both ends.
+    /// include both ends. A run of frames writes a clip of them in each animation format
+    /// (`DIR/<scene>.0-29.mp4`), leaving the whole scene's animations alone.
     #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub frames: Option<String>,
     /// A value over the scene file's, checked as the file is: `flock.theme=light`,
@@ -43,8 +46,8 @@ pub struct RenderArgs {
     /// Override the scene's size, e.g. 320x240.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
-    /// Override the scene's formats: png, gif, apng, mp4, webm, comma-separated (apng, mp4 and webm
-    /// are made from the PNG frames, which are kept; mp4 and webm need ffmpeg).
+    /// Override the scene's formats: png, gif, apng, mp4, webm, webp, avif, comma-separated (all
+    /// but gif are made from the PNG frames, which are kept; mp4, webm, webp and avif need ffmpeg).
     #[arg(long, value_name = "LIST", value_parser = parse_formats)]
     pub format: Option<Formats>,
     #[command(flatten)]
@@ -158,13 +161,13 @@ pub fn parse_formats(s: &str) -> Result<Formats, String> {
     let mut v = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let f = Format::from_name(part)
-            .ok_or_else(|| format!("unknown format \"{part}\": use png, gif, apng, mp4 or webm, comma-separated (png,gif)"))?;
+            .ok_or_else(|| format!("unknown format \"{part}\": use png, gif, apng, mp4, webm, webp or avif, comma-separated (png,gif)"))?;
         if !v.contains(&f) {
             v.push(f);
         }
     }
     if v.is_empty() {
-        return Err("no format given: use png, gif, apng, mp4 or webm, comma-separated (png,gif)".into());
+        return Err("no format given: use png, gif, apng, mp4, webm, webp or avif, comma-separated (png,gif)".into());
     }
     Ok(Formats(v))
 }

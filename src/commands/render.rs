@@ -14,45 +14,73 @@ use super::BadInput;
 use crate::cli::RenderArgs;
 use crate::cli::render::ProgressArg;
 
-/// What `-o FILE` asks for, by its extension.
+/// What `-o FILE` asks for: its format by its extension, a still or an animation by the frames.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Target {
-    /// One frame as a PNG.
-    Still,
-    /// The animation of every frame.
+    /// One frame as a picture (PNG, WebP or AVIF).
+    Still(Format),
+    /// The animation of every frame, or the clip of the run of frames `--frames` names.
     Animation(Format),
 }
 
 impl Target {
-    fn of(file: &Path) -> Result<Target, BadInput> {
+    /// The format `file`'s extension names.
+    fn format_of(file: &Path) -> Result<Format, BadInput> {
         let ext = file.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
-        match Format::from_name(&ext) {
-            Some(Format::Png) => Ok(Target::Still),
-            Some(f) => Ok(Target::Animation(f)),
-            None => Err(BadInput(format!(
-                "-o {}: the extension says what to write: .png (a still), .gif, .apng, .mp4 or .webm",
+        Format::from_name(&ext).ok_or_else(|| {
+            BadInput(format!(
+                "-o {}: the extension says what to write: .png, .webp or .avif (a still of one frame), .gif, .apng, .mp4, .webm, \
+                 .webp or .avif (an animation)",
                 file.display()
-            ))),
+            ))
+        })
+    }
+
+    /// `-o file` of `frames` (of a scene of `total`): a still is one frame; an animation is every
+    /// frame or a run of them (a clip).
+    fn of(file: &Path, format: Format, frames: &[u32], total: u32) -> Result<Target, BadInput> {
+        // one frame in WebP or AVIF is a still, of a one-frame scene too
+        if format.is_still() && (format == Format::Png || frames.len() == 1) {
+            if frames.len() != 1 {
+                return Err(BadInput(format!(
+                    "-o {}: a still is one frame, and this render has {} (name one: --frames -1 for the last, --frames 0 for the first)",
+                    file.display(),
+                    frames.len()
+                )));
+            }
+            return Ok(Target::Still(format));
+        }
+        if frames.len() != total as usize && pipeline::whole::clip_of(frames, total).is_none() {
+            return Err(BadInput(format!(
+                "-o {}: the {} holds every frame of the scene or a run of them (--frames 0..29), and --frames names {} of its {total} that are not one run",
+                file.display(),
+                format.name(),
+                frames.len()
+            )));
+        }
+        Ok(Target::Animation(format))
+    }
+
+    /// What the render makes for it: the PNG frame a still is made from, or the animation.
+    fn renders(self) -> Format {
+        match self {
+            Target::Still(_) => Format::Png,
+            Target::Animation(f) => f,
         }
     }
 }
 
-pub fn run(mut args: RenderArgs) -> anyhow::Result<()> {
-    let target = match &args.output {
+pub fn run(args: RenderArgs) -> anyhow::Result<()> {
+    let target_format = match &args.output {
         Some(file) => {
             if args.scenes.len() != 1 {
                 return Err(BadInput(format!("-o {}: names one file, for one scene ({} given)", file.display(), args.scenes.len())).into());
             }
-            let t = Target::of(file)?;
-            // the format the file is: the render makes it (and the frames it is made from)
-            args.format = Some(crate::cli::Formats(vec![match t {
-                Target::Still => Format::Png,
-                Target::Animation(f) => f,
-            }]));
-            Some((file.clone(), t))
+            Some((file.clone(), Target::format_of(file)?))
         }
         None => None,
     };
+    let mut target = None;
     let shard = super::resolve_shard(args.shard, args.quiet)?;
     // Every scene is validated before the first one renders.
     let mut jobs = Vec::new();
@@ -77,10 +105,16 @@ pub fn run(mut args: RenderArgs) -> anyhow::Result<()> {
                 .map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?,
             None => (0..s.sim.timing.frames).collect(),
         };
-        if let Some((file, t)) = &target {
-            check_target(file, *t, &frames, s.sim.timing.frames)?;
+        let mut formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
+        if let Some((file, format)) = &target_format {
+            let t = Target::of(file, *format, &frames, s.sim.timing.frames)?;
+            if t.renders().needs_ffmpeg() || format.needs_ffmpeg() {
+                simreel::output::animation::ffmpeg()?;
+            }
+            // the format the file is: the render makes it (and the frames it is made from)
+            formats = vec![t.renders()];
+            target = Some((file.clone(), t));
         }
-        let formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
         jobs.push(Job::new(s, &args.out).frames(frames).formats(formats).adapter(args.adapter.request()).resume(args.resume));
     }
     if let Some((i, n)) = shard {
@@ -146,41 +180,35 @@ fn scale(s: &mut scene::Scene, n: f64) -> Result<(), BadInput> {
 
 /// Writes `-o FILE` from what the render of `job` made.
 fn write_target(file: &Path, t: Target, job: &pipeline::Job, outcome: &pipeline::Outcome, quiet: bool) -> anyhow::Result<()> {
+    let of_format = |f: Format, p: &&std::path::PathBuf| p.extension().and_then(|e| e.to_str()) == Some(f.name());
     let from = match t {
-        Target::Still => outcome.frames_dir.join(simreel::output::frame_file_name(job.frames[0], job.scene.sim.timing.frames)),
-        Target::Animation(f) => outcome
-            .gif
-            .iter()
-            .chain(&outcome.animations)
-            .chain(&outcome.current)
-            .find(|p| p.extension().and_then(|e| e.to_str()) == Some(f.name()))
-            .cloned()
-            .with_context(|| format!("-o {}: the render made no {}", file.display(), f.name()))?,
-    };
-    let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
-    simreel::output::write_atomic(file, &bytes)?;
+        Target::Still(_) => Some(outcome.frames_dir.join(simreel::output::frame_file_name(job.frames[0], job.scene.sim.timing.frames))),
+        // a clip when the render was of a run of frames, else the whole's animation
+        Target::Animation(f) if !job.is_whole() => outcome.clips.iter().find(|p| of_format(f, p)).cloned(),
+        Target::Animation(f) => outcome.gif.iter().chain(&outcome.animations).chain(&outcome.current).find(|p| of_format(f, p)).cloned(),
+    }
+    .with_context(|| format!("-o {}: the render made no {}", file.display(), t.renders().name()))?;
+    match t {
+        // the frame again, as small as a page wants it (the same pixels)
+        Target::Still(Format::Png) => {
+            let frame = simreel::output::png::read(&from)?;
+            let bytes = simreel::output::png::encode(&frame.rgba, frame.width, frame.height, simreel::output::png::Effort::Smallest);
+            simreel::output::write_atomic(file, &bytes)?;
+        }
+        Target::Still(f) => {
+            let how = simreel::output::animation::Encoding { format: f, quality: job.scene.output.quality, still: true };
+            let ffmpeg = simreel::output::animation::ffmpeg()?;
+            simreel::output::animation::write_video(&ffmpeg, std::slice::from_ref(&from), file, job.scene.sim.timing.fps as f64, how)?;
+        }
+        _ => {
+            let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+            simreel::output::write_atomic(file, &bytes)?;
+        }
+    }
     if !quiet {
         eprintln!("{}: wrote {} (from {})", job.scene.name, file.display(), from.display());
     }
     Ok(())
-}
-
-/// `-o FILE` of `frames` (of a scene of `total`): a still is one frame, an animation all of them.
-fn check_target(file: &Path, t: Target, frames: &[u32], total: u32) -> Result<(), BadInput> {
-    match t {
-        Target::Still if frames.len() != 1 => Err(BadInput(format!(
-            "-o {}: a still is one frame, and this render has {} (name one: --frames -1 for the last, --frames 0 for the first)",
-            file.display(),
-            frames.len()
-        ))),
-        Target::Animation(f) if frames.len() != total as usize => Err(BadInput(format!(
-            "-o {}: the {} holds every frame of the scene, and --frames names {} of its {total} (render them all, or -o a .png of one)",
-            file.display(),
-            f.name(),
-            frames.len()
-        ))),
-        _ => Ok(()),
-    }
 }
 
 /// What a finished render says: what it wrote, how fast it rendered (frames kept by `--resume`
@@ -188,7 +216,8 @@ fn check_target(file: &Path, t: Target, frames: &[u32], total: u32) -> Result<()
 fn render_summary(name: &str, outcome: &pipeline::Outcome) -> String {
     let t = &outcome.manifest.timings;
     let dir = outcome.frames_dir.display();
-    let mut files: Vec<String> = outcome.gif.iter().chain(&outcome.animations).map(|p| p.display().to_string()).collect();
+    let mut files: Vec<String> =
+        outcome.gif.iter().chain(&outcome.animations).chain(&outcome.clips).map(|p| p.display().to_string()).collect();
     let mut notes = Vec::new();
     if let Some(why) = &outcome.stale {
         notes.push(format!("{why}: rendered again"));

@@ -38,6 +38,18 @@ pub struct View {
     /// is fitted to the image as always, so the rectangle keeps its place at any output size.
     pub rect: [f32; 4],
     pub frame: Box<FrameData>,
+    /// Part of the frame's picture magnified to fill the rectangle (an inset), when not all of it.
+    pub zoom: Option<Zoom>,
+}
+
+/// The part of a view's picture an inset shows: the picture as it is drawn into a rectangle of
+/// `aspect` (width / height), of which `region` is `[x, y, width, height]` in fractions from its
+/// top left (beyond 0..1 shows what lies past the picture's edges). The region's shape in
+/// pixels should be the inset's, so the picture is magnified alike across and down.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Zoom {
+    pub region: [f32; 4],
+    pub aspect: f32,
 }
 
 /// A 2-D drawing on a logical canvas (y down, origin top left) scaled uniformly to fit the image,
@@ -610,6 +622,10 @@ impl FrameData {
         }
         for v in &self.views {
             h.f32s(&v.rect);
+            if let Some(z) = &v.zoom {
+                h.f32s(&z.region);
+                h.f32s(&[z.aspect]);
+            }
             h.bytes(&v.frame.digest().to_le_bytes());
         }
         h.finish()

@@ -1,11 +1,14 @@
 //! Animations besides GIF, made from the frames a render wrote as PNG: APNG (lossless, full
-//! colour, written here with the `png` crate) and MP4 (H.264) / WebM (VP9) through the system's
-//! `ffmpeg`, which is looked for before anything is rendered.
+//! colour, written here with the `png` crate) and MP4 (H.264), WebM (VP9), WebP and AVIF (AV1)
+//! through the system's `ffmpeg`, which is looked for before anything is rendered; WebP and AVIF
+//! stills of one frame the same way.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{AtomicFile, OutputError, temp_path};
+use crate::scene::Format;
+use crate::scene::common::Quality;
 
 /// An animated PNG of `frames` (PNG files of one size, in order) at `fps`, looping forever.
 pub fn write_apng(frames: &[PathBuf], out: &Path, fps: f64) -> Result<(), OutputError> {
@@ -34,28 +37,67 @@ pub fn write_apng(frames: &[PathBuf], out: &Path, fps: f64) -> Result<(), Output
     file.commit()
 }
 
-/// A video container ffmpeg writes.
+/// What ffmpeg encodes: a format it writes, its quality setting, and whether it is one frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Video {
-    Mp4,
-    Webm,
+pub struct Encoding {
+    pub format: Format,
+    pub quality: Quality,
+    /// A still (one frame, no animation).
+    pub still: bool,
 }
 
-impl Video {
-    pub fn extension(self) -> &'static str {
-        match self {
-            Video::Mp4 => "mp4",
-            Video::Webm => "webm",
-        }
+impl Encoding {
+    /// The animation of `format` at `quality`.
+    pub fn animation(format: Format, quality: Quality) -> Self {
+        Encoding { format, quality, still: false }
     }
 
     /// Encoder arguments: H.264 for MP4 (played everywhere, `faststart` for the web), VP9 at
-    /// constant quality for WebM; both 4:2:0, padded to even sizes as 4:2:0 needs.
-    fn codec(self) -> &'static [&'static str] {
-        match self {
-            Video::Mp4 => &["-c:v", "libx264", "-preset", "medium", "-crf", "18", "-pix_fmt", "yuv420p", "-movflags", "+faststart"],
-            Video::Webm => &["-c:v", "libvpx-vp9", "-b:v", "0", "-crf", "30", "-pix_fmt", "yuv420p", "-row-mt", "1"],
+    /// constant quality for WebM, libwebp for WebP (lossless at quality 100) and AV1 for AVIF
+    /// (full colour resolution in a still, halved in an animation as players expect). The 4:2:0
+    /// ones are padded to even sizes. AVIF says its colours are sRGB's (BT.709 primaries, the sRGB
+    /// curve) in full-range BT.601 YUV, as avifenc writes them and as every decoder reads a
+    /// file that says nothing (a BT.709 matrix, read as BT.601 by ffmpeg's converter, tripled
+    /// the FLIP error of a flock frame).
+    fn args(&self) -> Vec<String> {
+        let q = &self.quality;
+        let even = "pad=ceil(iw/2)*2:ceil(ih/2)*2";
+        let mut a: Vec<String> = Vec::new();
+        let mut push = |items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
+        match self.format {
+            Format::Mp4 => {
+                push(&["-vf", even, "-c:v", "libx264", "-preset", "medium", "-crf", &q.mp4_crf.to_string()]);
+                push(&["-pix_fmt", "yuv420p", "-movflags", "+faststart"]);
+            }
+            Format::Webm => {
+                push(&["-vf", even, "-c:v", "libvpx-vp9", "-b:v", "0", "-crf", &q.webm_crf.to_string()]);
+                push(&["-pix_fmt", "yuv420p", "-row-mt", "1"]);
+            }
+            Format::Webp => {
+                push(&["-c:v", if self.still { "libwebp" } else { "libwebp_anim" }]);
+                if q.webp_quality >= 100 {
+                    push(&["-lossless", "1", "-compression_level", "4"]);
+                } else {
+                    push(&["-quality", &q.webp_quality.to_string(), "-compression_level", "4"]);
+                }
+                if !self.still {
+                    push(&["-loop", "0"]);
+                }
+            }
+            Format::Avif => {
+                let (pix, pad) = if self.still { ("yuv444p", "") } else { ("yuv420p", "pad=ceil(iw/2)*2:ceil(ih/2)*2,") };
+                let vf = format!("{pad}scale=out_color_matrix=bt601:out_range=pc,format={pix}");
+                push(&["-vf", &vf, "-c:v", "libaom-av1", "-crf", &q.avif_crf.to_string(), "-b:v", "0"]);
+                push(&["-cpu-used", "6", "-row-mt", "1", "-colorspace", "smpte170m", "-color_primaries", "bt709"]);
+                push(&["-color_trc", "iec61966-2-1", "-color_range", "pc"]);
+                if self.still {
+                    push(&["-still-picture", "1"]);
+                }
+            }
+            Format::Png | Format::Gif | Format::Apng => unreachable!("{} is not encoded by ffmpeg", self.format.name()),
         }
+        a.extend(["-f".to_string(), self.format.name().to_string()]);
+        a
     }
 }
 
@@ -72,8 +114,8 @@ pub fn ffmpeg() -> Result<PathBuf, OutputError> {
     }
 }
 
-/// Encodes `frames` (PNG files, in order) at `fps` into `out` with `ffmpeg`.
-pub fn write_video(ffmpeg: &Path, frames: &[PathBuf], out: &Path, fps: f64, kind: Video) -> Result<(), OutputError> {
+/// Encodes `frames` (PNG files, in order) at `fps` into `out` with `ffmpeg` (a still: the first).
+pub fn write_video(ffmpeg: &Path, frames: &[PathBuf], out: &Path, fps: f64, how: Encoding) -> Result<(), OutputError> {
     let err = |reason: String| OutputError::Animation { path: out.to_path_buf(), reason };
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
@@ -94,13 +136,12 @@ pub fn write_video(ffmpeg: &Path, frames: &[PathBuf], out: &Path, fps: f64, kind
     let result = Command::new(ffmpeg)
         .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i"])
         .arg(&list)
-        .args(["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-r"])
+        .arg("-r")
         .arg(format!("{fps}"))
         // the repeated last entry only gives the last frame its duration
         .arg("-frames:v")
-        .arg(frames.len().to_string())
-        .args(kind.codec())
-        .args(["-f", kind.extension()])
+        .arg(if how.still { "1".to_string() } else { frames.len().to_string() })
+        .args(how.args())
         .arg(&tmp)
         .output();
     let _ = std::fs::remove_file(&list);

@@ -9,7 +9,8 @@
 //! OUT/<name>/manifest.json           what was written, frame by frame, with identities
 //! OUT/<name>/shard-I-of-N.json       one shard's manifest of a split render
 //! OUT/<name>/snapshots/frame_N.state saved simulation states
-//! OUT/<name>.gif, .apng, .mp4, .webm the animations of the whole scene
+//! OUT/<name>.gif, .apng, .mp4, …    the animations of the whole scene
+//! OUT/<name>.A-B.gif, .mp4, …        a clip of frames A..B (`--frames A..B`)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -115,24 +116,24 @@ impl SceneFolder {
     /// The animation of `format` beside the folder (`out/<name>.gif`); `None` for PNG, which is
     /// the frames themselves.
     pub fn animation(&self, format: Format) -> Option<PathBuf> {
-        let ext = match format {
-            Format::Png => return None,
-            Format::Gif => "gif",
-            Format::Apng => "apng",
-            Format::Mp4 => "mp4",
-            Format::Webm => "webm",
-        };
-        Some(self.out.join(format!("{}.{ext}", self.name)))
+        (format != Format::Png).then(|| self.out.join(format!("{}.{}", self.name, format.name())))
     }
 
-    /// The files written beside the folder for `formats` (the animations, and the frame list
-    /// ffmpeg reads for a video): what a killed run left of them as temporaries is this scene's
-    /// to sweep.
-    pub fn beside(&self, formats: &[Format]) -> Vec<PathBuf> {
+    /// The clip of `format` of frames `first..=last` beside the folder (`out/<name>.0-29.mp4`,
+    /// as Blender and Remotion name a range); `None` for PNG.
+    pub fn clip(&self, format: Format, first: u32, last: u32) -> Option<PathBuf> {
+        (format != Format::Png).then(|| self.out.join(format!("{}.{first}-{last}.{}", self.name, format.name())))
+    }
+
+    /// The files written beside the folder for `formats` (the animations, the clip of frames
+    /// `clip` when there is one, and the frame list ffmpeg reads): what a killed run left of them
+    /// as temporaries is this scene's to sweep.
+    pub fn beside(&self, formats: &[Format], clip: Option<(u32, u32)>) -> Vec<PathBuf> {
         let mut out = Vec::new();
         for &f in formats {
-            if let Some(path) = self.animation(f) {
-                if matches!(f, Format::Mp4 | Format::Webm) {
+            let clip = clip.and_then(|(a, b)| self.clip(f, a, b));
+            for path in self.animation(f).into_iter().chain(clip) {
+                if f.needs_ffmpeg() {
                     out.push(path.with_extension("ffconcat"));
                 }
                 out.push(path);
@@ -218,7 +219,9 @@ mod tests {
         assert_eq!(f.animation(Format::Gif), Some(PathBuf::from("out/dice.gif")));
         assert_eq!(f.animation(Format::Apng), Some(PathBuf::from("out/dice.apng")));
         assert_eq!(f.animation(Format::Png), None);
-        assert_eq!(f.beside(&[Format::Png, Format::Mp4]), [PathBuf::from("out/dice.ffconcat"), PathBuf::from("out/dice.mp4")]);
+        assert_eq!(f.beside(&[Format::Png, Format::Mp4], None), [PathBuf::from("out/dice.ffconcat"), PathBuf::from("out/dice.mp4")]);
+        assert_eq!(f.clip(Format::Webp, 0, 29), Some(PathBuf::from("out/dice.0-29.webp")));
+        assert_eq!(f.beside(&[Format::Gif], Some((3, 9))), [PathBuf::from("out/dice.gif"), PathBuf::from("out/dice.3-9.gif")]);
         assert_eq!(SceneFolder::new(Path::new("o"), "long", 12_000).frame(3), Path::new("o/long/frame_00003.png"));
     }
 

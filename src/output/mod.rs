@@ -48,7 +48,7 @@ pub enum OutputError {
     #[error("{}: {reason}", path.display())]
     Animation { path: PathBuf, reason: String },
     #[error(
-        "MP4 and WebM are encoded by ffmpeg, which is not installed (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; or set SIMREEL_FFMPEG to its path); PNG, GIF and APNG need nothing"
+        "MP4, WebM, WebP and AVIF are encoded by ffmpeg, which is not installed (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg; or set SIMREEL_FFMPEG to its path); PNG, GIF and APNG need nothing"
     )]
     NoFfmpeg,
     #[error(

@@ -156,7 +156,7 @@ pub struct Outcome {
     pub adapter: AdapterSummary,
     pub frames_dir: PathBuf,
     pub gif: Option<PathBuf>,
-    /// APNG, MP4 and WebM files made from the frames.
+    /// APNG, MP4, WebM, WebP and AVIF files made from the frames.
     pub animations: Vec<PathBuf>,
     /// Frames kept from an earlier run (`--resume`).
     pub reused: usize,
@@ -174,6 +174,8 @@ pub struct Outcome {
     pub stale_states: u32,
     /// What the GIF gave up to fit its budget (`gif_max_size`), when it had to.
     pub gif_fit: Option<String>,
+    /// The clips of the run of frames rendered (`--frames 0..29`: `<name>.0-29.mp4`).
+    pub clips: Vec<PathBuf>,
 }
 
 /// A frame on its way from the simulation to the renderer.
@@ -365,8 +367,8 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
     let r = &scene.look;
     // one writer per scene output; what killed runs left behind goes first
     let mut out = Outputs::of(job);
-    // MP4 and WebM need ffmpeg: found out before anything is rendered
-    let videos = job.formats.iter().any(|f| matches!(f, Format::Mp4 | Format::Webm)) && job.shard.is_none();
+    // MP4, WebM, WebP and AVIF need ffmpeg: found out before anything is rendered
+    let videos = job.formats.iter().any(|f| f.needs_ffmpeg()) && job.shard.is_none();
     let ffmpeg = if videos { Some(output::animation::ffmpeg()?) } else { None };
     // shards share the folder, each with its own lock; they leave the sweep to runs that own it
     // whole (a temporary from another machine's live shard looks like a dead process's here)
@@ -377,7 +379,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         )?,
         None => {
             let claim = output::claim::Claim::take(&out.frames_dir)?;
-            claim.sweep(&out.frames_dir, &out.folder.beside(&job.formats));
+            claim.sweep(&out.frames_dir, &out.folder.beside(&job.formats, whole::clip_of(&job.frames, scene.frames())));
             claim
         }
     };
@@ -389,13 +391,10 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
     // what the folder holds: a shard reads its own manifest, a render the scene's
     let old = if out.png { Manifest::read(&out.manifest) } else { None };
     let (kept, stale) = kept_frames(job, old.as_ref(), &expected);
-    let animations = job.shard.is_none().then(|| whole::Animations::new(scene, &out.folder, &job.formats, &settings, old.as_ref()));
-    // the GIF is written as the frames come when every frame is rendered and it is not already
-    // made from these very frames
+    let animations =
+        job.shard.is_none().then(|| whole::Animations::new(scene, &out.folder, &job.formats, &settings, old.as_ref(), &job.frames));
     let gif_current = animations.as_ref().is_some_and(|a| a.is_current(Format::Gif));
-    if job.formats.contains(&Format::Gif) && job.is_whole() && !gif_current {
-        out.gif = out.folder.animation(Format::Gif);
-    }
+    out.gif = streamed_gif(job, &out.folder, gif_current);
     let shared = Shared {
         job,
         cancel,
@@ -476,9 +475,24 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         current: finished.current,
         left: finished.left,
         gif_fit: finished.fitted,
+        clips: finished.clips,
         removed,
         stale_states: *shared.stale_states.lock().expect("stale states"),
     })
+}
+
+/// The GIF written as the frames come: the whole scene's when every frame is rendered and it is
+/// not already made from these very frames (`current`), or the clip's when the render is of a run
+/// of frames (`--frames 0..29`).
+fn streamed_gif(job: &Job, folder: &SceneFolder, current: bool) -> Option<PathBuf> {
+    if !job.formats.contains(&Format::Gif) || job.shard.is_some() {
+        return None;
+    }
+    match whole::clip_of(&job.frames, job.scene.frames()) {
+        Some((first, last)) => folder.clip(Format::Gif, first, last),
+        None if job.is_whole() && !current => folder.animation(Format::Gif),
+        None => None,
+    }
 }
 
 /// The GIF this run wrote, if it wrote one.

@@ -3,14 +3,17 @@
 //! APNG, MP4, WebM) are made only when every frame of the scene is in the folder and of the
 //! scene as it is now, and made again only when the frames they hold changed; a render of every
 //! frame removes the frames a longer version of the scene left past its end. Partial renders
-//! leave the whole alone, and say what they left.
+//! leave the whole alone, and say what they left; a render of a run of frames (`--frames 0..29`)
+//! makes a clip of them beside it (`<name>.0-29.mp4`).
 
 use std::path::{Path, PathBuf};
 
 use super::PipelineError;
+use crate::output::gif::Sampling;
 use crate::output::layout::{SceneFolder, animation_source};
 use crate::output::manifest::{AnimationEntry, FrameEntry, Manifest};
 use crate::output::{self, OutputError};
+use crate::scene::common::Quality;
 use crate::scene::{Format, Scene};
 
 /// The animations of a scene's folder: which are asked for, what each would be made from now,
@@ -28,6 +31,11 @@ pub struct Animations {
     /// The GIF's budget in bytes (`gif_max_size`).
     budget: Option<u64>,
     size: (u32, u32),
+    /// The GIF's rate as the scene asks (the render's when it does not).
+    gif_fps: f64,
+    quality: Quality,
+    /// The run of frames this render makes a clip of, first and last.
+    clip: Option<(u32, u32)>,
 }
 
 /// What became of the scene's animations and leftovers.
@@ -43,12 +51,23 @@ pub struct Outcome {
     pub records: Vec<AnimationEntry>,
     /// What the GIF gave up to fit its budget, when it had to.
     pub fitted: Option<String>,
+    /// Clips written of the frames this render made.
+    pub clips: Vec<PathBuf>,
+}
+
+/// The run `first..=last` that `frames` (sorted) are, of a scene of `total` frames, when it is a
+/// run of two or more and not the whole: what a clip is made of.
+pub fn clip_of(frames: &[u32], total: u32) -> Option<(u32, u32)> {
+    let (&first, &last) = (frames.first()?, frames.last()?);
+    let run = frames.len() >= 2 && (last - first) as usize + 1 == frames.len();
+    (run && frames.len() < total as usize).then_some((first, last))
 }
 
 impl Animations {
     /// The animations `formats` asks for of `scene` (rendered with `settings`, the manifest's
     /// settings hash) in `folder`, against what `old` (the folder's manifest) recorded.
-    pub fn new(scene: &Scene, folder: &SceneFolder, formats: &[Format], settings: &str, old: Option<&Manifest>) -> Self {
+    /// `rendered` are the frames this render makes (a run of them makes a clip).
+    pub fn new(scene: &Scene, folder: &SceneFolder, formats: &[Format], settings: &str, old: Option<&Manifest>, rendered: &[u32]) -> Self {
         let identity = scene.identity();
         let expected: Vec<String> = (0..scene.frames()).map(|f| output::layout::frame_identity(identity, settings, f)).collect();
         let fps = scene.sim.timing.fps as f64;
@@ -63,7 +82,10 @@ impl Animations {
                         None => format!("{} fps of {fps}, dither {}", gif.0.fps, gif.1),
                         Some(b) => format!("{} fps of {fps}, dither {}, at most {b} bytes", gif.0.fps, gif.1),
                     },
-                    _ => format!("{fps} fps"),
+                    _ => match scene.output.quality.of(f) {
+                        Some(q) => format!("{fps} fps, {q}"),
+                        None => format!("{fps} fps"),
+                    },
                 };
                 Some((f, path, animation_source(expected.iter().map(String::as_str), f, &own)))
             })
@@ -72,7 +94,19 @@ impl Animations {
         let there = |a: &AnimationEntry| Format::from_name(&a.format).and_then(|f| folder.animation(f)).is_some_and(|p| p.is_file());
         let records = old.map(|m| m.animations.iter().filter(|a| there(a)).cloned().collect()).unwrap_or_default();
         let budget = scene.output.gif_max_size;
-        Animations { folder: folder.clone(), expected, wanted, records, fps, gif, budget, size: (scene.look.width, scene.look.height) }
+        Animations {
+            folder: folder.clone(),
+            expected,
+            wanted,
+            records,
+            fps,
+            gif,
+            budget,
+            size: (scene.look.width, scene.look.height),
+            gif_fps: scene.output.gif_fps.map_or(fps, f64::from),
+            quality: scene.output.quality,
+            clip: clip_of(rendered, scene.frames()),
+        }
     }
 
     /// The identity every frame of the scene has when rendered now.
@@ -108,10 +142,16 @@ impl Animations {
     /// Makes the animations asked for from the frames `frames` (the manifest's, after this
     /// render) when every frame of the scene is there and of the scene as it is now; `streamed`
     /// says which of them this render wrote as its frames came (a GIF). Leaves them alone
-    /// otherwise, saying why.
+    /// otherwise, saying why. A render of a run of frames makes the clip of each instead (its
+    /// streamed GIF is the clip's), and leaves the whole's alone, unsaid.
     pub fn finish(&self, frames: &[FrameEntry], streamed: &[Format], ffmpeg: Option<&Path>) -> Result<Outcome, PipelineError> {
         let mut out = Outcome { records: self.records.clone(), ..Outcome::default() };
         if self.wanted.is_empty() {
+            return Ok(out);
+        }
+        // a render of a run of frames makes their clip and leaves the whole's animations alone
+        if self.clip.is_some() {
+            (out.clips, out.fitted) = self.clips(streamed, ffmpeg)?;
             return Ok(out);
         }
         let (missing, other) = self.gaps(frames);
@@ -137,10 +177,10 @@ impl Animations {
             }
             if streamed.contains(format) || !self.recorded(*format, path, source) {
                 if !streamed.contains(format) {
-                    self.write(*format, path, &files, ffmpeg)?;
+                    self.write(*format, path, &files, &self.gif.0, ffmpeg)?;
                 }
                 if *format == Format::Gif {
-                    out.fitted = self.fit_gif(path, &files)?;
+                    out.fitted = self.fit_gif(path, &files)?.or(out.fitted);
                 }
                 out.written.push(path.clone());
             } else {
@@ -152,6 +192,28 @@ impl Animations {
         }
         out.records.sort_by(|a, b| a.format.cmp(&b.format));
         Ok(out)
+    }
+
+    /// The clips of the run of frames this render made, one per format asked for (made again each
+    /// time: they are a render's own output, not the scene's).
+    /// Returns them, and what the GIF's gave up to fit its budget.
+    /// `streamed` says which this render wrote as its frames came.
+    fn clips(&self, streamed: &[Format], ffmpeg: Option<&Path>) -> Result<(Vec<PathBuf>, Option<String>), PipelineError> {
+        let Some((first, last)) = self.clip else { return Ok((Vec::new(), None)) };
+        let files: Vec<PathBuf> = (first..=last).map(|f| self.folder.frame(f)).collect();
+        let (mut written, mut fitted) = (Vec::new(), None);
+        for (format, _, _) in &self.wanted {
+            let Some(path) = self.folder.clip(*format, first, last) else { continue };
+            if !streamed.contains(format) {
+                let sampling = Sampling::of(files.len(), self.fps, self.gif_fps);
+                self.write(*format, &path, &files, &sampling, ffmpeg)?;
+            }
+            if *format == Format::Gif {
+                fitted = self.fit_gif(&path, &files)?;
+            }
+            written.push(path);
+        }
+        Ok((written, fitted))
     }
 
     /// Frames of the scene not in the folder, and frames there of another identity.
@@ -176,17 +238,25 @@ impl Animations {
         Ok(fitted.map(|f| format!("{}: {}", path.display(), f.said(budget, &full, self.size))))
     }
 
-    fn write(&self, format: Format, path: &Path, files: &[PathBuf], ffmpeg: Option<&Path>) -> Result<(), PipelineError> {
+    /// Writes the animation of `format` of `files` to `path` (a GIF of those `sampling` keeps).
+    fn write(
+        &self,
+        format: Format,
+        path: &Path,
+        files: &[PathBuf],
+        sampling: &Sampling,
+        ffmpeg: Option<&Path>,
+    ) -> Result<(), PipelineError> {
         let (w, h) = self.size;
         match format {
-            Format::Gif => super::gif_from_frames(files, path, w, h, &self.gif.0, self.gif.1),
+            Format::Gif => super::gif_from_frames(files, path, w, h, sampling, self.gif.1),
             Format::Apng => Ok(output::animation::write_apng(files, path, self.fps)?),
-            Format::Mp4 | Format::Webm => {
-                let kind = if format == Format::Mp4 { output::animation::Video::Mp4 } else { output::animation::Video::Webm };
-                let ffmpeg = ffmpeg.ok_or(OutputError::NoFfmpeg)?;
-                Ok(output::animation::write_video(ffmpeg, files, path, self.fps, kind)?)
-            }
             Format::Png => Ok(()),
+            f => {
+                let ffmpeg = ffmpeg.ok_or(OutputError::NoFfmpeg)?;
+                let how = output::animation::Encoding::animation(f, self.quality);
+                Ok(output::animation::write_video(ffmpeg, files, path, self.fps, how)?)
+            }
         }
     }
 }

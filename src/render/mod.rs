@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
-use crate::frame::{FrameData, MeshData};
+use crate::frame::{FrameData, MeshData, Zoom};
 pub use device::{AdapterRequest, AdapterSummary, BackendChoice};
 use pipelines::{COLOR_FORMAT, DEPTH_FORMAT, Instance, Pipelines, Vertex};
 pub use pool::Pool;
@@ -125,6 +125,47 @@ struct Place {
     canvas: bool,
     /// Nothing is drawn into the multisampled target after this pass (a frame without views).
     last: bool,
+    /// The part of the frame's picture shown in `rect` (an inset), when not all of it.
+    zoom: Option<Zoom>,
+}
+
+impl Place {
+    /// Where the frame's whole picture would lie for `rect` to show its zoomed part: `rect` itself
+    /// without a zoom. Its 2-D canvas is placed there (and clipped to `rect`).
+    fn picture(&self) -> [f32; 4] {
+        let [x, y, w, h] = self.rect;
+        match self.zoom {
+            None => self.rect,
+            Some(Zoom { region: [u, v, du, dv], .. }) => {
+                let (pw, ph) = (w / du, h / dv);
+                [x - u * pw, y - v * ph, pw, ph]
+            }
+        }
+    }
+}
+
+/// The clip-space transform that makes `region` (fractions of the picture from its top left)
+/// fill the viewport: applied after a camera's projection, the view shows that part magnified.
+fn zoom_matrix(region: [f32; 4]) -> Mat4 {
+    let [u, v, du, dv] = region;
+    let (cx, cy) = (-1.0 + 2.0 * u + du, 1.0 - 2.0 * v - dv);
+    Mat4::from_cols(
+        glam::Vec4::new(1.0 / du, 0.0, 0.0, 0.0),
+        glam::Vec4::new(0.0, 1.0 / dv, 0.0, 0.0),
+        glam::Vec4::Z,
+        glam::Vec4::new(-cx / du, -cy / dv, 0.0, 1.0),
+    )
+}
+
+/// The background gradient's colours at the top and bottom of `region` of the picture, as the
+/// background shader blends them (an eased blend from bottom to top).
+fn zoomed_background(top: [f32; 3], bottom: [f32; 3], region: [f32; 4]) -> ([f32; 3], [f32; 3]) {
+    let at = |v: f32| {
+        let t = (1.0 - v).clamp(0.0, 1.0);
+        let t = t * t * (3.0 - 2.0 * t);
+        [0, 1, 2].map(|i| bottom[i] + (top[i] - bottom[i]) * t)
+    };
+    (at(region[1]), at(region[1] + region[3]))
 }
 
 /// View rectangle `rect` (outer canvas units) in whole pixels of a `size` image, the outer canvas
@@ -384,7 +425,7 @@ impl Renderer {
     }
 
     /// Camera and sun matrices, and the world size of a shadow texel.
-    fn uniforms_for(&self, frame: &FrameData, rect: [f32; 4]) -> FrameUniforms {
+    fn uniforms_for(&self, frame: &FrameData, rect: [f32; 4], zoom: Option<Zoom>) -> FrameUniforms {
         let c = &frame.camera;
         // The sun looks at the bounding sphere of everything drawn.
         let mut lo = Vec3::splat(f32::INFINITY);
@@ -413,8 +454,14 @@ impl Renderer {
         let light_proj = Mat4::orthographic_rh(-radius, radius, -radius, radius, radius * 0.5, radius * 3.5);
         let l = &frame.lighting;
         let v4 = |v: [f32; 3], w: f32| [v[0], v[1], v[2], w];
+        let (view_proj, (bg_top, bg_bottom)) = match zoom {
+            None => (c.view_proj(rect[2] / rect[3]), (frame.background.top, frame.background.bottom)),
+            Some(z) => {
+                (zoom_matrix(z.region) * c.view_proj(z.aspect), zoomed_background(frame.background.top, frame.background.bottom, z.region))
+            }
+        };
         FrameUniforms {
-            view_proj: c.view_proj(rect[2] / rect[3]).to_cols_array_2d(),
+            view_proj: view_proj.to_cols_array_2d(),
             light_view_proj: (light_proj * light_view).to_cols_array_2d(),
             eye: v4(c.eye, 1.0),
             to_sun: v4(to_sun.to_array(), if l.shadows { 1.0 } else { 0.0 }),
@@ -422,8 +469,8 @@ impl Renderer {
             sky: v4(l.sky, 0.0),
             ground: v4(l.ground, 0.0),
             fog: v4(l.fog_color, l.fog_density),
-            bg_top: v4(frame.background.top, 1.0),
-            bg_bottom: v4(frame.background.bottom, 1.0),
+            bg_top: v4(bg_top, 1.0),
+            bg_bottom: v4(bg_bottom, 1.0),
             shadow: [1.0 / SHADOW_SIZE as f32, 2.0 * radius / SHADOW_SIZE as f32, rect[2], rect[3]],
         }
     }
@@ -441,7 +488,11 @@ impl Renderer {
         let new_encoder = |device: &wgpu::Device| device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let mut encoder = new_encoder(&self.device);
         // the frame's own canvas is drawn last, over the resolved image (`overlay_pass`)
-        self.encode_frame(&mut encoder, frame, Place { rect: full, slot: 0, clear: true, canvas: false, last: frame.views.is_empty() });
+        self.encode_frame(
+            &mut encoder,
+            frame,
+            Place { rect: full, slot: 0, clear: true, canvas: false, last: frame.views.is_empty(), zoom: None },
+        );
         if !frame.views.is_empty() {
             self.queue.submit([encoder.finish()]);
             let size = frame.canvas.as_ref().map_or([self.width as f32, self.height as f32], |c| c.size);
@@ -449,7 +500,11 @@ impl Renderer {
             for (i, view) in frame.views.iter().enumerate() {
                 let Some(rect) = pixel_rect(view.rect, scale, origin, (self.width, self.height)) else { continue };
                 let mut encoder = new_encoder(&self.device);
-                self.encode_frame(&mut encoder, &view.frame, Place { rect, slot: 1 + i, clear: false, canvas: true, last: false });
+                self.encode_frame(
+                    &mut encoder,
+                    &view.frame,
+                    Place { rect, slot: 1 + i, clear: false, canvas: true, last: false, zoom: view.zoom },
+                );
                 self.queue.submit([encoder.finish()]);
             }
             encoder = new_encoder(&self.device);
@@ -472,7 +527,7 @@ impl Renderer {
         let meshes = &self.meshes;
         let shape = |key: u64| meshes.get(&key).map_or_else(Default::default, GpuMesh::shape);
         self.batches.prepare(&self.device, &self.queue, &self.pipelines.batch_layout, frame, shape);
-        let uniforms = self.uniforms_for(frame, place.rect);
+        let uniforms = self.uniforms_for(frame, place.rect, place.zoom);
         self.queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
         self.write_instances(frame);
         let draws = self.bend(frame, encoder);
@@ -481,7 +536,7 @@ impl Renderer {
         }
         if place.canvas {
             let size = (self.width, self.height);
-            self.canvas.prepare(&self.device, &self.queue, encoder, place.slot, frame.canvas.as_ref(), place.rect, size);
+            self.canvas.prepare(&self.device, &self.queue, encoder, place.slot, frame.canvas.as_ref(), place.picture(), size);
         }
         let canvas = place.canvas && frame.canvas.is_some();
         if place.last && place.clear && !canvas && draws.is_empty() && self.batches.draws.is_empty() {

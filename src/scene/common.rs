@@ -60,7 +60,7 @@ pub const LIGHT: Table = Table::new(
 
 const FORMATS: Key = Key::of("formats", Ty::List(&Ty::Choice(&Format::NAMES)))
     .said("[\"png\", \"gif\"]")
-    .doc("what a render writes: png, gif, apng, mp4, webm (apng, mp4 and webm are made from the PNG frames)");
+    .doc("what a render writes: png, gif, apng, mp4, webm, webp, avif (all but gif are made from the PNG frames; mp4, webm, webp and avif by the system's ffmpeg)");
 const GIF_FPS: Key = Key::int("gif_fps", 30, 1, 100).said("the render's fps").unit("frames/s").doc("the GIF's frame rate: below the render's, frames are dropped evenly and the motion keeps its speed; at or above it, every frame at the render's rate");
 const GIF_DITHER: Key = Key::flag("gif_dither", true)
     .doc("error-diffusion dithering in the GIF (off: flat colours, each within 4 levels of its palette's nearest, and larger files)");
@@ -70,7 +70,14 @@ const GIF_MAX_SIZE: Key = Key::float("gif_max_size", 2.0, 0.002, 1e6)
     .said("none")
     .unit("MB")
     .doc("the most the GIF may weigh, in megabytes (10⁶ bytes): a larger one is made again from the frames at a lower rate, a smaller size or fewer colours, the least loss that fits, and the render says what it chose (`--max-size` gives it on the command line)");
-pub const OUTPUT: Table = Table::new("what a render writes", &[FORMATS, GIF_FPS, GIF_DITHER, GIF_MAX_SIZE]);
+const MP4_CRF: Key = Key::int("mp4_crf", 18, 0, 51).doc("the MP4's H.264 constant rate factor: lower is better and larger (0: lossless; 18: hard to tell from the frames; +6 about halves the size)");
+const WEBM_CRF: Key = Key::int("webm_crf", 30, 0, 63).doc("the WebM's VP9 constant quality: lower is better and larger");
+const WEBP_QUALITY: Key = Key::int("webp_quality", 90, 0, 100)
+    .doc("the WebP's quality: 0 to 99 lossy (higher is better and larger), 100 lossless (every pixel as the frame has it)");
+const AVIF_CRF: Key = Key::int("avif_crf", 24, 0, 63)
+    .doc("the AVIF's AV1 constant quality: lower is better and larger (a still keeps full colour resolution, an animation halves it)");
+pub const OUTPUT: Table =
+    Table::new("what a render writes", &[FORMATS, GIF_FPS, GIF_DITHER, GIF_MAX_SIZE, MP4_CRF, WEBM_CRF, WEBP_QUALITY, AVIF_CRF]);
 
 /// `[render]`: frame size and timing, anti-aliasing, background.
 #[derive(Clone, Debug, PartialEq)]
@@ -299,10 +306,15 @@ pub enum Format {
     Mp4,
     /// VP9 in WebM through the system's ffmpeg, made from the PNG frames.
     Webm,
+    /// WebP (animated; a still of one frame) through the system's ffmpeg, made from the PNG frames.
+    Webp,
+    /// AVIF (an AV1 image sequence; a still of one frame) through the system's ffmpeg, made from
+    /// the PNG frames.
+    Avif,
 }
 
 impl Format {
-    pub const NAMES: [&'static str; 5] = ["png", "gif", "apng", "mp4", "webm"];
+    pub const NAMES: [&'static str; 7] = ["png", "gif", "apng", "mp4", "webm", "webp", "avif"];
 
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
@@ -311,6 +323,8 @@ impl Format {
             "apng" => Format::Apng,
             "mp4" => Format::Mp4,
             "webm" => Format::Webm,
+            "webp" => Format::Webp,
+            "avif" => Format::Avif,
             _ => return None,
         })
     }
@@ -323,12 +337,24 @@ impl Format {
             Format::Apng => "apng",
             Format::Mp4 => "mp4",
             Format::Webm => "webm",
+            Format::Webp => "webp",
+            Format::Avif => "avif",
         }
     }
 
     /// Made from the PNG frames: asking for it writes them too.
     pub fn needs_png(self) -> bool {
-        matches!(self, Format::Png | Format::Apng | Format::Mp4 | Format::Webm)
+        self != Format::Gif
+    }
+
+    /// Encoded by the system's ffmpeg, which is looked for before anything is rendered.
+    pub fn needs_ffmpeg(self) -> bool {
+        matches!(self, Format::Mp4 | Format::Webm | Format::Webp | Format::Avif)
+    }
+
+    /// Writes one frame as a picture of its own (`-o fig.webp` of one frame).
+    pub fn is_still(self) -> bool {
+        matches!(self, Format::Png | Format::Webp | Format::Avif)
     }
 }
 
@@ -342,6 +368,31 @@ pub struct OutputSpec {
     pub gif_dither: bool,
     /// The most bytes the GIF may take (default: no limit).
     pub gif_max_size: Option<u64>,
+    /// How the formats ffmpeg encodes trade size for fidelity.
+    pub quality: Quality,
+}
+
+/// The encoders' quality settings (`mp4_crf`, `webm_crf`, `webp_quality`, `avif_crf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quality {
+    pub mp4_crf: u32,
+    pub webm_crf: u32,
+    pub webp_quality: u32,
+    pub avif_crf: u32,
+}
+
+impl Quality {
+    /// The setting of `format`'s encoder, as the key names it (`crf 18`), for the formats that
+    /// have one.
+    pub fn of(&self, format: Format) -> Option<String> {
+        Some(match format {
+            Format::Mp4 => format!("crf {}", self.mp4_crf),
+            Format::Webm => format!("crf {}", self.webm_crf),
+            Format::Webp => format!("quality {}", self.webp_quality),
+            Format::Avif => format!("crf {}", self.avif_crf),
+            Format::Png | Format::Gif | Format::Apng => return None,
+        })
+    }
 }
 
 pub fn read_output(t: &TableReader) -> OutputSpec {
@@ -352,7 +403,7 @@ pub fn read_output(t: &TableReader) -> OutputSpec {
                 for item in items.iter() {
                     match item.get_ref().as_str().and_then(Format::from_name) {
                         Some(f) => formats.push(f),
-                        _ => t.error_at(&FORMATS, "formats are \"png\", \"gif\", \"apng\", \"mp4\" and \"webm\""),
+                        _ => t.error_at(&FORMATS, "formats are \"png\", \"gif\", \"apng\", \"mp4\", \"webm\", \"webp\" and \"avif\""),
                     }
                 }
             }
@@ -365,5 +416,11 @@ pub fn read_output(t: &TableReader) -> OutputSpec {
     let gif_fps = t.has(&GIF_FPS).then(|| t.int(&GIF_FPS) as u32);
     let gif_dither = t.flag(&GIF_DITHER);
     let gif_max_size = t.has(&GIF_MAX_SIZE).then(|| (t.float(&GIF_MAX_SIZE) * 1e6).round() as u64);
-    OutputSpec { formats, gif_fps, gif_dither, gif_max_size }
+    let quality = Quality {
+        mp4_crf: t.int(&MP4_CRF) as u32,
+        webm_crf: t.int(&WEBM_CRF) as u32,
+        webp_quality: t.int(&WEBP_QUALITY) as u32,
+        avif_crf: t.int(&AVIF_CRF) as u32,
+    };
+    OutputSpec { formats, gif_fps, gif_dither, gif_max_size, quality }
 }

@@ -257,6 +257,19 @@ impl Probe<'_> {
             top.insert("name".into(), Value::String("top".into()));
             return self.pair(&steps, &top, &cands);
         }
+        if table.ends_with("panel[]") && matches!(key.name, "inset" | "region" | "inset_color") {
+            // an inset magnifies a scene panel listed before it
+            let mut steps = steps.to_vec();
+            if let Some(last) = steps.last_mut() {
+                let scene = Value::Table(toml::from_str::<Doc>(&format!("scene = \"{INLINE_SCENE}\"")).expect("a table"));
+                last.before = vec![scene.clone(), scene];
+            }
+            let mut inset = here.clone();
+            inset.remove("chart");
+            inset.insert("inset".into(), Value::Integer(1));
+            inset.insert("region".into(), Value::Array(vec![num(0.0), num(0.0), num(10.0), num(10.0)]));
+            return self.pair(&steps, &inset, &cands);
+        }
         let found = self.pair(steps, here, &cands);
         // a panel's key that is about its scene: tried on a scene panel too
         let to_scene = |d: &mut Doc| {
@@ -447,6 +460,11 @@ fn candidates(table: &str, key: &Key) -> Vec<Assignment> {
                 .iter()
                 .map(|w| vec![("chart".to_string(), None), scene.clone(), (name.to_string(), Some(Value::String((*w).into())))])
                 .collect();
+        }
+        ("panel[]", "inset") => return pair(Value::Integer(1), Value::Integer(2)),
+        ("panel[]", "region") => {
+            let rect = |x: f64| Value::Array(vec![num(x), num(x), num(10.0), num(10.0)]);
+            return pair(rect(0.0), rect(5.0));
         }
         ("panel[]", "wire_color" | "wire_width") => {
             let style = ("style".to_string(), Some(Value::String("wireframe".into())));

@@ -60,6 +60,8 @@ const REDUCED_MOTION: Key =
     Key::flag("reduced_motion", false).doc("one still frame of the graph instead of the animation (prefers-reduced-motion)");
 const TRAILS: Key = Key::flag("trails", true).doc("draw the agents' trails");
 const PATHS: Key = Key::flag("paths", true).doc("draw a dashed line from each seeking agent to its target node");
+const CURSOR_LOOK: Key = Key::choice("cursor_look", &["subtle", "visible"])
+    .doc("how the live cursor is drawn: \"subtle\" (a thin ring, its lure radius faint) or \"visible\" (a bold ring and dot on a halo, the lure radius clear, for readers who cannot see a pointer)");
 const CURSOR: Key =
     Key::of("cursor", Ty::Rows(&[3])).doc("cursor keyframes [time, x, y], linear in between; it rests before the first and after the last");
 const CLICKS: Key = Key::of("clicks", Ty::Rows(&[1, 3])).doc("clicks [time] (at the cursor) or [time, x, y]");
@@ -98,6 +100,7 @@ const FLOCK: Table = Table::new(
         REDUCED_MOTION,
         TRAILS,
         PATHS,
+        CURSOR_LOOK,
         CURSOR,
         CLICKS,
     ],
@@ -201,6 +204,8 @@ pub struct FlockLook {
     pub show_trails: bool,
     /// Draw a dashed line from each seeking agent to its target node.
     pub show_paths: bool,
+    /// Draw the live cursor bold, on a halo (`cursor_look = "visible"`).
+    pub visible_cursor: bool,
 }
 
 impl KindTable for FlockSpec {
@@ -326,6 +331,7 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> (FlockSpec, FlockLook
         theme: if t.choice(&THEME) == "dark" { Theme::Dark } else { Theme::Light },
         show_trails: t.flag(&TRAILS),
         show_paths: t.flag(&PATHS),
+        visible_cursor: t.choice(&CURSOR_LOOK) == "visible",
     };
     (spec, look)
 }

@@ -46,7 +46,7 @@ pub fn scenes(ctx: &Ctx) -> Value {
 /// What a render of the scene left in the output folder (its animations and manifest), as URLs.
 fn outputs(out: &Path, scene: &Scene) -> Value {
     let folder = SceneFolder::of(out, scene);
-    let files = [Format::Gif, Format::Apng, Format::Mp4, Format::Webm]
+    let files = [Format::Gif, Format::Apng, Format::Webp, Format::Avif, Format::Mp4, Format::Webm]
         .into_iter()
         .filter_map(|f| Some((f.name(), folder.animation(f)?)))
         .chain([("manifest", folder.manifest())]);

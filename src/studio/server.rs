@@ -58,7 +58,7 @@ const LIVE_READ: Duration = Duration::from_millis(50);
 const LIVE_PING: Duration = Duration::from_secs(15);
 
 /// The files the page shows: frames, animations, manifests and reports.
-const SERVED: [&str; 8] = ["png", "apng", "gif", "webp", "mp4", "webm", "json", "html"];
+const SERVED: [&str; 9] = ["png", "apng", "gif", "webp", "avif", "mp4", "webm", "json", "html"];
 
 /// A connection whose request is being read: in the waiting pool while it lives.
 struct Waiting {
@@ -345,6 +345,7 @@ fn content_type(p: &Path) -> &'static str {
         "png" | "apng" => "image/png",
         "gif" => "image/gif",
         "webp" => "image/webp",
+        "avif" => "image/avif",
         "mp4" => "video/mp4",
         "webm" => "video/webm",
         "json" => "application/json",

@@ -152,8 +152,8 @@ fn views_draw_each_frame_into_its_rectangle_under_the_outer_canvas() {
     let right = plain([0.0, 0.0, 1.0], None);
     let mut outer = plain([1.0; 3], Some(canvas(vec![square([95.0, 0.0], [105.0, 10.0], [0.0; 3])])));
     outer.views = vec![
-        View { rect: [10.0, 10.0, 80.0, 80.0], frame: Box::new(left) },
-        View { rect: [110.0, 10.0, 80.0, 80.0], frame: Box::new(right) },
+        View { rect: [10.0, 10.0, 80.0, 80.0], frame: Box::new(left), zoom: None },
+        View { rect: [110.0, 10.0, 80.0, 80.0], frame: Box::new(right), zoom: None },
     ];
     // the outer canvas is 200×100 units in a 400×200 image: 2 px per unit
     let mut r = Renderer::new(&AdapterRequest::default(), 400, 200, 4).expect("renderer");
@@ -381,7 +381,10 @@ fn a_panel_draws_any_scenes_meshes_in_the_style_it_names() {
     assert_eq!(terrain.wire.map(|w| w.color), Some([1.0, 0.0, 0.0, 1.0]));
 
     let problems = |body: &str| figure_problems(body).into_iter().map(|d| d.message).collect::<Vec<_>>().join("\n");
-    assert!(problems("[[figure.panel]]\nstyle = \"wireframe\"\n[figure.panel.chart]\nvalues = [1]\n").contains("a chart panel has none"));
+    assert!(
+        problems("[[figure.panel]]\nstyle = \"wireframe\"\n[figure.panel.chart]\nvalues = [1]\n")
+            .contains("this panel shows no scene of its own")
+    );
     assert!(problems("[[figure.panel]]\nscene = \"../dice.toml\"\nwire_width = 3\n").contains("wires come with"));
     assert!(problems("[[figure.panel]]\nscene = \"../dice.toml\"\nstyle = \"wires\"\n").contains("is not one of"));
 }
@@ -415,4 +418,113 @@ fn a_title_takes_its_panels_facts_by_panel_and_from_the_first_that_has_them() {
     let bare = "kind = \"figure\"\n[figure]\ntitle = \"{agents}\"\n[[figure.panel]]\n[figure.panel.chart]\nvalues = [1, 2]\n";
     let e = simreel::scene::parse(bare, &dir.join("bare.toml")).unwrap_err().to_string();
     assert!(e.contains("{agents} needs `data"), "{e}");
+}
+
+/// A figure of `panel` (a scene file of the repository, at `time`) and an inset of `region` of
+/// it, both 184 × 184 canvas units at 1 px a unit: [16, 16, …] and [216, 16, …].
+fn inset_figure(dir: &std::path::Path, panel: &str, time: f64, region: [f64; 4], extra: &str) -> std::path::PathBuf {
+    let file = dir.join(format!("inset-{}.toml", std::path::Path::new(panel).file_stem().unwrap().to_str().unwrap()));
+    std::fs::write(
+        &file,
+        format!(
+            "kind = \"figure\"\n[render]\nwidth = 416\nheight = 216\nframes = 1\n[output]\nformats = [\"png\"]\n[figure]\n{extra}\n\
+             [[figure.panel]]\nscene = \"{}\"\ntime = {time}\n[[figure.panel]]\ninset = 1\nregion = {region:?}\n",
+            root().join(panel).display()
+        ),
+    )
+    .unwrap();
+    file
+}
+
+/// An inset shows its region of the other panel magnified, drawn again at its scale: the inset
+/// averaged 2 × 2 is the panel's region (a 3-D scene and a 2-D canvas alike), and nearer it than
+/// to the region moved by a few pixels any way.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn an_inset_is_its_region_of_the_panel_magnified() {
+    require_gpu();
+    let dir = crate::common::scratch();
+    for (panel, time) in [("scenes/terrain.toml", 1.0), ("scenes/flock.toml", 5.0)] {
+        let file = inset_figure(&dir, panel, time, [46.0, 46.0, 92.0, 92.0], "");
+        let o = crate::common::simreel().arg("render").arg(&file).args(["-q", "--out"]).arg(&dir).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let stem = file.file_stem().unwrap().to_str().unwrap().to_string();
+        let img = crate::common::read_png(&dir.join(format!("{stem}/frame_0000.png")));
+        let px = |x: usize, y: usize, c: usize| img.rgba[(y * 416 + x) * 4 + c] as f64;
+        // the inset (216..400 across, 16..200 down) averaged 2 × 2, less its 2-unit frame
+        let half = |x: usize, y: usize, c: usize| (0..4).map(|k| px(216 + 2 * x + k % 2, 16 + 2 * y + k / 2, c)).sum::<f64>() / 4.0;
+        let diff = |dx: i64, dy: i64| {
+            let mut sum = 0.0;
+            for y in 2..90 {
+                for x in 2..90 {
+                    let (sx, sy) = ((62 + x as i64 + dx) as usize, (62 + y as i64 + dy) as usize);
+                    sum += (0..3).map(|c| (half(x, y, c) - px(sx, sy, c)).abs()).sum::<f64>();
+                }
+            }
+            sum / (88.0 * 88.0 * 3.0)
+        };
+        let here = diff(0, 0);
+        assert!(here < 6.0, "{panel}: the inset averaged is {here:.2} levels off its region");
+        for (dx, dy) in [(-3, 0), (3, 0), (0, -3), (0, 3)] {
+            let there = diff(dx, dy);
+            assert!(here < there, "{panel}: the region moved by ({dx}, {dy}) matches better: {there:.2} against {here:.2}");
+        }
+    }
+}
+
+#[test]
+fn an_inset_names_a_scene_panel_and_a_region_inside_it() {
+    let scene = "scene = \"../flock.toml\"\nframe = 3";
+    for (panels, said) in [
+        (format!("[[figure.panel]]\n{scene}\n[[figure.panel]]\ninset = 2\nregion = [0, 0, 10, 10]"), "panel 2 is this inset itself"),
+        (
+            format!("[[figure.panel]]\n{scene}\n[[figure.panel]]\ninset = 3\nregion = [0, 0, 10, 10]"),
+            "there is no panel 3: the figure has 2",
+        ),
+        (
+            "[[figure.panel]]\n[figure.panel.chart]\nvalues = [1]\n[[figure.panel]]\ninset = 1\nregion = [0, 0, 10, 10]".into(),
+            "panel 1 is not a scene panel",
+        ),
+        (format!("[[figure.panel]]\n{scene}\n[[figure.panel]]\ninset = 1"), "an inset needs `region = [x, y, width, height]`"),
+        (format!("[[figure.panel]]\n{scene}\n[[figure.panel]]\ninset = 1\nregion = [10, 10, 0, 5]"), "needs a positive size, not 0×5"),
+        (format!("[[figure.panel]]\n{scene}\n[[figure.panel]]\ninset = 1\nregion = [200, 100, 400, 10]"), "reaches outside panel 1"),
+        (
+            format!("[[figure.panel]]\n{scene}\n[[figure.panel]]\ninset = 1\nregion = [0, 0, 9, 9]\ntime = 2.0"),
+            "give `time` to the panel it magnifies",
+        ),
+        (
+            format!("[[figure.panel]]\n{scene}\n[[figure.panel]]\ninset = 1\n{scene}"),
+            "a `scene`, a `chart` or an `inset` of another panel: one of them",
+        ),
+        (format!("[[figure.panel]]\n{scene}\nregion = [0, 0, 9, 9]"), "`region` and `inset_color` come with `inset = N`"),
+    ] {
+        let problems = figure_problems(&format!("[render]\nwidth = 640\nheight = 240\nframes = 1\n[figure]\n{panels}"));
+        let all: Vec<String> = problems.iter().map(|d| d.message.clone()).collect();
+        assert!(all.iter().any(|m| m.contains(said)), "{said}: {all:?}");
+    }
+}
+
+/// A footnote under the whole figure, left-aligned at the margin, below every panel (the grid
+/// makes room for it), with the panels' facts and the data filled in.
+#[test]
+fn a_footnote_takes_the_facts_and_sits_under_the_panels() {
+    let dir = crate::common::scratch();
+    let with =
+        inset_figure(&dir, "scenes/flock.toml", 2.0, [10.0, 10.0, 50.0, 50.0], "footnote = \"{agents} agents at {mean_speed:.1} units/s\"");
+    let scene = simreel::scene::load(&with).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = simreel::kinds::build(&scene);
+    let frame = sim.frame(0);
+    let canvas = frame.canvas.as_ref().unwrap();
+    let note = canvas.texts.iter().find(|t| t.text.contains("agents at")).unwrap_or_else(|| panic!("{:?}", canvas.texts));
+    let (agents, speed) = note.text.split_once(" agents at ").unwrap();
+    assert!(agents.parse::<u32>().unwrap() > 0 && speed.trim_end_matches(" units/s").parse::<f64>().unwrap() > 0.0, "{}", note.text);
+    assert_eq!((note.at[0], note.align), (16.0, Align::Left));
+    let rects = match &scene.look.kind {
+        simreel::scene::KindLook::Figure(f) => f.panel_rects(),
+        _ => unreachable!(),
+    };
+    assert!(rects.iter().all(|r| r[1] + r[3] < (note.at[1] - note.size) as f64), "{rects:?} over the footnote at {:?}", note.at);
+    // the insets' frames: one around the region on panel 1, one around the inset
+    let frames = canvas.shapes.iter().filter(|s| matches!(s, Shape2d::Rect { border, .. } if *border > 0.0)).count();
+    assert_eq!(frames, 2);
 }

@@ -37,3 +37,4 @@ mod shards;
 mod studio;
 mod studio_security;
 mod untrusted;
+mod web_formats;

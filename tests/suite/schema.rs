@@ -223,6 +223,10 @@ fn companions(path: &str, key: &str) -> Option<&'static str> {
         ("panel[]", "with") => "@scene = { kind = \"flock\" }\nwith = { flock = { agents = 3 } }",
         ("panel[]", "rect") => "rect = [0, 0, 10, 10]",
         ("panel[]", "style") => "@scene = { kind = \"flock\" }\nstyle = \"wireframe\"",
+        // an inset magnifies a scene panel before it
+        ("panel[]", "inset" | "region" | "inset_color") => {
+            "@scene = { kind = \"flock\" }\n[[figure.panel]]\ninset = 1\nregion = [0, 0, 10, 10]\ninset_color = \"#808080\""
+        }
         ("panel[]", "wire_color" | "wire_width") => {
             "@scene = { kind = \"flock\" }\nstyle = \"wireframe\"\nwire_color = \"#808080\"\nwire_width = 2"
         }

@@ -82,15 +82,45 @@ pub const STYLE: Key =
     Key::choice("style", &["shaded", "wireframe", "shaded+wire"]).said("the scene's own").doc("how the panel draws its scene's meshes");
 pub const WIRE_COLOR: Key = Key::color("wire_color", Srgb([0.1, 0.1, 0.11])).doc("colour of the wires");
 pub const WIRE_WIDTH: Key = Key::float("wire_width", 1.0, 0.25, 32.0).unit("px").doc("width of the wires");
+pub const INSET: Key = Key::int("inset", 1, 1, super::MAX_PANELS as i64).said("none").doc(
+    "zoom into panel N (numbered from 1, a scene panel): this panel shows `region` of it magnified, and a frame marks the region there",
+);
+pub const REGION: Key = Key::vector("region", &[0.0; 4], -FAR, FAR)
+    .said("required with `inset`")
+    .doc("[x, y, width, height] of panel `inset`, canvas units from its top left: what this panel magnifies (widened or heightened about its centre to this panel's shape)");
+pub const INSET_COLOR: Key =
+    Key::color("inset_color", Srgb([0.93, 0.42, 0.1])).doc("colour of the frames around the region and this panel");
 pub const PANEL_LABEL: Key = Key::tables("label", &LABEL).doc("labels over the panel");
 pub const PANEL_ARROW: Key = Key::tables("arrow", &ARROW).doc("arrows over the panel");
 pub const PANEL: Table = Table::new(
-    "a panel: another scene at a frame or time (or on the figure's clock), or a chart",
-    &[SCENE, WITH, CHART_KEY, FRAME, TIME, CAMERA_KEY, CAPTION, RECT, OVERLAY, STYLE, WIRE_COLOR, WIRE_WIDTH, PANEL_LABEL, PANEL_ARROW],
+    "a panel: another scene at a frame or time (or on the figure's clock), a chart, or an inset that magnifies part of another panel",
+    &[
+        SCENE,
+        WITH,
+        CHART_KEY,
+        INSET,
+        REGION,
+        INSET_COLOR,
+        FRAME,
+        TIME,
+        CAMERA_KEY,
+        CAPTION,
+        RECT,
+        OVERLAY,
+        STYLE,
+        WIRE_COLOR,
+        WIRE_WIDTH,
+        PANEL_LABEL,
+        PANEL_ARROW,
+    ],
 );
 
 pub const DATA: Key = Key::text("data").doc("a JSON file the numbers in text and charts come from (relative to the figure)");
-pub const TITLE: Key = Key::text("title").doc("the title; {name} takes numbers from the data");
+pub const TITLE: Key = Key::text("title")
+    .doc("the title; {name} takes numbers from the data and the panels' facts ({agents}: the first panel's, {panel2.agents}: panel 2's)");
+pub const FOOTNOTE: Key = Key::text("footnote").doc(
+    "a line under the whole figure, left-aligned (a source, the settings); {name} takes the data and the panels' facts as the title does",
+);
 pub const PANEL_KEY: Key = Key::tables("panel", &PANEL).doc("the panels, row by row");
 pub const COLUMNS: Key =
     Key::int("columns", 2, 1, super::MAX_PANELS as i64).said("as square as the count allows, at most 4").doc("panels a row");
@@ -106,5 +136,5 @@ pub const CHART_BACKGROUND: Key = Key::color("chart_background", Srgb([1.0, 1.0,
 /// `[figure]`.
 pub const FIGURE: Table = Table::new(
     "other scenes and charts laid out as panels of one image, with captions and labels",
-    &[DATA, TITLE, PANEL_KEY, COLUMNS, LABEL_KEY, ARROW_KEY, GAP, MARGIN, TITLE_SIZE, CAPTION_SIZE, TEXT_COLOR, CHART_BACKGROUND],
+    &[DATA, TITLE, FOOTNOTE, PANEL_KEY, COLUMNS, LABEL_KEY, ARROW_KEY, GAP, MARGIN, TITLE_SIZE, CAPTION_SIZE, TEXT_COLOR, CHART_BACKGROUND],
 );

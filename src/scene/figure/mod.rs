@@ -62,6 +62,8 @@ pub struct FigureLook {
     /// smaller, so the layout scales as a whole.
     pub size: [f64; 2],
     pub title: Option<String>,
+    /// A line under the whole figure, left-aligned.
+    pub footnote: Option<String>,
     /// Panels per row of the grid (default: as square as the count allows, at most 4).
     pub columns: usize,
     /// Space between panels and around the grid, canvas units.
@@ -167,6 +169,30 @@ pub enum PanelFrame {
 pub enum PanelContent {
     Scene(Box<LookSpec>),
     Chart(ChartSpec),
+    /// Part of another panel, magnified.
+    Inset(InsetSpec),
+}
+
+/// An inset: `region` of panel `of` (a scene panel), magnified into this panel, with a frame of
+/// `color` around the region there and around this panel.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct InsetSpec {
+    /// The panel it magnifies, from 0.
+    pub of: usize,
+    /// `[x, y, width, height]` in canvas units from that panel's top left, as written.
+    pub region: [f64; 4],
+    pub color: Srgb,
+}
+
+impl InsetSpec {
+    /// The region as drawn into a panel of `aspect` (width / height): widened or heightened about
+    /// its centre to that shape, so the magnification is the same across and down.
+    pub fn fitted(&self, aspect: f64) -> [f64; 4] {
+        let [x, y, w, h] = self.region;
+        let (cx, cy) = (x + w / 2.0, y + h / 2.0);
+        let (w, h) = if w / h < aspect { (h * aspect, h) } else { (w, w / aspect) };
+        [cx - w / 2.0, cy - h / 2.0, w, h]
+    }
 }
 
 /// How a panel is drawn.
@@ -320,6 +346,7 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
         let look = FigureLook {
             size,
             title: None,
+            footnote: None,
             columns: 1,
             gap: 0.0,
             margin: 0.0,
@@ -339,6 +366,7 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     let data = t.has(&DATA).then(|| read_data(t, &DATA, &dir)).flatten();
     let source = DataSource::at(t, &DATA, &data, DataSource::NotNamed);
     let title = t.string(&TITLE);
+    let footnote = t.string(&FOOTNOTE);
     let readers = t.tables(&PANEL_KEY);
     let mut files: Vec<PathBuf> = data.iter().map(|d| d.path.clone()).collect();
     let (sims, panels): (Vec<Option<PanelSim>>, Vec<PanelSpec>) = readers
@@ -349,10 +377,12 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
             (sim, look)
         })
         .unzip();
-    if let Some(title) = &title {
-        // a figure with a scene panel has its panels' facts to give (`{agents}`, `{panel2.time}`),
-        // known only as they play, as a caption has its panel's
-        check_placeholders(t, &TITLE, title, source, sims.iter().any(Option::is_some));
+    // a figure with a scene panel has its panels' facts to give (`{agents}`, `{panel2.time}`),
+    // known only as they play, as a caption has its panel's
+    for (key, text) in [(&TITLE, &title), (&FOOTNOTE, &footnote)] {
+        if let Some(text) = text {
+            check_placeholders(t, key, text, source, sims.iter().any(Option::is_some));
+        }
     }
     if panels.len() > MAX_PANELS {
         t.error_at(&PANEL_KEY, format!("{} panels; a figure has at most {MAX_PANELS}", panels.len()));
@@ -364,6 +394,7 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     let look = FigureLook {
         size,
         title,
+        footnote,
         columns,
         gap: t.float(&GAP),
         margin: t.float(&MARGIN),
@@ -379,6 +410,7 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     };
     let spec = FigureSpec { panels: sims };
     check_panels(&spec, &look, &readers);
+    check_insets(&look, &readers);
     for r in &readers {
         r.finish();
     }
@@ -446,6 +478,32 @@ fn check_panels(spec: &FigureSpec, look: &FigureLook, readers: &[TableReader]) {
                     ar.error_at(key, message);
                 }
             }
+        }
+    }
+}
+
+/// An inset magnifies a scene panel, other than itself, within that panel's rectangle.
+fn check_insets(look: &FigureLook, readers: &[TableReader]) {
+    let rects = look.panel_rects();
+    for (k, (p, r)) in look.panels.iter().zip(readers).enumerate() {
+        let PanelContent::Inset(inset) = &p.content else { continue };
+        let n = inset.of + 1;
+        match look.panels.get(inset.of).map(|p| &p.content) {
+            _ if inset.of == k => r.error_at(&INSET, format!("panel {n} is this inset itself; name the scene panel it magnifies")),
+            None => r.error_at(&INSET, format!("there is no panel {n}: the figure has {}", look.panels.len())),
+            Some(PanelContent::Scene(_)) => {
+                let [x, y, w, h] = inset.region;
+                let [_, _, pw, ph] = rects[inset.of];
+                if w <= 0.0 || h <= 0.0 {
+                    r.error_at(&REGION, format!("a region [x, y, width, height] needs a positive size, not {w}×{h}"));
+                } else if x < 0.0 || y < 0.0 || x + w > pw + 1e-9 || y + h > ph + 1e-9 {
+                    r.error_at(
+                        &REGION,
+                        format!("[{x}, {y}, {w}, {h}] reaches outside panel {n}, which is {pw:.0}×{ph:.0} canvas units (the region is measured from its top left)"),
+                    );
+                }
+            }
+            Some(_) => r.error_at(&INSET, format!("panel {n} is not a scene panel; an inset magnifies a scene")),
         }
     }
 }
@@ -609,6 +667,11 @@ impl FigureLook {
         if self.title.is_some() { self.title_size * 1.6 } else { 0.0 }
     }
 
+    /// Height of the band under the grid that holds the footnote (0 without one).
+    pub fn footnote_band(&self) -> f64 {
+        if self.footnote.is_some() { self.caption_size * 1.6 } else { 0.0 }
+    }
+
     /// Height of the band under every grid cell that holds its caption (0 when no panel has one).
     pub fn caption_band(&self) -> f64 {
         if self.panels.iter().any(|p| p.caption.is_some()) { self.caption_size * 1.8 } else { 0.0 }
@@ -623,7 +686,7 @@ impl FigureLook {
         let rows = n.div_ceil(cols);
         let top = self.margin + self.title_band();
         let cell_w = (size[0] - 2.0 * self.margin - (cols - 1) as f64 * self.gap) / cols as f64;
-        let cell_h = (size[1] - top - self.margin - (rows - 1) as f64 * self.gap) / rows as f64;
+        let cell_h = (size[1] - top - self.margin - self.footnote_band() - (rows - 1) as f64 * self.gap) / rows as f64;
         let caption = self.caption_band();
         self.panels
             .iter()

@@ -11,8 +11,8 @@ use super::super::reader::TableReader;
 use super::super::{Scene, SceneError};
 use super::keys::*;
 use super::{
-    Anchor, ArrowSpec, ChartKind, ChartSpec, DataSource, IN_PANEL, LabelSpec, Marker, PanelContent, PanelFrame, PanelSim, PanelSpec,
-    PanelStyle, check_placeholders,
+    Anchor, ArrowSpec, ChartKind, ChartSpec, DataSource, IN_PANEL, InsetSpec, LabelSpec, Marker, PanelContent, PanelFrame, PanelSim,
+    PanelSpec, PanelStyle, check_placeholders,
 };
 
 /// One `[[figure.panel]]`: its scene's simulation and the frame it shows (none for a chart), how
@@ -36,24 +36,41 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: DataSource) -> (Opti
     if p.has(&WITH) && !p.has(&SCENE) {
         p.error_at(&WITH, "`with` changes a panel's `scene`; this panel has none");
     }
-    let content = match (p.has(&SCENE), p.has(&CHART_KEY)) {
-        (true, true) => {
+    // an inset's number read first: one of the wrong type is that mistake alone
+    let inset = p.has(&INSET).then(|| p.int(&INSET) as usize).filter(|_| !p.failed(&INSET));
+    let content = match (p.has(&SCENE), p.has(&CHART_KEY), inset.is_some()) {
+        (true, true, _) => {
             p.error_at(&CHART_KEY, "a panel shows either a `scene` or a `chart`, not both");
             None
         }
-        (true, false) => read_panel_scene(p, dir, camera),
-        (false, true) => {
+        (true, false, true) | (false, true, true) => {
+            p.error_at(&INSET, "a panel shows a `scene`, a `chart` or an `inset` of another panel: one of them");
+            None
+        }
+        (true, false, false) => read_panel_scene(p, dir, camera),
+        (false, true, false) => {
             let c = p.table(&CHART_KEY);
             let own = if c.has(&CHART_DATA) { super::read_data(&c, &CHART_DATA, dir) } else { None };
             let chart = super::chart::read_chart(&c, DataSource::at(&c, &CHART_DATA, &own, data));
             c.finish();
             Some((None, PanelContent::Chart(chart), own.map(|d| vec![d.path]).unwrap_or_default()))
         }
-        (false, false) => {
-            p.error_here("a panel needs `scene = \"file.toml\"` or a `[…chart]` table");
+        (false, false, true) => Some((None, PanelContent::Inset(read_inset(p, inset.unwrap_or(1))), Vec::new())),
+        (false, false, false) => {
+            p.error_here("a panel needs `scene = \"file.toml\"`, a `[…chart]` table or `inset = N`");
             None
         }
     };
+    if inset.is_none() && !p.failed(&INSET) {
+        // their values checked first: one of the wrong type is that mistake alone
+        let _: [f64; 4] = p.numbers(&REGION);
+        let _ = p.color(&INSET_COLOR);
+        for key in [&REGION, &INSET_COLOR] {
+            if p.has(key) && !p.failed(key) {
+                p.error_at(key, "`region` and `inset_color` come with `inset = N`, the panel this one magnifies");
+            }
+        }
+    }
     // a scene panel even when its scene has problems (those are reported once, at `scene`)
     let is_scene = p.has(&SCENE);
     let caption = p.string(&CAPTION);
@@ -91,6 +108,20 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: DataSource) -> (Opti
     (sim, look, files)
 }
 
+/// `inset = N` with `region` and `inset_color`; an inset shows its panel as that panel is drawn,
+/// so it takes none of a scene panel's own keys.
+fn read_inset(p: &TableReader, of: usize) -> InsetSpec {
+    for key in [&FRAME, &TIME, &CAMERA_KEY, &WITH, &OVERLAY] {
+        if p.has(key) {
+            p.error_at(key, format!("an inset shows its panel as that panel is drawn: give `{}` to the panel it magnifies", key.name));
+        }
+    }
+    if !p.has(&REGION) {
+        p.error_at(&INSET, "an inset needs `region = [x, y, width, height]`: the part of the panel it magnifies");
+    }
+    InsetSpec { of: of - 1, region: p.numbers(&REGION), color: p.color(&INSET_COLOR) }
+}
+
 /// `style = "shaded" | "wireframe" | "shaded+wire"` with `wire_color` and `wire_width`.
 fn read_style(p: &TableReader, is_scene: bool) -> Option<PanelStyle> {
     if !p.has(&STYLE) {
@@ -103,7 +134,7 @@ fn read_style(p: &TableReader, is_scene: bool) -> Option<PanelStyle> {
     }
     let style = p.choice(&STYLE);
     if !is_scene && !p.failed(&STYLE) {
-        p.error_at(&STYLE, "`style` draws a scene's meshes; a chart panel has none");
+        p.error_at(&STYLE, "`style` draws a scene's meshes; this panel shows no scene of its own");
     }
     let (fill, wire) = match style {
         "wireframe" => (false, true),

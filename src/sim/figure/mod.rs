@@ -5,7 +5,10 @@
 pub mod annotate;
 pub mod chart;
 
-use crate::frame::{Align, Canvas2d, Fill, Fnv, FrameData, Text2d, View, Wire};
+use crate::frame::{Align, Canvas2d, Fill, Fnv, FrameData, Text2d, View, Wire, Zoom};
+
+/// Width of the frames around an inset and the region it magnifies, canvas units.
+const INSET_BORDER: f32 = 2.0;
 use crate::scene::Timing;
 use crate::scene::figure::{FigureLook, FigureSpec, LabelSpec, PanelContent, PanelFrame, PanelSim, PanelStyle, lookup, placeholders};
 use crate::sim::{Drawing, KindPainter, KindSimulation, Painter, SimFault, SimInputs, Simulation, Stage, StateDigest};
@@ -152,6 +155,8 @@ impl KindPainter for FigurePainter {
         // panel that has it
         let mut all_facts: Vec<(String, String)> = Vec::new();
         let mut views = Vec::new();
+        // each scene panel's place in `views`, for the insets that magnify it
+        let mut view_of: Vec<Option<usize>> = vec![None; look.panels.len()];
         let style = annotate::Style { text: look.text_color.to_linear() };
         for (k, spec) in look.panels.iter().enumerate() {
             let rect = self.rects[k];
@@ -185,7 +190,8 @@ impl KindPainter for FigurePainter {
                     if let Some(style) = &spec.style {
                         restyle(&mut view, style);
                     }
-                    views.push(View { rect, frame: Box::new(view) });
+                    view_of[k] = Some(views.len());
+                    views.push(View { rect, frame: Box::new(view), zoom: None });
                     *last = Some(shown);
                 }
                 (PanelContent::Chart(c), ..) => {
@@ -211,11 +217,17 @@ impl KindPainter for FigurePainter {
                 canvas.texts.push(self.text([rect[0] + rect[2] / 2.0, baseline], look.caption_size, room, Align::Center, text));
             }
         }
+        self.insets(&mut canvas, &mut views, &view_of, data, &style);
+        let room = size[0] - 2.0 * look.margin as f32;
         if let Some(title) = &look.title {
             let baseline = look.margin as f32 + look.title_size as f32;
             let text = fill(title, &all_facts, data);
-            let room = size[0] - 2.0 * look.margin as f32;
             canvas.texts.push(self.text([size[0] / 2.0, baseline], look.title_size, room, Align::Center, text));
+        }
+        if let Some(footnote) = &look.footnote {
+            let baseline = size[1] - look.margin as f32 - look.caption_size as f32 * 0.35;
+            let text = fill(footnote, &all_facts, data);
+            canvas.texts.push(self.text([look.margin as f32, baseline], look.caption_size, room, Align::Left, text));
         }
         let whole = [0.0, 0.0, size[0], size[1]];
         annotate::panel(&mut canvas, &filled(&look.labels, &[], data), &look.arrows, whole, None, &style);
@@ -224,6 +236,32 @@ impl KindPainter for FigurePainter {
 }
 
 impl FigurePainter {
+    /// The insets: each a view of the frame of the panel it magnifies, zoomed into its region,
+    /// with a frame around the region there and around the inset.
+    fn insets(
+        &self,
+        canvas: &mut Canvas2d,
+        views: &mut Vec<View>,
+        view_of: &[Option<usize>],
+        data: Option<&serde_json::Value>,
+        style: &annotate::Style,
+    ) {
+        for (k, spec) in self.look.panels.iter().enumerate() {
+            let PanelContent::Inset(inset) = &spec.content else { continue };
+            let Some(source) = view_of.get(inset.of).copied().flatten() else { continue };
+            let (rect, from) = (self.rects[k], self.rects[inset.of]);
+            let [x, y, w, h] = inset.fitted((rect[2] / rect[3]) as f64).map(|v| v as f32);
+            let zoom = Zoom { region: [x / from[2], y / from[3], w / from[2], h / from[3]], aspect: from[2] / from[3] };
+            let frame = views[source].frame.clone();
+            views.push(View { rect, frame, zoom: Some(zoom) });
+            let color = with_alpha(inset.color.to_linear(), 1.0);
+            let outline = |min: [f32; 2], max: [f32; 2]| crate::frame::Shape2d::Rect { min, max, radius: 0.0, border: INSET_BORDER, color };
+            canvas.shapes.push(outline([from[0] + x, from[1] + y], [from[0] + x + w, from[1] + y + h]));
+            canvas.shapes.push(outline([rect[0], rect[1]], [rect[0] + rect[2], rect[1] + rect[3]]));
+            annotate::panel(canvas, &filled(&spec.labels, &[], data), &spec.arrows, rect, None, style);
+        }
+    }
+
     /// A line of text at em size `size`, smaller where it would be wider than `room`.
     fn text(&self, at: [f32; 2], size: f64, room: f32, align: Align, text: String) -> Text2d {
         let size = crate::frame::font::fitting_size(&text, size as f32, room);

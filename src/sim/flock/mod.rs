@@ -275,28 +275,40 @@ impl FlockPainter {
                 });
             }
             if w.cursor.alive {
-                let c = w.cursor.smooth;
-                let lure = rgba(p.curious, 0.16);
-                shapes.push(Shape2d::Arc {
-                    center: c,
-                    radius: w.params.lure_radius,
-                    width: 1.0,
-                    start: 0.0,
-                    sweep: std::f32::consts::TAU,
-                    color: lure,
-                });
-                shapes.push(Shape2d::Arc {
-                    center: c,
-                    radius: 8.0,
-                    width: 2.0,
-                    start: 0.0,
-                    sweep: std::f32::consts::TAU,
-                    color: rgba(p.cursor, 0.9),
-                });
-                shapes.push(Shape2d::Circle { center: w.cursor.raw, radius: 2.0, color: rgba(p.cursor, 0.9) });
+                self.cursor(&mut shapes, w, p);
             }
         }
         shapes
+    }
+}
+
+impl FlockPainter {
+    /// The live cursor: its lure ring, a ring at the smoothed position and a dot at the raw one;
+    /// drawn to be seen (`cursor_look = "visible"`), the lure ring is three times as strong and
+    /// twice as wide, and the cursor a larger ring and dot on a halo of the background's colour,
+    /// clear on either theme and over agents.
+    fn cursor(&self, shapes: &mut Vec<Shape2d>, w: &World, p: &Palette) {
+        let ring = |center: [f32; 2], radius: f32, width: f32, color: [f32; 4]| Shape2d::Arc {
+            center,
+            radius,
+            width,
+            start: 0.0,
+            sweep: std::f32::consts::TAU,
+            color,
+        };
+        let (c, raw) = (w.cursor.smooth, w.cursor.raw);
+        let lure = w.params.lure_radius;
+        if self.look.visible_cursor {
+            shapes.push(ring(c, lure, 2.0, rgba(p.curious, 0.5)));
+            shapes.push(ring(c, 11.0, 7.0, rgba(p.background, 0.85)));
+            shapes.push(ring(c, 11.0, 3.0, rgba(p.cursor, 1.0)));
+            shapes.push(Shape2d::Circle { center: raw, radius: 5.5, color: rgba(p.background, 0.85) });
+            shapes.push(Shape2d::Circle { center: raw, radius: 3.5, color: rgba(p.curious, 1.0) });
+        } else {
+            shapes.push(ring(c, lure, 1.0, rgba(p.curious, 0.16)));
+            shapes.push(ring(c, 8.0, 2.0, rgba(p.cursor, 0.9)));
+            shapes.push(Shape2d::Circle { center: raw, radius: 2.0, color: rgba(p.cursor, 0.9) });
+        }
     }
 }
 
@@ -416,7 +428,46 @@ impl Simulation for FlockSim {
                 ("curious".into(), counts[2].to_string()),
                 ("packets".into(), w.packets.len().to_string()),
                 ("steps".into(), w.steps().to_string()),
+                ("mean_speed".into(), format!("{:.2}", mean_speed(w))),
+                ("mean_spacing".into(), format!("{:.2}", mean_spacing(w))),
             ],
         }
     }
+}
+
+/// Agents the spacing fact measures: all of a flock this size or smaller, an even sample of a
+/// larger one (its cost stays a small share of a frame's).
+const SPACING_SAMPLE: usize = 4096;
+
+/// The agents' mean speed, canvas units per second (0 without agents).
+fn mean_speed(w: &World) -> f64 {
+    let sum: f64 = w.agents.iter().map(|a| (a.vel[0] as f64).hypot(a.vel[1] as f64)).sum();
+    if w.agents.is_empty() { 0.0 } else { sum / w.agents.len() as f64 }
+}
+
+/// The mean distance from an agent to its nearest neighbour, canvas units (0 with fewer than two
+/// agents): over every agent up to [`SPACING_SAMPLE`], over an even sample of that many beyond.
+/// Exact per agent (the grid's k-nearest query with k = 1 and a radius of the whole spread).
+fn mean_spacing(w: &World) -> f64 {
+    let n = w.agents.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let xs: Vec<f32> = w.agents.iter().map(|a| a.pos[0]).collect();
+    let ys: Vec<f32> = w.agents.iter().map(|a| a.pos[1]).collect();
+    let (lo, hi) = xs.iter().zip(&ys).fold(([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]), |(lo, hi), (&x, &y)| {
+        ([lo[0].min(x), lo[1].min(y)], [hi[0].max(x), hi[1].max(y)])
+    });
+    let reach = ((hi[0] - lo[0]).hypot(hi[1] - lo[1]) * 1.01).max(1e-3);
+    let mut grid = grid::NeighbourGrid::default();
+    grid.build(&xs, &ys, reach, 1);
+    let mut found = grid::Nearest::default();
+    let measured = n.min(SPACING_SAMPLE);
+    let mut sum = 0.0;
+    for s in 0..measured {
+        let i = s * n / measured;
+        grid.nearest(i, xs[i], ys[i], reach, 1, &mut found);
+        sum += found.iter().next().map_or(0.0, |(_, d2)| (d2 as f64).sqrt());
+    }
+    sum / measured as f64
 }

@@ -294,7 +294,8 @@ function drawOutputs(s) {
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.textContent = "";
-  for (const [k, alt] of [["gif", "the scene's GIF"], ["apng", "the scene's animated PNG"]]) {
+  const pictures = [["gif", "the scene's GIF"], ["apng", "the scene's animated PNG"], ["webp", "the scene's animated WebP"], ["avif", "the scene's animated AVIF"]];
+  for (const [k, alt] of pictures) {
     if (!s.outputs[k]) continue;
     const img = document.createElement("img");
     img.src = withToken(s.outputs[k] + "?v=" + Date.now());
