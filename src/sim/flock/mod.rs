@@ -418,6 +418,17 @@ impl Simulation for FlockSim {
             h.f32s(&s.pos);
             h.f32s(&[s.age]);
         }
+        // the agents' positions packed (one pass over them; the spacing reads them several times)
+        let mut speed = 0.0;
+        let xy: Vec<[f32; 2]> = w
+            .agents
+            .iter()
+            .map(|a| {
+                speed += ((a.vel[0] * a.vel[0] + a.vel[1] * a.vel[1]) as f64).sqrt();
+                a.pos
+            })
+            .collect();
+        let speed = if xy.is_empty() { 0.0 } else { speed / xy.len() as f64 };
         StateDigest {
             hash: h.finish(),
             facts: vec![
@@ -428,8 +439,8 @@ impl Simulation for FlockSim {
                 ("curious".into(), counts[2].to_string()),
                 ("packets".into(), w.packets.len().to_string()),
                 ("steps".into(), w.steps().to_string()),
-                ("mean_speed".into(), format!("{:.2}", mean_speed(w))),
-                ("mean_spacing".into(), format!("{:.2}", mean_spacing(w))),
+                ("mean_speed".into(), format!("{:.2}", speed)),
+                ("mean_spacing".into(), format!("{:.2}", mean_spacing(&xy))),
             ],
         }
     }
@@ -439,35 +450,87 @@ impl Simulation for FlockSim {
 /// larger one (its cost stays a small share of a frame's).
 const SPACING_SAMPLE: usize = 4096;
 
-/// The agents' mean speed, canvas units per second (0 without agents).
-fn mean_speed(w: &World) -> f64 {
-    let sum: f64 = w.agents.iter().map(|a| (a.vel[0] as f64).hypot(a.vel[1] as f64)).sum();
-    if w.agents.is_empty() { 0.0 } else { sum / w.agents.len() as f64 }
-}
-
 /// The mean distance from an agent to its nearest neighbour, canvas units (0 with fewer than two
 /// agents): over every agent up to [`SPACING_SAMPLE`], over an even sample of that many beyond.
-/// Exact per agent (the grid's k-nearest query with k = 1 and a radius of the whole spread).
-fn mean_spacing(w: &World) -> f64 {
-    let n = w.agents.len();
+/// Exact per agent, at a cost near one pass over the agents: cells of about four agents of an even
+/// spread, only those around a measured agent filled; a neighbour within a cell's side lies in
+/// the nine around it, and an agent with none that near is measured against every agent (or,
+/// when more than 64 are, through the neighbour grid's exact query). `xy`: the agents' positions.
+fn mean_spacing(xy: &[[f32; 2]]) -> f64 {
+    let n = xy.len();
     if n < 2 {
         return 0.0;
     }
-    let xs: Vec<f32> = w.agents.iter().map(|a| a.pos[0]).collect();
-    let ys: Vec<f32> = w.agents.iter().map(|a| a.pos[1]).collect();
-    let (lo, hi) = xs.iter().zip(&ys).fold(([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]), |(lo, hi), (&x, &y)| {
-        ([lo[0].min(x), lo[1].min(y)], [hi[0].max(x), hi[1].max(y)])
+    let pos = |i: usize| xy[i];
+    let measured: Vec<usize> = (0..n.min(SPACING_SAMPLE)).map(|s| s * n / n.min(SPACING_SAMPLE)).collect();
+    let (lo, hi) = xy.iter().fold(([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]), |(lo, hi), p| {
+        ([lo[0].min(p[0]), lo[1].min(p[1])], [hi[0].max(p[0]), hi[1].max(p[1])])
     });
-    let reach = ((hi[0] - lo[0]).hypot(hi[1] - lo[1]) * 1.01).max(1e-3);
-    let mut grid = grid::NeighbourGrid::default();
-    grid.build(&xs, &ys, reach, 1);
-    let mut found = grid::Nearest::default();
-    let measured = n.min(SPACING_SAMPLE);
-    let mut sum = 0.0;
-    for s in 0..measured {
-        let i = s * n / measured;
-        grid.nearest(i, xs[i], ys[i], reach, 1, &mut found);
-        sum += found.iter().next().map_or(0.0, |(_, d2)| (d2 as f64).sqrt());
+    let (width, height) = ((hi[0] - lo[0]).max(1e-3), (hi[1] - lo[1]).max(1e-3));
+    let most = (4 * n + 65_536) as f32;
+    let mut side = (4.0 * width * height / n as f32).sqrt().max(1e-6);
+    while (width / side + 1.0) * (height / side + 1.0) > most {
+        side *= 1.5;
     }
-    sum / measured as f64
+    let cols = (width / side) as usize + 1;
+    let rows = (height / side) as usize + 1;
+    let per = 1.0 / side;
+    let cell = |p: [f32; 2]| (((p[0] - lo[0]) * per) as usize).min(cols - 1) + (((p[1] - lo[1]) * per) as usize).min(rows - 1) * cols;
+    // the nine cells around each measured agent get a bucket; every agent in one is put in it
+    const NONE: u32 = u32::MAX;
+    let mut bucket = vec![NONE; cols * rows];
+    let mut buckets: Vec<Vec<u32>> = Vec::new();
+    let around = |c: usize| {
+        let (x, y) = ((c % cols) as i64, (c / cols) as i64);
+        (-1..=1)
+            .flat_map(move |dy| (-1..=1).map(move |dx| (x + dx, y + dy)))
+            .filter(move |&(x, y)| x >= 0 && y >= 0 && (x as usize) < cols && (y as usize) < rows)
+            .map(move |(x, y)| x as usize + y as usize * cols)
+    };
+    for &i in &measured {
+        for c in around(cell(pos(i))) {
+            if bucket[c] == NONE {
+                bucket[c] = buckets.len() as u32;
+                buckets.push(Vec::new());
+            }
+        }
+    }
+    for (j, &p) in xy.iter().enumerate() {
+        if let Some(b) = buckets.get_mut(bucket[cell(p)] as usize) {
+            b.push(j as u32);
+        }
+    }
+    let d2 = |i: usize, j: usize| {
+        let (a, b) = (pos(i), pos(j));
+        (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1])
+    };
+    let mut nearest: Vec<f32> = measured
+        .iter()
+        .map(|&i| {
+            let near = around(cell(pos(i))).flat_map(|c| &buckets[bucket[c] as usize]);
+            near.filter(|&&j| j as usize != i).map(|&j| d2(i, j as usize)).fold(f32::INFINITY, f32::min)
+        })
+        .collect();
+    // beyond a cell's side the nine cells may miss a nearer agent (a hundredth less: rounding at
+    // a cell's edge moves no agent that much nearer)
+    let sure = 0.99 * side;
+    let far: Vec<usize> = (0..measured.len()).filter(|&k| nearest[k] > sure * sure).collect();
+    if far.len() <= 64 {
+        for k in far {
+            let i = measured[k];
+            nearest[k] = (0..n).filter(|&j| j != i).map(|j| d2(i, j)).fold(f32::INFINITY, f32::min);
+        }
+    } else {
+        let (xs, ys): (Vec<f32>, Vec<f32>) = xy.iter().map(|p| (p[0], p[1])).unzip();
+        let reach = (width.hypot(height) * 1.01).max(1e-3);
+        let mut grid = grid::NeighbourGrid::default();
+        grid.build(&xs, &ys, reach, 16);
+        let mut found = grid::Nearest::default();
+        for k in far {
+            let i = measured[k];
+            grid.nearest(i, xs[i], ys[i], reach, 1, &mut found);
+            nearest[k] = found.iter().next().map_or(0.0, |(_, d2)| d2);
+        }
+    }
+    nearest.iter().map(|&d2| (d2 as f64).sqrt()).sum::<f64>() / measured.len() as f64
 }
