@@ -16,6 +16,7 @@ pub mod pool;
 pub mod readback;
 pub mod shaders;
 pub mod text;
+mod zoom;
 
 use std::collections::HashMap;
 
@@ -127,45 +128,6 @@ struct Place {
     last: bool,
     /// The part of the frame's picture shown in `rect` (an inset), when not all of it.
     zoom: Option<Zoom>,
-}
-
-impl Place {
-    /// Where the frame's whole picture would lie for `rect` to show its zoomed part: `rect` itself
-    /// without a zoom. Its 2-D canvas is placed there (and clipped to `rect`).
-    fn picture(&self) -> [f32; 4] {
-        let [x, y, w, h] = self.rect;
-        match self.zoom {
-            None => self.rect,
-            Some(Zoom { region: [u, v, du, dv], .. }) => {
-                let (pw, ph) = (w / du, h / dv);
-                [x - u * pw, y - v * ph, pw, ph]
-            }
-        }
-    }
-}
-
-/// The clip-space transform that makes `region` (fractions of the picture from its top left)
-/// fill the viewport: applied after a camera's projection, the view shows that part magnified.
-fn zoom_matrix(region: [f32; 4]) -> Mat4 {
-    let [u, v, du, dv] = region;
-    let (cx, cy) = (-1.0 + 2.0 * u + du, 1.0 - 2.0 * v - dv);
-    Mat4::from_cols(
-        glam::Vec4::new(1.0 / du, 0.0, 0.0, 0.0),
-        glam::Vec4::new(0.0, 1.0 / dv, 0.0, 0.0),
-        glam::Vec4::Z,
-        glam::Vec4::new(-cx / du, -cy / dv, 0.0, 1.0),
-    )
-}
-
-/// The background gradient's colours at the top and bottom of `region` of the picture, as the
-/// background shader blends them (an eased blend from bottom to top).
-fn zoomed_background(top: [f32; 3], bottom: [f32; 3], region: [f32; 4]) -> ([f32; 3], [f32; 3]) {
-    let at = |v: f32| {
-        let t = (1.0 - v).clamp(0.0, 1.0);
-        let t = t * t * (3.0 - 2.0 * t);
-        [0, 1, 2].map(|i| bottom[i] + (top[i] - bottom[i]) * t)
-    };
-    (at(region[1]), at(region[1] + region[3]))
 }
 
 /// View rectangle `rect` (outer canvas units) in whole pixels of a `size` image, the outer canvas
@@ -457,7 +419,7 @@ impl Renderer {
         let (view_proj, (bg_top, bg_bottom)) = match zoom {
             None => (c.view_proj(rect[2] / rect[3]), (frame.background.top, frame.background.bottom)),
             Some(z) => {
-                (zoom_matrix(z.region) * c.view_proj(z.aspect), zoomed_background(frame.background.top, frame.background.bottom, z.region))
+                (zoom::matrix(z.region) * c.view_proj(z.aspect), zoom::background(frame.background.top, frame.background.bottom, z.region))
             }
         };
         FrameUniforms {
@@ -536,7 +498,15 @@ impl Renderer {
         }
         if place.canvas {
             let size = (self.width, self.height);
-            self.canvas.prepare(&self.device, &self.queue, encoder, place.slot, frame.canvas.as_ref(), place.picture(), size);
+            self.canvas.prepare(
+                &self.device,
+                &self.queue,
+                encoder,
+                place.slot,
+                frame.canvas.as_ref(),
+                zoom::picture(place.rect, place.zoom),
+                size,
+            );
         }
         let canvas = place.canvas && frame.canvas.is_some();
         if place.last && place.clear && !canvas && draws.is_empty() && self.batches.draws.is_empty() {
