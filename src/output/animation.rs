@@ -85,7 +85,7 @@ impl Encoding {
                 }
             }
             Format::Avif => {
-                let (pix, pad) = if self.still { ("yuv444p", "") } else { ("yuv420p", "pad=ceil(iw/2)*2:ceil(ih/2)*2,") };
+                let (pix, pad) = if self.still { ("yuv444p", String::new()) } else { ("yuv420p", format!("{even},")) };
                 let vf = format!("{pad}scale=out_color_matrix=bt601:out_range=pc,format={pix}");
                 push(&["-vf", &vf, "-c:v", "libaom-av1", "-crf", &q.avif_crf.to_string(), "-b:v", "0"]);
                 push(&["-cpu-used", "6", "-row-mt", "1", "-colorspace", "smpte170m", "-color_primaries", "bt709"]);

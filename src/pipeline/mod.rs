@@ -101,6 +101,11 @@ impl Job {
     pub fn is_whole(&self) -> bool {
         self.shard.is_none() && self.frames.len() as u64 == self.scene.frames() as u64
     }
+
+    /// The run of frames this job makes a clip of (`--frames 0..29`), first and last.
+    pub fn clip(&self) -> Option<(u32, u32)> {
+        whole::clip_of(&self.frames, self.scene.frames())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -379,7 +384,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         )?,
         None => {
             let claim = output::claim::Claim::take(&out.frames_dir)?;
-            claim.sweep(&out.frames_dir, &out.folder.beside(&job.formats, whole::clip_of(&job.frames, scene.frames())));
+            claim.sweep(&out.frames_dir, &out.folder.beside(&job.formats, job.clip()));
             claim
         }
     };
@@ -488,7 +493,7 @@ fn streamed_gif(job: &Job, folder: &SceneFolder, current: bool) -> Option<PathBu
     if !job.formats.contains(&Format::Gif) || job.shard.is_some() {
         return None;
     }
-    match whole::clip_of(&job.frames, job.scene.frames()) {
+    match job.clip() {
         Some((first, last)) => folder.clip(Format::Gif, first, last),
         None if job.is_whole() && !current => folder.animation(Format::Gif),
         None => None,
