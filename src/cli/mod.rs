@@ -33,8 +33,8 @@ pub enum Command {
     Render(RenderArgs),
     /// Check scene files and report every problem; never touches the GPU.
     Validate {
-        /// Scene files to check.
-        #[arg(required = true, value_name = "SCENE.toml")]
+        /// Scene files to check, or folders of them (every `*.toml` below).
+        #[arg(required = true, value_name = "SCENE.toml|DIR")]
         scenes: Vec<PathBuf>,
         /// A value over every scene file's, as `render --set` gives it.
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -349,8 +349,13 @@ pub enum GoldenCommand {
         #[arg(long, value_name = "SCENE[:FRAMES]")]
         filter: Option<String>,
         /// Accept the images the last `golden check` rendered, without rendering again.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "from_report")]
         from_last_run: bool,
+        /// Accept the failed frames of a check's report folder (a CI run's, downloaded) as that
+        /// check rendered them, byte for byte; refused for frames of another version of a scene,
+        /// or of an adapter the goldens take no images of.
+        #[arg(long, value_name = "DIR")]
+        from_report: Option<PathBuf>,
     },
     /// Walk the last check's failures: accept (a), reject (r) or skip (s) each, open its
     /// side-by-side image (o), accept or reject all that remain (A, R). Without a terminal, print
@@ -402,14 +407,22 @@ pub struct GoldenArgs {
     /// Where approved images live.
     #[arg(long, value_name = "DIR", default_value = simreel::golden::DEFAULT_GOLDENS)]
     pub goldens: PathBuf,
-    /// Renders go to OUT/golden-run/, the report to OUT/golden-report/.
-    #[arg(long, value_name = "DIR", default_value = simreel::golden::DEFAULT_OUT)]
-    pub out: PathBuf,
+    /// Renders go to OUT/golden-run/, the report to OUT/golden-report/ [default: out; review
+    /// without it walks the newest report of out/ and of the folders up to two levels below].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
     pub adapter: AdapterArgs,
     /// No progress bars or per-frame lines; only the outcome (and any error).
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+impl GoldenArgs {
+    /// `--out`, or `out`.
+    pub fn out(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| PathBuf::from(simreel::golden::DEFAULT_OUT))
+    }
 }
 
 /// `--backend` and `--adapter`, shared by every command that renders.

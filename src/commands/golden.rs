@@ -29,7 +29,7 @@ pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), Gold
         GoldenCommand::Merge(m) => return merge(m),
     };
     let scenes = golden_scenes(args)?;
-    let paths = Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard };
+    let paths = Paths { goldens: args.goldens.clone(), out: args.out(), shard };
     let (scenes, dealt) = match shard {
         Some((i, n)) => {
             let (mine, dealt) = golden::shard_scenes(scenes, i, n);
@@ -44,7 +44,14 @@ pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), Gold
     };
     let mode = if args.quiet { ProgressMode::Quiet } else { ProgressMode::Bars };
     match action {
-        GoldenCommand::Bless { filter, from_last_run, .. } => bless(&scenes, &paths, args, mode, filter.as_deref(), *from_last_run),
+        GoldenCommand::Bless { filter, from_last_run, from_report, .. } => {
+            let source = match (from_report, from_last_run) {
+                (Some(dir), _) => golden::Source::Report(dir),
+                (None, true) => golden::Source::LastRun,
+                (None, false) => golden::Source::Render,
+            };
+            bless(&scenes, &paths, args, mode, filter.as_deref(), source)
+        }
         _ => check(&scenes, &paths, args, mode, dealt),
     }
 }
@@ -52,11 +59,17 @@ pub fn run(action: &GoldenCommand, shard: Option<(u32, u32)>) -> Result<(), Gold
 /// `simreel golden review`: the scenes are read only when a frame is accepted (a comparison of
 /// files needs none).
 fn review(args: &GoldenArgs, compare: bool, pending: Option<&std::path::Path>, accept_all: bool) -> Result<(), GoldenError> {
-    let paths = Paths { goldens: args.goldens.clone(), out: args.out.clone(), shard: None };
+    let paths = Paths { goldens: args.goldens.clone(), out: args.out(), shard: None };
     if let Some(dir) = pending {
         return golden::review::run_pending(dir, &paths, accept_all);
     }
     let which = if compare { golden::review::Last::Compare } else { golden::review::Last::Check };
+    // without --out, the last report wherever the check wrote it (below this folder)
+    let (out, note) = simreel::golden::review::last_out(&args.out(), which, args.out.is_some());
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    let paths = Paths { out, ..paths };
     let mut loaded: Option<Vec<Scene>> = None;
     let mut scenes = || -> Result<Vec<Scene>, GoldenError> {
         if loaded.is_none() {
@@ -144,7 +157,13 @@ fn check(
     let failed = summary.failures();
     if failed > 0 {
         let report = paths.report_dir().join("report.html").display().to_string();
-        return Err(GoldenError::Mismatch { failed, checked: summary.entries.len(), report, other_adapter: summary.other_adapter.clone() });
+        return Err(GoldenError::Mismatch {
+            frames_failed: summary.entries.iter().filter(|e| !e.passed).count(),
+            frames: summary.entries.len(),
+            flicker_failed: summary.sequences.iter().filter(|s| s.flicker_failed).count(),
+            report,
+            other_adapter: summary.other_adapter.clone(),
+        });
     }
     if !args.quiet && !summary.entries.is_empty() {
         let other = summary.other_adapter.as_ref().map(|o| format!(" ({o})")).unwrap_or_default();
@@ -161,7 +180,7 @@ fn bless(
     args: &GoldenArgs,
     mode: ProgressMode,
     filter: Option<&str>,
-    from_last_run: bool,
+    source: golden::Source,
 ) -> Result<(), GoldenError> {
     let filter = filter.map(golden::Filter::parse);
     if let Some(f) = &filter {
@@ -172,9 +191,13 @@ fn bless(
         f.golden_frames(scene)?;
     }
     let chosen: Vec<Scene> = scenes.iter().filter(|s| filter.as_ref().is_none_or(|f| f.scene == s.name)).cloned().collect();
-    // --from-last-run renders nothing: the images come with the adapter they were rendered on
-    let plan = if from_last_run { AdapterPlan::default() } else { adapters(&chosen, paths, args)? };
-    let done = golden::bless(&chosen, filter.as_ref(), from_last_run, paths, &plan, mode)?;
+    // --from-last-run and --from-report render nothing: the images come with the adapter they
+    // were rendered on
+    let plan = match source {
+        golden::Source::Render => adapters(&chosen, paths, args)?,
+        _ => AdapterPlan::default(),
+    };
+    let done = golden::bless(&chosen, filter.as_ref(), source, paths, &plan, mode)?;
     for b in &done {
         let (written, unchanged) = (count(b.written.len() as u64, "file", "files"), count(b.unchanged as u64, "image", "images"));
         eprintln!("{}: {written} written, {unchanged} unchanged in {} (approved on {})", b.scene, b.dir.display(), b.adapter);
@@ -197,8 +220,9 @@ fn merge(args: &GoldenMergeArgs) -> Result<(), GoldenError> {
     if failed > 0 {
         let report_file = html.display().to_string();
         return Err(GoldenError::Mismatch {
-            failed,
-            checked: report.records.len(),
+            frames_failed: report.records.iter().filter(|r| !r.passed).count(),
+            frames: report.records.len(),
+            flicker_failed: report.sequences.iter().filter(|s| s.flicker_failed).count(),
             report: report_file,
             other_adapter: report.other_adapter.clone(),
         });

@@ -6,10 +6,24 @@ use simreel::text::count;
 
 use super::BadInput;
 
-pub fn run(paths: &[std::path::PathBuf], sets: &[Override]) -> anyhow::Result<()> {
+/// Checks the scene files, and every `*.toml` in the folders given (with their subfolders), as
+/// `golden check` takes them.
+pub fn run(given: &[std::path::PathBuf], sets: &[Override]) -> anyhow::Result<()> {
+    let mut paths = Vec::new();
+    for p in given {
+        if p.is_dir() {
+            let found = scene::scene_files(p)?;
+            if found.is_empty() {
+                return Err(BadInput(format!("{}: no scene files (*.toml) in this folder or below it", p.display())).into());
+            }
+            paths.extend(found);
+        } else {
+            paths.push(p.clone());
+        }
+    }
     let mut bad = 0;
     let room = scene::available_memory();
-    for p in paths {
+    for p in &paths {
         match super::load_with(p, sets).and_then(|s| s.check_memory(&room).map(|()| s)) {
             Ok(s) => println!(
                 "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",

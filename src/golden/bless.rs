@@ -69,20 +69,45 @@ struct Candidate {
     state: String,
 }
 
+/// Where the images a bless approves come from.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    /// Two renders here, which must agree.
+    Render,
+    /// The last `golden check`'s render here (`--from-last-run`).
+    LastRun,
+    /// The failed frames of a check's report folder, downloaded from where the check ran
+    /// (`--from-report DIR`): each as that check rendered it.
+    Report(&'a Path),
+}
+
 /// Writes new goldens for the scenes (narrowed by `filter`): renders twice on the adapter `plan`
-/// chose and refuses when the renders differ, or takes the last check's images with
-/// `from_last_run`. Only files whose pixels (or state digest) changed are written; PNGs are
+/// chose and refuses when the renders differ, or takes the last check's images, or a report's
+/// (`source`). Only files whose pixels (or state digest) changed are written; PNGs are
 /// compressed hard to stay small. The adapter is recorded beside the images (by a partial bless
 /// only where no record is there yet).
 pub fn bless(
     scenes: &[Scene],
     filter: Option<&Filter>,
-    from_last_run: bool,
+    source: Source,
     paths: &Paths,
     plan: &adapter::AdapterPlan,
     mode: ProgressMode,
 ) -> Result<Vec<Blessed>, GoldenError> {
-    let chosen: Vec<&Scene> = scenes.iter().filter(|s| filter.is_none_or(|f| f.scene == s.name)).collect();
+    let report = match source {
+        Source::Report(dir) => Some(super::from_report::Failed::read(dir)?),
+        _ => None,
+    };
+    let chosen: Vec<&Scene> = scenes
+        .iter()
+        .filter(|s| filter.is_none_or(|f| f.scene == s.name))
+        .filter(|s| report.as_ref().is_none_or(|r| r.has(&s.name) || filter.is_some()))
+        .collect();
+    if let Some(r) = &report
+        && chosen.is_empty()
+    {
+        return Err(r.none_of(scenes));
+    }
     // an adapter no folder takes images from is refused before any scene renders
     for scene in &chosen {
         let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
@@ -94,14 +119,19 @@ pub fn bless(
     let mut done = Vec::new();
     for scene in chosen {
         let spec = scene.golden.as_ref().ok_or_else(|| GoldenError::NoGolden { scene: scene.name.clone() })?;
-        let frames = match filter {
-            Some(f) => f.golden_frames(scene)?,
-            None => spec.frames.clone(),
+        let frames = match (filter, &report) {
+            (Some(f), _) => f.golden_frames(scene)?,
+            (None, Some(r)) => r.frames_of(&scene.name),
+            (None, None) => spec.frames.clone(),
         };
-        let (candidates, adapter_used) = if from_last_run {
-            last_run(scene, spec, &frames, paths)?
-        } else {
-            render_twice(scene, spec, &frames, paths, &plan.request(&scene.name), mode)?
+        let (candidates, adapter_used) = match (source, &report) {
+            (Source::Report(dir), Some(r)) => {
+                let (frames, adapter) = r.approve(scene, spec, &frames, dir, paths)?;
+                let candidates = frames.into_iter().map(|(frame, image, state)| Candidate { frame, image, state }).collect();
+                (candidates, adapter)
+            }
+            (Source::LastRun, _) => last_run(scene, spec, &frames, paths)?,
+            _ => render_twice(scene, spec, &frames, paths, &plan.request(&scene.name), mode)?,
         };
         let dest = applied(spec, &paths.goldens.join(&scene.name), &adapter_used)
             .bless_dir

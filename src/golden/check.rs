@@ -224,6 +224,14 @@ fn check_frame(
         unreadable: false,
         bytes: Default::default(),
         accept: if rule.other { Accept::NotHere(OTHER_ADAPTER.into()) } else { Accept::Command(bless_command(scene, Some(f), paths)) },
+        rendered: Some(report::Rendered {
+            scene_file: scene.path.display().to_string(),
+            goldens: paths.goldens.display().to_string(),
+            identity: scene.golden.as_ref().map(|spec| as_checked(scene, spec).identity().to_string()).unwrap_or_default(),
+            state: state_actual,
+            adapter: serde_json::to_value(&outcome.adapter).expect("an adapter serialises"),
+            simreel: crate::BUILD.to_string(),
+        }),
     };
     Ok((entry, expected))
 }

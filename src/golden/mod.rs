@@ -13,6 +13,8 @@ pub mod adapter;
 mod bless;
 #[cfg(feature = "render")]
 mod check;
+#[cfg(feature = "render")]
+mod from_report;
 pub mod review;
 #[cfg(feature = "render")]
 mod shards;
@@ -20,7 +22,7 @@ mod shards;
 pub use simreel_compare::{Accept, assert, compare, files, regions, report, summary, trust};
 
 #[cfg(feature = "render")]
-pub use bless::{Blessed, Filter, bless};
+pub use bless::{Blessed, Filter, Source, bless};
 #[cfg(feature = "render")]
 pub use check::{Applied, CheckSummary, OTHER_ADAPTER, applied, check};
 #[cfg(feature = "render")]
@@ -103,13 +105,13 @@ pub enum GoldenError {
     /// A command-line value that makes no sense for the scenes it is applied to.
     #[error("{0}")]
     BadInput(String),
-    /// Some checked frames did not match their goldens (exit code 4).
+    /// Some checked frames (or scenes' flicker checks) did not match their goldens (exit code 4).
     #[error(
-        "{failed} of {} failed{}; report: {report}",
-        count(*checked as u64, "golden check", "golden checks"),
+        "{}{}; report: {report}",
+        mismatch_words(*frames_failed, *frames, *flicker_failed),
         other_adapter.as_ref().map(|o| format!(" on another adapter: {o}; they may be the adapter's differences, not regressions")).unwrap_or_default()
     )]
-    Mismatch { failed: usize, checked: usize, report: String, other_adapter: Option<String> },
+    Mismatch { frames_failed: usize, frames: usize, flicker_failed: usize, report: String, other_adapter: Option<String> },
     /// Some compared files differ or are on one side only (exit code 4).
     #[error("{failed} of {} differ; report: {report}; review: {review}", count(*compared as u64, "compared image", "compared images"))]
     Differ { failed: usize, compared: usize, report: String, review: String },
@@ -130,6 +132,20 @@ pub enum GoldenError {
     /// A file read back (a report's summary) names something an accept may not touch.
     #[error("refusing to accept: {0}")]
     Untrusted(String),
+}
+
+/// "5 of 8 golden frames failed, and the flicker check of 1 scene": frames and the scenes'
+/// flicker checks counted apart.
+fn mismatch_words(frames_failed: usize, frames: usize, flicker_failed: usize) -> String {
+    let flicker = count(flicker_failed as u64, "scene", "scenes");
+    match (frames_failed, flicker_failed) {
+        (_, 0) => format!("{frames_failed} of {} failed", count(frames as u64, "golden frame", "golden frames")),
+        (0, _) => format!("the flicker check of {flicker} failed (every golden frame matches)"),
+        _ => format!(
+            "{frames_failed} of {} failed, and the flicker check of {flicker}",
+            count(frames as u64, "golden frame", "golden frames")
+        ),
+    }
 }
 
 impl GoldenError {
@@ -223,5 +239,15 @@ mod tests {
         let (first, second) = same_name(&scenes).expect("two named a");
         assert_eq!((first.path.as_path(), second.path.as_path()), (Path::new("x/a.toml"), Path::new("y/a.toml")));
         assert!(same_name(&scenes[..2]).is_none());
+    }
+
+    #[test]
+    fn frames_and_flicker_checks_are_counted_apart() {
+        let said = |f, n, s| {
+            GoldenError::Mismatch { frames_failed: f, frames: n, flicker_failed: s, report: "r".into(), other_adapter: None }.to_string()
+        };
+        assert_eq!(said(5, 7, 1), "5 of 7 golden frames failed, and the flicker check of 1 scene; report: r");
+        assert_eq!(said(1, 1, 0), "1 of 1 golden frame failed; report: r");
+        assert_eq!(said(0, 8, 2), "the flicker check of 2 scenes failed (every golden frame matches); report: r");
     }
 }

@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use simreel_compare::review::{self as inner, Frames};
-pub use simreel_compare::review::{Accepted, Failure, Last, Tally, commands, failures_of, image, pending_failures};
+pub use simreel_compare::review::{Accepted, Failure, Last, Tally, commands, failures_of, image, last_out, pending_failures};
 use simreel_compare::trust::Folders;
 
 use super::{GoldenError, Paths};

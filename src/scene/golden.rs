@@ -47,9 +47,9 @@ const OVERRIDE: Table = Table::new(
     ],
 );
 
-const FRAMES: Key = Key::of("frames", Ty::Either(&[Ty::NonEmpty(&Ty::Int { min: 0, max: i64::MAX }), Ty::Str]))
+const FRAMES: Key = Key::of("frames", Ty::Either(&[Ty::NonEmpty(&Ty::Int { min: i64::MIN, max: i64::MAX }), Ty::Str]))
     .required()
-    .doc("the frames to check: an array of frame numbers or a frame spec such as \"0,40..42,-1\"");
+    .doc("the frames to check: an array of frame numbers (negative ones count from the end: -1 is the last) or a frame spec such as \"0,40..42,-1\"");
 const SIZE: Key = Key::vector("size", &[320.0, 240.0], 16.0, 8192.0)
     .said("the scene's size scaled to fit 320×240")
     .unit("px")
@@ -157,10 +157,18 @@ pub fn read_golden(t: &TableReader, frames: u32, width: u32, height: u32) -> Gol
             let last = frames.saturating_sub(1);
             for item in items.iter() {
                 let report = |m: String| t.diagnostics().error(item.span(), &t.key_path(FRAMES.name), m, None);
-                match item.get_ref().as_integer().and_then(|i| i.as_str().replace('_', "").parse::<u64>().ok()) {
-                    Some(f) if f < frames as u64 => v.push(f as u32),
+                // a negative number counts from the end, as in a frame spec ("-1": the last frame)
+                match item.get_ref().as_integer().and_then(|i| i.as_str().replace('_', "").parse::<i64>().ok()) {
+                    Some(f) if (0..frames as i64).contains(&f) => v.push(f as u32),
+                    Some(f) if f < 0 && f >= -(frames as i64) => v.push((frames as i64 + f) as u32),
+                    Some(f) if f < 0 => report(format!(
+                        "frame {f} is before the scene's start: counted from the end, -1 is its last frame and -{frames} its first ({frames} frames)"
+                    )),
                     Some(f) => report(format!("frame {f} is past the scene's end: its last frame is {last} ({frames} frames)")),
-                    None => report(format!("expected a frame number from 0 to {last}, found {}", super::reader::kind_of(item.get_ref()))),
+                    None => report(format!(
+                        "expected a frame number from 0 to {last} (or from the end, -1 to -{frames}), found {}",
+                        super::reader::kind_of(item.get_ref())
+                    )),
                 }
             }
             v.sort_unstable();

@@ -582,6 +582,7 @@ fn type_words(ty: &Ty) -> String {
         (false, false) => format!(" {}..{}", number_words(min), number_words(max)),
     };
     match *ty {
+        Ty::Int { min: i64::MIN, max: i64::MAX } => "integer".into(),
         Ty::Int { min, max: i64::MAX } => format!("integer ≥ {min}"),
         Ty::Int { min, max } => format!("integer {min}..{max}"),
         Ty::Float { min, max } => format!("number{}", range(min, max)),

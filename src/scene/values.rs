@@ -372,6 +372,19 @@ mod tests {
         assert_eq!((p[0].1, p[0].3.as_str()), (14, "frame 100 is past the scene's end: its last frame is 59 (60 frames)"));
         assert!(golden("\"0,100\"")[0].3.contains("frame 100 is outside the scene's frames 0..59"));
         assert!(golden("[]")[0].3.starts_with("no frames: name at least one"));
+        // negative numbers count from the end in an array as in a spec
+        let p = golden("[0, -61]");
+        assert!(p.len() == 1 && p[0].3.contains("frame -61 is before the scene's start") && p[0].3.contains("-60 its first"), "{p:?}");
+    }
+
+    #[test]
+    fn a_golden_frame_array_reads_as_the_same_spec_written_as_a_string() {
+        let frames = |frames: &str| {
+            let text = format!("kind = \"dice\"\n[golden]\nframes = {frames}\n[golden.tolerance]\nreason = \"r\"\n");
+            crate::scene::parse(&text, std::path::Path::new("t.toml")).unwrap().golden.unwrap().frames
+        };
+        assert_eq!(frames("[0, 30, -1]"), frames("\"0,30,-1\""));
+        assert_eq!(frames("[-1, 0, -60, 59]"), vec![0, 59]);
     }
 
     #[test]

@@ -94,7 +94,10 @@ fn perturbed_scenes_fail_against_the_unperturbed_goldens() {
         let o = check_against_shipped_goldens(&scene, &out, &[]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(4), "{label} was not caught:\n{err}");
-        assert!(err.contains(" of 1 golden check failed") || err.contains(" golden checks failed"), "{label}: {err}");
+        assert!(
+            err.contains(" of 1 golden frame failed") || err.contains(" golden frames failed") || err.contains("the flicker check of"),
+            "{label}: {err}"
+        );
         assert!(err.contains("first diverging frame"), "{label}: {err}");
         let changed = err.contains("simulation state CHANGED");
         assert_eq!(changed, sim_changes, "{label}: the report should say whether the simulation changed:\n{err}");
@@ -276,7 +279,7 @@ fn a_split_check_merges_into_the_report_of_one_check() {
     let o = simreel().args(["golden", "merge", "--out"]).arg(&split).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(4), "{err}");
-    assert!(err.contains("golden checks failed"), "{err}");
+    assert!(err.contains("golden frames failed"), "{err}");
     let (a, b) = (report_files(&one.join("golden-report")), report_files(&split.join("golden-report")));
     assert_eq!(a.iter().map(|f| &f.0).collect::<Vec<_>>(), b.iter().map(|f| &f.0).collect::<Vec<_>>());
     // the bless commands name each check's --out: the only difference allowed
@@ -483,4 +486,135 @@ fn printed_commands_carry_the_checks_folders_and_broken_files_are_named() {
     let o = golden(&["check", "--quiet"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("approved-on.toml is not a record"), "{err}");
+}
+
+/// `golden review` without `--out` finds the last check where it wrote its report (a check with
+/// `--out build/golden` reports in build/golden/golden-report), even with an older passing
+/// report in out/; and where there is none, says where it looked.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn review_without_out_finds_the_last_check_where_it_was_written() {
+    require_gpu();
+    let project = scratch();
+    std::fs::create_dir_all(project.join("scenes")).unwrap();
+    let text = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap()
+        + "\n[golden]\nframes = [0, -1]\nsize = [64, 48]\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
+    std::fs::write(project.join("scenes/spin.toml"), text).unwrap();
+    let run = |args: &[&str]| simreel().current_dir(&project).args(args).stdin(std::process::Stdio::null()).output().unwrap();
+    let o = run(&["golden", "review"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("looked in out/golden-report and in every folder up to two levels below"), "{err}");
+    assert!(run(&["golden", "bless", "--quiet"]).status.success());
+    // a passing check in out/, then a failing one elsewhere (frame -1 is the last frame's golden)
+    assert!(run(&["golden", "check", "--quiet"]).status.success());
+    let last = project.join("tests/golden/small_terrain/frame_0047.png");
+    assert!(last.is_file(), "frames = [0, -1] approves frame 47 of 48");
+    std::fs::copy(project.join("tests/golden/small_terrain/frame_0000.png"), &last).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let o = run(&["golden", "check", "--quiet", "--out", "build/golden"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains("1 of 2 golden frames failed"), "{err}");
+    let o = run(&["golden", "review"]);
+    let (said, printed) = (String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&o.stdout));
+    assert!(said.contains("the last report is build/golden/golden-report, the newest of 2 found"), "{said}");
+    assert!(printed.contains("--filter small_terrain:47 --from-last-run --out build/golden"), "{printed}");
+    // --out chooses: out/'s check passed, and review says where it looked
+    let o = run(&["golden", "review", "--out", "out"]);
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(printed.contains("nothing to review: the last check in out/golden-report"), "{printed}");
+}
+
+/// A failed check's report folder, taken to another machine (a clone of the project, the folder
+/// downloaded where the check wrote it): the command its summary gives approves the frames as the
+/// check rendered them (same pixels, same state digest) and the next check passes; a frame of
+/// another version of the scene, of an adapter the goldens take no images of, or whose picture
+/// changed or is a link, is refused and nothing is written.
+#[test]
+#[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
+fn a_downloaded_report_is_accepted_in_a_clone_and_refused_when_it_is_not_this_scene() {
+    require_gpu();
+    let base = scratch();
+    let runner = base.join("runner");
+    std::fs::create_dir_all(runner.join("scenes")).unwrap();
+    let text = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap()
+        + "\n[golden]\nframes = [0, 10, -1]\nsize = [64, 48]\n[golden.tolerance]\nchannel = 2\nmax_pixels = 0.001\nreason = \"lavapipe\"\n";
+    std::fs::write(runner.join("scenes/t.toml"), text).unwrap();
+    let run = |dir: &Path, args: &[&str]| simreel().current_dir(dir).args(args).output().unwrap();
+    assert!(run(&runner, &["golden", "bless", "--quiet"]).status.success());
+    // the committed goldens are wrong at frames 10 and 47: the runner's check fails
+    let goldens = runner.join("tests/golden/small_terrain");
+    for f in ["frame_0010.png", "frame_0047.png"] {
+        std::fs::copy(goldens.join("frame_0000.png"), goldens.join(f)).unwrap();
+    }
+    assert_eq!(run(&runner, &["golden", "check", "--quiet"]).status.code(), Some(4));
+    let report = runner.join("out/golden-report");
+    let summary = simreel::golden::summary::Summary::read(&report.join("summary.json")).unwrap();
+    let command = summary.accept_from_report.clone().expect("the summary gives the command");
+    assert_eq!(command, "simreel golden bless scenes/t.toml --from-report out/golden-report");
+    let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(md.contains("2 of 3 golden frames failed") && md.contains(&command) && md.matches("<img ").count() == 2, "{md}");
+    let html = std::fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(html.contains(&command), "the page gives it too");
+    // a clone: the scenes and the committed goldens, the report downloaded into out/golden-report
+    let clone = |name: &str| {
+        let dir = base.join(name);
+        crate::common::copy_tree(&runner.join("scenes"), &dir.join("scenes"));
+        crate::common::copy_tree(&runner.join("tests"), &dir.join("tests"));
+        crate::common::copy_tree(&report, &dir.join("out/golden-report"));
+        dir
+    };
+    let snapshot = |dir: &Path| report_files(&dir.join("tests/golden/small_terrain"));
+    let refused = |dir: &Path, why: &str| {
+        let before = snapshot(dir);
+        let o = run(dir, &["golden", "bless", "scenes/t.toml", "--from-report", "out/golden-report"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{why}: {err}");
+        assert!(err.contains(why), "{why}: {err}");
+        assert!(snapshot(dir) == before, "{why}: nothing written");
+    };
+    // another version of the scene here
+    let dir = clone("edited");
+    let scene = dir.join("scenes/t.toml");
+    std::fs::write(&scene, std::fs::read_to_string(&scene).unwrap().replace("size = [64, 48]", "size = [64, 40]")).unwrap();
+    refused(&dir, "rendered from another version of the scene");
+    // another adapter, which no override covers
+    let dir = clone("other-adapter");
+    let file = dir.join("out/golden-report/summary.json");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"vendor\": \"mesa\"", "\"vendor\": \"nvidia\"")
+        .replace("llvmpipe", "NVIDIA H200");
+    std::fs::write(&file, text).unwrap();
+    refused(&dir, "not lavapipe, and no [[golden.overrides]]");
+    // a picture swapped after the check, and one that is a link out of the folder
+    let dir = clone("swapped");
+    let pic = dir.join("out/golden-report/small_terrain__frame_0010__actual.png");
+    std::fs::copy(runner.join("out/golden-run/small_terrain/frame_0000.png"), &pic).unwrap();
+    refused(&dir, "not the one the check rendered");
+    let dir = clone("linked");
+    let pic = dir.join("out/golden-report/small_terrain__frame_0047__actual.png");
+    std::fs::remove_file(&pic).unwrap();
+    std::os::unix::fs::symlink(runner.join("out/golden-run/small_terrain/frame_0047.png"), &pic).unwrap();
+    refused(&dir, "is not a plain file");
+    // the clone as it is: the printed command accepts both frames, pixels and states as the
+    // runner rendered them, and the next check passes
+    let dir = clone("accepted");
+    let bin = Path::new(env!("CARGO_BIN_EXE_simreel")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let o = std::process::Command::new("sh").arg("-c").arg(&command).current_dir(&dir).env("PATH", &path).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [10, 47] {
+        let name = format!("frame_{f:04}");
+        let (got, rendered) = (
+            simreel::output::png::read(&dir.join(format!("tests/golden/small_terrain/{name}.png"))).unwrap(),
+            simreel::output::png::read(&runner.join(format!("out/golden-run/small_terrain/{name}.png"))).unwrap(),
+        );
+        assert!(got.rgba == rendered.rgba, "frame {f}: the runner's pixels");
+        let state = std::fs::read_to_string(dir.join(format!("tests/golden/small_terrain/{name}.state.txt"))).unwrap();
+        let f_summary = summary.frames.iter().find(|s| s.subject.label() == format!("small_terrain:{f}")).unwrap();
+        assert_eq!(state.trim(), f_summary.rendered.as_ref().unwrap().state);
+    }
+    let o = run(&dir, &["golden", "check", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -126,6 +126,31 @@ fn validate_command_reports_positions_and_exit_codes() {
     let out = simreel().args(["validate", "no/such/file.toml"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read scene file no/such/file.toml"));
+
+    // a folder: every scene file in it and below it, as `golden check` takes folders
+    let shipped = simreel().args(["validate", "scenes"]).output().unwrap();
+    let said = String::from_utf8_lossy(&shipped.stdout);
+    assert_eq!(shipped.status.code(), Some(0), "{said}{}", String::from_utf8_lossy(&shipped.stderr));
+    let files = simreel::scene::scene_files(std::path::Path::new("scenes")).unwrap();
+    assert!(files.len() > 20 && files.iter().all(|f| said.contains(&format!("{}: ok", f.display()))), "{said}");
+    assert!(said.contains("scenes/figures/parts/mc_cube.toml: ok"), "subfolders too: {said}");
+    let mine = dir.join("mine");
+    std::fs::create_dir_all(mine.join("sub")).unwrap();
+    std::fs::copy("scenes/terrain.toml", mine.join("terrain.toml")).unwrap();
+    std::fs::copy(&bad, mine.join("sub/bad.toml")).unwrap();
+    let out = simreel().arg("validate").arg(&mine).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("sub/bad.toml:3:1: render.fsp") && err.contains("1 of 2 scene files are invalid"), "{err}");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = simreel().arg("validate").arg(&empty).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no scene files (*.toml) in this folder"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

@@ -260,6 +260,7 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, Error> {
         unreadable: false,
         accept: accept_command(p),
         bytes: Default::default(),
+        rendered: None,
     };
     let decode_if = |f: &Path, b: &Option<Vec<u8>>| b.as_deref().map(|b| decode(f, b)).transpose();
     // a file that is not a picture (a Git LFS pointer not pulled, a truncated file) fails its

@@ -187,6 +187,10 @@ fn review(f: &Flags) -> Result<(), Failure> {
     match f.get("--pending", |p| Ok(PathBuf::from(p)))? {
         Some(dir) => review::run_pending(&dir, &trust::Folders::new([here.as_path(), dir.as_path()]), accept_all)?,
         None => {
+            let (out, note) = review::last_out(&out, review::Last::Compare, f.has("--out"));
+            if let Some(note) = note {
+                eprintln!("note: {note}");
+            }
             let folders = trust::Folders::new([here.as_path(), out.as_path()]);
             review::run(&mut review::NoFrames, &out, &folders, review::Last::Compare, accept_all)?
         }

@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+mod markdown;
 mod page;
 
 use page::html;
@@ -141,6 +142,8 @@ pub struct Entry {
     /// A failed pair's files as they were read and compared: the report embeds and copies these
     /// bytes (a PNG or JPEG as it is), never the file read again (it may have changed since).
     pub bytes: FileBytes,
+    /// A golden check's frame: what it was rendered from and on.
+    pub rendered: Option<Rendered>,
 }
 
 /// The bytes of a compared pair's files, each side where it had one.
@@ -157,6 +160,25 @@ pub struct Hashes {
     pub expected: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
+}
+
+/// What a golden check rendered a frame from and on: an accept on another machine (`simreel
+/// golden bless --from-report`) checks it against the scene there before it approves the report's
+/// image of the frame.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Rendered {
+    /// The scene file as the check was given it (relative to where it ran).
+    pub scene_file: String,
+    /// The approved images' folder the check compared with, as it was given.
+    pub goldens: String,
+    /// The scene's identity at the checked size (its simulation's and its drawing's hashes).
+    pub identity: String,
+    /// The frame's simulation-state digest.
+    pub state: String,
+    /// The adapter it was rendered on, as the renderer describes adapters.
+    pub adapter: serde_json::Value,
+    /// The simreel that rendered it (version and source hash).
+    pub simreel: String,
 }
 
 /// Per-scene sequence facts.
@@ -231,6 +253,9 @@ pub struct Record {
     pub metrics: String,
     /// The frame's card (failed) or table row (passed) in `report.html`, images embedded.
     pub html: String,
+    /// A golden check's frame: what it was rendered from and on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendered: Option<Rendered>,
 }
 
 /// Everything a report's files are written from (a shard's `report.json`).
@@ -303,6 +328,7 @@ impl Report {
                         Some(p) => failed_card(e, p),
                         None => passed_row(e),
                     },
+                    rendered: e.rendered.clone(),
                 }
             })
             .collect();
@@ -353,13 +379,40 @@ impl Report {
 
     /// Writes `summary.json`, `junit.xml` and `report.html` into `dir`, and a shard's
     /// `report.json` (what `golden merge` reads).
+    /// `summary.md` (the failures with small pictures, for a CI job's summary) and, for a shard,
+    /// `report.json` (what `golden merge` reads). The report's failures' pictures must be in
+    /// `dir` already.
     pub fn write_files(&self, dir: &Path) -> Result<(), Error> {
         if self.shard.is_some() {
             crate::fs::atomic(&dir.join("report.json"), &serde_json::to_vec(self).expect("a report serialises"))?;
         }
-        write_replacing(&dir.join("summary.json"), super::summary::Summary::of(self).to_json().as_bytes())?;
-        write_replacing(&dir.join("junit.xml"), junit(self).as_bytes())?;
-        write_replacing(&dir.join("report.html"), html(self).as_bytes())
+        let accept = self.accept_from_report(dir);
+        let summary = super::summary::Summary { accept_from_report: accept.clone(), ..super::summary::Summary::of(self) };
+        write_replacing(&dir.join("summary.json"), summary.to_json().as_bytes())?;
+        write_replacing(&dir.join("junit.xml"), junit(self, dir).as_bytes())?;
+        write_replacing(&dir.join("summary.md"), markdown::summary(self, dir, accept.as_deref()).as_bytes())?;
+        write_replacing(&dir.join("report.html"), html(self, accept.as_deref()).as_bytes())
+    }
+
+    /// The one command that accepts, on another machine (where this report folder was
+    /// downloaded to `dir`), every failed frame of it that can be accepted: `simreel golden bless
+    /// SCENES --from-report DIR`, with the check's `--goldens`. None when there is no such frame.
+    pub fn accept_from_report(&self, dir: &Path) -> Option<String> {
+        let failed: Vec<&Rendered> =
+            self.records.iter().filter(|r| !r.passed && r.accept.command().is_some()).filter_map(|r| r.rendered.as_ref()).collect();
+        let mut files: Vec<&str> = failed.iter().map(|r| r.scene_file.as_str()).collect();
+        files.sort_unstable();
+        files.dedup();
+        let goldens = &failed.first()?.goldens;
+        let mut c = format!(
+            "simreel golden bless {} --from-report {}",
+            files.iter().map(|f| crate::text::sh(f)).collect::<Vec<_>>().join(" "),
+            crate::text::sh_path(dir)
+        );
+        if goldens != "tests/golden" {
+            let _ = write!(c, " --goldens {}", crate::text::sh(goldens));
+        }
+        Some(c)
     }
 }
 
@@ -557,7 +610,9 @@ pub fn write_report(dir: &Path, report: Report, pictures: &[(String, Pictures)])
     Ok(report)
 }
 
-fn junit(report: &Report) -> String {
+/// The JUnit file; a failed frame's strip (expected | diff | actual) is attached as GitLab's test
+/// report shows screenshots (`[[ATTACHMENT|path]]`, relative to where the check ran).
+fn junit(report: &Report, dir: &Path) -> String {
     let mut scenes: Vec<&str> = report.records.iter().map(|r| r.subject.suite()).collect();
     scenes.sort();
     scenes.dedup();
@@ -580,9 +635,15 @@ fn junit(report: &Report) -> String {
             if r.passed {
                 out.push_str("/>\n");
             } else {
+                let strip = ["panel", "actual"]
+                    .iter()
+                    .map(|p| format!("{}__{p}.png", r.subject.stem()))
+                    .find(|name| dir.join(name).is_file())
+                    .map(|name| format!("\n      <system-out>[[ATTACHMENT|{}]]</system-out>", xml(&dir.join(name).display().to_string())))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    ">\n      <failure message=\"{}\">{}\n{}\naccept: {}</failure>\n    </testcase>",
+                    ">\n      <failure message=\"{}\">{}\n{}\naccept: {}</failure>{strip}\n    </testcase>",
                     xml(&r.verdict),
                     xml(&r.metrics),
                     xml(&r.state),
@@ -734,8 +795,9 @@ mod tests {
             accept: crate::Accept::Command(String::new()),
             unreadable: false,
             bytes: Default::default(),
+            rendered: None,
         };
-        let page = html(&Report::of(&[entry], &[], "lavapipe"));
+        let page = html(&Report::of(&[entry], &[], "lavapipe"), None);
         let at = page.find("<img class=\"thumb\"").expect("a thumbnail");
         let tag = &page[at..at + page[at..].find('>').unwrap()];
         assert!(tag.contains("width=\"120\" height=\"90\""), "{tag}");
@@ -784,6 +846,7 @@ mod tests {
             accept: crate::Accept::Command(String::new()),
             unreadable: false,
             bytes: Default::default(),
+            rendered: None,
         };
         let report = Report::of(&[entry], &[], "lavapipe");
         let summary: serde_json::Value = serde_json::from_str(&crate::summary::Summary::of(&report).to_json()).unwrap();
@@ -843,6 +906,7 @@ mod tests {
             accept: crate::Accept::Command(String::new()),
             unreadable: false,
             bytes: FileBytes { expected: None, actual: Some(compared.clone()) },
+            rendered: None,
         };
         let pics = Pictures::of(&entry);
         assert_eq!(pics.get("actual").map(|p| &p.bytes), Some(&compared));

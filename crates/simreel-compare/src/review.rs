@@ -78,6 +78,57 @@ pub fn report_dir(out: &Path, which: Last) -> PathBuf {
     out.join(which.folder())
 }
 
+/// The output folder whose report of `which` is the last one written: `out` when it was given
+/// (`explicit`), else the newest `summary.json` of `out` and of the folders one or two levels below
+/// the current one (a check or comparison with `--out build/golden` reports in
+/// `build/golden/golden-report/`); hidden folders and links are not searched. With the folder, what
+/// to say when it is not `out`, or, when no report was found, where the search looked.
+pub fn last_out(out: &Path, which: Last, explicit: bool) -> (PathBuf, Option<String>) {
+    if explicit {
+        return (out.to_path_buf(), None);
+    }
+    let summary = |dir: &Path| report_dir(dir, which).join("summary.json");
+    let modified = |dir: &Path| std::fs::metadata(summary(dir)).and_then(|m| m.modified()).ok();
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = modified(out).map(|t| (t, out.to_path_buf())).into_iter().collect();
+    let below = |dir: &Path| -> Vec<PathBuf> {
+        let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+        let mut v: Vec<PathBuf> = rd
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()) && !e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| e.path())
+            .collect();
+        v.sort();
+        v
+    };
+    let here = Path::new(".");
+    for one in below(here) {
+        for dir in std::iter::once(one.clone()).chain(below(&one)) {
+            let dir = dir.strip_prefix(here).map(Path::to_path_buf).unwrap_or(dir);
+            if dir != out
+                && let Some(t) = modified(&dir)
+            {
+                found.push((t, dir));
+            }
+        }
+    }
+    let looked = format!(
+        "looked in {} and in every folder up to two levels below this one; give the --out the {} was given",
+        report_dir(out, which).display(),
+        if which == Last::Compare { "comparison" } else { "check" }
+    );
+    match found.iter().max_by(|a, b| a.0.cmp(&b.0)) {
+        None => (out.to_path_buf(), Some(looked)),
+        Some((_, dir)) if dir == out => (out.to_path_buf(), None),
+        Some((_, dir)) => {
+            let others = if found.len() > 1 { format!(", the newest of {} found", found.len()) } else { String::new() };
+            (
+                dir.clone(),
+                Some(format!("the last report is {}{others}: reviewing it (--out chooses another)", report_dir(dir, which).display())),
+            )
+        }
+    }
+}
+
 /// The failures the report in `dir` lists, and its adapter (for a comparison of files, what was
 /// compared).
 pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), Error> {
@@ -301,7 +352,7 @@ pub fn run(frames: &mut dyn Frames, out: &Path, folders: &Folders, which: Last, 
     let (list, what) = failures_of(&report_dir(out, which))?;
     if list.is_empty() {
         let last = if which == Last::Compare { "comparison" } else { "check" };
-        println!("nothing to review: the last {last} ({what}) passed");
+        println!("nothing to review: the last {last} in {} ({what}) passed", report_dir(out, which).display());
         return Ok(());
     }
     walk(frames, &list, folders, &report_dir(out, which), accept_all)

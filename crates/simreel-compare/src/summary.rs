@@ -26,6 +26,11 @@ pub struct Summary {
     /// What `simreel compare` compared (absent for a golden check).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compared: Option<Compared>,
+    /// The command that accepts every failed frame that can be accepted, as the check rendered
+    /// it, from this report folder downloaded into a clone of the project (`simreel golden
+    /// bless SCENES --from-report DIR`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept_from_report: Option<String>,
 }
 
 /// One checked frame (`scene` and `frame`), or file of `simreel compare` (`path`).
@@ -61,6 +66,9 @@ pub struct FrameSummary {
     /// A side could not be read as a picture.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unreadable: bool,
+    /// A golden check's frame: what it was rendered from and on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendered: Option<super::report::Rendered>,
 }
 
 /// One scene's sequence facts.
@@ -101,6 +109,7 @@ impl Summary {
                     _ => None,
                 },
                 images: (!r.passed).then(|| r.subject.stem()),
+                rendered: r.rendered.clone(),
             })
             .collect();
         let sequences = report.sequences.iter().map(SequenceSummary::of).collect();
@@ -112,6 +121,7 @@ impl Summary {
             sequences,
             other_adapter: report.other_adapter.clone(),
             compared: report.compared.clone(),
+            accept_from_report: None,
         }
     }
 

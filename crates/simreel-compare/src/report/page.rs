@@ -82,7 +82,8 @@ function selftest() {
 }
 "#;
 
-pub(super) fn html(report: &Report) -> String {
+/// The page; `accept`: the command that accepts the failures from this folder on another machine.
+pub(super) fn html(report: &Report, accept: Option<&str>) -> String {
     let failed: Vec<&Record> = report.records.iter().filter(|r| !r.passed).collect();
     let total = report.records.len();
     // the cards' embedded pictures are most of the page: room for them at once, not grown by copies
@@ -100,6 +101,13 @@ pub(super) fn html(report: &Report) -> String {
     match &report.compared {
         Some(c) => _ = writeln!(h, "<div class=\"muted\">expected: {} · actual: {}</div>", xml(&c.expected), xml(&c.actual)),
         None => _ = writeln!(h, "<div class=\"muted\">adapter: {}</div>", xml(&report.adapter)),
+    }
+    if let Some(c) = accept {
+        let _ = writeln!(
+            h,
+            "<p>Accept every failure below as this check rendered it, from a clone of the project with this report folder where it was written: <code>{}</code></p>",
+            xml(c)
+        );
     }
     if let Some(o) = &report.other_adapter {
         let _ = writeln!(
