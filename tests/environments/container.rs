@@ -41,8 +41,11 @@ fn podman(args: &[&str]) -> Command {
     c
 }
 
-/// The base image: a minimal bookworm from debootstrap, imported once.
+/// The base image: a minimal bookworm from debootstrap, imported once (the tests that need it
+/// take turns).
 fn ensure_base(dir: &Path) {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     if podman(&["image", "exists", BASE]).status().is_ok_and(|s| s.success()) {
         eprintln!("container test: base {BASE} is already imported");
         return;
@@ -89,7 +92,7 @@ fn host_is_bookworm() -> bool {
 
 /// The built image's filesystem, exported into `into`.
 fn export(image: &str, into: &Path) {
-    let name = "simreel-test-export";
+    let name = &format!("simreel-test-export-{}", into.file_name().unwrap().to_string_lossy());
     let _ = podman(&["rm", "--force", name]).output();
     step("podman create (not run)", &mut podman(&["create", "--name", name, image, "true"]));
     std::fs::create_dir_all(into).unwrap();
@@ -209,4 +212,71 @@ fn the_image_builds_from_this_checkout_and_renders_the_hosts_bytes() {
     assert!(std::fs::metadata(&mp4).is_ok_and(|m| m.len() > 1000), "no MP4 at {}", mp4.display());
     std::fs::remove_dir_all(&rootfs).expect("remove the exported filesystem");
     eprintln!("container test: {:.0} s in all", started.elapsed().as_secs_f64());
+}
+
+/// The Linux release archives `scripts/dist` makes, in a fresh Debian bookworm (the debootstrap
+/// base: no Rust, no Mesa, nothing of this machine's): their SHA-256 sums check, they unpack, and
+/// the binaries run there: `--version`, a scene validated, two pictures compared (exit 0 for the
+/// same, 4 for different ones), and a render that says which Vulkan driver to install.
+#[test]
+#[cfg_attr(
+    skip_container_tests,
+    ignore = "needs root, podman and debootstrap (SIMREEL_SKIP_CONTAINER_TESTS is set; scripts/test installs them as root)"
+)]
+fn the_release_archives_run_in_a_fresh_bookworm() {
+    let dir = scratch();
+    ensure_base(&dir);
+    let bins = dir.join("bins");
+    std::fs::create_dir_all(&bins).unwrap();
+    let built = Path::new(env!("CARGO_BIN_EXE_simreel")).parent().unwrap().to_path_buf();
+    for bin in ["simreel", "simreel-compare"] {
+        std::fs::copy(built.join(bin), bins.join(bin)).unwrap_or_else(|e| panic!("{bin} is built with the workspace: {e}"));
+        let _ = Command::new("strip").arg(bins.join(bin)).status();
+    }
+    let rootfs = dir.join("fresh");
+    export(BASE, &rootfs);
+    let release = rootfs.join("tmp/release");
+    let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    step(
+        "scripts/dist (the archives of this checkout's build)",
+        Command::new(root().join("scripts/dist")).arg(&target).arg(&release).env("SIMREEL_DIST_BINARIES", &bins),
+    );
+    std::fs::copy(root().join("scenes/flock.toml"), release.join("flock.toml")).unwrap();
+    let golden = root().join("tests/golden/cargo_hitch");
+    std::fs::copy(golden.join("frame_0060.png"), release.join("a.png")).unwrap();
+    std::fs::copy(golden.join("frame_0170.png"), release.join("b.png")).unwrap();
+    let v = env!("CARGO_PKG_VERSION");
+    let script = format!(
+        "cd /tmp/release && sha256sum -c ./*.sha256 && for a in ./*.tar.gz; do tar -xzf \"$a\"; done
+         S=./simreel-v{v}-{target}/simreel; C=./simreel-compare-v{v}-{target}/simreel-compare
+         $S --version && $S validate flock.toml
+         $C compare a.png a.png -q; echo \"same: $?\"; $C compare a.png b.png -q; echo \"different: $?\"
+         $S render flock.toml --frames 0 -q; echo \"render: $?\""
+    );
+    let t = Instant::now();
+    let out = Command::new("chroot")
+        .arg(&rootfs)
+        .args(["/bin/sh", "-c", &script])
+        .env_clear()
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .env("HOME", "/root")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run chroot");
+    eprintln!("container test: the archives in a fresh bookworm: {:.1} s", t.elapsed().as_secs_f64());
+    let (said, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{said}\n{err}");
+    for line in [
+        format!("simreel-v{v}-{target}.tar.gz: OK"),
+        format!("simreel-compare-v{v}-{target}.tar.gz: OK"),
+        format!("simreel {v}"),
+        "flock.toml: ok".into(),
+        "same: 0".into(),
+        "different: 4".into(),
+        "render: 3".into(),
+    ] {
+        assert!(said.contains(&line), "no `{line}` in:\n{said}\n{err}");
+    }
+    assert!(err.contains("apt-get install mesa-vulkan-drivers"), "a render without Vulkan says what to install:\n{err}");
+    std::fs::remove_dir_all(&rootfs).ok();
 }

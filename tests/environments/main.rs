@@ -1,8 +1,8 @@
 //! The integration tests that drive other systems with simreel: a real one-node Slurm cluster, the
-//! container image built and run, the CI templates' runner on a user's project, and the book built
-//! by mdBook. Slower and needing those tools (`scripts/ensure-test-tools` installs them), they are a
-//! binary of their own behind the `environment-tests` feature: `scripts/test` (and so `.ci/run`)
-//! runs them; a plain `cargo test` runs the program's behaviour (tests/suite/) only.
+//! container image built and run, the CI templates' runner on a user's project, the comparator's
+//! npm and Python packages in throwaway projects, and the book built by mdBook. Slower and needing
+//! those tools (`scripts/ensure-test-tools` installs them), they are a binary of their own behind
+//! the `environment-tests` feature: `scripts/test` (and so `.ci/run`) runs them; a plain `cargo test` runs the program's behaviour (tests/suite/) only.
 //!
 //! `cargo test --release --features environment-tests --test environments` runs them alone.
 
@@ -13,4 +13,5 @@ mod common;
 mod book;
 mod ci_templates;
 mod container;
+mod packages;
 mod slurm;

@@ -57,7 +57,8 @@ pub(super) fn summary(report: &Report, dir: &Path, accept: Option<&str>) -> Stri
     if let Some(c) = accept {
         let _ = writeln!(
             md,
-            "\nAccept the failures as this check rendered them, in a clone of the project with the report folder where it was written:\n\n```sh\n{c}\n```"
+            "\nTo accept them as this check rendered them, put this report folder at `{}` in a clone of the project and run:\n\n```sh\n{c}\n```",
+            dir.display()
         );
     }
     md
