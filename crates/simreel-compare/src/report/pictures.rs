@@ -1,0 +1,158 @@
+//! A failure's pictures (`actual`, `expected`, `diff`, `signed`, `panel`), each encoded once for
+//! the report's files and its page.
+
+use super::*;
+
+/// The widest and tallest a picture in the three-panel strip gets (larger ones are scaled down:
+/// the strip is a quick look; the page and the other files keep every pixel).
+const PANEL_MAX: u32 = 1024;
+
+/// A failure's pictures as files (`actual`, `expected`, `diff`, `signed`, `panel`), each
+/// encoded once: written into the report folder and embedded in the page. An image read from a
+/// PNG file, or a JPEG with no orientation to apply, is used as that file's bytes, not encoded
+/// again; the heatmap and the signed difference are encoded row by row, never whole in memory.
+pub struct Pictures(pub(super) Vec<Picture>);
+
+pub(super) struct Picture {
+    pub(super) name: &'static str,
+    /// PNG, or JPEG for a JPEG kept as it was.
+    pub(super) format: picture::Format,
+    pub(super) bytes: Vec<u8>,
+}
+
+impl Picture {
+    pub(super) fn extension(&self) -> &'static str {
+        if self.format == picture::Format::Jpeg { "jpg" } else { "png" }
+    }
+}
+
+/// `bytes` as a browser shows them the way they were compared: a PNG, or a JPEG without EXIF (no
+/// orientation for a browser to apply).
+fn shown_as_read(bytes: &[u8]) -> Option<picture::Format> {
+    match picture::Format::sniff(bytes)? {
+        picture::Format::Png => Some(picture::Format::Png),
+        picture::Format::Jpeg if !jpeg_has_exif(bytes) => Some(picture::Format::Jpeg),
+        _ => None,
+    }
+}
+
+/// Whether a JPEG's header segments (before the scan) hold an EXIF block.
+fn jpeg_has_exif(bytes: &[u8]) -> bool {
+    let mut at = 2;
+    while let [0xFF, marker, hi, lo, ..] = bytes[at.min(bytes.len())..] {
+        if marker == 0xE1 && bytes[at + 4..].starts_with(b"Exif\0") {
+            return true;
+        }
+        if marker == 0xDA {
+            return false;
+        }
+        at += 2 + u16::from_be_bytes([hi, lo]) as usize;
+    }
+    // unreadable segments: encode the decoded pixels rather than trust the file
+    true
+}
+
+/// The rows of a comparison's pictures where the two differ or its heatmap is not plain: the
+/// error map's window (which holds every changed pixel) and the boxes drawn around regions.
+pub(super) fn drawn_rows(c: &Comparison) -> std::ops::Range<u32> {
+    // no map (a comparison made without one): every row, to be safe
+    let map = c.error_map.as_ref().map_or(0..c.height, |m| m.window.y..m.window.y + m.window.height);
+    let boxes = c.regions.iter().map(|r| r.y.saturating_sub(3)..r.y + r.height + 3);
+    boxes.fold(map, |a, b| if a.is_empty() { b } else { a.start.min(b.start)..a.end.max(b.end) })
+}
+
+/// Expected | error | actual, each shrunk by a whole factor to fit [`PANEL_MAX`], side by side
+/// with 4-pixel dark separators: a PNG written row by row (no picture of it is ever whole in
+/// memory). `heat` makes the error's rows; a picture smaller than `w` × `h` is padded as the
+/// comparison padded it. Outside `changed` (the rows where the pictures differ or the error map
+/// is drawn on) the actual's part is the expected's and the error's part is the same every row:
+/// each made once (a paragraph changed on a long page costs the paragraph).
+pub(super) fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, h: u32, changed: std::ops::Range<u32>) -> Vec<u8> {
+    const GAP: usize = 4;
+    let (pw, ph, k) = picture::box_fit(w, h, PANEL_MAX);
+    let (e, a) = (picture::Padded { image: exp, width: w }, picture::Padded { image: act, width: w });
+    let [mut e, mut heat, mut a] = [&e as &dyn picture::Rows, heat, &a].map(|rows| picture::Shrink::by_boxes(w, h, k, rows));
+    let opaque = [exp, act].iter().all(|img| img.rgba.chunks_exact(4).all(|p| p[3] == 255));
+    let part = pw as usize * 4;
+    let quiet = |y: u32| y * k >= changed.end || ((y + 1) * k).min(h) <= changed.start;
+    let mut quiet_heat: Option<Vec<u8>> = None;
+    encode_png_rows(3 * pw + 2 * GAP as u32, ph, opaque, |y, row| {
+        for px in row.chunks_exact_mut(4) {
+            px.copy_from_slice(&[24, 24, 28, 255]);
+        }
+        let (left, rest) = row.split_at_mut(part + GAP * 4);
+        let (middle, right) = rest.split_at_mut(part + GAP * 4);
+        let (left, middle, right) = (&mut left[..part], &mut middle[..part], &mut right[..part]);
+        e.row(y as usize, left);
+        if !quiet(y) {
+            heat.row(y as usize, middle);
+            a.row(y as usize, right);
+            return;
+        }
+        right.copy_from_slice(left);
+        let once = quiet_heat.get_or_insert_with(|| {
+            heat.row(y as usize, middle);
+            middle.to_vec()
+        });
+        middle.copy_from_slice(once);
+    })
+}
+
+impl Pictures {
+    pub(super) fn of(e: &Entry) -> Pictures {
+        let png = |name, bytes| Picture { name, format: picture::Format::Png, bytes };
+        // the bytes compared where the entry holds them; else (a check's golden image, which the
+        // check read from the project's own folder) the file
+        let as_is = |name, file: &Option<String>, img: &Image| {
+            let held = if name == "expected" { &e.bytes.expected } else { &e.bytes.actual };
+            let read = || file.as_ref().and_then(|f| std::fs::read(f).ok());
+            let kept = held.clone().or_else(read).and_then(|b| Some((shown_as_read(&b)?, b)));
+            match kept {
+                Some((format, bytes)) => Picture { name, format, bytes },
+                None => png(name, encode_png(img)),
+            }
+        };
+        let mut out = Vec::new();
+        match (&e.expected, &e.comparison, &e.actual) {
+            (Some(exp), Some(c), Some(act)) => {
+                let (w, h) = (c.width, c.height);
+                let heat = |y, row: &mut [u8]| {
+                    compare::heatmap_row(c, y, row);
+                    regions::outline_row(row, y, &c.regions, REGION_OUTLINE);
+                };
+                let ((expected, actual), (diff, (signed, panel))) = crate::par::join(
+                    || crate::par::join(|| as_is("expected", &e.expected_file, exp), || as_is("actual", &e.actual_file, act)),
+                    || {
+                        crate::par::join(
+                            || encode_png_rows(w, h, true, &heat),
+                            || {
+                                crate::par::join(
+                                    || encode_png_rows(w, h, true, |y, row| compare::signed_row(exp, act, y, row)),
+                                    || panel(exp, &picture::Made(&heat), act, w, h, drawn_rows(c)),
+                                )
+                            },
+                        )
+                    },
+                );
+                out.extend([expected, actual, png("diff", diff), png("signed", signed), png("panel", panel)]);
+            }
+            (exp, _, act) => {
+                if let Some(exp) = exp {
+                    out.push(as_is("expected", &e.expected_file, exp));
+                }
+                if let Some(act) = act {
+                    out.push(as_is("actual", &e.actual_file, act));
+                }
+            }
+        }
+        Pictures(out)
+    }
+
+    pub(super) fn get(&self, name: &str) -> Option<&Picture> {
+        self.0.iter().find(|p| p.name == name)
+    }
+
+    pub(super) fn url(&self, name: &str) -> String {
+        self.get(name).map(|p| data_url_of(p.format, &p.bytes)).unwrap_or_default()
+    }
+}
