@@ -278,5 +278,37 @@ fn the_release_archives_run_in_a_fresh_bookworm() {
         assert!(said.contains(&line), "no `{line}` in:\n{said}\n{err}");
     }
     assert!(err.contains("apt-get install mesa-vulkan-drivers"), "a render without Vulkan says what to install:\n{err}");
+    binstall_finds(&release, &target);
     std::fs::remove_dir_all(&rootfs).ok();
+}
+
+/// `[package.metadata.binstall]` of each crate, expanded for `target` as `cargo binstall` expands
+/// it, names an archive `scripts/dist` made in `dir` (the file after the release's tag) and a
+/// binary inside it; Windows' override names the `.zip`.
+fn binstall_finds(dir: &Path, target: &str) {
+    for (manifest, bin) in [("Cargo.toml", "simreel"), ("crates/simreel-compare/Cargo.toml", "simreel-compare")] {
+        let text = std::fs::read_to_string(root().join(manifest)).unwrap();
+        let cargo: toml::Table = toml::from_str(&text).unwrap();
+        let package = cargo["package"].as_table().unwrap();
+        let version = package["version"].as_str().unwrap();
+        let meta = package["metadata"]["binstall"].as_table().unwrap();
+        let expand = |t: &str, target: &str, ext: &str| {
+            t.replace("{ repo }", package["repository"].as_str().unwrap())
+                .replace("{ version }", version)
+                .replace("{ target }", target)
+                .replace("{ bin }", bin)
+                .replace("{ binary-ext }", ext)
+        };
+        let url = expand(meta["pkg-url"].as_str().unwrap(), target, "");
+        let prefix = format!("{}/releases/download/v{version}/", package["repository"].as_str().unwrap());
+        let archive = url.strip_prefix(&prefix).unwrap_or_else(|| panic!("{manifest}: {url} is not a release download"));
+        assert!(dir.join(archive).is_file(), "{manifest}: binstall looks for {archive}, which scripts/dist does not make");
+        let listed = Command::new("tar").arg("-tzf").arg(dir.join(archive)).output().unwrap();
+        let inside = expand(meta["bin-dir"].as_str().unwrap(), target, "");
+        assert!(String::from_utf8_lossy(&listed.stdout).lines().any(|l| l == inside), "{manifest}: no {inside} in {archive}");
+        let windows = &meta["overrides"]["x86_64-pc-windows-msvc"];
+        assert_eq!(windows["pkg-fmt"].as_str(), Some("zip"));
+        let zip = expand(windows["pkg-url"].as_str().unwrap(), "x86_64-pc-windows-msvc", ".exe");
+        assert!(zip.ends_with(&format!("/{bin}-v{version}-x86_64-pc-windows-msvc.zip")), "{manifest}: {zip}");
+    }
 }
