@@ -172,7 +172,10 @@ pub fn check(
         if !adapters.contains(&used) {
             adapters.push(used);
         }
-        let checked = spec.frames.iter().map(|&f| check_frame(scene, &rule, f, &outcome, paths)).collect::<Result<Vec<_>, _>>()?;
+        // what identifies the scene's frames in the report, worked out once for all of them
+        let identity = as_checked(scene, spec).identity().to_string();
+        let checked =
+            spec.frames.iter().map(|&f| check_frame(scene, &identity, &rule, f, &outcome, paths)).collect::<Result<Vec<_>, _>>()?;
         sequences.push(sequence_note(scene, spec, &checked));
         entries.extend(checked.into_iter().map(|(entry, _)| entry));
     }
@@ -186,6 +189,7 @@ pub fn check(
 /// entry, and the approved image it was compared with (for the sequence's flicker).
 fn check_frame(
     scene: &Scene,
+    identity: &str,
     rule: &Applied,
     f: u32,
     outcome: &pipeline::Outcome,
@@ -227,7 +231,7 @@ fn check_frame(
         rendered: Some(report::Rendered {
             scene_file: scene.path.display().to_string(),
             goldens: paths.goldens.display().to_string(),
-            identity: scene.golden.as_ref().map(|spec| as_checked(scene, spec).identity().to_string()).unwrap_or_default(),
+            identity: identity.to_string(),
             state: state_actual,
             adapter: serde_json::to_value(&outcome.adapter).expect("an adapter serialises"),
             simreel: crate::BUILD.to_string(),
