@@ -1,7 +1,8 @@
-//! Fuzzes the scene reader and validator, the frame-spec and the size parsers (see `src/fuzz.rs`),
-//! on every core, and prints one JSON line: runs, runs per second, panics, the slowest input's
-//! time, and the largest heap any one input needed (a counting allocator). Inputs that panic are
-//! written to `--out` (default `target/fuzz-crashes/`) so they can become regression tests.
+//! Fuzzes the scene reader and validator, the frame-spec and the size parsers (see
+//! `src/fuzz/mod.rs`), on every core, and prints one JSON line: runs, runs per second, panics,
+//! the slowest input's time, and the largest heap any one input needed (a counting allocator).
+//! Inputs that panic are written to `--out` (default `target/fuzz-crashes/`) so they can become
+//! regression tests.
 //!
 //! `cargo run --release --example fuzz -- --runs 1000000 --seed 1`
 

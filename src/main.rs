@@ -17,6 +17,7 @@ fn main() -> ExitCode {
     quiet_wayland_probe();
     // the variables simreel heeds, read once here; the library asks for them, never the process
     simreel::environment::Environment::read().install();
+    simreel::output::warn_of_shared_folders();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -151,6 +151,15 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         for note in &outcome.left {
             eprintln!("{}: {note}", job.scene.name);
         }
+        // a saved state refused is said even when quiet: someone may have edited it
+        for at in &outcome.refused_states {
+            let from = outcome.manifest.simulated_from.map_or("the start".to_string(), |f| format!("frame {f}"));
+            eprintln!(
+                "warning: {}: the saved state at frame {at} in {} does not fit this scene's simulation (damaged, or edited): passed over, simulated from {from}",
+                job.scene.name,
+                outcome.frames_dir.join("snapshots").display()
+            );
+        }
         // what the GIF gave up to fit its budget is said even when quiet: it is not the GIF asked for
         if let Some(fit) = &outcome.gif_fit {
             eprintln!("{}: {fit}", job.scene.name);
@@ -201,7 +210,7 @@ fn write_target(file: &Path, t: Target, job: &pipeline::Job, outcome: &pipeline:
             simreel::output::animation::write_video(&ffmpeg, std::slice::from_ref(&from), file, job.scene.sim.timing.fps as f64, how)?;
         }
         _ => {
-            let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+            let bytes = simreel::output::read_plain(&from)?;
             simreel::output::write_atomic(file, &bytes)?;
         }
     }

@@ -26,7 +26,7 @@ struct Record {
 /// check would then render on another adapter than the images were approved on).
 pub fn recorded(dir: &Path) -> Result<Option<AdapterSummary>, GoldenError> {
     let path = dir.join(RECORD);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match simreel_compare::fs::read_trusted(&path).and_then(|b| String::from_utf8(b).map_err(std::io::Error::other)) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(GoldenError::BadInput(format!("cannot read {}: {e}", path.display()))),

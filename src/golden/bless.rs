@@ -265,7 +265,8 @@ fn write_changed(
             written.push(path);
         }
         let sp = state_path(dest, c.frame, total);
-        if std::fs::read_to_string(&sp).map(|s| s.trim().to_string()).ok().as_deref() != Some(c.state.as_str()) {
+        let old = simreel_compare::fs::read_trusted(&sp).ok().map(|b| String::from_utf8_lossy(&b).trim().to_string());
+        if old.as_deref() != Some(c.state.as_str()) {
             write_atomic(&sp, format!("{}\n", c.state).as_bytes())?;
             written.push(sp);
         }

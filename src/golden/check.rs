@@ -88,7 +88,9 @@ pub(super) fn state_path(dir: &Path, frame: u32, total: u32) -> PathBuf {
 }
 
 fn read_state(dirs: &[PathBuf], frame: u32, total: u32) -> Option<String> {
-    dirs.iter().find_map(|d| std::fs::read_to_string(state_path(d, frame, total)).ok()).map(|s| s.trim().to_string())
+    dirs.iter()
+        .find_map(|d| simreel_compare::fs::read_trusted(&state_path(d, frame, total)).ok())
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
 }
 
 /// `scene` as a golden check renders it: at its `[golden]` size.

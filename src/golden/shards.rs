@@ -121,7 +121,7 @@ pub fn merge_reports(paths: &Paths, count: Option<u32>) -> Result<(u32, report::
     for i in 1..=n {
         let dir = base.join(shard_report_name(i, n));
         let file = dir.join("report.json");
-        let text = std::fs::read(&file).map_err(|_| {
+        let text = crate::output::read_plain(&file).map_err(|_| {
             GoldenError::Shards(format!(
                 "the report of shard {i}/{n} is missing ({}): run `simreel golden check … --shard {i}/{n}`",
                 file.display()
@@ -132,21 +132,27 @@ pub fn merge_reports(paths: &Paths, count: Option<u32>) -> Result<(u32, report::
         parts.push((dir, part));
     }
     one_check(&parts, n)?;
-    // the merged folder's own files are replaced; the shards' folders stay
-    for entry in std::fs::read_dir(&base).map_err(|source| OutputError::Read { path: base.clone(), source })?.flatten() {
-        if entry.path().is_file() {
-            crate::output::remove_stale(&entry.path())?;
+    // the merged folder's own files are replaced; the shards' folders stay. Every file is read
+    // and written relative to its folder's handle: the folders may be shared with other users.
+    let read_err = |dir: &std::path::Path| {
+        let path = dir.to_path_buf();
+        move |source: std::io::Error| OutputError::Read { path, source }
+    };
+    let merged_folder = crate::output::folder(&base)?;
+    for name in merged_folder.names().map_err(read_err(&base))? {
+        if merged_folder.kind(&name).is_ok_and(|k| k != simreel_compare::fs::Kind::Folder) {
+            merged_folder.remove(&name).map_err(|source| OutputError::Remove { path: base.join(&name), source })?;
         }
     }
     for (dir, part) in &parts {
+        let shard = simreel_compare::fs::Folder::open(dir).map_err(read_err(dir))?;
+        let names = shard.names().map_err(read_err(dir))?;
         for r in part.records.iter().filter(|r| !r.passed) {
             let stem = format!("{}__", r.subject.stem());
-            for entry in std::fs::read_dir(dir).map_err(|source| OutputError::Read { path: dir.clone(), source })?.flatten() {
+            for name in names.iter().filter(|n| n.to_string_lossy().starts_with(&stem)) {
                 // a shard's folder is read back: only its own plain files, never a link elsewhere
-                if entry.file_name().to_string_lossy().starts_with(&stem) && entry.file_type().is_ok_and(|t| t.is_file()) {
-                    let to = base.join(entry.file_name());
-                    std::fs::copy(entry.path(), &to).map_err(|source| OutputError::Write { path: to, source })?;
-                }
+                let Ok(bytes) = shard.read(name) else { continue };
+                merged_folder.write(name, &bytes, false).map_err(|source| OutputError::Write { path: base.join(name), source })?;
             }
         }
     }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{AtomicFile, OutputError, temp_path};
+use super::{AtomicFile, OutputError};
 use crate::scene::Format;
 use crate::scene::common::Quality;
 
@@ -115,41 +115,62 @@ pub fn ffmpeg() -> Result<PathBuf, OutputError> {
 }
 
 /// Encodes `frames` (PNG files, in order) at `fps` into `out` with `ffmpeg` (a still: the first).
+/// ffmpeg opens no path of ours: the frames are read here (plain files only) and piped to it,
+/// and it writes into the temporary file made for `out` (its standard output, reopened by
+/// ffmpeg as `/dev/stdout` so that the MP4 muxer can seek and read back for `faststart`).
 pub fn write_video(ffmpeg: &Path, frames: &[PathBuf], out: &Path, fps: f64, how: Encoding) -> Result<(), OutputError> {
+    use std::io::{Read as _, Write as _};
+    use std::process::Stdio;
     let err = |reason: String| OutputError::Animation { path: out.to_path_buf(), reason };
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
-    }
-    // the concat demuxer takes any list of frames (a --frames subset too), each shown 1/fps s
-    let list = temp_path(&out.with_extension("ffconcat"));
-    let mut text = String::from("ffconcat version 1.0\n");
-    for f in frames {
-        let abs = std::fs::canonicalize(f).map_err(|source| OutputError::Read { path: f.clone(), source })?;
-        text.push_str(&format!("file '{}'\nduration {}\n", abs.display().to_string().replace('\'', "'\\''"), 1.0 / fps));
-    }
-    // the last frame is listed twice so that its duration counts
-    if let Some(last) = frames.last().and_then(|f| std::fs::canonicalize(f).ok()) {
-        text.push_str(&format!("file '{}'\n", last.display().to_string().replace('\'', "'\\''")));
-    }
-    std::fs::write(&list, text).map_err(|source| OutputError::Write { path: list.clone(), source })?;
-    let tmp = temp_path(out);
-    let result = Command::new(ffmpeg)
-        .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i"])
-        .arg(&list)
-        .arg("-r")
+    let count = if how.still { 1.min(frames.len()) } else { frames.len() };
+    let mut file = AtomicFile::create(out)?;
+    let (target, to) = output_of(&mut file)?;
+    let mut child = Command::new(ffmpeg)
+        .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "image2pipe", "-c:v", "png", "-framerate"])
         .arg(format!("{fps}"))
-        // the repeated last entry only gives the last frame its duration
+        .args(["-i", "pipe:0", "-r"])
+        .arg(format!("{fps}"))
         .arg("-frames:v")
-        .arg(if how.still { "1".to_string() } else { frames.len().to_string() })
+        .arg(count.to_string())
         .args(how.args())
-        .arg(&tmp)
-        .output();
-    let _ = std::fs::remove_file(&list);
-    let output = result.map_err(|e| err(format!("cannot run {}: {e}", ffmpeg.display())))?;
-    if !output.status.success() {
-        let _ = std::fs::remove_file(&tmp);
-        let said = String::from_utf8_lossy(&output.stderr);
+        .arg(to)
+        .stdin(Stdio::piped())
+        .stdout(target)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| err(format!("cannot run {}: {e}", ffmpeg.display())))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let said = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        text
+    });
+    // a frame that cannot be read ends the input; ffmpeg stopping early ends the feeding
+    let fed = frames[..count].iter().try_for_each(|f| {
+        let bytes = super::read_plain(f)?;
+        stdin.write_all(&bytes).map_err(|source| OutputError::Write { path: out.to_path_buf(), source })
+    });
+    drop(stdin);
+    let status = child.wait().map_err(|e| err(format!("cannot run {}: {e}", ffmpeg.display())))?;
+    let said = String::from_utf8_lossy(&said.join().unwrap_or_default()).into_owned();
+    if !status.success() {
         return Err(err(format!("ffmpeg failed: {}", said.trim().lines().last().unwrap_or("no message"))));
     }
-    std::fs::rename(&tmp, out).map_err(|source| OutputError::Write { path: out.to_path_buf(), source })
+    fed?;
+    file.commit()
+}
+
+/// Where ffmpeg writes the temporary file `file`: its standard output, named `/dev/stdout`
+/// (a path that leads to the open file itself, whatever happens to the folder's names).
+#[cfg(unix)]
+fn output_of(file: &mut AtomicFile) -> Result<(std::process::Stdio, PathBuf), OutputError> {
+    let handle = file.file()?.try_clone().map_err(|source| OutputError::Write { path: PathBuf::from("/dev/stdout"), source })?;
+    Ok((std::process::Stdio::from(handle), PathBuf::from("/dev/stdout")))
+}
+
+/// Where ffmpeg writes the temporary file `file`: its path (no `/dev/stdout` here).
+#[cfg(not(unix))]
+fn output_of(file: &mut AtomicFile) -> Result<(std::process::Stdio, PathBuf), OutputError> {
+    Ok((std::process::Stdio::null(), file.temp_path()))
 }

@@ -15,7 +15,9 @@ pub const LOCK: &str = ".simreel.lock";
 /// This process's hold on a scene's output; released (the lock file removed) when dropped.
 #[derive(Debug)]
 pub struct Claim {
-    lock: PathBuf,
+    /// The frames folder, as opened when the lock was taken.
+    folder: super::Folder,
+    name: std::ffi::OsString,
 }
 
 /// This machine's name, as the lock records it (a container's is its pod's): a lock written on
@@ -34,14 +36,9 @@ pub fn alive(pid: u32) -> Option<bool> {
     proc.join("self").exists().then(|| proc.join(pid.to_string()).exists())
 }
 
-/// The process id in a temporary's name, `<file>.<pid>.tmp`, when `name` is one.
+/// The process id in a temporary's name ([`simreel_compare::fs::temp_name`]), when `name` is one.
 fn temporary_owner(name: &str) -> Option<u32> {
-    let stem = name.strip_suffix(".tmp")?;
-    let (_, pid) = stem.rsplit_once('.')?;
-    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    pid.parse().ok()
+    simreel_compare::fs::temp_owner(name)
 }
 
 impl Claim {
@@ -54,17 +51,19 @@ impl Claim {
     /// [`Claim::take`] with a lock file of another name: each shard of a split render holds its
     /// own, so shards write into one folder side by side.
     pub fn take_as(frames_dir: &Path, name: &str) -> Result<Claim, OutputError> {
-        let write_err = |source| OutputError::Write { path: frames_dir.to_path_buf(), source };
-        std::fs::create_dir_all(frames_dir).map_err(write_err)?;
+        let folder = super::folder(frames_dir)?;
         let lock = frames_dir.join(name);
+        let name = std::ffi::OsStr::new(name);
         for _ in 0..3 {
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&lock) {
+            // made exclusively, never through a link of that name
+            match folder.create_new(name, false) {
                 Ok(mut f) => {
                     writeln!(f, "{} {}", std::process::id(), host()).map_err(|source| OutputError::Write { path: lock.clone(), source })?;
-                    return Ok(Claim { lock });
+                    return Ok(Claim { folder, name: name.to_os_string() });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let text = std::fs::read_to_string(&lock).unwrap_or_default();
+                    // a lock that is not a plain file (a link, a folder) is nobody's: it goes
+                    let text = folder.read(name).ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_default();
                     let mut words = text.split_whitespace();
                     let holder = words.next().and_then(|p| p.parse::<u32>().ok());
                     // a lock from another machine (another node, a pod that was replaced) or naming
@@ -77,7 +76,7 @@ impl Claim {
                         }
                         // left by a process that is gone, elsewhere, or unreadable: take it over
                         _ => {
-                            let _ = std::fs::remove_file(&lock);
+                            let _ = folder.remove(name);
                         }
                     }
                 }
@@ -93,12 +92,11 @@ impl Claim {
     pub fn sweep(&self, frames_dir: &Path, beside: &[PathBuf]) -> usize {
         let mut removed = 0;
         let mut sweep_dir = |dir: &Path, belongs: &dyn Fn(&str) -> bool| {
-            let Ok(entries) = std::fs::read_dir(dir) else { return };
-            for entry in entries.flatten() {
-                let name = entry.file_name();
-                let Some(name) = name.to_str() else { continue };
-                let dead = temporary_owner(name).is_some_and(|pid| pid != std::process::id() && alive(pid) == Some(false));
-                if dead && belongs(name) && std::fs::remove_file(entry.path()).is_ok() {
+            let Ok(folder) = super::Folder::open(dir) else { return };
+            for name in folder.names().unwrap_or_default() {
+                let Some(text) = name.to_str() else { continue };
+                let dead = temporary_owner(text).is_some_and(|pid| pid != std::process::id() && alive(pid) == Some(false));
+                if dead && belongs(text) && folder.remove(&name).is_ok() {
                     removed += 1;
                 }
             }
@@ -109,15 +107,23 @@ impl Claim {
         for out in beside {
             let (Some(dir), Some(file)) = (out.parent(), out.file_name().and_then(|f| f.to_str())) else { continue };
             let prefix = format!("{file}.");
-            sweep_dir(dir, &|name| name.starts_with(&prefix));
+            sweep_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir }, &|name| name.starts_with(&prefix));
         }
         removed
     }
 }
 
+impl Claim {
+    /// The frames folder, as opened when the lock was taken: what the render writes its frames
+    /// into (wherever it has been moved since, never whatever has taken its name).
+    pub fn folder(&self) -> &super::Folder {
+        &self.folder
+    }
+}
+
 impl Drop for Claim {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.lock);
+        let _ = self.folder.remove(&self.name);
     }
 }
 

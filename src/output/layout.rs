@@ -126,8 +126,8 @@ impl SceneFolder {
     }
 
     /// The files written beside the folder for `formats` (the animations, the clip of frames
-    /// `clip` when there is one, and the frame list ffmpeg reads): what a killed run left of them
-    /// as temporaries is this scene's to sweep.
+    /// `clip` when there is one, and the frame list ffmpeg read in earlier versions): what a killed run
+    /// left of them as temporaries is this scene's to sweep.
     pub fn beside(&self, formats: &[Format], clip: Option<(u32, u32)>) -> Vec<PathBuf> {
         let mut out = Vec::new();
         for &f in formats {

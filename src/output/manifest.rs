@@ -210,7 +210,7 @@ impl Manifest {
     /// untrusted: one whose frame files are not plain names in its own folder (a path, `..`) is
     /// not one simreel wrote, and is taken as none.
     pub fn read(path: &Path) -> Option<Manifest> {
-        let m: Manifest = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        let m: Manifest = serde_json::from_slice(&super::read_plain(path).ok()?).ok()?;
         m.frames.iter().all(|e| super::layout::is_plain_name(&e.file)).then_some(m)
     }
 }

@@ -68,7 +68,25 @@ pub fn remove_stale(path: &Path) -> Result<(), OutputError> {
     simreel_compare::fs::remove_stale(path).map_err(|source| OutputError::Remove { path: path.to_path_buf(), source })
 }
 
-pub use simreel_compare::fs::temp_path;
+/// Has the command line warn, once per folder, of each folder it writes in that other users can
+/// write ([`simreel_compare::fs::Shared`]).
+pub fn warn_of_shared_folders() {
+    simreel_compare::fs::on_shared_folder(|s| eprintln!("warning: {s}"));
+}
+
+/// The folder at `path`, made where missing ([`simreel_compare::fs::Folder`]: opened once, no
+/// link of another user's followed on the way).
+pub fn folder(path: &Path) -> Result<Folder, OutputError> {
+    Folder::create(path).map_err(write_err(path))
+}
+
+/// The plain file at `path`, read as a file named by something simreel reads back is read: no
+/// link at its end, no FIFO or device.
+pub fn read_plain(path: &Path) -> Result<Vec<u8>, OutputError> {
+    simreel_compare::fs::read_plain(path).map_err(|source| OutputError::Read { path: path.to_path_buf(), source })
+}
+
+pub use simreel_compare::fs::Folder;
 
 /// Writes `bytes` to `path` as [`write_atomic`] does but without waiting for the disk: for files
 /// made again in no time from what is kept (a report's pages and pictures), which an
@@ -90,62 +108,54 @@ pub fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut AtomicFile) -> std:
     file.commit()
 }
 
-/// A file written under a temporary name in its folder ([`temp_path`]) and renamed to its own
-/// name by [`AtomicFile::commit`]: whoever looks sees the old file or the whole new one, never a
-/// part. Dropped without a commit (an error, an interruption), it removes its temporary file.
+/// A file written under a temporary name in its folder and renamed to its own name by
+/// [`AtomicFile::commit`]: whoever looks sees the old file or the whole new one, never a part.
+/// Dropped without a commit (an error, an interruption), it removes its temporary file. The
+/// temporary is made exclusively, under an unguessable name, relative to the folder's handle
+/// ([`simreel_compare::fs::AtomicFile`]).
 pub struct AtomicFile {
     path: PathBuf,
-    tmp: PathBuf,
-    /// `None` once a commit was tried.
-    writer: Option<std::io::BufWriter<std::fs::File>>,
-    /// The rename succeeded: the temporary name is gone.
-    committed: bool,
+    file: simreel_compare::fs::AtomicFile,
 }
 
 impl AtomicFile {
     /// Creates the folder if needed and opens the temporary file.
     pub fn create(path: &Path) -> Result<Self, OutputError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(write_err(dir))?;
-        }
-        let tmp = temp_path(path);
-        let file = std::fs::File::create(&tmp).map_err(write_err(path))?;
-        Ok(AtomicFile { path: path.to_path_buf(), tmp, writer: Some(std::io::BufWriter::new(file)), committed: false })
+        let file = simreel_compare::fs::Folder::atomic_at(path).map_err(write_err(path))?;
+        Ok(AtomicFile { path: path.to_path_buf(), file })
     }
 
     /// Flushes, syncs the data to disk and renames the file into place.
-    pub fn commit(mut self) -> Result<(), OutputError> {
-        let result = (|| {
-            let writer = self.writer.take().expect("an AtomicFile is committed once");
-            let file = writer.into_inner().map_err(|e| e.into_error())?;
-            file.sync_data()?;
-            std::fs::rename(&self.tmp, &self.path)
-        })();
-        self.committed = result.is_ok();
-        result.map_err(write_err(&self.path))
+    pub fn commit(self) -> Result<(), OutputError> {
+        self.file.commit().map_err(write_err(&self.path))
+    }
+
+    /// The file being written, for a program that fills it itself (ffmpeg): flushed first.
+    pub fn file(&mut self) -> Result<&std::fs::File, OutputError> {
+        let path = &self.path;
+        self.file.file().map_err(write_err(path))
+    }
+}
+
+#[cfg(not(unix))]
+impl AtomicFile {
+    /// The temporary file's path, for ffmpeg where it cannot be handed the open file.
+    pub fn temp_path(&self) -> PathBuf {
+        self.file.temp_path()
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.writer.as_mut().expect("not committed").write(buf)
+        self.file.write(buf)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.writer.as_mut().expect("not committed").write_all(buf)
+        self.file.write_all(buf)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.writer.as_mut().expect("not committed").flush()
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if !self.committed {
-            self.writer = None; // closed before it is removed
-            let _ = std::fs::remove_file(&self.tmp);
-        }
+        self.file.flush()
     }
 }
 
@@ -187,29 +197,35 @@ mod tests {
     fn an_atomic_file_appears_whole_on_commit_and_never_otherwise() {
         let dir = scratch("atomic");
         let path = dir.join("sub/a.bin");
+        let names = || {
+            let mut v: Vec<_> =
+                std::fs::read_dir(dir.join("sub")).unwrap().flatten().map(|e| e.file_name().into_string().unwrap()).collect();
+            v.sort();
+            v
+        };
         let mut f = AtomicFile::create(&path).unwrap();
         f.write_all(b"half").unwrap();
         assert!(!path.exists(), "visible before the commit");
-        assert!(temp_path(&path).exists());
+        assert_eq!(names().len(), 1, "the temporary file");
         f.commit().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"half");
-        assert!(!temp_path(&path).exists());
+        assert_eq!(names(), ["a.bin"]);
 
         // dropped without a commit: the old file stays, the temporary one goes
         let mut g = AtomicFile::create(&path).unwrap();
         g.write_all(b"replacement").unwrap();
         drop(g);
         assert_eq!(std::fs::read(&path).unwrap(), b"half");
-        assert!(!temp_path(&path).exists());
+        assert_eq!(names(), ["a.bin"]);
 
         // a failing fill leaves nothing behind either
-        let other = dir.join("b.bin");
+        let other = dir.join("sub/b.bin");
         let e = write_atomic_with(&other, |w| {
             w.write_all(b"x")?;
             Err(std::io::Error::other("disk full"))
         });
         assert!(matches!(e, Err(OutputError::Write { .. })));
-        assert!(!other.exists() && !temp_path(&other).exists());
+        assert_eq!(names(), ["a.bin"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

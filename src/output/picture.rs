@@ -25,12 +25,15 @@ pub fn read(path: &Path) -> Result<Decoded, OutputError> {
 }
 
 /// Reads `path` as `format` (or whatever it turns out to be); `bad` words a decoding failure.
+/// Pictures are read where simreel wrote them, or where a report or a folder named them: plain
+/// files, through no link of another user's (an approved image may be a link of the user's own,
+/// as git-annex keeps files), never a FIFO or a device.
 pub(super) fn read_as(
     path: &Path,
     format: Option<image::ImageFormat>,
     bad: impl FnOnce(std::path::PathBuf, String) -> OutputError,
 ) -> Result<Decoded, OutputError> {
-    let bytes = std::fs::read(path).map_err(|source| OutputError::Read { path: path.to_path_buf(), source })?;
+    let bytes = simreel_compare::fs::read_trusted(path).map_err(|source| OutputError::Read { path: path.to_path_buf(), source })?;
     decode_as(&bytes, format).map_err(|reason| bad(path.to_path_buf(), reason))
 }
 

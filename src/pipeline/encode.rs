@@ -54,7 +54,9 @@ fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quanti
         Work::Rendered(img) => {
             if out.png {
                 let bytes = output::png::encode(&img.rgba, img.width, img.height, output::png::Effort::Fast);
-                output::write_atomic(&out.frame_path(img.index), &bytes)?;
+                let path = out.frame_path(img.index);
+                let name = path.file_name().expect("a frame has a file name");
+                shared.frames.write(name, &bytes, true).map_err(|source| OutputError::Write { path: path.clone(), source })?;
             }
             Ok((img.index, quantize(img.index, &img.rgba, img.width, img.height)?))
         }

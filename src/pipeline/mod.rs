@@ -177,6 +177,9 @@ pub struct Outcome {
     pub removed: usize,
     /// Saved states of another version of the simulation (or another build), passed over.
     pub stale_states: u32,
+    /// The frames of saved states of this very simulation that it refused (damaged, or edited
+    /// by someone who recomputed the checksum): passed over, and said.
+    pub refused_states: Vec<u32>,
     /// What the GIF gave up to fit its budget (`gif_max_size`), when it had to.
     pub gif_fit: Option<String>,
     /// The clips of the run of frames rendered (`--frames 0..29`: `<name>.0-29.mp4`).
@@ -243,6 +246,8 @@ impl Outputs {
 struct Shared<'a> {
     job: &'a Job,
     out: Outputs,
+    /// The frames folder, opened once when the run took it ([`output::claim::Claim::folder`]).
+    frames: output::Folder,
     cancel: &'a AtomicBool,
     /// Set with the first failure: every stage stops before its next frame.
     abort: AtomicBool,
@@ -270,6 +275,8 @@ struct Shared<'a> {
     records: Vec<AnimationEntry>,
     /// Saved states of another version of the simulation the run passed over.
     stale_states: Mutex<u32>,
+    /// Saved states of this simulation it refused to take.
+    refused_states: Mutex<Vec<u32>>,
     /// The job's frames its GIF shows (`gif_fps`): the others are not quantized for it.
     gif_sampling: crate::output::gif::Sampling,
     started: Instant,
@@ -400,8 +407,10 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         job.shard.is_none().then(|| whole::Animations::new(scene, &out.folder, &job.formats, &settings, old.as_ref(), &job.frames));
     let gif_current = animations.as_ref().is_some_and(|a| a.is_current(Format::Gif));
     out.gif = streamed_gif(job, &out.folder, gif_current);
+    let frames = _claim.folder().try_clone().map_err(|source| OutputError::Write { path: out.frames_dir.clone(), source })?;
     let shared = Shared {
         job,
+        frames,
         cancel,
         abort: AtomicBool::new(false),
         failure: Mutex::new(None),
@@ -419,6 +428,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         identity,
         settings: settings.clone(),
         stale_states: Mutex::new(0),
+        refused_states: Mutex::new(Vec::new()),
         gif_sampling: assemble::gif_sampling(scene, job.frames.len()),
         started: wall,
         checkpoint: Mutex::new(Instant::now()),
@@ -483,6 +493,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         clips: finished.clips,
         removed,
         stale_states: *shared.stale_states.lock().expect("stale states"),
+        refused_states: std::mem::take(&mut *shared.refused_states.lock().expect("refused states")),
     })
 }
 
@@ -514,9 +525,19 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
     let mut sim = crate::kinds::build(scene);
     let first = shared.job.frames.iter().copied().find(|f| !shared.kept.contains(f));
     if let Some(first) = first.filter(|_| shared.job.snapshots) {
+        // a state the simulation refuses (its numbers out of range, its counts wrong) is passed
+        // over for an earlier one, or the start
+        let mut refused = Vec::new();
         let restored = shared.timed(Stage::Simulate, || {
-            snapshots::nearest(&shared.out.folder, scene, first).find(|(at, state)| sim.restore(*at, state)).map(|(at, _)| at)
+            for (at, state) in snapshots::nearest(&shared.out.folder, scene, first) {
+                if sim.restore(at, &state) {
+                    return Some(at);
+                }
+                refused.push(at);
+            }
+            None
         });
+        *shared.refused_states.lock().expect("refused states") = refused;
         *shared.simulated_from.lock().expect("start") = restored;
         // states of another version of the simulation nearer the first frame: never restored
         *shared.stale_states.lock().expect("stale states") = snapshots::stale(&shared.out.folder, scene, restored, first);

@@ -39,7 +39,8 @@ fn header(simulation: u64, frame: u32, state: &[u8]) -> Vec<u8> {
 
 /// The state in a snapshot file, when the file is whole and of this simulation, build and frame.
 fn read(file: &Path, simulation: u64, frame: u32) -> Option<Vec<u8>> {
-    let bytes = std::fs::read(file).ok()?;
+    // a plain file, never one a link leads to (the folder may be shared)
+    let bytes = crate::output::read_plain(file).ok()?;
     let len = header(simulation, frame, &[]).len();
     let state = bytes.get(len..)?;
     (bytes[..len] == header(simulation, frame, state)[..]).then(|| state.to_vec())
@@ -53,8 +54,6 @@ pub fn save(folder: &SceneFolder, scene: &Scene, frame: u32, state: &[u8]) -> Re
     if read(&file, simulation, frame).is_some() {
         return Ok(());
     }
-    let dir = file.parent().expect("a snapshot has a folder");
-    std::fs::create_dir_all(dir).map_err(|source| OutputError::Write { path: dir.to_path_buf(), source })?;
     let mut bytes = header(simulation, frame, state);
     bytes.extend_from_slice(state);
     write_atomic(&file, &bytes)
@@ -97,7 +96,11 @@ pub fn stale(folder: &SceneFolder, scene: &Scene, after: Option<u32>, frame: u32
             // the header up to the checksum: build, simulation, frame
             let known = &want[..want.len() - 8];
             let mut head = vec![0; known.len()];
-            let same = std::fs::File::open(folder.snapshot(f)).and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head)).is_ok()
+            let file = folder.snapshot(f);
+            let same = simreel_compare::fs::split(&file)
+                .and_then(|(dir, name)| simreel_compare::fs::Folder::open(dir)?.open_file(name))
+                .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
+                .is_ok()
                 && head == known;
             !same
         })

@@ -112,29 +112,27 @@ fn probe_all() -> Effects {
     out
 }
 
-/// Two small JSON files for the keys that name a data file, removed when dropped.
+/// Two small JSON files for the keys that name a data file, in a private folder of their own
+/// (an unguessable name in the temporary folder, made exclusively), removed when dropped.
 struct DataFiles {
-    dir: std::path::PathBuf,
+    dir: Option<simreel_compare::fs::TempFolder>,
 }
 
 impl DataFiles {
     fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!("simreel-effects-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
+        let dir = simreel_compare::fs::TempFolder::new("simreel-effects").ok();
         for (name, v) in [("a.json", 1), ("b.json", 2)] {
-            let _ = std::fs::write(dir.join(name), format!("{{\"v\": {v}, \"values\": [1, {v}]}}"));
+            if let Some(d) = &dir {
+                let _ = d.folder.write(name.as_ref(), format!("{{\"v\": {v}, \"values\": [1, {v}]}}").as_bytes(), false);
+            }
         }
         DataFiles { dir }
     }
 
     fn path(&self, name: &str) -> String {
-        self.dir.join(name).display().to_string()
-    }
-}
-
-impl Drop for DataFiles {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        let dir =
+            self.dir.as_ref().map_or_else(|| std::path::PathBuf::from("simreel-effects-unavailable"), |d| d.folder.path().to_path_buf());
+        dir.join(name).display().to_string()
     }
 }
 

@@ -125,7 +125,8 @@ pub fn load_with(path: &Path, overrides: &[overrides::Override]) -> Result<Scene
     if std::fs::metadata(path).map_err(read)?.is_dir() {
         return Err(unreadable("it is a folder, not a scene file".into()));
     }
-    let bytes = std::fs::read(path).map_err(read)?;
+    // through no link another user planted (a shared scenes folder); never a FIFO
+    let bytes = simreel_compare::fs::read_trusted(path).map_err(read)?;
     if let Some(at) = bytes.iter().position(|&b| b == 0) {
         return Err(unreadable(format!("it holds binary data (a NUL byte at offset {at}), not TOML text")));
     }

@@ -66,7 +66,15 @@ impl Writer {
     }
 }
 
-/// Reads a snapshot back in the order it was written; `None` once the bytes run out.
+/// The largest magnitude a number in a saved state may have. No state of a simulation that has
+/// not faulted comes near it (positions in metres or pixels, angles, speeds, times in seconds),
+/// and a snapshot is untrusted input: refusing one only costs simulating from the start, while
+/// taking a hostile one could make a step loop or allocate without end.
+pub const BOUND: f64 = 1e12;
+
+/// Reads a snapshot back in the order it was written; `None` once the bytes run out, and for
+/// any float that is not finite or beyond [`BOUND`] (read those few that may be infinite with
+/// [`Reader::f64_any`] and check them).
 pub struct Reader<'a> {
     bytes: &'a [u8],
 }
@@ -90,11 +98,19 @@ impl<'a> Reader<'a> {
         self.take().map(u64::from_le_bytes)
     }
 
+    /// A float within [`BOUND`].
     pub fn f32(&mut self) -> Option<f32> {
-        self.u32().map(f32::from_bits)
+        self.u32().map(f32::from_bits).filter(|x| x.abs() as f64 <= BOUND)
     }
 
+    /// A float within [`BOUND`].
     pub fn f64(&mut self) -> Option<f64> {
+        self.f64_any().filter(|x| x.abs() <= BOUND)
+    }
+
+    /// Any double, infinities and NaN included: for a value that may be infinite (a time that
+    /// has not come yet), which the caller checks itself.
+    pub fn f64_any(&mut self) -> Option<f64> {
         self.u64().map(f64::from_bits)
     }
 
@@ -151,7 +167,7 @@ mod tests {
     #[test]
     fn values_come_back_bit_for_bit_and_short_input_is_refused() {
         let mut w = Writer::new();
-        w.u32(7).u64(u64::MAX - 3).f32(-0.0).f64(f64::MIN_POSITIVE / 3.0).count(2).f32s(&[1.5, f32::NAN]);
+        w.u32(7).u64(u64::MAX - 3).f32(-0.0).f64(f64::MIN_POSITIVE / 3.0).count(2).f32s(&[1.5, 2.5]);
         let bytes = w.finish();
         let mut r = Reader::new(&bytes);
         assert_eq!(r.u32(), Some(7));
@@ -159,8 +175,7 @@ mod tests {
         assert_eq!(r.f32().map(f32::to_bits), Some((-0.0f32).to_bits()));
         assert_eq!(r.f64(), Some(f64::MIN_POSITIVE / 3.0));
         assert_eq!(r.count(4), Some(2));
-        let [a, b] = r.f32s::<2>().unwrap();
-        assert_eq!((a, b.is_nan()), (1.5, true));
+        assert_eq!(r.f32s::<2>(), Some([1.5, 2.5]));
         assert!(r.done());
         assert_eq!(r.u32(), None);
         // a length the bytes cannot hold
@@ -168,5 +183,18 @@ mod tests {
         w.count(1 << 40).u32(1);
         assert_eq!(Reader::new(&w.finish()).count(4), None);
         assert_eq!(Reader::new(&bytes[..3]).u32(), None);
+    }
+
+    #[test]
+    fn numbers_that_are_not_finite_or_beyond_the_bound_are_refused_unless_asked_for() {
+        let mut w = Writer::new();
+        w.f64(f64::NAN).f64(f64::NEG_INFINITY).f64(3.4e38).f64(-BOUND).f32(f32::INFINITY).f32(f32::MAX).f32(-1e9);
+        let bytes = w.finish();
+        let mut r = Reader::new(&bytes);
+        assert_eq!((r.f64(), r.f64(), r.f64(), r.f64()), (None, None, None, Some(-BOUND)));
+        assert_eq!((r.f32(), r.f32(), r.f32()), (None, None, Some(-1e9)));
+        let mut r = Reader::new(&bytes);
+        assert!(r.f64_any().is_some_and(f64::is_nan));
+        assert_eq!(r.f64_any(), Some(f64::NEG_INFINITY));
     }
 }

@@ -59,22 +59,16 @@ fn own_uid() -> Option<u32> {
     None
 }
 
-/// Opens (`create_new`: creates) the file at `path`, made readable and writable by its owner only.
+/// Opens (`create_new`: creates) the file at `path`, made readable and writable by its owner
+/// only: relative to its folder's handle, never through a link of that name.
 fn open_private(path: &Path, create_new: bool) -> std::io::Result<File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.read(!create_new).write(true);
-    if create_new {
-        o.create_new(true);
-    } else {
-        o.create(true).truncate(false);
-    }
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
-    let file = o.open(path)?;
+    let (dir, name) = simreel_compare::fs::split(path)?;
+    let dir = simreel_compare::fs::Folder::open(dir)?;
+    let file = if create_new { dir.create_new(name, true)? } else { dir.open_or_create(name, true)? };
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        check_own(&file, path)?;
+        check_own(&file)?;
         // a file left by an earlier version, readable by all: it is about to hold the token
         if file.metadata()?.permissions().mode() & 0o077 != 0 {
             file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
@@ -83,15 +77,14 @@ fn open_private(path: &Path, create_new: bool) -> std::io::Result<File> {
     Ok(file)
 }
 
-/// Refuses `file` (opened at `path`) unless it is a plain file of this user, reached by no link.
+/// Refuses `file` unless it is a plain file of this user's with no other name.
 #[cfg(unix)]
-fn check_own(file: &File, path: &Path) -> std::io::Result<()> {
+fn check_own(file: &File) -> std::io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let refuse = |why: &str| Err(std::io::Error::other(format!("{why}; remove it, or set XDG_RUNTIME_DIR to a folder of your own")));
     let opened = file.metadata()?;
-    let named = std::fs::symlink_metadata(path)?;
-    if named.file_type().is_symlink() || (named.dev(), named.ino()) != (opened.dev(), opened.ino()) || !opened.is_file() {
-        return refuse("it is a link or not a plain file");
+    if !opened.is_file() {
+        return refuse("it is not a plain file");
     }
     if own_uid().is_some_and(|me| opened.uid() != me) {
         return refuse("it belongs to another user");
@@ -105,10 +98,13 @@ fn check_own(file: &File, path: &Path) -> std::io::Result<()> {
 impl Lock {
     /// Takes the lock at `path`, or says who holds it.
     pub fn take(path: &Path) -> std::io::Result<Result<Lock, Held>> {
-        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(std::io::Error::other("it is a link; remove it, or set XDG_RUNTIME_DIR to a folder of your own"));
-        }
-        let mut file = open_private(path, false)?;
+        let mut file = open_private(path, false).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::InvalidInput {
+                std::io::Error::other(format!("{e}; remove it, or set XDG_RUNTIME_DIR to a folder of your own"))
+            } else {
+                e
+            }
+        })?;
         match file.try_lock() {
             Ok(()) => Ok(Ok(Lock { file, path: path.to_path_buf() })),
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -137,7 +133,7 @@ impl Drop for Lock {
     fn drop(&mut self) {
         let _ = self.file.set_len(0);
         let _ = self.file.unlock();
-        let _ = std::fs::remove_file(opener_path(&self.path));
+        let _ = simreel_compare::fs::remove_stale(&opener_path(&self.path));
     }
 }
 
@@ -151,10 +147,7 @@ pub fn opener_path(lock: &Path) -> PathBuf {
 /// command line (which every user of the machine can read).
 pub fn write_opener(lock: &Path, url: &str) -> std::io::Result<PathBuf> {
     let path = opener_path(lock);
-    match std::fs::remove_file(&path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-        _ => {}
-    }
+    simreel_compare::fs::remove_stale(&path)?;
     // a new file (never through a link, never another user's)
     let mut f = open_private(&path, true)?;
     let url = url.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");

@@ -116,7 +116,7 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
             return Ok(());
         }
     };
-    std::fs::create_dir_all(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
+    simreel_compare::fs::Folder::create(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
     let out = std::fs::canonicalize(&opts.out).map_err(|source| StudioError::Out { path: opts.out.clone(), source })?;
     let (listener, addr) = listen(opts.host, opts.port)?;
     let access = ctx::Access::new(token(), addr, &opts.allow_hosts, opts.allow_writes);

@@ -1,6 +1,7 @@
 //! The integration tests that drive other systems with simreel: a real one-node Slurm cluster, the
 //! container image built and run, the CI templates' runner on a user's project, the comparator's
-//! npm and Python packages in throwaway projects, and the book built by mdBook. Slower and needing
+//! npm and Python packages in throwaway projects, the book built by mdBook, and two accounts of
+//! this machine, one attacking the other's work in a shared folder. Slower and needing
 //! those tools (`scripts/ensure-test-tools` installs them), they are a binary of their own behind
 //! the `environment-tests` feature: `scripts/test` (and so `.ci/run`) runs them; a plain `cargo test` runs the program's behaviour (tests/suite/) only.
 //!
@@ -15,3 +16,4 @@ mod ci_templates;
 mod container;
 mod packages;
 mod slurm;
+mod two_users;

@@ -255,7 +255,9 @@ fn the_comparator_builds_without_the_renderer() {
     let mut crates: Vec<&str> = tree.lines().map(|l| l.trim_end_matches(" (*)").trim_end_matches(" (proc-macro)")).collect();
     crates.sort();
     crates.dedup();
-    assert!(crates.len() < 25, "{} crates with simreel-compare (a user's crate makes one more):\n{}", crates.len(), crates.join("\n"));
+    // 25 before rustix and its two (bitflags, linux-raw-sys), which open folders relative to their
+    // handles so that no write follows a link another user planted
+    assert!(crates.len() < 28, "{} crates with simreel-compare (a user's crate makes one more):\n{}", crates.len(), crates.join("\n"));
     for heavy in ["wgpu v", "naga v", "clap v", "notify v", "tungstenite v", "quantette v", "nv-flip", "cc v", "image v", "rayon v"] {
         assert!(!crates.iter().any(|l| l.starts_with(heavy)), "{heavy} is built for the comparator:\n{tree}");
     }

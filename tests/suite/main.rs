@@ -24,6 +24,7 @@ mod gif_fidelity;
 mod golden;
 mod golden_adapter;
 mod golden_sweep;
+mod hostile_neighbour;
 mod identity;
 mod identity_sweep;
 mod manifold;

@@ -114,8 +114,11 @@ fn webp_and_avif_stills_and_the_encoders_quality_keys() {
     let lossy = image::open(dir.join("fig.webp")).unwrap().into_rgba8().into_raw();
     let exact = image::open(dir.join("exact.webp")).unwrap().into_rgba8().into_raw();
     assert_eq!(exact, png.rgba, "quality 100 is lossless");
+    // RGB PSNR: 4:2:0 chroma halves the 1-px coloured strokes of a flock frame, so lossy WebP sits
+    // near 35 dB here (34.99 with Debian's ffmpeg 5.1.9 and libwebp 1.2.4, the same bytes from
+    // simreel before and after it piped the frames; 46.5 dB in YUV); a broken encode is below 25
     let db = psnr(&png.rgba, &lossy);
-    assert!(db > 35.0 && db.is_finite(), "WebP at quality 90: {db:.1} dB");
+    assert!(db > 34.0 && db.is_finite(), "WebP at quality 90: {db:.1} dB");
     let avif = ffmpeg_frames(&dir.join("fig.avif"));
     assert_eq!(avif.len(), 1);
     let db = psnr(&png.rgba, &avif[0].rgba);

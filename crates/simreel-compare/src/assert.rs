@@ -144,21 +144,19 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
                 let c = compare::compare(&expected, &actual, tol);
                 if c.verdict.passed() {
                     // a pending image of an earlier failure is stale now
-                    let _ = std::fs::remove_file(&pending);
+                    let _ = crate::fs::remove_stale(&pending);
                     return Ok(());
                 }
                 format!("{} differs from {}: {}", name, approved.display(), c.describe())
             }
         },
     };
-    let write = |to: &Path| -> Result<(), String> {
-        std::fs::create_dir_all(to.parent().unwrap_or(Path::new("."))).map_err(|e| format!("{}: {e}", to.display()))?;
-        crate::fs::atomic(to, &crate::image::encode_png_small(&actual)).map_err(|e| e.to_string())
-    };
+    let write =
+        |to: &Path| -> Result<(), String> { crate::fs::atomic(to, &crate::image::encode_png_small(&actual)).map_err(|e| e.to_string()) };
     match update {
         Update::Always => {
             write(&approved)?;
-            let _ = std::fs::remove_file(&pending);
+            let _ = crate::fs::remove_stale(&pending);
             Ok(())
         }
         Update::New => {
@@ -196,6 +194,8 @@ pub fn pending(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
     let files = crate::files::files_under(dir, Path::new("")).unwrap_or_default();
     let mut found: Vec<(PathBuf, PathBuf)> = files
         .into_iter()
+        // assert_image! writes plain files: a link of that name is someone else's
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
         .filter_map(|p| {
             let stem = p.file_name()?.to_str()?.strip_suffix(".new.png")?.to_string();
             Some((p.with_file_name(format!("{stem}.png")), p))

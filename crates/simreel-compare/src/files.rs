@@ -115,7 +115,8 @@ fn pictures(dir: &Path, skip: &Path) -> Result<std::collections::BTreeSet<String
 }
 
 /// The files under `dir` (any depth; symbolic links followed to files, not to folders, so no
-/// loops), leaving out the folder `skip` (absolute).
+/// loops, and only links of this user's or root's: one another user planted in a shared folder
+/// is left out), leaving out the folder `skip` (absolute).
 pub(crate) fn files_under(dir: &Path, skip: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -127,7 +128,7 @@ pub(crate) fn files_under(dir: &Path, skip: &Path) -> Result<Vec<PathBuf>, Error
                 if absolute(&path) != skip {
                     stack.push(path);
                 }
-            } else if path.is_file() {
+            } else if path.is_file() && (!entry.file_type().is_ok_and(|t| t.is_symlink()) || crate::fs::trusted_link(&path)) {
                 found.push(path);
             }
         }
@@ -140,9 +141,9 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// A picture's file, read whole.
+/// A picture's file, read whole (through no link of another user's; never a FIFO).
 fn bytes(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|e| Error::BadInput(format!("cannot read {}: {e}", path.display())))
+    crate::fs::read_trusted(path).map_err(|e| Error::BadInput(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Decodes a picture read from `path`: an error naming it when it is not one.
@@ -376,7 +377,7 @@ pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: O
     };
     match actual {
         Some((a, sha256)) => {
-            let bytes = std::fs::read(a).map_err(|e| io("read", a, e))?;
+            let bytes = crate::fs::read_plain(a).map_err(|e| io("read", a, e))?;
             if super::trust::sha256(&bytes) != sha256 {
                 return Err(changed(a));
             }
@@ -392,21 +393,20 @@ pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: O
                     name(named)
                 )));
             }
-            if std::fs::read(expected).is_ok_and(|old| old == bytes) {
+            if crate::fs::read_plain(expected).is_ok_and(|old| old == bytes) {
                 return Ok(Accepted { written: Vec::new(), removed: Vec::new() });
-            }
-            if let Some(dir) = expected.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| io("make", dir, e))?;
             }
             crate::fs::atomic(expected, &bytes)?;
             Ok(Accepted { written: vec![expected.to_path_buf()], removed: Vec::new() })
         }
         None => {
-            let now = std::fs::read(expected).map_err(|e| io("read", expected, e))?;
+            let (dir, name) = crate::fs::split(expected).map_err(|e| io("remove", expected, e))?;
+            let folder = crate::fs::Folder::open(dir).map_err(|e| io("remove", expected, e))?;
+            let now = folder.read(name).map_err(|e| io("read", expected, e))?;
             if expected_sha256 != Some(super::trust::sha256(&now).as_str()) {
                 return Err(changed(expected));
             }
-            std::fs::remove_file(expected).map_err(|e| io("remove", expected, e))?;
+            folder.remove(name).map_err(|e| io("remove", expected, e))?;
             Ok(Accepted { written: Vec::new(), removed: vec![expected.to_path_buf()] })
         }
     }

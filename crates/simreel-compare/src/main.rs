@@ -32,6 +32,7 @@ Exit codes: 0 match, 4 differ, 2 bad input (unreadable or unsupported files, bad
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    simreel_compare::fs::on_shared_folder(|s| eprintln!("warning: {s}"));
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Help) => {

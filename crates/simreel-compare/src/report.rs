@@ -450,7 +450,7 @@ pub fn write(
 /// failures' `pictures`, as [`Report::with_pictures`] made them.
 pub fn write_report(dir: &Path, report: Report, pictures: &[(String, Pictures)]) -> Result<Report, Error> {
     crate::fs::remove_stale(dir).map_err(|source| Error::Remove { path: dir.to_path_buf(), source })?;
-    std::fs::create_dir_all(dir).map_err(Error::write(dir))?;
+    crate::fs::Folder::create(dir).map_err(Error::write(dir))?;
     for (stem, pics) in pictures {
         for p in &pics.0 {
             write_replacing(&dir.join(format!("{stem}__{}.{}", p.name, p.extension())), &p.bytes)?;

@@ -228,7 +228,7 @@ pub fn accept(frames: &mut dyn Frames, f: &Failure, folders: &Folders) -> Result
             };
             let done = crate::files::accept(expected, copy, f.sha256.expected.as_deref())?;
             if let (true, Some(a)) = (f.pending, actual) {
-                std::fs::remove_file(a).map_err(|e| Error::BadInput(format!("cannot remove {}: {e}", a.display())))?;
+                crate::fs::remove_stale(a).map_err(|e| Error::BadInput(format!("cannot remove {}: {e}", a.display())))?;
             }
             Ok(done)
         }
@@ -316,7 +316,7 @@ pub fn interactive(
                 'r' | 'R' => {
                     all = all.or((choice == 'R').then_some(false));
                     if let (true, Some((_, Some(a)))) = (f.pending, &f.files) {
-                        let _ = std::fs::remove_file(a);
+                        let _ = crate::fs::remove_stale(Path::new(a));
                     }
                     let _ = writeln!(out, "    rejected: the golden stays");
                     tally.rejected += 1;
@@ -391,7 +391,7 @@ pub fn pending_failures(dir: &Path, tol: &crate::Tolerance) -> Result<Vec<Failur
     crate::assert::pending(&dir)
         .into_iter()
         .map(|(approved, new)| {
-            let (old, now) = (std::fs::read(&approved), std::fs::read(&new));
+            let (old, now) = (crate::fs::read_plain(&approved), crate::fs::read_plain(&new));
             let sha256 = crate::report::Hashes {
                 expected: old.as_deref().ok().map(crate::hash::sha256),
                 actual: now.as_deref().ok().map(crate::hash::sha256),

@@ -132,8 +132,11 @@ impl Summary {
 
     /// The summary in `file`: an error naming it when it is missing, not JSON, or lacks a field.
     pub fn read(file: &Path) -> Result<Summary, Error> {
-        let text = std::fs::read_to_string(file)
+        // a plain file of the output folder (never a link someone else put there, never a FIFO)
+        let bytes = crate::fs::read_plain(file)
             .map_err(|e| Error::NoLastRun(format!("no golden check has written {} yet ({e})", file.display())))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::BadInput(format!("{} is not a golden check's summary: it is not text", file.display())))?;
         serde_json::from_str(&text).map_err(|e| {
             Error::BadInput(format!("{} is not a golden check's summary: {e}; run `simreel golden check` again", file.display()))
         })

@@ -557,7 +557,7 @@ fn read_data(t: &TableReader, key: &Key, dir: &Path) -> Option<Data> {
     let bytes = match std::fs::metadata(&path) {
         Ok(m) if !m.is_file() => Err(format!("{} is not a file", path.display())),
         Ok(m) if m.len() > MAX_DATA_BYTES => Err(format!("{} is {} bytes; data files are at most 64 MiB", path.display(), m.len())),
-        _ => std::fs::read(&path).map_err(|e| {
+        _ => simreel_compare::fs::read_trusted(&path).map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::NotFound { not_found_hint(&path, &name) } else { String::new() };
             format!("cannot read {}: {e}{hint}", path.display())
         }),

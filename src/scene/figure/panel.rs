@@ -195,7 +195,7 @@ fn read_panel_scene(p: &TableReader, dir: &Path, camera: Option<CameraSpec>) -> 
             if with.is_none() {
                 return finish_panel_scene(p, &SCENE, in_panel(|| super::super::load(&path)), camera);
             }
-            let text = match std::fs::read_to_string(&path) {
+            let text = match simreel_compare::fs::read_trusted(&path).and_then(|b| String::from_utf8(b).map_err(std::io::Error::other)) {
                 Ok(t) => t,
                 Err(e) => {
                     let hint = if e.kind() == std::io::ErrorKind::NotFound { super::not_found_hint(&path, name) } else { String::new() };

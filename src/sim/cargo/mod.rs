@@ -420,6 +420,18 @@ impl CargoSim {
         }
     }
 
+    /// The scene's game clock from the start to time `t`, as [`CargoSim::advance_to`] takes its
+    /// frames (without the springs): the end of the last frame taken, and the clock after it.
+    fn clock_at(&self, t: f64) -> (f64, Clock) {
+        let mut clock = Clock { base: 0.0, n: 0, hz: self.spec.game_hz, hitch: (0, 0.0), hitches: hitches_of(&self.spec) };
+        let mut shown = 0.0;
+        while clock.next().0 <= t + 1e-9 {
+            shown = clock.next().0;
+            clock.take();
+        }
+        (shown, clock)
+    }
+
     /// Runs game frames up to time `t` (the last one ending at or before it).
     pub fn advance_to(&mut self, t: f64) {
         while self.clock.next().0 <= t + 1e-9 {

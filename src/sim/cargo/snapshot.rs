@@ -149,10 +149,19 @@ impl CargoSim {
         }
         let shown = r.f64()?;
         let clock = (r.f64()?, r.u64()?, (r.u32()?, r.f64()?), r.count(0)?);
-        if clock.3 > super::hitches_of(&self.spec).len() {
+        // the game clock is the scene's: it is played again here (no springs, a few thousand
+        // ticks at most) and the saved one must be the same to the bit, with the frame it shows
+        let (at, expected) = self.clock_at(self.timing.time_of(frame));
+        let same = (expected.base.to_bits(), expected.n, expected.hitch.0, expected.hitch.1.to_bits(), expected.hitches.len())
+            == (clock.0.to_bits(), clock.1, clock.2.0, clock.2.1.to_bits(), clock.3);
+        if !same || shown.to_bits() != at.to_bits() {
             return None;
         }
         let now = r.f64()?;
+        // the springs' own time: the shown frame's end, or the grid point a hair after it
+        if !(now >= shown - 1e-9 && now <= shown + 1e-9) {
+            return None;
+        }
         let frozen = match r.bool()? {
             true => Some((r.u64()?, get_targets(r, n)?, get_state(r, n)?)),
             false => None,
@@ -168,7 +177,9 @@ impl CargoSim {
         if applied > self.spec.events.len() {
             return None;
         }
-        let (awake_until, asleep, targets) = (r.f64()?, r.bool()?, get_targets(r, n)?);
+        // never woken (minus infinity), or until a time of the scene's
+        let awake_until = r.f64_any().filter(|&t| t == f64::NEG_INFINITY || t.abs() <= crate::sim::snapshot::BOUND)?;
+        let (asleep, targets) = (r.bool()?, get_targets(r, n)?);
         let mut counters = Counters {
             wall_entries: r.u64()?,
             teleports_ignored: r.u64()?,
@@ -187,8 +198,11 @@ impl CargoSim {
                 Some(Sample { t, links })
             })
             .collect::<Option<Vec<_>>>()?;
-        // and no sample from before it
-        if samples.first().is_some_and(|s| s.t < shown - self.keep() - 1e-9) {
+        // and no sample from before it, none after the shown frame, in time order
+        if samples.first().is_some_and(|s| s.t < shown - self.keep() - 1e-9)
+            || samples.last().is_some_and(|s| s.t > shown + 1e-9)
+            || samples.windows(2).any(|w| w[1].t <= w[0].t)
+        {
             return None;
         }
         let state = get_state(r, n)?;

@@ -380,7 +380,7 @@ impl Simulation for FlockSim {
 
     fn restore(&mut self, frame: u32, bytes: &[u8]) -> bool {
         let mut r = crate::sim::snapshot::Reader::new(bytes);
-        if r.u32() != Some(frame) || self.fault.is_some() || !self.world.restore(&mut r) {
+        if r.u32() != Some(frame) || self.fault.is_some() || !self.world.restore(&mut r, self.timing.time_of(frame)) {
             return false;
         }
         self.frame = frame;

@@ -37,12 +37,13 @@ impl World {
         }
     }
 
-    /// Takes the state of a snapshot of this flock (the same agents, trail and graph); false,
-    /// with the world untouched, when the bytes do not fit.
-    pub fn restore(&mut self, r: &mut Reader) -> bool {
+    /// Takes the state of a snapshot of this flock (the same agents, trail and graph) taken when
+    /// it had advanced to `time`; false, with the world untouched, when the bytes do not fit (its
+    /// clock must stand where advancing to `time` leaves it).
+    pub fn restore(&mut self, r: &mut Reader, time: f64) -> bool {
         let Some(read) = self.read(r) else { return false };
-        let (time, steps, cursor, agents, pulses, packets, shocks, (head, count, trail)) = read;
-        if time != self.clock.time_of(steps) {
+        let (saved_time, steps, cursor, agents, pulses, packets, shocks, (head, count, trail)) = read;
+        if steps != self.clock.steps_at(time) || saved_time != self.clock.time_of(steps) {
             return false;
         }
         self.clock.set_steps(steps);
@@ -62,7 +63,10 @@ impl World {
             return None;
         }
         let (time, steps) = (r.f64()?, r.u64()?);
-        let cursor = Cursor { raw: r.f32s()?, smooth: r.f32s()?, last_move: r.f64()?, alive: r.u32()? != 0 };
+        // the cursor's last move: never (minus infinity), or a time of the scene's
+        let (raw, smooth) = (r.f32s()?, r.f32s()?);
+        let last_move = r.f64_any().filter(|&t| t == f64::NEG_INFINITY || t.abs() <= crate::sim::snapshot::BOUND)?;
+        let cursor = Cursor { raw, smooth, last_move, alive: r.u32()? != 0 };
         let node = |v: u32| (nodes == 0 || (v as usize) < nodes).then_some(v);
         let mut agents = Vec::with_capacity(n);
         for _ in 0..n {

@@ -105,7 +105,7 @@ impl Pictures {
         // check read from the project's own folder) the file
         let as_is = |name, file: &Option<String>, img: &Image| {
             let held = if name == "expected" { &e.bytes.expected } else { &e.bytes.actual };
-            let read = || file.as_ref().and_then(|f| std::fs::read(f).ok());
+            let read = || file.as_ref().and_then(|f| crate::fs::read_plain(std::path::Path::new(f)).ok());
             let kept = held.clone().or_else(read).and_then(|b| Some((shown_as_read(&b)?, b)));
             match kept {
                 Some((format, bytes)) => Picture { name, format, bytes },

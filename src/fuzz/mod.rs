@@ -5,7 +5,10 @@
 //! scenes of other kinds, tables repeated, text cut short, brackets and quotes dropped in, deep
 //! nesting — so most inputs get past the TOML parser into validation. A run reports panics,
 //! the slowest input and how many inputs it tried; `examples/fuzz.rs` is the command line, and the
-//! test suite runs a short, seeded round.
+//! test suite runs a short, seeded round. Saved simulation states have a fuzzer of their own
+//! ([`snapshot`]).
+
+pub mod snapshot;
 
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
