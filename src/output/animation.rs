@@ -96,7 +96,9 @@ impl Encoding {
             }
             Format::Png | Format::Gif | Format::Apng => unreachable!("{} is not encoded by ffmpeg", self.format.name()),
         }
-        a.extend(["-f".to_string(), self.format.name().to_string()]);
+        // no random identifiers (Matroska's segment and track UIDs) nor version strings: the same
+        // frames give the same file
+        a.extend(["-fflags", "+bitexact", "-f", self.format.name()].map(String::from));
         a
     }
 }
@@ -117,14 +119,15 @@ pub fn ffmpeg() -> Result<PathBuf, OutputError> {
 /// Encodes `frames` (PNG files, in order) at `fps` into `out` with `ffmpeg` (a still: the first).
 /// ffmpeg opens no path of ours: the frames are read here (plain files only) and piped to it,
 /// and it writes into the temporary file made for `out` (its standard output, reopened by
-/// ffmpeg as `/dev/stdout` so that the MP4 muxer can seek and read back for `faststart`).
+/// ffmpeg as `/dev/stdout` so that the MP4 muxer can seek and read back for `faststart`), or
+/// where there is no `/dev/stdout`, into a private folder of ours ([`Target`]).
 pub fn write_video(ffmpeg: &Path, frames: &[PathBuf], out: &Path, fps: f64, how: Encoding) -> Result<(), OutputError> {
     use std::io::{Read as _, Write as _};
     use std::process::Stdio;
     let err = |reason: String| OutputError::Animation { path: out.to_path_buf(), reason };
     let count = if how.still { 1.min(frames.len()) } else { frames.len() };
     let mut file = AtomicFile::create(out)?;
-    let (target, to) = output_of(&mut file)?;
+    let (place, target, to) = Target::of(&mut file)?;
     let mut child = Command::new(ffmpeg)
         .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "image2pipe", "-c:v", "png", "-framerate"])
         .arg(format!("{fps}"))
@@ -158,19 +161,42 @@ pub fn write_video(ffmpeg: &Path, frames: &[PathBuf], out: &Path, fps: f64, how:
         return Err(err(format!("ffmpeg failed: {}", said.trim().lines().last().unwrap_or("no message"))));
     }
     fed?;
+    place.finish(&mut file)?;
     file.commit()
 }
 
-/// Where ffmpeg writes the temporary file `file`: its standard output, named `/dev/stdout`
-/// (a path that leads to the open file itself, whatever happens to the folder's names).
-#[cfg(unix)]
-fn output_of(file: &mut AtomicFile) -> Result<(std::process::Stdio, PathBuf), OutputError> {
-    let handle = file.file()?.try_clone().map_err(|source| OutputError::Write { path: PathBuf::from("/dev/stdout"), source })?;
-    Ok((std::process::Stdio::from(handle), PathBuf::from("/dev/stdout")))
+/// Where ffmpeg writes the video: into the temporary file itself, as its standard output named
+/// `/dev/stdout` (a path that leads to the open file whatever happens to the folder's names),
+/// or, where that name leads nowhere (a bare chroot without `/dev` or `/proc`), into a private
+/// folder of our own in the temporary folder, whose file is copied in after.
+enum Target {
+    Stdout,
+    Private(simreel_compare::fs::TempFolder),
 }
 
-/// Where ffmpeg writes the temporary file `file`: its path (no `/dev/stdout` here).
-#[cfg(not(unix))]
-fn output_of(file: &mut AtomicFile) -> Result<(std::process::Stdio, PathBuf), OutputError> {
-    Ok((std::process::Stdio::null(), file.temp_path()))
+/// The file name ffmpeg writes inside a [`Target::Private`] folder.
+const PRIVATE_NAME: &str = "video";
+
+impl Target {
+    fn of(file: &mut AtomicFile) -> Result<(Target, std::process::Stdio, PathBuf), OutputError> {
+        let io = |path: PathBuf| move |source| OutputError::Write { path, source };
+        if cfg!(unix) && std::fs::metadata("/dev/stdout").is_ok() {
+            let handle = file.file()?.try_clone().map_err(io(PathBuf::from("/dev/stdout")))?;
+            return Ok((Target::Stdout, std::process::Stdio::from(handle), PathBuf::from("/dev/stdout")));
+        }
+        let folder = simreel_compare::fs::TempFolder::new("simreel-video").map_err(io(std::env::temp_dir()))?;
+        let path = folder.folder.path().join(PRIVATE_NAME);
+        Ok((Target::Private(folder), std::process::Stdio::null(), path))
+    }
+
+    /// Copies what ffmpeg wrote into `file` where it wrote elsewhere; removes its copy.
+    fn finish(self, file: &mut AtomicFile) -> Result<(), OutputError> {
+        use std::io::Write as _;
+        let Target::Private(folder) = self else { return Ok(()) };
+        let name = std::ffi::OsStr::new(PRIVATE_NAME);
+        let where_ = folder.folder.path().join(PRIVATE_NAME);
+        let bytes = folder.folder.read(name).map_err(|source| OutputError::Write { path: where_.clone(), source })?;
+        let _ = folder.folder.remove(name);
+        file.write_all(&bytes).map_err(|source| OutputError::Write { path: where_, source })
+    }
 }

@@ -137,14 +137,6 @@ impl AtomicFile {
     }
 }
 
-#[cfg(not(unix))]
-impl AtomicFile {
-    /// The temporary file's path, for ffmpeg where it cannot be handed the open file.
-    pub fn temp_path(&self) -> PathBuf {
-        self.file.temp_path()
-    }
-}
-
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.file.write(buf)

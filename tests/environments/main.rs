@@ -1,7 +1,8 @@
 //! The integration tests that drive other systems with simreel: a real one-node Slurm cluster, the
 //! container image built and run, the CI templates' runner on a user's project, the comparator's
 //! npm and Python packages in throwaway projects, the book built by mdBook, and two accounts of
-//! this machine, one attacking the other's work in a shared folder. Slower and needing
+//! this machine, one attacking the other's work in a shared folder, and a system root without
+//! `/dev/stdout` (a mount namespace) for the videos ffmpeg writes. Slower and needing
 //! those tools (`scripts/ensure-test-tools` installs them), they are a binary of their own behind
 //! the `environment-tests` feature: `scripts/test` (and so `.ci/run`) runs them; a plain `cargo test` runs the program's behaviour (tests/suite/) only.
 //!
@@ -11,6 +12,7 @@
 #[path = "../suite/common.rs"]
 mod common;
 
+mod bare_root;
 mod book;
 mod ci_templates;
 mod container;
