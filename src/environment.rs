@@ -18,6 +18,15 @@ pub struct Environment {
     pub ffmpeg: Option<PathBuf>,
     /// `SIMREEL_CHECKPOINT_MS`: how often a running render rewrites its manifest (2 s).
     pub checkpoint: Option<Duration>,
+    /// This user's folder for what simreel keeps between runs where only they write
+    /// (`$XDG_STATE_HOME/simreel`, else `$HOME/.local/state/simreel`): what their golden checks
+    /// rendered ([`crate::golden`]'s records).
+    pub state_dir: Option<PathBuf>,
+    /// `XDG_RUNTIME_DIR` as the user set it (a folder of theirs alone, where the studio keeps its
+    /// lock), when it is an existing folder.
+    pub runtime_dir: Option<PathBuf>,
+    /// `HOME`: the home folder itself is never a folder an accept writes in.
+    pub home: Option<PathBuf>,
 }
 
 /// The names of the variables, as messages quote them.
@@ -42,6 +51,14 @@ impl Environment {
             adapter: set(ADAPTER),
             ffmpeg: set(FFMPEG).map(PathBuf::from),
             checkpoint: set(CHECKPOINT_MS).and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_millis),
+            // XDG: a relative XDG_STATE_HOME is to be ignored
+            state_dir: set("XDG_STATE_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .or_else(|| set("HOME").map(|h| PathBuf::from(h).join(".local/state")).filter(|p| p.is_absolute()))
+                .map(|p| p.join("simreel")),
+            runtime_dir: set("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|p| p.is_absolute() && p.is_dir()),
+            home: set("HOME").map(PathBuf::from).filter(|p| p.is_absolute()),
         }
     }
 
@@ -53,7 +70,8 @@ impl Environment {
 
     /// The installed environment, or an empty one (nothing set) where none was installed.
     pub fn current() -> &'static Environment {
-        static EMPTY: Environment = Environment { backend: None, adapter: None, ffmpeg: None, checkpoint: None };
+        static EMPTY: Environment =
+            Environment { backend: None, adapter: None, ffmpeg: None, checkpoint: None, state_dir: None, runtime_dir: None, home: None };
         INSTALLED.get().unwrap_or(&EMPTY)
     }
 

@@ -14,9 +14,11 @@ use cli::{CargoCommand, Cli, Command, DiceCommand};
 use simreel::exit::{BadInput, ExitClass};
 
 fn main() -> ExitCode {
+    // the variables simreel heeds, read once here (before the probe below sets one); the library
+    // asks for them, never the process
+    let environment = simreel::environment::Environment::read();
     quiet_wayland_probe();
-    // the variables simreel heeds, read once here; the library asks for them, never the process
-    simreel::environment::Environment::read().install();
+    environment.install();
     simreel::output::warn_of_shared_folders();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -29,9 +31,11 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // an error may name what a file said (a path, a value): nothing reaches the terminal raw
+            let safe = |t: String| simreel_compare::text::for_terminal(&t).into_owned();
+            eprintln!("error: {}", safe(e.to_string()));
             for cause in e.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+                eprintln!("  caused by: {}", safe(cause.to_string()));
             }
             ExitCode::from(class_of(&e).code())
         }

@@ -58,8 +58,36 @@ impl MergeError {
     }
 }
 
-/// The scene files of every scene with shards in `out`, as the shards' manifests name them.
-pub fn scenes_with_shards(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
+/// The scene files of every scene with shards in `out`, as the shards' manifests name them, and
+/// what was passed over: a manifest is read back (whoever can write `out` writes it), so only a
+/// `.toml` file under the working folder is taken, never a file it names elsewhere (a key, a
+/// credentials file); the others are said, to be named by hand.
+pub fn scenes_with_shards(out: &Path) -> Result<(Vec<PathBuf>, Vec<String>), OutputError> {
+    let (mut taken, mut passed) = (Vec::new(), Vec::new());
+    let here = std::env::current_dir().ok().and_then(|d| std::fs::canonicalize(d).ok());
+    for (manifest, named) in shard_scene_files(out)? {
+        let path = PathBuf::from(&named);
+        let plain = path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+        let under = if path.is_absolute() {
+            here.as_ref().is_some_and(|h| std::fs::canonicalize(&path).is_ok_and(|p| p.starts_with(h)))
+        } else {
+            plain && here.as_ref().is_some_and(|h| std::fs::canonicalize(&path).is_ok_and(|p| p.starts_with(h)))
+        };
+        if under && path.extension().is_some_and(|e| e == "toml") {
+            taken.push(path);
+        } else {
+            passed.push(format!(
+                "{} names the scene file {}, not a .toml file under this folder: not read (name the scene to merge it)",
+                manifest.display(),
+                simreel_compare::text::shown(&named)
+            ));
+        }
+    }
+    Ok((taken, passed))
+}
+
+/// The scene file each scene's first shard manifest in `out` names, with the manifest.
+fn shard_scene_files(out: &Path) -> Result<Vec<(PathBuf, String)>, OutputError> {
     let entries = std::fs::read_dir(out).map_err(|source| OutputError::Read { path: out.to_path_buf(), source })?;
     let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
@@ -68,8 +96,8 @@ pub fn scenes_with_shards(out: &Path) -> Result<Vec<PathBuf>, OutputError> {
         let shard = std::fs::read_dir(&dir).ok().and_then(|it| {
             it.flatten().map(|e| e.path()).find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("shard-")))
         });
-        if let Some(m) = shard.and_then(|p| Manifest::read(&p)) {
-            scenes.push(PathBuf::from(m.scene_file));
+        if let Some((p, m)) = shard.and_then(|p| Some((p.clone(), Manifest::read(&p)?))) {
+            scenes.push((p, m.scene_file));
         }
     }
     Ok(scenes)

@@ -19,7 +19,11 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let mut paths = scenes.to_vec();
     if paths.is_empty() {
-        paths = simreel::merge::scenes_with_shards(out)?;
+        let passed;
+        (paths, passed) = simreel::merge::scenes_with_shards(out)?;
+        for note in &passed {
+            eprintln!("warning: {note}");
+        }
         if paths.is_empty() {
             return Err(BadInput(format!(
                 "{} holds no shards (shard-I-of-N.json in a scene's folder): name the scenes, or render with --shard first",

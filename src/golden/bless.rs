@@ -201,7 +201,23 @@ fn last_run(scene: &Scene, spec: &GoldenSpec, frames: &[u32], paths: &Paths) -> 
                 folder.frame_name(frame)
             ))
         })?;
-        out.push(Candidate { frame, image: png::read(&file)?, state: e.state.clone() });
+        // and the very file this user's check wrote (the folder, its manifest and its report may
+        // be someone else's work)
+        let bytes = crate::output::read_plain(&file)?;
+        let hash = crate::output::manifest::content_hash(&bytes);
+        match super::seen::recorded(&folder.dir(), frame) {
+            Ok(h) if h == hash => {}
+            Ok(_) => {
+                return Err(GoldenError::Untrusted(format!(
+                    "frame {frame} of the last run of {} in {} is not the file your check wrote (it was replaced since); run `simreel golden check` again",
+                    scene.name,
+                    folder.dir().display()
+                )));
+            }
+            Err(why) => return Err(GoldenError::Untrusted(format!("frame {frame} of the last run of {}: {why}", scene.name))),
+        }
+        let image = png::decode(&bytes).map_err(|reason| crate::output::OutputError::BadPng { path: file.clone(), reason })?;
+        out.push(Candidate { frame, image, state: e.state.clone() });
     }
     Ok((out, m.adapter_info))
 }

@@ -116,7 +116,10 @@ pub(super) fn render_golden(
         .formats(vec![Format::Png])
         .adapter(adapter.clone())
         .without_snapshots();
-    pipeline::run_with(&job, mode, &AtomicBool::new(false), renderers)
+    let outcome = pipeline::run_with(&job, mode, &AtomicBool::new(false), renderers)?;
+    // what was written, where only this user writes: what an accept from this run may take
+    super::seen::record(&outcome.frames_dir, &outcome.manifest.frames);
+    Ok(outcome)
 }
 
 /// The outcome of checking scenes.
@@ -138,16 +141,6 @@ impl CheckSummary {
 /// Why a frame checked on another adapter than its goldens' cannot be accepted from that check.
 pub const OTHER_ADAPTER: &str =
     "not on this adapter: the goldens were approved on lavapipe; check there, or give this adapter a [[golden.overrides]] entry";
-
-/// The command that accepts what the check at `paths` rendered of `scene` (`frame`: one frame).
-fn bless_command(scene: &Scene, frame: Option<u32>, paths: &Paths) -> String {
-    let filter = match frame {
-        Some(f) => format!("{}:{f}", scene.name),
-        None => scene.name.clone(),
-    };
-    let sh = crate::plan::sh;
-    format!("simreel golden bless {} --filter {} --from-last-run{}", sh(&scene.path.display().to_string()), sh(&filter), paths.options())
-}
 
 /// Checks every scene (each must have `[golden]`) on the adapter `plan` chose for it, writes the
 /// report, returns what happened. A shard of a split check passes `shard`: what it was given and
@@ -229,7 +222,11 @@ fn check_frame(
         tolerance_reason: format!("{}: {}", rule.key, rule.tolerance.describe()),
         unreadable: false,
         bytes: Default::default(),
-        accept: if rule.other { Accept::NotHere(OTHER_ADAPTER.into()) } else { Accept::Command(bless_command(scene, Some(f), paths)) },
+        accept: if rule.other {
+            Accept::NotHere(OTHER_ADAPTER.into())
+        } else {
+            Accept::Command(super::bless_command(scene, Some(f), paths))
+        },
         rendered: Some(report::Rendered {
             scene_file: scene.path.display().to_string(),
             goldens: paths.goldens.display().to_string(),

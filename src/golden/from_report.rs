@@ -3,8 +3,10 @@
 //! them. The report is read back as untrusted input: a frame is taken only when the scene it was
 //! rendered from is the scene here (one identity at the golden size), it was rendered on an
 //! adapter whose images these goldens take, and its picture in the folder is a plain file with
-//! the pixels whose SHA-256 the report recorded. Nothing is read outside the folder, and only the
-//! goldens folder given here is written.
+//! the pixels whose SHA-256 the report recorded; only frames of the scene's `[golden]` table,
+//! each with the state digest the scene here simulates to at that frame (simulated here: the
+//! report's own text is never written), on an adapter the report describes in plain words.
+//! Nothing is read outside the folder, and only the goldens folder given here is written.
 
 use std::path::{Path, PathBuf};
 
@@ -99,7 +101,11 @@ impl Failed {
         let refuse =
             |frame: u32, why: String| GoldenError::Untrusted(format!("{}:{frame} from {}: {why}", scene.name, self.file.display()));
         let (mut out, mut adapter): (Vec<Approved>, Option<AdapterSummary>) = (Vec::new(), None);
+        let shown = |s: &str| simreel_compare::text::shown(&s.chars().take(200).collect::<String>()).into_owned();
         for &frame in frames {
+            if !spec.frames.contains(&frame) {
+                return Err(refuse(frame, "it is not one of the scene's [golden] frames here: there is no golden of it to approve".into()));
+            }
             let Some((f, _)) = self.of(&scene.name).find(|(_, n)| *n == frame) else {
                 return Err(refuse(frame, "the check did not fail it: there is nothing of it to accept".into()));
             };
@@ -115,9 +121,15 @@ impl Failed {
                     format!(
                         "it was rendered from another version of the scene than {} here (identity {} there, {here} here; simreel {} there): check out the commit the check ran on, or check again",
                         scene.path.display(),
-                        r.identity,
-                        r.simreel
+                        shown(&r.identity),
+                        shown(&r.simreel)
                     ),
+                ));
+            }
+            if !plain_words(&r.adapter) {
+                return Err(refuse(
+                    frame,
+                    "its adapter is not one simreel describes (control characters, or a description too long)".into(),
                 ));
             }
             let used: AdapterSummary = serde_json::from_value(r.adapter.clone())
@@ -147,6 +159,19 @@ impl Failed {
             }
             out.push((frame, image, r.state.clone()));
         }
+        // the state digests: what this scene simulates to here, which the report's must equal
+        out.sort_by_key(|a| a.0);
+        let mut player = crate::kinds::build(&as_checked(scene, spec));
+        for (frame, _, state) in &mut out {
+            player.sim_mut().advance(*frame);
+            let here = player.digest().to_string();
+            if *state != here {
+                let why =
+                    format!("its state digest is not the one this scene simulates to at that frame ({} there, {here} here)", shown(state));
+                return Err(refuse(*frame, why));
+            }
+            *state = here;
+        }
         Ok((out, adapter.unwrap_or_default()))
     }
 
@@ -160,4 +185,18 @@ impl Failed {
             Err(e) => Err(format!("its picture {} cannot be read ({e}); download the whole report folder", file.display())),
         }
     }
+}
+
+/// Whether every string in `v` is plain words: no control character, at most 256 characters, and
+/// the whole at most 4 KiB (an adapter's description).
+fn plain_words(v: &serde_json::Value) -> bool {
+    fn strings_ok(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::String(s) => s.chars().count() <= 256 && !s.chars().any(simreel_compare::text::is_hidden),
+            serde_json::Value::Array(a) => a.iter().all(strings_ok),
+            serde_json::Value::Object(o) => o.iter().all(|(k, v)| !k.chars().any(simreel_compare::text::is_hidden) && strings_ok(v)),
+            _ => true,
+        }
+    }
+    v.to_string().len() <= 4096 && strings_ok(v)
 }

@@ -17,6 +17,8 @@ mod check;
 mod from_report;
 pub mod review;
 #[cfg(feature = "render")]
+mod seen;
+#[cfg(feature = "render")]
 mod shards;
 
 pub use simreel_compare::{Accept, assert, compare, files, regions, report, summary, trust};
@@ -59,6 +61,16 @@ pub const CHECK_REPORT: &str = simreel_compare::review::CHECK_REPORT;
 pub const DEFAULT_GOLDENS: &str = "tests/golden";
 /// Where a check renders and reports unless `--out` says otherwise.
 pub const DEFAULT_OUT: &str = "out";
+
+/// The command that accepts what the check at `paths` rendered of `scene` (`frame`: one frame).
+pub(crate) fn bless_command(scene: &Scene, frame: Option<u32>, paths: &Paths) -> String {
+    let filter = match frame {
+        Some(f) => format!("{}:{f}", scene.name),
+        None => scene.name.clone(),
+    };
+    let sh = simreel_compare::text::sh;
+    format!("simreel golden bless {} --filter {} --from-last-run{}", sh(&scene.path.display().to_string()), sh(&filter), paths.options())
+}
 
 impl Paths {
     /// The options a command printed for this check (a bless, a review) needs to use the goldens

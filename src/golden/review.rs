@@ -22,6 +22,28 @@ impl Frames for Scenes<'_> {
     fn bless(&mut self, scene: &str, frame: u32, sha256: &str) -> Result<Accepted, simreel_compare::Error> {
         Ok(bless_frame(&(self.load)()?, scene, frame, sha256, self.paths)?)
     }
+
+    fn command(&mut self, scene: &str, frame: u32) -> simreel_compare::Accept {
+        frame_command((self.load)().ok().as_deref().unwrap_or_default(), scene, frame, self.paths)
+    }
+}
+
+/// The command that accepts `frame` of `scene`, made from the scene file here and the folders
+/// given (never printed from a report).
+pub fn frame_command(scenes: &[Scene], scene: &str, frame: u32, paths: &Paths) -> simreel_compare::Accept {
+    match scenes.iter().find(|s| s.name == scene) {
+        Some(s) => simreel_compare::Accept::Command(super::bless_command(s, Some(frame), paths)),
+        None => simreel_compare::Accept::NotHere(format!(
+            "{}:{frame}: no scene of that name among the scenes given here",
+            simreel_compare::text::shown(scene)
+        )),
+    }
+}
+
+/// Gives each of a report's frames the command that accepts it, made here from `scenes`.
+pub fn with_commands(list: &mut [Failure], scenes: &[Scene], paths: &Paths) {
+    let mut here = Scenes { load: &mut || Ok(scenes.to_vec()), paths };
+    inner::with_commands(list, &mut here);
 }
 
 /// A check's frame blessed from the check's own render, which must still have the pixels whose
@@ -56,7 +78,7 @@ pub fn failures(paths: &Paths) -> Result<(Vec<Failure>, String), GoldenError> {
 
 /// The folders a review run here works in: the current folder, `--out` and `--goldens`.
 pub fn folders(paths: &Paths) -> Folders {
-    Folders::of_review(&paths.out, &paths.goldens)
+    Folders::of_review(&paths.out, &paths.goldens, crate::environment::Environment::current().home.as_deref())
 }
 
 /// Accepts one failure ([`simreel_compare::review::accept`]); a frame is blessed from the

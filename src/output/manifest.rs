@@ -158,6 +158,16 @@ pub struct FrameEntry {
     /// (`values = "frames.*.facts.seek"` in a figure).
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub facts: serde_json::Map<String, serde_json::Value>,
+    /// The SHA-256 of the frame's file as it was written: `--resume` keeps a frame only while its
+    /// file still has it (whoever can write the folder can replace a frame).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sha256: String,
+}
+
+/// The SHA-256 of a file's bytes, in hex ([`FrameEntry::sha256`]).
+pub fn content_hash(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A state digest's facts as JSON: numbers where they read as numbers, else strings.

@@ -57,6 +57,8 @@ fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quanti
                 let path = out.frame_path(img.index);
                 let name = path.file_name().expect("a frame has a file name");
                 shared.frames.write(name, &bytes, true).map_err(|source| OutputError::Write { path: path.clone(), source })?;
+                let hash = output::manifest::content_hash(&bytes);
+                shared.hashes.lock().expect("hashes").insert(img.index, hash);
             }
             Ok((img.index, quantize(img.index, &img.rgba, img.width, img.height)?))
         }

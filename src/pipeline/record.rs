@@ -22,12 +22,14 @@ pub(super) fn build_manifest(shared: &Shared, wall: Duration, gif: bool) -> Mani
     let slowest = stages.iter().max_by_key(|(_, d)| *d).map_or("", |(n, _)| n).to_string();
     let frames = if shared.out.png {
         let states = shared.states.lock().expect("states");
+        let hashes = shared.hashes.lock().expect("hashes");
         let mut frames: Vec<FrameEntry> = written
             .iter()
             .map(|&f| {
                 let (state, facts) = states.get(&f).cloned().unwrap_or_default();
                 let identity = output::layout::frame_identity(shared.identity, &shared.settings, f);
-                FrameEntry { index: f, file: shared.out.file(f), identity, state, facts }
+                let sha256 = hashes.get(&f).cloned().unwrap_or_default();
+                FrameEntry { index: f, file: shared.out.file(f), identity, state, facts, sha256 }
             })
             .collect();
         frames.extend(shared.carried.iter().cloned());

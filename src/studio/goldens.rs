@@ -38,11 +38,13 @@ fn all_failures(ctx: &Ctx) -> (Vec<(Failure, &'static str)>, Option<String>, Vec
     for which in [Last::Check, Last::Compare] {
         let dir = review::report_dir(&paths(ctx), which);
         let name = which.folder();
-        match review::failures_of(&dir) {
-            Ok((found, what)) => {
+        match failures_once(&dir) {
+            Ok((mut found, what)) => {
                 if which == Last::Check {
                     adapter = Some(what);
                 }
+                // the commands the page shows are made here, from the scenes it serves
+                review::with_commands(&mut found, &golden_scenes(ctx), &paths(ctx));
                 list.extend(found.into_iter().map(|f| (f, name)));
             }
             // no run yet is no failure
@@ -51,6 +53,32 @@ fn all_failures(ctx: &Ctx) -> (Vec<(Failure, &'static str)>, Option<String>, Vec
         }
     }
     (list, adapter, unreadable)
+}
+
+/// [`review::failures_of`] read again only when the summary's file changed (its size, time or
+/// inode): the page polls the Goldens view, and a summary is read and parsed once, not on every
+/// poll.
+fn failures_once(dir: &std::path::Path) -> Result<(Vec<Failure>, String), simreel_compare::Error> {
+    type Stamp = (u64, Option<std::time::SystemTime>, u64);
+    type Seen = std::collections::HashMap<std::path::PathBuf, (Stamp, (Vec<Failure>, String))>;
+    static SEEN: std::sync::Mutex<Option<Seen>> = std::sync::Mutex::new(None);
+    let stamp = std::fs::metadata(dir.join("summary.json")).ok().map(|m| {
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        (m.len(), m.modified().ok(), inode)
+    });
+    if let Some(stamp) = stamp
+        && let Some((_, kept)) = SEEN.lock().expect("seen").as_ref().and_then(|s| s.get(dir)).filter(|(s, _)| *s == stamp)
+    {
+        return Ok(kept.clone());
+    }
+    let read = review::failures_of(dir)?;
+    if let Some(stamp) = stamp {
+        SEEN.lock().expect("seen").get_or_insert_with(Default::default).insert(dir.to_path_buf(), (stamp, read.clone()));
+    }
+    Ok(read)
 }
 
 /// The query that names a failure to the API: `scene=…&frame=…`, or `path=…` for a file.

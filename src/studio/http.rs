@@ -176,6 +176,33 @@ fn split_target(url: &str) -> (&str, Vec<(String, String)>) {
     (path, pairs)
 }
 
+/// How long an answer to a request without the token may take to send, whole: the page that
+/// says how to open the studio and refusals are a few kilobytes, so a client that reads them
+/// slower than that (to hold a place) is dropped.
+pub const ANONYMOUS_DEADLINE: Duration = Duration::from_secs(2);
+
+/// A connection written to until `until` and no later, a few kilobytes a write, so that a client
+/// that trickles its reads cannot stretch an answer out.
+pub struct Deadline<'a> {
+    pub stream: &'a mut TcpStream,
+    pub until: Instant,
+}
+
+impl Write for Deadline<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_write_timeout(Some(left))?;
+        self.stream.write(&buf[..buf.len().min(4096)])
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.stream.flush()
+    }
+}
+
 /// What an answer's body is.
 enum Body {
     Bytes(Vec<u8>),

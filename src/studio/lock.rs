@@ -26,14 +26,37 @@ pub struct Held {
     pub listening: Option<String>,
 }
 
-/// The folder lock files go in: the user's runtime folder (private to the user), else the
-/// system's temporary folder.
-fn folder() -> PathBuf {
-    std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|d| d.is_dir()).unwrap_or_else(std::env::temp_dir)
+/// The folder lock files go in: the user's runtime folder (private to the user), else a folder of
+/// their own in the system's temporary folder (`simreel-studio-<uid>`, 0700), made if missing and
+/// refused, saying what to do, when someone else made it.
+fn folder() -> std::io::Result<PathBuf> {
+    if let Some(d) = crate::environment::Environment::current().runtime_dir.clone() {
+        return Ok(d);
+    }
+    let dir = std::env::temp_dir().join(format!("simreel-studio-{}", own_uid().unwrap_or(0)));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        let m = std::fs::symlink_metadata(&dir)?;
+        if !m.is_dir() || own_uid().is_some_and(|me| m.uid() != me) || m.mode() & 0o077 != 0 {
+            return Err(std::io::Error::other(format!(
+                "{} is not a folder of yours alone (another user may have made it): remove it, or set XDG_RUNTIME_DIR to a folder of your own",
+                dir.display()
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
 }
 
 /// The lock file of a studio serving `inputs`, for this user.
-pub fn path_for(inputs: &[PathBuf]) -> PathBuf {
+pub fn path_for(inputs: &[PathBuf]) -> std::io::Result<PathBuf> {
     let mut names: Vec<String> =
         inputs.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()).display().to_string()).collect();
     names.sort();
@@ -44,7 +67,7 @@ pub fn path_for(inputs: &[PathBuf]) -> PathBuf {
         h.bytes(n.as_bytes());
         h.bytes(b"\0");
     }
-    folder().join(format!("simreel-studio-{:016x}.lock", h.finish()))
+    Ok(folder()?.join(format!("simreel-studio-{:016x}.lock", h.finish())))
 }
 
 /// This process's user, where the system says (Linux: the owner of `/proc/self`).
@@ -99,7 +122,7 @@ impl Lock {
     /// Takes the lock at `path`, or says who holds it.
     pub fn take(path: &Path) -> std::io::Result<Result<Lock, Held>> {
         let mut file = open_private(path, false).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::InvalidInput {
+            if matches!(e.kind(), std::io::ErrorKind::InvalidInput | std::io::ErrorKind::PermissionDenied) {
                 std::io::Error::other(format!("{e}; remove it, or set XDG_RUNTIME_DIR to a folder of your own"))
             } else {
                 e

@@ -93,7 +93,11 @@ pub fn serve(opts: Options) -> Result<(), StudioError> {
 fn own_folders(opts: &Options, out: &std::path::Path) -> crate::golden::trust::Folders {
     let here = std::env::current_dir().unwrap_or_default();
     let scenes = opts.inputs.iter().map(|p| if p.is_dir() { p.as_path() } else { p.parent().unwrap_or(p) });
-    crate::golden::trust::Folders::new([here.as_path(), out, opts.out.as_path(), opts.goldens.as_path()].into_iter().chain(scenes))
+    let home = crate::environment::Environment::current().home.clone();
+    crate::golden::trust::Folders::new(
+        [here.as_path(), out, opts.out.as_path(), opts.goldens.as_path()].into_iter().chain(scenes),
+        home.as_deref(),
+    )
 }
 
 /// Serves the studio until Ctrl-C (or `stop` is set).
@@ -101,7 +105,7 @@ pub fn run(opts: Options, stop: Arc<AtomicBool>) -> Result<(), StudioError> {
     if let Some(missing) = opts.inputs.iter().find(|p| !p.exists()) {
         return Err(StudioError::Missing(missing.clone()));
     }
-    let lock_path = lock::path_for(&opts.inputs);
+    let lock_path = lock::path_for(&opts.inputs).map_err(|source| StudioError::Lock { path: std::env::temp_dir(), source })?;
     let mut held = match lock::Lock::take(&lock_path).map_err(|source| StudioError::Lock { path: lock_path.clone(), source })? {
         Ok(l) => l,
         Err(first) => {

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::ctx::Ctx;
-use super::http::{Answer, Refusal, Request, WRITE_STALL, param, read_request, refuse, resolve, same_secret};
+use super::http::{ANONYMOUS_DEADLINE, Answer, Deadline, Refusal, Request, WRITE_STALL, param, read_request, refuse, resolve, same_secret};
 
 const INDEX: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/studio.js");
@@ -50,8 +50,9 @@ pub const MAX_LIVE_PER_CLIENT: usize = 8;
 /// wait (a request that shows up is read at once, so only idle ones are closed).
 pub const MAX_WAITING: usize = 64;
 /// Requests without the token answered at once (the page that says how to open the studio, and
-/// refusals: each is answered in a moment, as many as may wait); past it, such a connection is
-/// closed unanswered.
+/// refusals), in a pool of their own, each sent within [`ANONYMOUS_DEADLINE`]; past it, such a
+/// connection is closed unanswered. The page itself needs none of them: its script, style and
+/// icon come inside it.
 pub const MAX_ANONYMOUS: usize = MAX_WAITING;
 /// How often a live connection looks for what the page sent (a close), and pings it.
 const LIVE_READ: Duration = Duration::from_millis(50);
@@ -219,7 +220,11 @@ fn handle(mut stream: TcpStream, peer: IpAddr, ctx: &Arc<Ctx>, waiting: Waiting)
     }
     let head_only = req.method == "HEAD";
     let answer = route(&req, ctx, who).unwrap_or_else(|r| Answer::refusal(&r));
-    let _ = answer.send(&mut stream, head_only);
+    let _ = match who {
+        Who::Holder => answer.send(&mut stream, head_only),
+        // in time or not at all: a slow reader holds no place for long
+        Who::Anonymous => answer.send(&mut Deadline { stream: &mut stream, until: Instant::now() + ANONYMOUS_DEADLINE }, head_only),
+    };
 }
 
 /// What is answered without the token: the page that says how to open the studio, its script,
@@ -307,12 +312,28 @@ fn route(req: &Request, ctx: &Arc<Ctx>, who: Who) -> Result<Answer, Refusal> {
     }
 }
 
-/// The page: the same for everyone (the token stays in the address, then in the tab).
+/// The page: the same for everyone (the token stays in the address, then in the tab), with its
+/// script, style and icon inside it, so that it needs no request without the token (those share a
+/// small pool that others may fill); the policy allows those two by their hashes and nothing else.
 fn page() -> Answer {
-    Answer::bytes(200, "text/html; charset=utf-8", INDEX.into()).with(
-        "Content-Security-Policy",
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    )
+    static PAGE: std::sync::OnceLock<(String, String)> = std::sync::OnceLock::new();
+    let (html, policy) = PAGE.get_or_init(|| {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let hash = |s: &str| base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(s.as_bytes()));
+        let icon = format!("data:image/svg+xml;base64,{}", base64::engine::general_purpose::STANDARD.encode(ICON));
+        let html = INDEX
+            .replace(r#"<link rel="icon" href="/favicon.svg">"#, &format!(r#"<link rel="icon" href="{icon}">"#))
+            .replace(r#"<link rel="stylesheet" href="/studio.css">"#, &format!("<style>{STYLE}</style>"))
+            .replace(r#"<script src="/studio.js"></script>"#, &format!("<script>{SCRIPT}</script>"));
+        let policy = format!(
+            "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; img-src 'self' blob: data:; media-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            hash(SCRIPT),
+            hash(STYLE)
+        );
+        (html, policy)
+    });
+    Answer::bytes(200, "text/html; charset=utf-8", html.clone().into_bytes()).with("Content-Security-Policy", policy)
 }
 
 /// What `/` says without the token: how to open the studio, and nothing of what it serves.

@@ -223,9 +223,10 @@ fn a_second_user_who_can_write_the_folder_gets_nothing_into_the_victims_home() {
     for (d, mode) in [("", 0o755), (".ssh", 0o700), ("Pictures", 0o755), (".cargo", 0o700), (".local", 0o755), (".local/share", 0o755)] {
         own(&home.join(d), mode);
     }
-    // the victim's runtime folder (the studio's lock) and cache (Mesa's shaders), outside the home
-    let (runtime, cache) = (base.join("run-victim"), base.join("cache-victim"));
-    for d in [&runtime, &cache] {
+    // the victim's runtime folder (the studio's lock), cache (Mesa's shaders) and state (what
+    // their checks rendered), outside the home, so that the home must not change at all
+    let (runtime, cache, state) = (base.join("run-victim"), base.join("cache-victim"), base.join("state-victim"));
+    for d in [&runtime, &cache, &state] {
         std::fs::create_dir_all(d).unwrap();
         own(d, 0o700);
     }
@@ -258,7 +259,8 @@ fn a_second_user_who_can_write_the_folder_gets_nothing_into_the_victims_home() {
         }
     }
 
-    let env: Vec<(&str, &Path)> = vec![("HOME", &home), ("XDG_RUNTIME_DIR", &runtime), ("XDG_CACHE_HOME", &cache)];
+    let env: Vec<(&str, &Path)> =
+        vec![("HOME", &home), ("XDG_RUNTIME_DIR", &runtime), ("XDG_CACHE_HOME", &cache), ("XDG_STATE_HOME", &state)];
     // (the project folder itself may be swapped away at the moment a command starts in it)
     let victim = |args: &[&str]| {
         for _ in 0..200 {

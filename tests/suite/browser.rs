@@ -16,11 +16,18 @@ pub struct Browser {
     child: Child,
     ws: WebSocket<MaybeTlsStream<TcpStream>>,
     next: u64,
+    /// Chromium's DevTools port.
+    port: u16,
 }
 
 impl Browser {
     /// Chromium showing `url`, with a profile in `profile`.
     pub fn launch(profile: &Path, url: &str) -> Browser {
+        Browser::launch_with(profile, url, &[])
+    }
+
+    /// [`Browser::launch`] with more of Chromium's flags.
+    pub fn launch_with(profile: &Path, url: &str, flags: &[&str]) -> Browser {
         let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
             .into_iter()
             .find(|c| Path::new(c).exists())
@@ -36,6 +43,7 @@ impl Browser {
                 "--disable-sync",
                 "--hide-scrollbars",
             ])
+            .args(flags)
             .arg(format!("--user-data-dir={}", profile.display()))
             .args(["--remote-debugging-port=0", "--remote-allow-origins=*"])
             .arg(url)
@@ -68,7 +76,7 @@ impl Browser {
             std::thread::sleep(Duration::from_millis(100));
         };
         let (ws, _) = tungstenite::connect(page).expect("the page's DevTools socket");
-        let mut b = Browser { child, ws, next: 0 };
+        let mut b = Browser { child, ws, next: 0, port };
         b.call("Page.enable", json!({}));
         b.call("Emulation.setDeviceMetricsOverride", json!({ "width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": false }));
         b
@@ -120,6 +128,46 @@ impl Browser {
             rgba.extend_from_slice(&shot.rgba[start..start + (w * 4) as usize]);
         }
         simreel::output::png::Decoded { width: w, height: h, rgba }
+    }
+
+    /// Every page (tab or window) open: its address and its DevTools socket.
+    pub fn pages(&self) -> Vec<(String, String)> {
+        let p = self.port;
+        let list = crate::studio::raw(p, &format!("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nConnection: close\r\n\r\n"));
+        let targets: Value = serde_json::from_slice(&list.body).unwrap_or(Value::Null);
+        targets
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .filter(|t| t["type"] == "page")
+                    .filter_map(|t| Some((t["url"].as_str()?.to_string(), t["webSocketDebuggerUrl"].as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The value of a JavaScript expression in another page (by its DevTools socket).
+    pub fn eval_in(socket: &str, expr: &str) -> Value {
+        let (mut ws, _) = tungstenite::connect(socket).expect("the page's DevTools socket");
+        let call = json!({ "id": 1, "method": "Runtime.evaluate", "params": { "expression": expr, "returnByValue": true } });
+        ws.send(Message::text(call.to_string())).expect("send to Chromium");
+        loop {
+            let Message::Text(t) = ws.read().expect("read from Chromium") else { continue };
+            let v: Value = serde_json::from_str(t.as_str()).expect("JSON from Chromium");
+            if v["id"] == 1 {
+                return v["result"]["result"]["value"].clone();
+            }
+        }
+    }
+
+    /// A click of the mouse in the middle of the element `id` (as a person clicks, not a script).
+    pub fn click(&mut self, id: &str) {
+        let (x, y, w, h) = self.rect(id);
+        let (x, y) = (x + w / 2.0, y + h / 2.0);
+        self.call("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": x, "y": y }));
+        for t in ["mousePressed", "mouseReleased"] {
+            self.call("Input.dispatchMouseEvent", json!({ "type": t, "x": x, "y": y, "button": "left", "clickCount": 1 }));
+        }
     }
 
     /// Presses and lets go of a key (a DOM key name, e.g. "End").

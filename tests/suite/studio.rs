@@ -537,7 +537,10 @@ fn golden_review_in_a_terminal_accepts_rejects_and_skips_and_prints_commands_wit
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let said = String::from_utf8_lossy(&o.stdout);
     assert!(said.contains("1 image failed") && said.contains("--filter small_terrain:20 --from-last-run"), "{said}");
-    // at a terminal: a wrong letter is asked again, `r` keeps the golden, then `a` accepts
+    // at a terminal: a wrong letter is asked again, `r` keeps the golden, then `a` accepts. The
+    // library takes the state folder (where the check recorded what it rendered) from the
+    // environment the command line installs; this process installs its own, as a program would.
+    let _ = simreel::environment::Environment::read().install();
     let loaded = vec![simreel::scene::load(&scene).unwrap()];
     let mut scenes = || Ok(loaded.clone());
     let paths = simreel::golden::Paths { goldens: goldens.clone(), out: out.clone(), shard: None };
@@ -621,7 +624,18 @@ fn the_goldens_view_accepts_a_failing_frame_in_a_real_browser() {
     assert!(effect.contains("writes the golden image of small_terrain:20") && effect.contains("small_terrain"), "{effect}");
     let golden_file = goldens.join("small_terrain/frame_0020.png");
     let before = std::fs::read(&golden_file).unwrap();
+    // a key asks, and only a click on the question's own button says yes: no key does, nor a
+    // click made by a script
     b.key("a");
+    wait_until("the question", Duration::from_secs(5), || b.eval("!document.getElementById('confirm').hidden").as_bool().filter(|v| *v));
+    std::thread::sleep(Duration::from_millis(600));
+    for key in ["Enter", "a", "A", " "] {
+        b.key(key);
+    }
+    b.eval("document.getElementById('confirmYes').click()");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(std::fs::read(&golden_file).unwrap(), before, "accepted without a click");
+    b.click("confirmYes");
     wait_until("the golden file to change", Duration::from_secs(30), || (std::fs::read(&golden_file).ok()? != before).then_some(()));
     let rendered = crate::common::read_png(&out.join("golden-run/small_terrain/frame_0020.png"));
     assert_eq!(crate::common::read_png(&golden_file).rgba, rendered.rgba);

@@ -15,14 +15,14 @@ use simreel::golden::trust::{pixels_sha256, sha256};
 use simreel::output::png::{Decoded, Effort, encode};
 
 /// A place of a user's and the victim's files beside it, both outside the checkout.
-struct World {
-    base: PathBuf,
-    project: PathBuf,
-    victim: PathBuf,
+pub(crate) struct World {
+    pub(crate) base: PathBuf,
+    pub(crate) project: PathBuf,
+    pub(crate) victim: PathBuf,
 }
 
 impl World {
-    fn new(name: &str) -> World {
+    pub(crate) fn new(name: &str) -> World {
         let base = std::env::temp_dir().join(format!("simreel-untrusted-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         let (project, victim) = (base.join("project"), base.join("victim"));
@@ -42,7 +42,7 @@ impl World {
         World { base, project, victim }
     }
 
-    fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_simreel"))
             .current_dir(&self.project)
             .args(args)
@@ -54,7 +54,7 @@ impl World {
     }
 
     /// Every entry under the victim's folder: kind, content, mode and owner.
-    fn snapshot(&self) -> BTreeMap<PathBuf, (bool, Vec<u8>, u32, u32)> {
+    pub(crate) fn snapshot(&self) -> BTreeMap<PathBuf, (bool, Vec<u8>, u32, u32)> {
         let mut all = BTreeMap::new();
         for e in std::fs::read_dir(&self.victim).unwrap().flatten() {
             let m = std::fs::symlink_metadata(e.path()).unwrap();
@@ -65,7 +65,7 @@ impl World {
     }
 
     /// Fails when a file under the project holds the victim's secret, or the victim's picture.
-    fn nothing_came_in(&self, case: &str) {
+    pub(crate) fn nothing_came_in(&self, case: &str) {
         let victim = victim_image(96, 64);
         let mut stack = vec![self.project.clone()];
         while let Some(d) = stack.pop() {
@@ -97,11 +97,11 @@ fn victim_image(w: u32, h: u32) -> Decoded {
     Decoded { width: w, height: h, rgba }
 }
 
-fn picture(w: u32, h: u32, shade: u8) -> Vec<u8> {
+pub(crate) fn picture(w: u32, h: u32, shade: u8) -> Vec<u8> {
     encode(&[shade, 90, 200 - shade / 2, 255].repeat((w * h) as usize), w, h, Effort::Fast)
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
@@ -217,7 +217,7 @@ fn pending_images_that_are_links_are_never_followed() {
     assert_eq!(std::fs::read(dir.join("p.png")).unwrap(), picture(96, 64, 10), "{}", text(&o));
 }
 
-const SCENE: &str = r#"kind = "flock"
+pub(crate) const SCENE: &str = r#"kind = "flock"
 name = "tiny"
 seed = 3
 
@@ -240,7 +240,7 @@ reason = "exact: the test's own approved images"
 "#;
 
 /// The project's tiny scene, approved, then its approved images spoilt so that a check fails.
-fn failing_check(w: &World) {
+pub(crate) fn failing_check(w: &World) {
     std::fs::write(w.project.join("tiny.toml"), SCENE).unwrap();
     let o = w.run(&["golden", "bless", "tiny.toml"]);
     assert!(o.status.success(), "{}", text(&o));

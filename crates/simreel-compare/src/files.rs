@@ -340,7 +340,7 @@ pub struct Accepted {
 
 /// The command that accepts a pair's actual side: copy it over (or into) the expected folder, or
 /// remove the expected file that the actual side no longer has.
-fn accept_command(p: &Pair) -> Accept {
+pub(crate) fn accept_command(p: &Pair) -> Accept {
     let sh = crate::text::sh_path;
     let (e, a) = (sh(&p.expected), sh(&p.actual));
     if let (Sides::Both | Sides::ActualOnly, Some(named), Some(is)) = (p.sides, Format::of_name(&p.expected), Format::of_name(&p.actual))
@@ -363,10 +363,11 @@ fn accept_command(p: &Pair) -> Accept {
 }
 
 /// Accepts a compared file: `actual` copied over `expected` (written atomically, its folder made),
-/// or, with no actual file, `expected` removed. Each side is taken only while it has the content
-/// whose SHA-256 the comparison recorded (`actual`'s hash; `expected_sha256` for a removal), and
-/// a picture is copied only under a name of its own format. The paths are checked by the caller
-/// ([`super::trust::Folders::check`]).
+/// or, with no actual file, `expected` removed. Both sides are taken only while they have the
+/// content whose SHA-256 the comparison recorded (`actual`'s hash; `expected_sha256`, or none: no
+/// expected file then, and none now), read through the folder handles that are then written,
+/// and a picture is copied only under a name of its own format. The paths are checked by the
+/// caller ([`super::trust::Folders::check`]).
 pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: Option<&str>) -> Result<Accepted, Error> {
     let io = |what: &str, p: &Path, e: std::io::Error| Error::BadInput(format!("cannot {what} {}: {e}", p.display()));
     let changed = |p: &Path| {
@@ -393,10 +394,20 @@ pub fn accept(expected: &Path, actual: Option<(&Path, &str)>, expected_sha256: O
                     name(named)
                 )));
             }
-            if crate::fs::read_plain(expected).is_ok_and(|old| old == bytes) {
+            let (dir, name) = crate::fs::split(expected).map_err(|e| io("write", expected, e))?;
+            let folder = crate::fs::Folder::create(dir).map_err(|e| io("write", expected, e))?;
+            let now = match folder.read(name) {
+                Ok(b) => Some(b),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(io("read", expected, e)),
+            };
+            if now.as_deref().map(super::trust::sha256).as_deref() != expected_sha256 {
+                return Err(changed(expected));
+            }
+            if now.as_deref() == Some(&bytes[..]) {
                 return Ok(Accepted { written: Vec::new(), removed: Vec::new() });
             }
-            crate::fs::atomic(expected, &bytes)?;
+            folder.write(name, &bytes, true).map_err(crate::Error::write(expected))?;
             Ok(Accepted { written: vec![expected.to_path_buf()], removed: Vec::new() })
         }
         None => {

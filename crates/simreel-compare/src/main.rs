@@ -44,10 +44,12 @@ fn main() -> ExitCode {
             ExitCode::from(exit::BAD_INPUT)
         }
         Err(Failure::Run(e)) => {
-            eprintln!("error: {e}");
+            // an error may name what a file said: nothing reaches the terminal raw
+            let safe = |t: String| simreel_compare::text::for_terminal(&t).into_owned();
+            eprintln!("error: {}", safe(e.to_string()));
             let mut cause = std::error::Error::source(&e);
             while let Some(c) = cause {
-                eprintln!("  caused by: {c}");
+                eprintln!("  caused by: {}", safe(c.to_string()));
                 cause = c.source();
             }
             ExitCode::from(e.exit_code().unwrap_or(exit::RUNTIME))
@@ -185,14 +187,16 @@ fn review(f: &Flags) -> Result<(), Failure> {
     let out = f.get("--out", |p| Ok(PathBuf::from(p)))?.unwrap_or_else(|| PathBuf::from(files::DEFAULT_OUT));
     let accept_all = f.has("--accept-all");
     let here = std::env::current_dir().unwrap_or_default();
+    // the home folder itself is never a folder an accept writes in
+    let home = std::env::home_dir();
     match f.get("--pending", |p| Ok(PathBuf::from(p)))? {
-        Some(dir) => review::run_pending(&dir, &trust::Folders::new([here.as_path(), dir.as_path()]), accept_all)?,
+        Some(dir) => review::run_pending(&dir, &trust::Folders::new([here.as_path(), dir.as_path()], home.as_deref()), accept_all)?,
         None => {
             let (out, note) = review::last_out(&out, review::Last::Compare, f.has("--out"));
             if let Some(note) = note {
                 eprintln!("note: {note}");
             }
-            let folders = trust::Folders::new([here.as_path(), out.as_path()]);
+            let folders = trust::Folders::new([here.as_path(), out.as_path()], home.as_deref());
             review::run(&mut review::NoFrames, &out, &folders, review::Last::Compare, accept_all)?
         }
     }

@@ -20,6 +20,27 @@ pub const CHECK_REPORT: &str = "golden-report";
 pub trait Frames {
     /// Blesses `frame` of `scene`, whose render must still have the pixels with this SHA-256.
     fn bless(&mut self, scene: &str, frame: u32, sha256: &str) -> Result<Accepted, Error>;
+
+    /// The command that accepts `frame` of `scene`, made from what is here (the scene's file,
+    /// the folders given), never from the report.
+    fn command(&mut self, scene: &str, frame: u32) -> Accept {
+        let _ = (scene, frame);
+        Accept::NotHere(FRAME_ELSEWHERE.to_string())
+    }
+}
+
+/// What a report's frame says where nothing here can rebuild its command.
+pub const FRAME_ELSEWHERE: &str = "a check's frame: accept it with `simreel golden review`, which renders it";
+
+/// Gives each frame of `list` the command that accepts it, made by `frames` from what is here.
+pub fn with_commands(list: &mut [Failure], frames: &mut dyn Frames) {
+    for f in list.iter_mut() {
+        if let (Subject::Frame { scene, frame }, Accept::NotHere(why)) = (&f.subject, &f.accept)
+            && why == FRAME_ELSEWHERE
+        {
+            f.accept = frames.command(scene, *frame);
+        }
+    }
 }
 
 /// A review of files only: a check's frame cannot be accepted here.
@@ -136,19 +157,56 @@ pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), Error> {
     let summary = crate::summary::Summary::read(&file)?;
     let compared =
         summary.compared.as_ref().and_then(|c| Some((PathBuf::from(c.expected_dir.as_ref()?), PathBuf::from(c.actual_dir.as_ref()?))));
+    let hidden = |s: &str| s.chars().any(crate::text::is_hidden);
+    // a printed command names files from here where it can (as the comparison was given them)
+    let here = std::env::current_dir().ok();
+    let from_here = |p: &str| {
+        let p = PathBuf::from(p);
+        here.as_ref().and_then(|h| p.strip_prefix(h).ok().map(Path::to_path_buf)).unwrap_or(p)
+    };
     let list = summary
         .frames
         .into_iter()
         .filter(|f| !f.passed)
         .map(|f| {
-            let accept = match (f.bless, f.cannot_accept) {
-                (Some(c), _) => Accept::Command(c),
-                (None, Some(why)) => Accept::NotHere(why),
-                (None, None) => {
+            // a name that hides characters (escapes, a newline) is never shown nor acted on
+            let names = [Some(f.subject.label()), f.expected_file.clone(), f.actual_file.clone(), f.images.clone()];
+            if let Some(name) = names.iter().flatten().find(|n| hidden(n)) {
+                return Err(Error::Untrusted(format!(
+                    "{}: the name {} holds control characters: the report is refused",
+                    file.display(),
+                    crate::text::shown(name)
+                )));
+            }
+            // the command that accepts it is made here from the names checked above, never
+            // printed from the file (a frame's by whoever knows its scene: `with_commands`)
+            let accept = match (&f.subject, f.bless, f.cannot_accept) {
+                (_, _, Some(why)) => Accept::NotHere(crate::text::shown(&why).into_owned()),
+                (Subject::Frame { .. }, Some(_), None) => Accept::NotHere(FRAME_ELSEWHERE.to_string()),
+                (Subject::File { .. }, Some(_), None) => match (&f.expected_file, &f.actual_file) {
+                    (Some(e), a) => {
+                        let sides = match (a, &f.sha256.expected) {
+                            (None, _) => crate::files::Sides::ExpectedOnly,
+                            (Some(_), None) => crate::files::Sides::ActualOnly,
+                            (Some(_), Some(_)) => crate::files::Sides::Both,
+                        };
+                        let pair = crate::files::Pair {
+                            path: f.subject.label(),
+                            expected: from_here(e),
+                            actual: from_here(a.as_deref().unwrap_or_default()),
+                            sides,
+                        };
+                        crate::files::accept_command(&pair)
+                    }
+                    (None, _) => Accept::NotHere("the report does not say which files it compared".into()),
+                },
+                (_, None, None) => {
                     let what = format!("{}: failed {} has neither `bless` nor `cannot_accept`", file.display(), f.subject.label());
                     return Err(Error::BadInput(what));
                 }
             };
+            // the pictures' stem in the report folder: one plain name
+            let images = f.images.filter(|s| !s.is_empty() && !s.contains(['/', '\\']) && !s.starts_with('.'));
             let files = match (&f.subject, f.expected_file) {
                 (Subject::File { .. }, Some(expected)) => Some((expected, f.actual_file)),
                 (Subject::File { path }, None) => {
@@ -163,10 +221,10 @@ pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), Error> {
                 pending: false,
                 sha256: f.sha256,
                 compared: compared.clone(),
-                verdict: f.verdict,
-                state: f.state,
+                verdict: crate::text::shown(&f.verdict).into_owned(),
+                state: crate::text::shown(&f.state).into_owned(),
                 regions: f.regions,
-                images: f.images,
+                images,
             })
         })
         .collect::<Result<_, Error>>()?;
@@ -174,6 +232,7 @@ pub fn failures_of(dir: &Path) -> Result<(Vec<Failure>, String), Error> {
         Some(c) => format!("{} against {}", c.actual, c.expected),
         None => summary.adapter,
     };
+    let what = crate::text::shown(&what).into_owned();
     Ok((list, what))
 }
 
@@ -209,7 +268,7 @@ pub fn accept(frames: &mut dyn Frames, f: &Failure, folders: &Folders) -> Result
             // folder that accept works in
             let own;
             let folders = if f.pending {
-                own = Folders::new([e_dir]);
+                own = Folders::new([e_dir], None);
                 &own
             } else {
                 folders
@@ -349,7 +408,8 @@ pub fn interactive(
 /// at the terminal, or, without one (in CI, piped), the commands that accept them. An accept
 /// works in `folders` ([`Folders::of_review`]).
 pub fn run(frames: &mut dyn Frames, out: &Path, folders: &Folders, which: Last, accept_all: bool) -> Result<(), Error> {
-    let (list, what) = failures_of(&report_dir(out, which))?;
+    let (mut list, what) = failures_of(&report_dir(out, which))?;
+    with_commands(&mut list, frames);
     if list.is_empty() {
         let last = if which == Last::Compare { "comparison" } else { "check" };
         println!("nothing to review: the last {last} in {} ({what}) passed", report_dir(out, which).display());

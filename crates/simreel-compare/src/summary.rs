@@ -80,6 +80,10 @@ pub struct SequenceSummary {
     pub flicker_failed: bool,
 }
 
+/// The largest `summary.json` read: a check of ten thousand failed frames writes a few MB; a
+/// larger file was not written by a check.
+pub const MAX_SUMMARY_BYTES: u64 = 64 << 20;
+
 impl Summary {
     /// The summary of `report`.
     pub fn of(report: &Report) -> Summary {
@@ -133,8 +137,10 @@ impl Summary {
     /// The summary in `file`: an error naming it when it is missing, not JSON, or lacks a field.
     pub fn read(file: &Path) -> Result<Summary, Error> {
         // a plain file of the output folder (never a link someone else put there, never a FIFO)
-        let bytes = crate::fs::read_plain(file)
-            .map_err(|e| Error::NoLastRun(format!("no golden check has written {} yet ({e})", file.display())))?;
+        let bytes = crate::fs::read_plain_at_most(file, MAX_SUMMARY_BYTES).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => Error::BadInput(format!("{e}: not a summary a check wrote")),
+            _ => Error::NoLastRun(format!("no golden check has written {} yet ({e})", file.display())),
+        })?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::BadInput(format!("{} is not a golden check's summary: it is not text", file.display())))?;
         serde_json::from_str(&text).map_err(|e| {

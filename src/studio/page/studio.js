@@ -691,13 +691,35 @@ $("check").onclick = async () => {
   if (!r.ok) $("checkState").textContent = r.body.error || "refused";
   loadGoldens();
 };
-$("accept").onclick = () => decide("accept", false);
+// Accepting writes goldens, so it is asked first, and only a click of the pointer on the
+// question's own button says yes: not a key (a keystroke meant for another window that had
+// just been focused), not a click made by the keyboard or a script, not one within 400 ms of
+// the question appearing.
+function ask(all) {
+  const list = pending();
+  const n = all ? list.length - review.at : 1;
+  if (n <= 0) return;
+  $("confirmText").textContent = all
+    ? `Accept all ${n} that remain? Each becomes the golden (the files under Accepted say where).`
+    : `Accept ${list[review.at].label}? ${$("reviewEffect").innerText}`;
+  const yes = $("confirmYes");
+  yes.disabled = true;
+  $("confirm").hidden = false;
+  setTimeout(() => (yes.disabled = false), 400);
+  yes.onclick = (e) => {
+    if (!e.isTrusted || e.detail === 0 || yes.disabled) return;
+    $("confirm").hidden = true;
+    decide("accept", all);
+  };
+  $("confirmNo").onclick = () => ($("confirm").hidden = true);
+}
+$("accept").onclick = () => ask(false);
 $("reject").onclick = () => decide("reject", false);
 $("skip").onclick = () => {
   review.at += 1;
   drawReview();
 };
-$("acceptAll").onclick = () => decide("accept", true);
+$("acceptAll").onclick = () => ask(true);
 $("rejectAll").onclick = () => decide("reject", true);
 for (const b of document.querySelectorAll("[data-mode]")) {
   b.onclick = () => {
@@ -712,11 +734,11 @@ document.addEventListener(
   (e) => {
     if (review.view !== "goldens" || e.ctrlKey || e.metaKey || e.altKey) return;
     const keys = {
-      a: () => decide("accept", false),
-      Enter: () => decide("accept", false),
+      a: () => ask(false),
+      Enter: () => ask(false),
       r: () => decide("reject", false),
       s: () => $("skip").onclick(),
-      A: () => decide("accept", true),
+      A: () => ask(true),
       R: () => decide("reject", true),
       1: () => ((review.mode = "side"), drawReview()),
       2: () => ((review.mode = "slider"), drawReview()),

@@ -371,6 +371,29 @@ pub fn read_plain(path: &Path) -> std::io::Result<Vec<u8>> {
     Folder::open(dir)?.read(name)
 }
 
+/// [`read_plain`] of a file that may be at most `max` bytes: a larger one is refused before it
+/// is read (a report or a manifest planted to make a reader take gigabytes).
+pub fn read_plain_at_most(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let (dir, name) = split(path)?;
+    let mut file = Folder::open(dir)?.open_file(name)?;
+    let len = file.metadata()?.len();
+    if len > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is {len} bytes: more than the {max} bytes such a file may have", path.display()),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, max + 1), &mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} grew past {max} bytes while it was read", path.display()),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// The contents of the file at `path`, following links only where they are this user's or
 /// root's ([`Folder::open_trusted`]; never a FIFO or a device).
 pub fn read_trusted(path: &Path) -> std::io::Result<Vec<u8>> {
