@@ -1,11 +1,11 @@
 // 2-D shapes on a logical canvas (y down): discs, arcs, segments and rounded rectangles, each an instanced quad over
-// its bounding box whose coverage comes from a signed distance, so edges are anti-aliased to
-// exactly one output pixel at any scale.
+// its bounding box (a segment's turned along it) whose coverage comes from a signed distance, so
+// edges are anti-aliased to exactly one output pixel at any scale.
 
 struct Canvas {
     // ndc = p * xy + zw (y already flipped)
     transform: vec4<f32>,
-    // x: canvas units per output pixel
+    // x: canvas units per output pixel; y: the margin around a shape for its anti-aliased edge
     px: vec4<f32>,
 };
 
@@ -37,7 +37,17 @@ fn vs_main(in: VsIn) -> VsOut {
     let corner_ids = array<u32, 6>(0u, 1u, 2u, 2u, 1u, 3u);
     let c = corner_ids[in.vi];
     let t = vec2<f32>(f32(c & 1u), f32((c >> 1u) & 1u));
-    let pos = mix(in.rect.xy, in.rect.zw, t);
+    var pos = mix(in.rect.xy, in.rect.zw, t);
+    let ba = in.p0.zw - in.p0.xy;
+    let len = length(ba);
+    if (in.kind == 2u && len > 0.0) {
+        // a segment: a quad along it (half its width and the edge's margin on each side and past
+        // each round cap), not its bounding box, which a long diagonal line fills
+        let r = in.p1.x + canvas.px.y;
+        let along = ba / len;
+        let across = vec2<f32>(-along.y, along.x);
+        pos = mix(in.p0.xy - along * r, in.p0.zw + along * r, t.x) + across * (r * (2.0 * t.y - 1.0));
+    }
     var out: VsOut;
     out.clip = vec4<f32>(pos * canvas.transform.xy + canvas.transform.zw, 0.0, 1.0);
     out.pos = pos;

@@ -128,6 +128,12 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
             );
         }
     }
+    // what a software adapter would take too long over: refused, or said, before any job starts
+    for warning in pipeline::patience::check_all(&jobs)? {
+        if !args.quiet {
+            eprintln!("warning: {warning}");
+        }
+    }
     let cancel = Arc::new(AtomicBool::new(false));
     if let Err(why) = pipeline::stop_on_interrupt(cancel.clone(), simreel::exit::ExitClass::Interrupted.code().into()) {
         eprintln!("warning: {why}");

@@ -107,6 +107,21 @@ pub struct Dash {
     pub phase: f32,
 }
 
+/// Room the renderer leaves around each 2-D shape for its anti-aliased edge, output pixels: a
+/// pixel whose centre is within 0.71 px of a quad's edge is partly covered by it, and at 1.5 px
+/// such a pixel is at least 0.79 px outside the shape, where its coverage is 0 (the edge is one
+/// pixel wide).
+pub const SHAPE_MARGIN_PX: f32 = 1.5;
+
+/// The quad the renderer shades for a segment `len` canvas units long and `width` wide (a disc:
+/// `len` 0, `width` its diameter) at `scale` pixels a unit, along the segment, past each round
+/// cap, with the margin all round: its area and its perimeter, in output pixels.
+pub fn shape_quad(len: f64, width: f64, scale: f64) -> [f64; 2] {
+    let r = width / 2.0 * scale + SHAPE_MARGIN_PX as f64;
+    let (long, wide) = (len * scale + 2.0 * r, 2.0 * r);
+    [long * wide, 2.0 * (long + wide)]
+}
+
 /// One 2-D primitive. Colours are linear RGB with straight alpha.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shape2d {

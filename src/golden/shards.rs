@@ -22,7 +22,7 @@ pub fn shard_scenes(scenes: Vec<Scene>, i: u32, n: u32) -> (Vec<Scene>, report::
         .iter()
         .map(|s| {
             let Some(spec) = &s.golden else { return 0.0 };
-            let (draw, simulate) = crate::split::costs(s, spec.size.0, spec.size.1);
+            let (draw, simulate) = s.costs(spec.size.0, spec.size.1);
             let last = spec.frames.iter().max().map_or(0, |&f| f + 1);
             spec.frames.len() as f64 * draw + last as f64 * simulate
         })

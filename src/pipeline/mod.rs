@@ -7,6 +7,7 @@
 mod assemble;
 pub mod budget;
 mod encode;
+pub mod patience;
 mod progress;
 mod record;
 pub mod snapshots;
@@ -131,6 +132,8 @@ pub enum PipelineError {
     EncodersStopped { scene: String },
     #[error("scene {scene}: the renderer returned frame {frame}, which this job did not submit (a bug in simreel)")]
     UnexpectedFrame { scene: String, frame: u32 },
+    #[error("{}: {why}; render it smaller (--size, --draft), with less in it, or on a GPU (`simreel adapters` lists this machine's)", path.display())]
+    TooSlow { path: PathBuf, why: String },
 }
 
 impl PipelineError {
@@ -138,20 +141,49 @@ impl PipelineError {
         match self {
             PipelineError::Render(r) => r.exit_class(),
             PipelineError::Interrupted { .. } => crate::exit::ExitClass::Interrupted,
+            PipelineError::TooSlow { .. } => crate::exit::ExitClass::BadInput,
             _ => crate::exit::ExitClass::Runtime,
         }
     }
 }
 
+/// How long a render stopped by a signal may take to stop between frames before it ends at once.
+pub const STOP_GRACE: Duration = Duration::from_secs(3);
+
 /// Sets `flag` on Ctrl-C (and SIGTERM, SIGHUP), so that a running job stops between frames and
-/// keeps what it finished; a second signal exits at once with `code`.
+/// keeps what it finished; a job still running [`STOP_GRACE`] later (a frame the GPU is still
+/// drawing, a long simulation step) ends at once with `code`, as a second signal does: the frames
+/// written and the manifest of the last checkpoint (every 2 s) are kept for `--resume`.
 pub fn stop_on_interrupt(flag: std::sync::Arc<AtomicBool>, code: i32) -> Result<(), String> {
+    use std::io::Write as _;
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(code); // a second Ctrl-C does not wait
+            end_now(code); // a second Ctrl-C does not wait
         }
+        std::thread::spawn(move || {
+            std::thread::sleep(STOP_GRACE);
+            // said if it can be (a closed stderr must not keep the process alive)
+            let _ = writeln!(
+                std::io::stderr(),
+                "\ninterrupted: stopped {} s after the signal without waiting for the frame in progress; the frames written are kept, rerun with --resume to finish",
+                STOP_GRACE.as_secs()
+            );
+            end_now(code);
+        });
     })
     .map_err(|e| format!("Ctrl-C cannot be caught ({e}): it will stop this render without writing its manifest; frames finished by the last checkpoint (every 2 s) are kept for --resume"))
+}
+
+/// Ends the process with `code` now: no exit handler runs that could wait on the software
+/// adapter's threads, still drawing a frame.
+fn end_now(code: i32) -> ! {
+    #[cfg(unix)]
+    // SAFETY: `_exit` ends the process; it takes no pointers and touches no Rust state
+    unsafe {
+        libc::_exit(code)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
 }
 
 /// What a finished job wrote.
@@ -408,6 +440,12 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
     let wall = Instant::now();
     let scene = &job.scene;
     let r = &scene.look;
+    let renderer = renderers.get(&job.adapter, r.width, r.height, r.msaa)?;
+    let adapter = renderer.adapter().clone();
+    // a frame a software adapter would take too long over is refused before its folder is touched
+    // (the command said the warning, `patience::check`, before any job started)
+    patience::check(job, &adapter)?;
+    renderer.set_patience(patience::patience(job));
     // one writer per scene output; what killed runs left behind goes first
     let mut out = Outputs::of(job);
     // MP4, WebM, WebP and AVIF need ffmpeg: found out before anything is rendered
@@ -426,8 +464,6 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
             claim
         }
     };
-    let renderer = renderers.get(&job.adapter, r.width, r.height, r.msaa)?;
-    let adapter = renderer.adapter().clone();
     let identity = scene.identity();
     let settings = settings_hash(job, &adapter.to_string());
     let expected = |f: u32| output::layout::frame_identity(identity, &settings, f);

@@ -7,7 +7,7 @@ use wgpu::util::DeviceExt;
 
 use super::pipelines::COLOR_FORMAT;
 use super::shaders;
-use crate::frame::{Canvas2d, Shape2d};
+use crate::frame::{Canvas2d, SHAPE_MARGIN_PX, Shape2d};
 
 /// One shape as the shader reads it.
 #[repr(C)]
@@ -32,7 +32,8 @@ struct CanvasUniforms {
 const ATTRS: [wgpu::VertexAttribute; 6] =
     wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x4, 3 => Float32x4, 4 => Float32x4, 5 => Uint32];
 
-/// Quad covering the shape plus `margin` (room for the anti-aliased edge).
+/// Quad covering the shape plus `margin` (room for the anti-aliased edge); a segment's quad is
+/// turned along it by the shader (`rect` is its bounding box).
 fn instance(s: &Shape2d, margin: f32) -> ShapeInstance {
     let z = [0.0; 4];
     let (rect, p0, p1, c0, c1, kind) = match *s {
@@ -66,11 +67,14 @@ pub fn fit(size: [f32; 2], rect: [f32; 4]) -> (f32, [f32; 2]) {
 }
 
 /// Canvas → NDC transform (of the whole `width` × `height` image, the canvas fitted into `rect`)
-/// and the size of an output pixel in canvas units.
+/// and the size of an output pixel and of the edge margin ([`SHAPE_MARGIN_PX`]) in canvas units.
 fn uniforms(size: [f32; 2], rect: [f32; 4], width: u32, height: u32) -> CanvasUniforms {
     let (w, h) = (width as f32, height as f32);
     let (s, [ox, oy]) = fit(size, rect);
-    CanvasUniforms { transform: [2.0 * s / w, -2.0 * s / h, 2.0 * ox / w - 1.0, 1.0 - 2.0 * oy / h], px: [1.0 / s, 0.0, 0.0, 0.0] }
+    CanvasUniforms {
+        transform: [2.0 * s / w, -2.0 * s / h, 2.0 * ox / w - 1.0, 1.0 - 2.0 * oy / h],
+        px: [1.0 / s, SHAPE_MARGIN_PX * (1.0 / s), 0.0, 0.0],
+    }
 }
 
 struct StaticTexture {
@@ -240,7 +244,7 @@ impl CanvasRenderer {
         let u = uniforms(canvas.size, rect, width, height);
         let this = &self.slots[slot];
         queue.write_buffer(&this.uniforms, 0, bytemuck::bytes_of(&u));
-        let margin = 1.5 * u.px[0];
+        let margin = u.px[1];
         self.slots[slot].instances = shape_buffers(device, &canvas.shapes, margin);
 
         let Some(layer) = &canvas.static_layer else {

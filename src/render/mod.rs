@@ -189,6 +189,8 @@ pub struct Renderer {
     shadow_key: Option<u64>,
     batches: batches::BatchGpu,
     draws: DrawCounts,
+    /// How long a frame may take on the GPU before the device is taken as hung.
+    patience: std::time::Duration,
 }
 
 /// Draw calls issued for the last frame submitted, per pass.
@@ -281,11 +283,18 @@ impl Renderer {
             deformer,
             batches,
             draws: DrawCounts::default(),
+            patience: readback::DEFAULT_PATIENCE,
         })
     }
 
     pub fn adapter(&self) -> &AdapterSummary {
         &self.summary
+    }
+
+    /// How long a frame may take on the GPU before the device is taken as hung (2 min unless
+    /// set: a job sets it from its scene's estimated cost).
+    pub fn set_patience(&mut self, patience: std::time::Duration) {
+        self.patience = patience;
     }
 
     /// Draw calls of the last frame submitted.
@@ -443,7 +452,7 @@ impl Renderer {
     /// A frame with views is drawn in steps, one submission each: its background and meshes, each
     /// view into its rectangle, then its canvas over everything.
     pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
-        let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device)? } else { None };
+        let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device, self.patience)? } else { None };
         self.keep_meshes(frame)?;
         self.draws = DrawCounts::default();
         let full = [0.0, 0.0, self.width as f32, self.height as f32];
@@ -615,7 +624,7 @@ impl Renderer {
 
     /// Waits for the oldest frame still in flight; `None` when all are out.
     pub fn next_image(&mut self) -> Result<Option<Image>, RenderError> {
-        let img = self.readback.wait_oldest(&self.device)?;
+        let img = self.readback.wait_oldest(&self.device, self.patience)?;
         self.faults.check()?;
         Ok(img)
     }

@@ -3,6 +3,7 @@
 //! unpadded on the way out.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::RenderError;
 
@@ -21,8 +22,9 @@ pub fn padded_row(width: u32) -> u32 {
     unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
 }
 
-/// How long a frame may take on the GPU before the device is taken as hung.
-const WAIT_SECONDS: u64 = 120;
+/// How long a frame may take on the GPU before the device is taken as hung, unless the job says
+/// otherwise ([`super::Renderer::set_patience`]).
+pub const DEFAULT_PATIENCE: Duration = Duration::from_secs(120);
 
 type MapResult = Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>>;
 
@@ -101,16 +103,15 @@ impl Readback {
         self.next = (self.next + 1) % self.slots.len();
     }
 
-    /// Waits for the oldest frame in flight and returns it, or `None` when nothing is in flight.
-    pub fn wait_oldest(&mut self, device: &wgpu::Device) -> Result<Option<Image>, RenderError> {
+    /// Waits for the oldest frame in flight (at most `patience`) and returns it, or `None` when
+    /// nothing is in flight.
+    pub fn wait_oldest(&mut self, device: &wgpu::Device, patience: Duration) -> Result<Option<Image>, RenderError> {
         let Some(i) = self.oldest() else { return Ok(None) };
         let (index, submission, result) = self.slots[i].pending.take().expect("oldest slot is pending");
-        device
-            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(std::time::Duration::from_secs(WAIT_SECONDS)) })
-            .map_err(|e| match e {
-                wgpu::PollError::Timeout => RenderError::Hung { frame: index, seconds: WAIT_SECONDS },
-                e => RenderError::DeviceLost(format!("waiting for frame {index}: {e}")),
-            })?;
+        device.poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(patience) }).map_err(|e| match e {
+            wgpu::PollError::Timeout => RenderError::Hung { frame: index, seconds: patience.as_secs() },
+            e => RenderError::DeviceLost(format!("waiting for frame {index}: {e}")),
+        })?;
         let status = result.lock().ok().and_then(|mut g| g.take());
         match status {
             Some(Ok(())) => {}

@@ -35,6 +35,33 @@ pub trait KindTable: Clone + Debug + PartialEq + Serialize + Sized {
     /// nanoseconds a pixel at 4× MSAA, and simulating in milliseconds. Measured on the project's
     /// 2-core machine (docs/benchmarks/render.md); only the ratios between scenes matter.
     fn frame_cost(&self, look: &Self::Look) -> (f64, f64);
+    /// What a frame holds that grows with the scene rather than with the image (a flock's agents,
+    /// their trails and paths), at `at`'s size and rate: [`Load`]. Nothing, for a kind whose
+    /// [`KindTable::frame_cost`] says all.
+    fn load(&self, look: &Self::Look, at: FrameSize) -> Load {
+        let _ = (look, at);
+        Load::default()
+    }
+}
+
+/// The size and rate of a scene's frames, for [`KindTable::load`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameSize {
+    pub width: u32,
+    pub height: u32,
+    pub fps: f64,
+}
+
+/// A frame's work beyond what its pixels cost ([`KindTable::load`]): the 2-D shapes drawn, the
+/// pixels their quads cover and the pixels along their edges (each quad with the renderer's
+/// anti-aliased margin: [`crate::frame::shape_quad`]), and simulating it; what it is, in words.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Load {
+    pub shapes: f64,
+    pub shape_pixels: f64,
+    pub shape_edges: f64,
+    pub simulate_ms: f64,
+    pub what: String,
 }
 
 /// The key of a kind's table at the top level of a scene file.
@@ -110,6 +137,15 @@ macro_rules! kind_tables {
         pub fn frame_cost(sim: &KindSpec, look: &KindLook) -> (f64, f64) {
             match (sim, look) {
                 $((KindSpec::$variant(spec), KindLook::$variant(look)) => spec.frame_cost(look),)*
+                #[allow(unreachable_patterns)] // a build of one kind
+                _ => unreachable!("a scene's simulation and look are of one kind"),
+            }
+        }
+
+        /// See [`KindTable::load`]; `sim` and `look` are one scene's, so of one kind.
+        pub fn load(sim: &KindSpec, look: &KindLook, at: FrameSize) -> Load {
+            match (sim, look) {
+                $((KindSpec::$variant(spec), KindLook::$variant(look)) => spec.load(look, at),)*
                 #[allow(unreachable_patterns)] // a build of one kind
                 _ => unreachable!("a scene's simulation and look are of one kind"),
             }

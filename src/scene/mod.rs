@@ -6,6 +6,7 @@
 pub mod cargo;
 pub mod color;
 pub mod common;
+mod cost;
 pub mod dice;
 pub mod effects;
 pub mod error;

@@ -3,30 +3,10 @@
 //! (`golden check --shard I/N`). Every shard computes the same split from the same arguments, so
 //! the machines never talk to each other.
 
-mod cost;
-
 use std::ops::Range;
 
 use crate::output::manifest::{Block, ShardInfo};
 use crate::pipeline::Job;
-use crate::scene::Scene;
-
-/// Estimated seconds a frame of `scene` costs on the software adapter at `width` × `height`:
-/// drawing it (pixels × the kind's cost per pixel, with MSAA) and simulating it (see
-/// [`cost::kind_cost`]). Only the ratios between scenes matter.
-pub fn costs(scene: &Scene, width: u32, height: u32) -> (f64, f64) {
-    let (ns_per_pixel, simulate_ms) = cost::kind_cost(&scene.sim.kind, &scene.look.kind);
-    let pixels = width as f64 * height as f64;
-    // 4× MSAA is what the per-pixel costs were measured at; 1× costs about 60 % of it
-    let msaa = 0.6 + 0.1 * scene.look.msaa as f64;
-    (pixels * ns_per_pixel * msaa * 1e-9, simulate_ms * 1e-3)
-}
-
-/// Estimated seconds a frame of `scene` costs at its render size, drawn and simulated.
-pub fn frame_cost(scene: &Scene) -> f64 {
-    let (draw, simulate) = costs(scene, scene.look.width, scene.look.height);
-    draw + simulate
-}
 
 /// The part of one scene's selected frames a shard takes: positions in that selection.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,7 +85,7 @@ pub fn whole(costs: &[f64], n: u32) -> Vec<Vec<usize>> {
 /// arguments, so they agree on the whole. Scenes this shard takes no frames of are left out, and
 /// a manifest this shard left in one of them in an earlier split is removed.
 pub fn shard_jobs(jobs: Vec<Job>, i: u32, n: u32) -> Result<Vec<Job>, crate::output::OutputError> {
-    let work: Vec<(usize, f64)> = jobs.iter().map(|j| (j.frames.len(), frame_cost(&j.scene))).collect();
+    let work: Vec<(usize, f64)> = jobs.iter().map(|j| (j.frames.len(), j.scene.frame_cost())).collect();
     let split = by_cost(&work, n);
     let blocks_of = |k: usize| -> Vec<Block> {
         (1..=n)

@@ -30,6 +30,7 @@ fn render(out: &Path, tmp: &Path, formats: &str, bare: bool) {
 }
 
 #[test]
+#[cfg_attr(skip_privileged_tests, ignore = "needs root to mount a tmpfs over /dev (SIMREEL_SKIP_PRIVILEGED_TESTS is set)")]
 fn videos_render_the_same_bytes_where_dev_stdout_leads_nowhere() {
     require_gpu();
     let dir = scratch();

@@ -27,6 +27,7 @@ mod golden_sweep;
 mod hostile_neighbour;
 mod identity;
 mod identity_sweep;
+mod long_frames;
 mod manifold;
 mod marching_cubes;
 mod output_file;

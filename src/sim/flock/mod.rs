@@ -13,7 +13,7 @@ pub mod world;
 use std::sync::Arc;
 
 use crate::frame::{Canvas2d, Dash, Fnv, FrameData, Shape2d, StaticLayer};
-use crate::scene::flock::{FlockLook, FlockSpec, Theme};
+use crate::scene::flock::{AGENT_RADIUS, FlockLook, FlockSpec, PATH_WIDTH, TRAIL_WIDTH, Theme};
 use crate::scene::values::Srgb;
 use crate::sim::rng::Rng;
 use crate::sim::{Drawing, KindPainter, KindSimulation, SimFault, SimInputs, Simulation, Stage, StateDigest};
@@ -82,7 +82,6 @@ fn rgba(c: [f32; 3], a: f32) -> [f32; 4] {
 const DOT_SPACING: f32 = 24.0;
 const DOT_RADIUS: f32 = 1.1;
 const NODE_RADIUS: f32 = 7.0;
-const AGENT_RADIUS: f32 = 3.2;
 
 pub struct FlockSim {
     spec: FlockSpec,
@@ -233,7 +232,7 @@ impl FlockPainter {
                 shapes.push(Shape2d::Line {
                     a: a.pos,
                     b: goal,
-                    width: 1.1,
+                    width: PATH_WIDTH,
                     color_a: c,
                     color_b: c,
                     dash: Some(Dash { on: 5.0, off: 6.0, phase: -24.0 * t }),
@@ -250,7 +249,7 @@ impl FlockPainter {
                     shapes.push(Shape2d::Line {
                         a: pts[k - 1],
                         b: pts[k],
-                        width: 2.0,
+                        width: TRAIL_WIDTH,
                         color_a: rgba(c, 0.45 * a0),
                         color_b: rgba(c, 0.45 * a1),
                         dash: None,
