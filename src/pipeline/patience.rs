@@ -79,7 +79,7 @@ pub fn check(job: &Job, adapter: &AdapterSummary) -> Result<Option<String>, Pipe
         return Err(PipelineError::TooSlow {
             path: job.scene.path.clone(),
             why: format!(
-                "a frame at {}×{} is estimated to take {} on {on}: {}; more than the {} a frame renders on one",
+                "a frame at {}×{} is estimated to take {} on {on}: {}; more than the {} a frame may take on one",
                 r.width,
                 r.height,
                 crate::text::duration(e.per_frame()),
