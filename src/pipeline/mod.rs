@@ -7,13 +7,16 @@
 mod assemble;
 pub mod budget;
 mod encode;
+mod interrupt;
 pub mod patience;
 mod progress;
 mod record;
+mod resume;
 pub mod snapshots;
 pub mod whole;
 
 pub use assemble::{gif_from_folder, gif_from_frames};
+pub use interrupt::{STOP_GRACE, stop_on_interrupt};
 use progress::{Progress, Stage, StageClock};
 
 use std::collections::{BTreeMap, HashSet};
@@ -29,8 +32,8 @@ use crate::output::manifest::{AnimationEntry, FrameEntry, Manifest};
 use crate::output::{self, OutputError};
 use crate::render::{AdapterRequest, AdapterSummary, Image, Pool, RenderError, Renderer};
 use crate::scene::{Format, Scene};
-use crate::text::count;
 use record::build_manifest;
+use resume::kept_frames;
 
 /// What to render, validated.
 #[derive(Clone, Debug)]
@@ -145,45 +148,6 @@ impl PipelineError {
             _ => crate::exit::ExitClass::Runtime,
         }
     }
-}
-
-/// How long a render stopped by a signal may take to stop between frames before it ends at once.
-pub const STOP_GRACE: Duration = Duration::from_secs(3);
-
-/// Sets `flag` on Ctrl-C (and SIGTERM, SIGHUP), so that a running job stops between frames and
-/// keeps what it finished; a job still running [`STOP_GRACE`] later (a frame the GPU is still
-/// drawing, a long simulation step) ends at once with `code`, as a second signal does: the frames
-/// written and the manifest of the last checkpoint (every 2 s) are kept for `--resume`.
-pub fn stop_on_interrupt(flag: std::sync::Arc<AtomicBool>, code: i32) -> Result<(), String> {
-    use std::io::Write as _;
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            end_now(code); // a second Ctrl-C does not wait
-        }
-        std::thread::spawn(move || {
-            std::thread::sleep(STOP_GRACE);
-            // said if it can be (a closed stderr must not keep the process alive)
-            let _ = writeln!(
-                std::io::stderr(),
-                "\ninterrupted: stopped {} s after the signal without waiting for the frame in progress; the frames written are kept, rerun with --resume to finish",
-                STOP_GRACE.as_secs()
-            );
-            end_now(code);
-        });
-    })
-    .map_err(|e| format!("Ctrl-C cannot be caught ({e}): it will stop this render without writing its manifest; frames finished by the last checkpoint (every 2 s) are kept for --resume"))
-}
-
-/// Ends the process with `code` now: no exit handler runs that could wait on the software
-/// adapter's threads, still drawing a frame.
-fn end_now(code: i32) -> ! {
-    #[cfg(unix)]
-    // SAFETY: `_exit` ends the process; it takes no pointers and touches no Rust state
-    unsafe {
-        libc::_exit(code)
-    }
-    #[cfg(not(unix))]
-    std::process::exit(code)
 }
 
 /// What a finished job wrote.
@@ -373,61 +337,6 @@ fn settings_hash(job: &Job, adapter: &str) -> String {
 
 /// A frame's state digest and its facts as JSON.
 type FrameState = (String, serde_json::Map<String, serde_json::Value>);
-
-/// The frames `--resume` keeps: each one's state and the SHA-256 of its file.
-type Kept = BTreeMap<u32, (FrameState, String)>;
-
-/// The frames of the job an earlier run finished as this one would (each frame's identity the
-/// same, its file there, a plain file with the SHA-256 the manifest recorded when it was written),
-/// with their state digests: with `--resume`, those are kept. When some of the earlier run's
-/// frames are of something else, or were changed since, also why (they are rendered again).
-fn kept_frames(job: &Job, old: Option<&Manifest>, expected: &dyn Fn(u32) -> String) -> (Kept, Option<String>) {
-    let Some(m) = old.filter(|_| job.resume) else { return (BTreeMap::new(), None) };
-    let (mut kept, mut other, mut changed) = (BTreeMap::new(), 0, 0);
-    let dir = job.folder().dir();
-    let folder = output::Folder::open(&dir).ok();
-    for e in m.frames.iter().filter(|e| job.frames.binary_search(&e.index).is_ok()) {
-        if e.identity != expected(e.index) {
-            other += 1;
-            continue;
-        }
-        if output::layout::own_file(&dir, &e.file).is_none() {
-            continue;
-        }
-        // the file as it was written (a manifest of an earlier version records no hash: drawn again)
-        let same =
-            folder.as_ref().and_then(|f| f.read(e.file.as_ref()).ok()).is_some_and(|b| output::manifest::content_hash(&b) == e.sha256);
-        if same {
-            kept.insert(e.index, ((e.state.clone(), e.facts.clone()), e.sha256.clone()));
-        } else {
-            changed += 1;
-        }
-    }
-    let why = if m.build != crate::BUILD {
-        // read back: shown escaped, as every string from a file is
-        let by = if m.build.is_empty() { format!("{} (an earlier build)", m.simreel) } else { m.build.clone() };
-        let by = simreel_compare::text::shown(&by.chars().take(80).collect::<String>()).into_owned();
-        format!("another build of simreel ({by}, this is {})", crate::BUILD)
-    } else if m.identity != job.scene.identity() {
-        "another version of the scene".to_string()
-    } else {
-        "other settings (size, MSAA or adapter)".to_string()
-    };
-    let was = |n: usize| if n == 1 { "was" } else { "were" };
-    let mut stale: Vec<String> = Vec::new();
-    if other > 0 {
-        stale.push(format!("{} there {} rendered by {why}", count(other as u64, "frame", "frames"), was(other)));
-    }
-    if changed > 0 {
-        stale.push(format!(
-            "{} there {} not the file{} the last run wrote",
-            count(changed as u64, "frame", "frames"),
-            was(changed),
-            if changed == 1 { "" } else { "s" }
-        ));
-    }
-    (kept, (!stale.is_empty()).then(|| stale.join("; ")))
-}
 
 /// Runs `job`: simulate, render, encode, write. `cancel` (Ctrl-C) stops it between frames.
 pub fn run(job: &Job, mode: ProgressMode, cancel: &AtomicBool) -> Result<Outcome, PipelineError> {
