@@ -71,15 +71,22 @@ fn a_crafted_comparison_report_reviewed_from_the_home_folder_writes_and_deletes_
     }
 }
 
-#[test]
-fn an_expected_file_changed_since_the_comparison_is_not_overwritten() {
-    let w = World::new("expected-changed");
+/// `cmp/a` and `cmp/b` in `w`'s project, each with an `x.png` of another grey, compared (and
+/// failed): the expected and actual folders.
+fn compared(w: &World) -> (std::path::PathBuf, std::path::PathBuf) {
     let (a, b) = (w.project.join("cmp/a"), w.project.join("cmp/b"));
     std::fs::create_dir_all(&a).unwrap();
     std::fs::create_dir_all(&b).unwrap();
     std::fs::write(a.join("x.png"), picture(96, 64, 10)).unwrap();
     std::fs::write(b.join("x.png"), picture(96, 64, 200)).unwrap();
     assert_eq!(w.run(&["compare", "cmp/a", "cmp/b", "-q"]).status.code(), Some(4));
+    (a, b)
+}
+
+#[test]
+fn an_expected_file_changed_since_the_comparison_is_not_overwritten() {
+    let w = World::new("expected-changed");
+    let (a, b) = compared(&w);
     // someone replaces the expected side after the comparison
     std::fs::write(a.join("x.png"), picture(96, 64, 77)).unwrap();
     let o = w.run(&["golden", "review", "--compare", "--accept-all"]);
@@ -99,12 +106,7 @@ fn an_expected_file_changed_since_the_comparison_is_not_overwritten() {
 #[test]
 fn a_reports_text_reaches_the_terminal_escaped_and_its_commands_are_made_here() {
     let w = World::new("escapes");
-    let (a, b) = (w.project.join("cmp/a"), w.project.join("cmp/b"));
-    std::fs::create_dir_all(&a).unwrap();
-    std::fs::create_dir_all(&b).unwrap();
-    std::fs::write(a.join("x.png"), picture(96, 64, 10)).unwrap();
-    std::fs::write(b.join("x.png"), picture(96, 64, 200)).unwrap();
-    assert_eq!(w.run(&["compare", "cmp/a", "cmp/b", "-q"]).status.code(), Some(4));
+    let (a, _) = compared(&w);
     let summary_file = w.project.join("out/compare-report/summary.json");
     let pristine: Value = serde_json::from_str(&std::fs::read_to_string(&summary_file).unwrap()).unwrap();
     let mut s = pristine.clone();
