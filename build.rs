@@ -7,7 +7,9 @@
 //! (`scripts/test` sets it where mdBook is not installed), so is the test that builds the book
 //! (`#[cfg_attr(skip_book_tests, ignore)]`); with `SIMREEL_SKIP_CONTAINER_TESTS` set (where the
 //! machine has no podman or debootstrap, or is not root), so is the test that builds the
-//! container image (`#[cfg_attr(skip_container_tests, ignore)]`). And a fingerprint of
+//! container image (`#[cfg_attr(skip_container_tests, ignore)]`); with `SIMREEL_SKIP_WEB_TESTS` set
+//! (where the web player cannot be built), so are the tests that play it in a browser
+//! (`#[cfg_attr(skip_web_tests, ignore)]`). And a fingerprint of
 //! everything compiled in that decides what simreel computes and draws (`SIMREEL_SOURCE_HASH`,
 //! FNV-1a of every file under `src/`, `shaders/` and `assets/`, and of `Cargo.toml` and
 //! `Cargo.lock`): saved simulation states, render manifests (what `--resume` and `merge` trust)
@@ -34,6 +36,7 @@ fn main() {
         ("SIMREEL_SKIP_PRIVILEGED_TESTS", "skip_privileged_tests"),
         ("SIMREEL_SKIP_BOOK_TESTS", "skip_book_tests"),
         ("SIMREEL_SKIP_CONTAINER_TESTS", "skip_container_tests"),
+        ("SIMREEL_SKIP_WEB_TESTS", "skip_web_tests"),
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         println!("cargo::rerun-if-env-changed={var}");

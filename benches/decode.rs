@@ -3,6 +3,9 @@
 //! against `image`, and encoding a frame with simreel's encoder (the `png` crate with fdeflate,
 //! `Effort::Fast`) against `image`'s fast PNG encoder, on a 640 × 360 frame like a render (smooth
 //! gradients, a textured band). Run: `cargo bench --bench decode`.
+// test pictures and references may use the platform's math: only what simreel computes must be
+// the same bits everywhere (src/portable.rs)
+#![allow(clippy::disallowed_methods)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use simreel::output::png;

@@ -6,6 +6,9 @@
 //! with median milliseconds per frame, readback included.
 //!
 //! `cargo run --release --example batch_bench -- --blades 50000 --separate 2000 --size 960x540 --frames 20`
+// test pictures and references may use the platform's math: only what simreel computes must be
+// the same bits everywhere (src/portable.rs)
+#![allow(clippy::disallowed_methods)]
 
 use std::time::Instant;
 

@@ -17,7 +17,7 @@ pub mod frame;
 #[cfg(feature = "render")]
 pub mod fuzz;
 pub mod golden;
-#[cfg(feature = "render")]
+#[cfg(feature = "engine")]
 pub mod kinds;
 #[cfg(feature = "render")]
 pub mod merge;
@@ -25,10 +25,11 @@ pub mod output;
 #[cfg(feature = "render")]
 pub mod pipeline;
 pub mod plan;
-#[cfg(feature = "render")]
+pub mod portable;
+#[cfg(feature = "engine")]
 pub mod render;
 pub mod scene;
-#[cfg(feature = "render")]
+#[cfg(feature = "engine")]
 pub mod sim;
 #[cfg(feature = "render")]
 pub mod split;

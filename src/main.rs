@@ -94,6 +94,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gif { frames_dir, output, fps, width, no_dither, threads } => {
             gif::run(&frames_dir, &output, fps, width, !no_dither, threads)
         }
+        Command::Embed { scene, out, player, backend } => embed::run(&scene, &out, player.as_deref(), backend.choice()),
         Command::Schema { kind, reference } => schema::run(kind.map(|k| k.0), reference),
         Command::Completions { shell } => man::completions(shell),
         Command::Man { markdown, out } => man::run(markdown, out.as_deref()),

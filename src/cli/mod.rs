@@ -135,6 +135,25 @@ pub enum Command {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: Option<u32>,
     },
+    /// Write a folder a static web page can host in which the scene plays live: the scene, the
+    /// web player (WebAssembly, drawn with WebGPU or WebGL2), a poster of its first frame, a page
+    /// and the snippet for a post.
+    Embed {
+        /// The scene (any kind but a figure).
+        #[arg(value_name = "SCENE.toml")]
+        scene: PathBuf,
+        /// The folder to write (made where missing; the files it writes are replaced).
+        #[arg(short, long, value_name = "DIR")]
+        out: PathBuf,
+        /// Where the web player's files are (scripts/build-web writes them to target/web; a
+        /// release archive has them in web/ beside the program).
+        #[arg(long, value_name = "DIR")]
+        player: Option<PathBuf>,
+        /// Which graphics API renders the poster (`auto`: Vulkan, Metal or DX12, GL only when none
+        /// of them has an adapter).
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+    },
     /// Print the JSON Schema of scene files (draft-07, for editors: Taplo / Even Better TOML), made
     /// from the same declarations the scene reader checks against.
     Schema {

@@ -5,6 +5,7 @@ pub mod adapters;
 pub mod cargo;
 pub mod compare;
 pub mod dice;
+pub mod embed;
 pub mod gif;
 pub mod golden;
 pub mod man;

@@ -6,6 +6,7 @@
 //!
 //! Mesh space: y is up from the instance's root at y = 0; the mesh's height is its largest y.
 
+use crate::portable;
 use std::sync::Arc;
 
 use glam::Vec3;
@@ -112,7 +113,7 @@ pub struct InstanceBatch {
 
 /// The turn about +y by `yaw`, applied to a vector.
 fn turn(yaw: f32, v: Vec3) -> Vec3 {
-    let (s, c) = yaw.sin_cos();
+    let (s, c) = portable::sin_cos(yaw);
     Vec3::new(c * v.x + s * v.z, v.y, -s * v.x + c * v.z)
 }
 
@@ -128,7 +129,7 @@ fn rotate(r: Vec3, v: Vec3) -> Vec3 {
         return v;
     }
     let k = r / angle;
-    let (s, c) = angle.sin_cos();
+    let (s, c) = portable::sin_cos(angle);
     v * c + k.cross(v) * s + k * k.dot(v) * (1.0 - c)
 }
 

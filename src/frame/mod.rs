@@ -5,6 +5,7 @@
 mod batch;
 pub mod font;
 
+use crate::portable;
 use std::sync::Arc;
 
 pub use batch::{Deform, InstanceBatch, Motion, Placement, Placements, deform_vertex};
@@ -228,7 +229,7 @@ impl MeshData {
             let theta = std::f32::consts::PI * i as f32 / rings as f32;
             for j in 0..=segments {
                 let phi = std::f32::consts::TAU * j as f32 / segments as f32;
-                let n = [theta.sin() * phi.cos(), theta.cos(), theta.sin() * phi.sin()];
+                let n = [portable::sin(theta) * portable::cos(phi), portable::cos(theta), portable::sin(theta) * portable::sin(phi)];
                 m.positions.push(std::array::from_fn(|a| center[a] + radius * n[a]));
                 m.normals.push(n);
                 m.colors.push(color);
@@ -519,13 +520,13 @@ impl Shape2d {
 
 /// The sRGB transfer function: encoded 0..1 → linear light.
 pub fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    if c <= 0.04045 { c / 12.92 } else { portable::powf((c + 0.055) / 1.055, 2.4) }
 }
 
 /// Linear light → sRGB-encoded 0..1 (clamped).
 pub fn linear_to_srgb(c: f32) -> f32 {
     let c = c.clamp(0.0, 1.0);
-    if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
+    if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * portable::powf(c, 1.0 / 2.4) - 0.055 }
 }
 
 /// Linear-light RGB → 8-bit sRGB with the given alpha byte: the encoding of `MeshData::colors`.

@@ -14,6 +14,7 @@
 //! a short list per cell of the colour space ([`Nearest`]), and a [`GifStream`] LZW-encodes
 //! and appends the frames, on a thread of its own when the writer is split.
 
+use crate::portable;
 use std::io::Write;
 
 use quantette::deps::palette::Srgb;
@@ -161,7 +162,7 @@ fn d2(c: [u8; 3], v: [f32; 3]) -> f32 {
 
 /// Squared distance between two colours.
 fn dist2(a: [f32; 3], b: [f32; 3]) -> f32 {
-    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
+    portable::powi(a[0] - b[0], 2) + portable::powi(a[1] - b[1], 2) + portable::powi(a[2] - b[2], 2)
 }
 
 /// Side of the cubes the colour space is cut into for the nearest-colour search (8-bit units).
@@ -188,8 +189,8 @@ impl Nearest {
     /// The colours that can be nearest somewhere in the cell whose low corner is `lo`.
     fn candidates(&mut self, lo: [f32; 3]) -> (u32, u32) {
         let hi = lo.map(|x| x + CELL as f32);
-        let to_cell = |c: &[f32; 3]| (0..3).map(|j| (lo[j] - c[j]).max(c[j] - hi[j]).max(0.0).powi(2)).sum::<f32>();
-        let to_far = |c: &[f32; 3]| (0..3).map(|j| (c[j] - lo[j]).abs().max((c[j] - hi[j]).abs()).powi(2)).sum::<f32>();
+        let to_cell = |c: &[f32; 3]| (0..3).map(|j| portable::powi((lo[j] - c[j]).max(c[j] - hi[j]).max(0.0), 2)).sum::<f32>();
+        let to_far = |c: &[f32; 3]| (0..3).map(|j| portable::powi((c[j] - lo[j]).abs().max((c[j] - hi[j]).abs()), 2)).sum::<f32>();
         let bound = self.colours.iter().map(to_far).fold(f32::INFINITY, f32::min);
         let start = self.lists.len();
         self.lists.extend(self.colours.iter().enumerate().filter(|(_, c)| to_cell(c) <= bound).map(|(i, _)| i as u8));
@@ -461,7 +462,7 @@ mod tests {
                 let (mut best, mut at) = (f32::INFINITY, 0);
                 for (i, &c) in palette.iter().enumerate() {
                     let c = c.map(f32::from);
-                    let d = (c[0] - v[0]).powi(2) + (c[1] - v[1]).powi(2) + (c[2] - v[2]).powi(2);
+                    let d = portable::powi(c[0] - v[0], 2) + portable::powi(c[1] - v[1], 2) + portable::powi(c[2] - v[2], 2);
                     if d < best {
                         (best, at) = (d, i as u8);
                     }

@@ -5,6 +5,8 @@
 pub mod animation;
 pub mod claim;
 #[cfg(feature = "render")]
+pub mod embed;
+#[cfg(feature = "render")]
 pub mod gif;
 #[cfg(feature = "render")]
 pub mod layout;

@@ -8,6 +8,7 @@
 //! code takes, corrected after each try by how far the last was off: on the shipped scenes the
 //! first try fits or the second does.
 
+use crate::portable;
 use std::path::{Path, PathBuf};
 
 use super::PipelineError;
@@ -40,9 +41,9 @@ impl Plan {
     /// How much a reader loses: halving the rate costs 1, halving the width 1.5 (a quarter of the
     /// pixels, and text and edges soften), halving the palette 0.5 (banding, offset by dither).
     fn loss(&self, full_fps: f64) -> f64 {
-        (full_fps / self.fps).log2()
-            + 1.5 * (1.0 / self.scale).log2()
-            + 0.5 * ((MAX_COLORS as f64 + 1.0) / (self.colors as f64 + 1.0)).log2()
+        portable::log2(full_fps / self.fps)
+            + 1.5 * portable::log2(1.0 / self.scale)
+            + 0.5 * portable::log2((MAX_COLORS as f64 + 1.0) / (self.colors as f64 + 1.0))
     }
 
     /// Its size (width, height) for frames of `size`.
@@ -54,7 +55,7 @@ impl Plan {
     /// of their ratio: fewer colours also make fewer runs for the GIF to keep, and 127 colours
     /// saved under 7 % on the light flock, not an eighth).
     fn predicted(&self, full: &Plan, frames: (usize, usize), full_bytes: u64) -> f64 {
-        let bits = |c: u16| ((c as f64) + 1.0).log2().ceil();
+        let bits = |c: u16| portable::log2((c as f64) + 1.0).ceil();
         let share = frames.0 as f64 / frames.1.max(1) as f64;
         full_bytes as f64 * share * self.scale * self.scale * (bits(self.colors) / bits(full.colors)).sqrt()
     }

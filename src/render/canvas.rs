@@ -118,19 +118,7 @@ impl CanvasRenderer {
                 count: None,
             }],
         });
-        let layer_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("canvas layer"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            }],
-        });
+        let layer_layout = super::pipelines::texel_layout(device, "canvas layer");
         let module = |name: &str| {
             let src = shaders::module_source(name).unwrap_or_else(|| panic!("shader {name} is not in the registry"));
             device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(src.into()) })

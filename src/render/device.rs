@@ -38,6 +38,7 @@ impl BackendChoice {
         }
     }
 
+    #[cfg(feature = "render")]
     fn backends(self) -> wgpu::Backends {
         match self {
             BackendChoice::Auto => wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12 | wgpu::Backends::GL,
@@ -185,6 +186,7 @@ impl std::fmt::Display for AdapterSummary {
     }
 }
 
+#[cfg(feature = "render")]
 fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = backends;
@@ -192,12 +194,14 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
 }
 
 /// Every adapter wgpu sees through `choice`.
+#[cfg(feature = "render")]
 pub fn list(choice: BackendChoice) -> Vec<wgpu::Adapter> {
     pollster::block_on(instance(choice.backends()).enumerate_adapters(choice.backends()))
 }
 
 /// The adapters `auto` considers: Vulkan, Metal and DX12 first; GL only when none of those has an
 /// adapter (asking EGL on a headless machine costs time and prints warnings).
+#[cfg(feature = "render")]
 pub fn candidates(choice: BackendChoice) -> Vec<wgpu::Adapter> {
     if choice != BackendChoice::Auto {
         return list(choice);
@@ -208,23 +212,27 @@ pub fn candidates(choice: BackendChoice) -> Vec<wgpu::Adapter> {
 }
 
 /// Higher is better: [`AdapterSummary::rank`].
+#[cfg(feature = "render")]
 fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
     AdapterSummary::of(info).rank()
 }
 
 /// The adapter `request` picks on this machine; an open request takes the machine's preference
 /// (`SIMREEL_BACKEND`, `SIMREEL_ADAPTER`).
+#[cfg(feature = "render")]
 pub fn pick(request: &AdapterRequest) -> Result<wgpu::Adapter, RenderError> {
     let request = request.or_preferred()?;
     choose(candidates(request.backend), &request)
 }
 
 /// What `simreel adapters` prints of every adapter wgpu sees through `choice`.
+#[cfg(feature = "render")]
 pub fn summaries(choice: BackendChoice) -> Vec<AdapterSummary> {
     list(choice).iter().map(|a| AdapterSummary::of(&a.get_info())).collect()
 }
 
 /// The adapter `request` picks among `adapters` (in the order wgpu listed them on ties).
+#[cfg(feature = "render")]
 pub fn choose(adapters: Vec<wgpu::Adapter>, request: &AdapterRequest) -> Result<wgpu::Adapter, RenderError> {
     let everything: Vec<String> = adapters.iter().map(|a| AdapterSummary::of(&a.get_info()).to_string()).collect();
     let mut matching: Vec<wgpu::Adapter> = match &request.name {
@@ -252,6 +260,7 @@ pub fn choose(adapters: Vec<wgpu::Adapter>, request: &AdapterRequest) -> Result<
 
 /// The error when `backend` has no adapter: the adapters other backends have, when there are any
 /// (lavapipe is there, the asked-for backend is not); what to install when there are none.
+#[cfg(feature = "render")]
 pub fn missing(backend: BackendChoice) -> RenderError {
     if backend != BackendChoice::Auto {
         let others: Vec<String> = list(BackendChoice::Auto).iter().map(|a| AdapterSummary::of(&a.get_info()).to_string()).collect();
@@ -322,7 +331,13 @@ pub fn has_compute(adapter: &wgpu::Adapter) -> bool {
 
 /// Opens a device on `adapter` able to hold `max_side`-pixel targets and a 2048² shadow map, with
 /// compute shaders when the adapter has them (`compute`).
+#[cfg(feature = "render")]
 pub fn open(adapter: &wgpu::Adapter, max_side: u32, compute: bool) -> Result<(wgpu::Device, wgpu::Queue), RenderError> {
+    pollster::block_on(open_async(adapter, max_side, compute))
+}
+
+/// [`open`] as a future: in a browser, where nothing may block, the page's event loop drives it.
+pub async fn open_async(adapter: &wgpu::Adapter, max_side: u32, compute: bool) -> Result<(wgpu::Device, wgpu::Queue), RenderError> {
     let limits = adapter.limits();
     let needed = max_side.max(super::SHADOW_SIZE);
     if limits.max_texture_dimension_2d < needed {
@@ -344,7 +359,7 @@ pub fn open(adapter: &wgpu::Adapter, max_side: u32, compute: bool) -> Result<(wg
         memory_hints: wgpu::MemoryHints::Performance,
         trace: wgpu::Trace::Off,
     };
-    pollster::block_on(adapter.request_device(&desc)).map_err(|e| RenderError::Device(e.to_string()))
+    adapter.request_device(&desc).await.map_err(|e| RenderError::Device(e.to_string()))
 }
 
 #[cfg(test)]

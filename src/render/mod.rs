@@ -12,9 +12,12 @@ mod edges;
 pub mod faults;
 mod passes;
 mod pipelines;
+#[cfg(feature = "render")]
 pub mod pool;
+mod present;
 pub mod readback;
 pub mod shaders;
+mod targets;
 pub mod text;
 mod zoom;
 
@@ -25,9 +28,11 @@ use wgpu::util::DeviceExt;
 
 use crate::frame::{FrameData, MeshData, Zoom};
 pub use device::{AdapterRequest, AdapterSummary, BackendChoice};
-use pipelines::{COLOR_FORMAT, DEPTH_FORMAT, Instance, Pipelines, Vertex};
+use pipelines::{DEPTH_FORMAT, Instance, Pipelines, Vertex};
+#[cfg(feature = "render")]
 pub use pool::Pool;
 pub use readback::Image;
+use targets::Targets;
 
 /// Side of the square shadow map, texels.
 pub const SHADOW_SIZE: u32 = 2048;
@@ -155,13 +160,6 @@ struct Draw {
     wire: Option<u32>,
 }
 
-struct Targets {
-    msaa: Option<wgpu::TextureView>,
-    resolve: wgpu::Texture,
-    resolve_view: wgpu::TextureView,
-    depth: wgpu::TextureView,
-}
-
 /// A device with everything needed to turn frames into images of one size.
 pub struct Renderer {
     device: wgpu::Device,
@@ -191,6 +189,8 @@ pub struct Renderer {
     draws: DrawCounts,
     /// How long a frame may take on the GPU before the device is taken as hung.
     patience: std::time::Duration,
+    /// Draws the image onto a canvas that takes no copies, once one asked.
+    presenter: Option<present::Presenter>,
 }
 
 /// Draw calls issued for the last frame submitted, per pass.
@@ -208,17 +208,25 @@ pub struct DrawCounts {
 impl Renderer {
     /// Picks an adapter, opens a device and builds targets for `width` × `height` at `samples`
     /// (1 or 4) samples per pixel.
+    #[cfg(feature = "render")]
     pub fn new(request: &AdapterRequest, width: u32, height: u32, samples: u32) -> Result<Self, RenderError> {
-        let adapter = device::pick(request)?;
-        let compute = device::has_compute(&adapter);
-        let (device, queue) = device::open(&adapter, width.max(height), compute)?;
+        pollster::block_on(Self::on_adapter(&device::pick(request)?, width, height, samples))
+    }
+
+    /// [`Renderer::new`] on an adapter found by the caller (a browser's, for a canvas), as a
+    /// future: opening a device is asynchronous there.
+    pub async fn on_adapter(adapter: &wgpu::Adapter, width: u32, height: u32, samples: u32) -> Result<Self, RenderError> {
+        let compute = device::has_compute(adapter);
+        let (device, queue) = device::open_async(adapter, width.max(height), compute).await?;
         let summary = AdapterSummary::of(&adapter.get_info());
         let faults = faults::FaultSink::default();
         faults.watch(&device);
-        let pipelines = Pipelines::new(&device, samples);
+        // WebGL2 (GL without compute shaders): GLSL ES 3.0
+        let es3 = adapter.get_info().backend == wgpu::Backend::Gl && !compute;
+        let pipelines = Pipelines::new(&device, samples, es3);
         let canvas = canvas::CanvasRenderer::new(&device, samples);
         let deformer = deform::Deformer::new(&device, compute);
-        let targets = Self::targets(&device, width, height, samples);
+        let targets = Targets::new(&device, width, height, samples);
         let shadow_tex = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("shadow map"),
             size: wgpu::Extent3d { width: SHADOW_SIZE, height: SHADOW_SIZE, depth_or_array_layers: 1 },
@@ -284,6 +292,7 @@ impl Renderer {
             batches,
             draws: DrawCounts::default(),
             patience: readback::DEFAULT_PATIENCE,
+            presenter: None,
         })
     }
 
@@ -325,28 +334,6 @@ impl Renderer {
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         })
-    }
-
-    fn targets(device: &wgpu::Device, width: u32, height: u32, samples: u32) -> Targets {
-        let size = wgpu::Extent3d { width, height, depth_or_array_layers: 1 };
-        let tex = |label, format, samples, usage| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: samples,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let resolve = tex("colour", COLOR_FORMAT, 1, wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC);
-        let msaa = (samples > 1)
-            .then(|| tex("colour msaa", COLOR_FORMAT, samples, wgpu::TextureUsages::RENDER_ATTACHMENT).create_view(&Default::default()));
-        let depth = tex("depth", DEPTH_FORMAT, samples, wgpu::TextureUsages::RENDER_ATTACHMENT).create_view(&Default::default());
-        let resolve_view = resolve.create_view(&Default::default());
-        Targets { msaa, resolve, resolve_view, depth }
     }
 
     fn upload(&mut self, key: u64, mesh: &MeshData) -> Result<(), RenderError> {
@@ -453,6 +440,17 @@ impl Renderer {
     /// view into its rectangle, then its canvas over everything.
     pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
         let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device, self.patience)? } else { None };
+        let mut encoder = self.record(frame)?;
+        self.readback.encode_copy(&mut encoder, &self.targets.resolve);
+        let submission = self.queue.submit([encoder.finish()]);
+        self.readback.submitted(frame.index, submission);
+        self.faults.check()?;
+        Ok(ready)
+    }
+
+    /// Records `frame` whole, its views and canvas included, up to the resolved image; the
+    /// steps before the last are submitted on the way.
+    fn record(&mut self, frame: &FrameData) -> Result<wgpu::CommandEncoder, RenderError> {
         self.keep_meshes(frame)?;
         self.draws = DrawCounts::default();
         let full = [0.0, 0.0, self.width as f32, self.height as f32];
@@ -485,11 +483,7 @@ impl Renderer {
             self.canvas.prepare(&self.device, &self.queue, &mut encoder, 0, frame.canvas.as_ref(), full, size);
             self.draws.main += self.overlay_pass(&mut encoder);
         }
-        self.readback.encode_copy(&mut encoder, &self.targets.resolve);
-        let submission = self.queue.submit([encoder.finish()]);
-        self.readback.submitted(frame.index, submission);
-        self.faults.check()?;
-        Ok(ready)
+        Ok(encoder)
     }
 
     /// Records `frame` (without its views) into `encoder`: bends, shadow map, main pass, placed as

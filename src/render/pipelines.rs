@@ -112,7 +112,25 @@ pub struct Pipelines {
     pub edges: wgpu::RenderPipeline,
 }
 
-fn module(device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
+/// A bind group layout of one texture read texel by texel (`textureLoad`, no sampler) in the
+/// fragment stage: a canvas's raster layer, the image drawn onto a page's canvas.
+pub(super) fn texel_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        }],
+    })
+}
+
+pub(super) fn module(device: &wgpu::Device, name: &str) -> wgpu::ShaderModule {
     let source = shaders::module_source(name).unwrap_or_else(|| panic!("shader {name} is not in the registry"));
     device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) })
 }
@@ -167,7 +185,8 @@ fn bind_group_layouts(device: &wgpu::Device) -> (wgpu::BindGroupLayout, wgpu::Bi
 }
 
 impl Pipelines {
-    pub fn new(device: &wgpu::Device, samples: u32) -> Self {
+    /// `es3`: the adapter speaks GLSL ES 3.0 only (WebGL2), which lacks screen-space varyings.
+    pub fn new(device: &wgpu::Device, samples: u32, es3: bool) -> Self {
         let (frame_layout, shadow_layout, batch_layout) = bind_group_layouts(device);
         let frame_only = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("frame only"),
@@ -241,7 +260,7 @@ impl Pipelines {
         let front_faces = lit_pipeline("translucent front faces", &lit, &me, &layouts, Some(wgpu::Face::Back));
 
         let hidden = hidden_pipeline(device, &lit, &me, &layouts, ms);
-        let edges = edges_pipeline(device, &frame_only, &layouts[1], ms, &color);
+        let edges = edges_pipeline(device, &frame_only, &layouts[1], ms, &color, es3);
 
         let batch_lit = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("batch lit"),
@@ -349,8 +368,17 @@ fn edges_pipeline(
     instances: &Option<wgpu::VertexBufferLayout<'static>>,
     ms: wgpu::MultisampleState,
     color: &[Option<wgpu::ColorTargetState>],
+    es3: bool,
 ) -> wgpu::RenderPipeline {
-    let ed = module(device, "edges");
+    let ed = if es3 {
+        let source = shaders::edges_for_es3();
+        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("edges (ES 3.0)"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        })
+    } else {
+        module(device, "edges")
+    };
     let buffers = [
         Some(wgpu::VertexBufferLayout {
             array_stride: size_of::<super::edges::EdgeVertex>() as u64,

@@ -21,10 +21,11 @@ pub const SHADERS: &[(&str, &str)] = &[
     ("layer", include_str!("../../shaders/layer.wgsl")),
     ("deform", include_str!("../../shaders/deform.wgsl")),
     ("edges", include_str!("../../shaders/edges.wgsl")),
+    ("present", include_str!("../../shaders/present.wgsl")),
 ];
 
 /// Modules that stand alone (the 2-D ones and the compute deformation have their own bindings).
-const STANDALONE: &[&str] = &["shapes", "layer", "deform"];
+const STANDALONE: &[&str] = &["shapes", "layer", "deform", "present"];
 /// Modules shaded by `lit.wgsl`.
 const LIT_MODULES: &[&str] = &["mesh", "batch"];
 
@@ -38,4 +39,24 @@ pub fn module_source(name: &str) -> Option<String> {
     } else {
         format!("{COMMON}\n{src}")
     })
+}
+
+/// `edges.wgsl` for adapters without screen-space (`@interpolate(linear)`) varyings, as WebGL2's
+/// GLSL ES 3.0 has none: the distance across the line is carried as `(across·w, w)`, interpolated
+/// with perspective, and divided back in the fragment shader, which gives the screen-space
+/// interpolation exactly (up to rounding). Every other adapter draws the file as written.
+pub fn edges_for_es3() -> String {
+    let (_, src) = SHADERS.iter().find(|(n, _)| *n == "edges").expect("edges.wgsl");
+    let swaps = [
+        ("@location(0) @interpolate(linear) across: f32,", "@location(0) across_w: vec2<f32>,"),
+        ("out.across = 0.0;", "out.across_w = vec2<f32>(0.0, 1.0);"),
+        ("out.across = e.corner.y * reach;", "out.across_w = vec2<f32>(e.corner.y * reach, 1.0) * c.w;"),
+        ("abs(in.across)", "abs(in.across_w.x / in.across_w.y)"),
+    ];
+    let mut out = src.to_string();
+    for (from, to) in swaps {
+        assert!(out.contains(from), "edges.wgsl no longer has `{from}`: edges_for_es3 needs the new form");
+        out = out.replace(from, to);
+    }
+    format!("{COMMON}\n{out}")
 }

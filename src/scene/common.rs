@@ -4,6 +4,7 @@
 use super::keys::{Key, Table, Ty};
 use super::reader::TableReader;
 use super::values::{Animated, Srgb};
+use crate::portable;
 
 // the size is a simulation input too: a flock without `canvas` lives on a canvas of this size
 // (`--size` and drafts keep the file's canvas)
@@ -219,7 +220,7 @@ impl CameraSpec {
             Some(o) => {
                 let f = if duration > 0.0 { time / duration } else { 0.0 };
                 let a = (o.start_deg + o.sweep_deg * f).to_radians();
-                let eye = [o.center[0] + o.radius * a.cos(), o.center[1] + o.height, o.center[2] + o.radius * a.sin()];
+                let eye = [o.center[0] + o.radius * portable::cos(a), o.center[1] + o.height, o.center[2] + o.radius * portable::sin(a)];
                 (eye, o.center)
             }
             None => (self.position.at(time, duration), self.target.at(time, duration)),
@@ -276,7 +277,7 @@ impl LightSpec {
     /// Unit vector pointing from the scene towards the sun.
     pub fn to_sun(&self) -> [f64; 3] {
         let (az, el) = (self.sun_azimuth_deg.to_radians(), self.sun_elevation_deg.to_radians());
-        [el.cos() * az.cos(), el.sin(), el.cos() * az.sin()]
+        [portable::cos(el) * portable::cos(az), portable::sin(el), portable::cos(el) * portable::sin(az)]
     }
 }
 

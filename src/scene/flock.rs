@@ -6,6 +6,7 @@ use super::common::RenderSpec;
 use super::keys::{Key, Table, Ty};
 use super::kind_tables::{FrameSize, KindTable, Load};
 use super::reader::TableReader;
+use crate::portable;
 
 /// A count: a number, or "auto" (scaled with the canvas area).
 const AGENT_COUNT: Key = Key::int("agents", 1, 0, MAX_AGENTS);
@@ -234,7 +235,7 @@ impl KindTable for FlockSpec {
         use crate::frame::shape_quad;
         let agents = self.agents.resolve(self.canvas[0] * self.canvas[1], 1, MAX_AGENTS as u32) as f64;
         let scale = (at.width as f64 / self.canvas[0]).min(at.height as f64 / self.canvas[1]);
-        let diagonal = self.canvas[0].hypot(self.canvas[1]);
+        let diagonal = portable::hypot(self.canvas[0], self.canvas[1]);
         let steps = self.step_hz as f64 / at.fps.max(1e-3);
         // each agent's disc; a path to its target (seeking agents, most of them: all counted) of
         // the mean distance between two points of the canvas, about 0.37 of its diagonal; a

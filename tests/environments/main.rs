@@ -8,9 +8,17 @@
 //!
 //! `cargo test --release --features environment-tests --test environments` runs them alone.
 
+// test pictures and references may use the platform's math: only what simreel computes must be
+// the same bits everywhere (src/portable.rs)
+#![allow(clippy::disallowed_methods)]
+
 #[allow(dead_code)]
 #[path = "../suite/common.rs"]
 mod common;
+
+#[allow(dead_code)]
+#[path = "../suite/browser.rs"]
+mod browser;
 
 mod bare_root;
 mod book;
@@ -19,3 +27,4 @@ mod container;
 mod packages;
 mod slurm;
 mod two_users;
+mod web_player;

@@ -28,6 +28,17 @@ impl Browser {
 
     /// [`Browser::launch`] with more of Chromium's flags.
     pub fn launch_with(profile: &Path, url: &str, flags: &[&str]) -> Browser {
+        Browser::start(profile, url, &[&["--disable-gpu"], flags].concat())
+    }
+
+    /// [`Browser::launch_with`] with the GPU process on: WebGL2 and WebGPU where `flags` give
+    /// Chromium an adapter (SwiftShader, lavapipe).
+    #[allow(dead_code)]
+    pub fn launch_drawing(profile: &Path, url: &str, flags: &[&str]) -> Browser {
+        Browser::start(profile, url, flags)
+    }
+
+    fn start(profile: &Path, url: &str, flags: &[&str]) -> Browser {
         let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
             .into_iter()
             .find(|c| Path::new(c).exists())
@@ -36,7 +47,6 @@ impl Browser {
             .args([
                 "--headless",
                 "--no-sandbox",
-                "--disable-gpu",
                 "--no-first-run",
                 "--disable-background-networking",
                 "--disable-component-update",
@@ -64,8 +74,7 @@ impl Browser {
         let port = port.expect("Chromium's DevTools address");
         let t0 = Instant::now();
         let page = loop {
-            let list = crate::studio::raw(port, &format!("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"));
-            let targets: Value = serde_json::from_slice(&list.body).unwrap_or(Value::Null);
+            let targets: Value = serde_json::from_slice(&devtools_list(port)).unwrap_or(Value::Null);
             let found = targets
                 .as_array()
                 .and_then(|t| t.iter().find(|t| t["type"] == "page").and_then(|t| t["webSocketDebuggerUrl"].as_str().map(str::to_string)));
@@ -132,9 +141,7 @@ impl Browser {
 
     /// Every page (tab or window) open: its address and its DevTools socket.
     pub fn pages(&self) -> Vec<(String, String)> {
-        let p = self.port;
-        let list = crate::studio::raw(p, &format!("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nConnection: close\r\n\r\n"));
-        let targets: Value = serde_json::from_slice(&list.body).unwrap_or(Value::Null);
+        let targets: Value = serde_json::from_slice(&devtools_list(self.port)).unwrap_or(Value::Null);
         targets
             .as_array()
             .map(|t| {
@@ -190,5 +197,35 @@ impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The body of Chromium's `GET /json/list` (its pages and their DevTools sockets); empty while it
+/// is not answering yet.
+fn devtools_list(port: u16) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else { return Vec::new() };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(30)));
+    let request = format!("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if s.write_all(request.as_bytes()).is_err() {
+        return Vec::new();
+    }
+    // to the Content-Length Chromium gives (it may keep the connection open)
+    let (mut bytes, mut buf) = (Vec::new(), [0u8; 16384]);
+    loop {
+        let n = s.read(&mut buf).unwrap_or(0);
+        bytes.extend_from_slice(&buf[..n]);
+        let Some(head) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
+            if n == 0 {
+                return Vec::new();
+            }
+            continue;
+        };
+        let length = String::from_utf8_lossy(&bytes[..head])
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").and_then(|v| v.trim().parse::<usize>().ok()));
+        if n == 0 || length.is_some_and(|len| bytes.len() >= head + 4 + len) {
+            return bytes.split_off(head + 4);
+        }
     }
 }

@@ -3,6 +3,9 @@
 //! --release --test suite -- render::` runs one area. The tests that drive other systems (a
 //! Slurm cluster, the container image, the CI templates' runner, mdBook) are the `environments`
 //! binary's (tests/environments/), which `scripts/test` runs too.
+// test pictures and references may use the platform's math: only what simreel computes must be
+// the same bits everywhere (src/portable.rs)
+#![allow(clippy::disallowed_methods)]
 
 /// The binary's command line, compiled here as `main.rs` declares it (the library has none): the
 /// docs' examples are parsed with it and the reference checked against it.

@@ -236,6 +236,37 @@ fn shaders_validate_without_a_gpu() {
     }
 }
 
+/// The GLSL ES 3.00 a WebGL2 canvas runs (the web player's fallback): every vertex and fragment
+/// shader translates, `edges.wgsl` through its ES 3.0 form (the file as written does not: ES 3.0
+/// has no screen-space varyings, which is why the form exists). `deform.wgsl` is compute, which
+/// WebGL2 lacks: the renderer bends on the CPU there.
+#[test]
+fn every_drawing_shader_translates_to_webgl2s_glsl() {
+    use naga::back::glsl;
+    use simreel::render::shaders;
+    let es300 = |name: &str, src: &str| -> Result<(), String> {
+        let module = naga::front::wgsl::parse_str(src).map_err(|e| e.emit_to_string(src))?;
+        let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+            .validate(&module)
+            .map_err(|e| format!("{e:?}"))?;
+        let options = glsl::Options { version: glsl::Version::Embedded { version: 300, is_webgl: true }, ..Default::default() };
+        for entry in &module.entry_points {
+            let pipeline = glsl::PipelineOptions { shader_stage: entry.stage, entry_point: entry.name.clone(), multiview: None };
+            let mut out = String::new();
+            glsl::Writer::new(&mut out, &module, &info, &options, &pipeline, naga::proc::BoundsCheckPolicies::default())
+                .and_then(|mut w| w.write().map(|_| ()))
+                .map_err(|e| format!("{name} {}: {e}", entry.name))?;
+        }
+        Ok(())
+    };
+    for (name, _) in shaders::SHADERS.iter().filter(|(n, _)| *n != "deform") {
+        let src = if *name == "edges" { shaders::edges_for_es3() } else { shaders::module_source(name).unwrap() };
+        es300(name, &src).unwrap_or_else(|e| panic!("{name}.wgsl for WebGL2: {e}"));
+    }
+    let as_written = es300("edges", &shaders::module_source("edges").unwrap()).unwrap_err();
+    assert!(as_written.to_lowercase().contains("perspective"), "{as_written}");
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
@@ -309,6 +340,52 @@ fn the_command_line_is_the_binarys_and_the_library_never_reaches_it() {
             assert!(!text.contains(word), "{} names {word}: the command line is the binary's", f.display());
         }
     }
+}
+
+/// The platform's transcendental function a line of Rust calls, as a method (`x.sin()`) or a path
+/// (`f32::sin`), if any; comments are not code.
+fn platform_math(line: &str) -> Option<&'static str> {
+    const NAMES: [&str; 23] = [
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sin_cos", "exp", "exp2", "exp_m1", "ln", "ln_1p", "log", "log2", "log10",
+        "powf", "powi", "hypot", "cbrt", "sinh", "cosh", "tanh",
+    ];
+    let code = line.split("//").next().unwrap();
+    let ends_there = |rest: &str| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+    NAMES.into_iter().find(|name| {
+        code.contains(&format!(".{name}("))
+            || ["f32::", "f64::"].iter().any(|ty| {
+                let path = format!("{ty}{name}");
+                code.match_indices(path.as_str()).any(|(at, _)| ends_there(&code[at + path.len()..]))
+            })
+    })
+}
+
+/// Every transcendental function simreel computes with is `simreel::portable`'s (the same bits on
+/// every target): no call of the platform's in the program's sources. `clippy.toml` says the same
+/// to clippy; this test holds where clippy does not run.
+#[test]
+fn the_program_computes_with_portable_math_only() {
+    for (line, call) in [
+        ("let y = x.sin() + 1.0;", Some("sin")),
+        ("let y = f64::powi(x, 2);", Some("powi")),
+        (".map(f32::atan2)", Some("atan2")),
+        ("let y = portable::sin(x); // x.sin() would differ", None),
+        ("let y = x.sqrt() + f32::consts::PI + f64::EPSILON + self.single();", None),
+    ] {
+        assert_eq!(platform_math(line), call, "{line}");
+    }
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("src/portable.rs")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if let Some(call) = platform_math(line) {
+                found.push(format!("{}:{}: {call}: {}", f.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "the platform's math (use simreel::portable):\n{}", found.join("\n"));
 }
 
 #[test]
@@ -481,7 +558,7 @@ fn the_librarys_modules_name_each_other_in_no_circle_outside_the_kind_registries
 fn layering_the_workspace_crates_depend_downward_and_the_comparator_is_a_leaf() {
     // the crates from the bottom up: each may depend only on crates before it; a new member of
     // the workspace has to take its place here
-    const LAYERS: [&str; 2] = ["simreel-compare", "simreel"];
+    const LAYERS: [&str; 3] = ["simreel-compare", "simreel", "simreel-web"];
     let read = |dir: &Path| -> toml::Table { std::fs::read_to_string(dir.join("Cargo.toml")).unwrap().parse().unwrap() };
     let root_manifest = read(&root());
     let members: Vec<&str> = root_manifest["workspace"]["members"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();

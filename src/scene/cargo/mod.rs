@@ -6,6 +6,7 @@
 
 mod keys;
 
+use crate::portable;
 use keys::*;
 
 use super::common::RenderSpec;
@@ -504,7 +505,7 @@ fn read_route(r: &TableReader) -> RouteSpec {
     let mut at = start;
     for (i, leg) in legs.iter().enumerate().take(placed.unwrap_or(legs.len())) {
         match leg {
-            Leg::To { to, .. } if (to[0] - at[0]).hypot(to[1] - at[1]) < 1e-3 => {
+            Leg::To { to, .. } if portable::hypot(to[0] - at[0], to[1] - at[1]) < 1e-3 => {
                 r.error_at(&LEGS, format!("leg {i} goes nowhere: it ends where it starts ({:.2}, {:.2})", at[0], at[1]));
             }
             Leg::To { to, .. } | Leg::Teleport(to) => at = *to,

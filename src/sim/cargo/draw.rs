@@ -3,6 +3,7 @@
 //! straps, dust where a load lands, optional rest-pose ghosts, and a strip chart of each load's
 //! pitch, roll or lift over time with its target (dashed) and limits.
 
+use crate::portable;
 use glam::{DMat3, DVec3};
 
 use super::CargoSim;
@@ -174,7 +175,7 @@ fn load_mesh(shape: Shape, size: [f64; 3], color: [f32; 3]) -> MeshData {
             let half = [0.5 * d, 0.5 * h, 0.5 * w];
             for (p, n) in s.positions.iter().zip(&s.normals) {
                 // a rounded block: the sphere pushed toward its bounding box
-                let q: [f32; 3] = std::array::from_fn(|k| p[k].signum() * p[k].abs().powf(0.45) * half[k]);
+                let q: [f32; 3] = std::array::from_fn(|k| p[k].signum() * portable::powf(p[k].abs(), 0.45) * half[k]);
                 m.positions.push([q[0], q[1] + 0.5 * h, q[2]]);
                 let nn = glam::Vec3::from_array(std::array::from_fn(|k| n[k] / half[k])).normalize();
                 m.normals.push(nn.to_array());
@@ -206,7 +207,7 @@ fn rod_mesh(color: [u8; 4]) -> MeshData {
     let mut m = MeshData::default();
     for k in 0..=8 {
         let a = std::f32::consts::TAU * k as f32 / 8.0;
-        let n = [a.cos(), 0.0, a.sin()];
+        let n = [portable::cos(a), 0.0, portable::sin(a)];
         for y in [0.0, 1.0] {
             m.positions.push([n[0], y, n[2]]);
             m.normals.push(n);
@@ -260,7 +261,7 @@ fn carrier(sim: &CargoSim, art: &Art, t: f64, out: &mut Vec<MeshInstance>) {
     let b = sim.script().body(t);
     let hips = Frame { origin: b.hips, rot: b.axes() };
     let upright = Frame { origin: b.hips, rot: axes(b.heading, 0.0) };
-    let swing = 0.45 * b.stride * (std::f64::consts::PI * b.phase).sin();
+    let swing = 0.45 * b.stride * portable::sin(std::f64::consts::PI * b.phase);
     for (side, sign) in [(-0.1, 1.0), (0.1, -1.0)] {
         let hip = upright.then(&Frame { origin: DVec3::new(0.0, 0.0, side), rot: DMat3::from_rotation_z(sign * swing) });
         out.push(instance(&art.leg, hip.matrix(), Material::default()));
@@ -282,13 +283,13 @@ fn dust(sim: &CargoSim, art: &Art, poses: &Poses, t: f64, out: &mut Vec<MeshInst
         for _ in 0..DUST_GRAINS {
             let a = std::f64::consts::TAU * rng.unit();
             let speed = 0.4 + 0.5 * rng.unit();
-            let dir = DVec3::new(a.cos(), 0.25 + 0.5 * rng.unit(), a.sin());
+            let dir = DVec3::new(portable::cos(a), 0.25 + 0.5 * rng.unit(), portable::sin(a));
             // drag: distance grows as (1 − e^(−4·age))/4
-            let reach = speed * (1.0 - (-4.0 * age).exp()) / 4.0;
-            let local = DVec3::new(0.5 * size[0] * a.cos(), 0.02, 0.5 * size[2] * a.sin()) + dir * reach;
+            let reach = speed * (1.0 - portable::exp(-4.0 * age)) / 4.0;
+            let local = DVec3::new(0.5 * size[0] * portable::cos(a), 0.02, 0.5 * size[2] * portable::sin(a)) + dir * reach;
             let p = base.point(local) + DVec3::Y * 0.05 * age;
             let r = 0.018 + 0.04 * age;
-            let fade = (1.0 - age / DUST_LIFE).powi(2) as f32;
+            let fade = portable::powi(1.0 - age / DUST_LIFE, 2) as f32;
             let m = Material { tint: [1.0, 1.0, 1.0, 0.55 * fade], translucent: true, casts_shadow: false, ..Default::default() };
             let tf = Frame { origin: p, rot: DMat3::from_diagonal(DVec3::splat(r)) };
             out.push(instance(&art.grain, tf.matrix(), m));

@@ -4,6 +4,7 @@
 //! the seed's `LongFramesDoNotDiverge` (60 game frames of 1/3 s, the support jumping back and
 //! forth) runs through each integrator; a 1 s hitch shows how much time each one drops.
 
+use crate::portable;
 use glam::{DMat3, DVec3};
 
 use super::route::Frame;
@@ -98,7 +99,7 @@ pub fn theory(law: &Law) -> Response {
     let (overshoot, peak) = overshoot_and_peak(hz, law.zeta);
     let wd = law.omega * (1.0 - law.zeta * law.zeta).sqrt();
     // the last 2 % crossing of the envelope e^(−ζωt)/√(1−ζ²) bounds the settle from above
-    let settle = (0.02 * (1.0 - law.zeta * law.zeta).sqrt()).ln() / (-law.zeta * law.omega);
+    let settle = portable::ln(0.02 * (1.0 - law.zeta * law.zeta).sqrt()) / (-law.zeta * law.omega);
     Response { overshoot, peak, period: std::f64::consts::TAU / wd, settle }
 }
 
@@ -108,7 +109,7 @@ pub fn theory(law: &Law) -> Response {
 /// for 0.5 m, 54 m/s² for 3 m); in between it moves smoothly, which is what the exact input sees.
 fn alternating(jump: f64) -> fn(f64) -> Frame {
     fn swing(t: f64, jump: f64) -> Frame {
-        let x = jump * 0.5 * (1.0 - (3.0 * std::f64::consts::PI * t).cos());
+        let x = jump * 0.5 * (1.0 - portable::cos(3.0 * std::f64::consts::PI * t));
         Frame { origin: DVec3::new(x, 1.3, 0.0), rot: DMat3::IDENTITY }
     }
     fn half(t: f64) -> Frame {

@@ -4,6 +4,7 @@
 //! a step, a sway once a stride, a lean with acceleration and slope). From it come the pose of the
 //! back and of the jige, whether worn, standing on the ground, or being picked up or put down.
 
+use crate::portable;
 use glam::{DMat3, DQuat, DVec3};
 
 use crate::scene::cargo::{CargoSpec, EventKind, GroundSpec, Leg, Mode, RouteSpec};
@@ -106,9 +107,9 @@ impl Route {
                 }
                 Leg::To { to, cruise } => {
                     let d = [to[0] - at[0], to[1] - at[1]];
-                    let len = d[0].hypot(d[1]);
+                    let len = portable::hypot(d[0], d[1]);
                     let dir = [d[0] / len, d[1] / len];
-                    let want = dir[1].atan2(dir[0]);
+                    let want = portable::atan2(dir[1], dir[0]);
                     // turn the short way round, on the spot, before walking
                     let mut turn = (want - heading).rem_euclid(std::f64::consts::TAU);
                     if turn > std::f64::consts::PI {
@@ -224,10 +225,10 @@ impl Frame {
 /// Axes for a heading (radians from +x toward +z) leaned forward by `lean` radians: the up axis
 /// tips toward forward.
 pub fn axes(heading: f64, lean: f64) -> DMat3 {
-    let f = DVec3::new(heading.cos(), 0.0, heading.sin());
+    let f = DVec3::new(portable::cos(heading), 0.0, portable::sin(heading));
     let up = DVec3::Y;
     let right = f.cross(up);
-    let (s, c) = lean.sin_cos();
+    let (s, c) = portable::sin_cos(lean);
     DMat3::from_cols(f * c - up * s, up * c + f * s, right)
 }
 
@@ -317,12 +318,12 @@ impl Script {
         let step_len = self.route.cruise() / g.step_hz;
         let phase = p.walked / step_len;
         let h = ground_height(&self.ground, p.pos[0]);
-        let slope = ground_slope(&self.ground, p.pos[0]) * p.heading.cos();
-        let lean = (g.lean * p.accel).to_radians() + 0.5 * slope.atan();
-        let bob = g.bob * stride * (std::f64::consts::TAU * phase).cos() + 0.004 * (std::f64::consts::TAU * 0.25 * t).sin();
-        let sway = g.sway * stride * (std::f64::consts::PI * phase).sin();
+        let slope = ground_slope(&self.ground, p.pos[0]) * portable::cos(p.heading);
+        let lean = (g.lean * p.accel).to_radians() + 0.5 * portable::atan(slope);
+        let bob = g.bob * stride * portable::cos(std::f64::consts::TAU * phase) + 0.004 * portable::sin(std::f64::consts::TAU * 0.25 * t);
+        let sway = g.sway * stride * portable::sin(std::f64::consts::PI * phase);
         let feet = DVec3::new(p.pos[0], h, p.pos[1]);
-        let right = DVec3::new(-p.heading.sin(), 0.0, p.heading.cos());
+        let right = DVec3::new(-portable::sin(p.heading), 0.0, portable::cos(p.heading));
         let hips = feet + DVec3::Y * (HIP + bob) + right * sway;
         Body { feet, heading: p.heading, lean, phase, stride, hips }
     }

@@ -8,6 +8,8 @@
 //! - [`Dof::semi_implicit`]: the seed's velocity-then-position Euler step, stable only while
 //!   `h²K + 2hc < 4` for stiffness K and damping c.
 
+use crate::portable;
+
 /// The constants of one degree of freedom after heaviness is applied.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Law {
@@ -100,20 +102,20 @@ pub fn free(y: f64, v: f64, w: f64, z: f64, h: f64) -> (f64, f64) {
     }
     if (z - 1.0).abs() < 1e-9 {
         let b = v + w * y;
-        let d = (-w * h).exp();
+        let d = portable::exp(-w * h);
         return ((y + b * h) * d, (v - w * b * h) * d);
     }
     if z < 1.0 {
         let wd = w * (1.0 - z * z).sqrt();
-        let decay = (-z * w * h).exp();
-        let (s, c) = (wd * h).sin_cos();
+        let decay = portable::exp(-z * w * h);
+        let (s, c) = portable::sin_cos(wd * h);
         return (decay * (y * c + (v + z * w * y) / wd * s), decay * (v * c - (z * w * v + w * w * y) / wd * s));
     }
     let root = (z * z - 1.0).sqrt();
     let (r1, r2) = (-w * (z - root), -w * (z + root));
     let c1 = (v - r2 * y) / (r1 - r2);
     let c2 = y - c1;
-    let (e1, e2) = ((r1 * h).exp(), (r2 * h).exp());
+    let (e1, e2) = (portable::exp(r1 * h), portable::exp(r2 * h));
     (c1 * e1 + c2 * e2, c1 * r1 * e1 + c2 * r2 * e2)
 }
 
@@ -122,7 +124,7 @@ pub fn free(y: f64, v: f64, w: f64, z: f64, h: f64) -> (f64, f64) {
 pub fn overshoot_and_peak(hz: f64, zeta: f64) -> (f64, f64) {
     let w = std::f64::consts::TAU * hz;
     let wd = w * (1.0 - zeta * zeta).sqrt();
-    ((-zeta * std::f64::consts::PI / (1.0 - zeta * zeta).sqrt()).exp(), std::f64::consts::PI / wd)
+    (portable::exp(-zeta * std::f64::consts::PI / (1.0 - zeta * zeta).sqrt()), std::f64::consts::PI / wd)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! nearest by inverse-square distance; a small second weight (below [`MERGE`]) is folded into the
 //! first. Posed by linear blend skinning every frame — no rope simulation, as in the seed.
 
+use crate::portable;
 use glam::DVec3;
 
 use super::rig::Poses;
@@ -116,7 +117,7 @@ impl Straps {
         let binormal = tangent.cross(normal);
         std::array::from_fn(|k| {
             let a = std::f64::consts::TAU * k as f64 / RING as f64;
-            normal * a.cos() + binormal * a.sin()
+            normal * portable::cos(a) + binormal * portable::sin(a)
         })
     }
 

@@ -289,6 +289,7 @@ pub(super) fn collide(packs: &mut [Pack], slots: &[Slot], touched: &mut [bool]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::portable;
     use crate::sim::dice::math::quat_to_matrix;
 
     fn boxed(c: V3, q: [f64; 4]) -> Box3 {
@@ -307,7 +308,7 @@ mod tests {
     #[test]
     fn the_normal_points_from_b_to_a_and_flips_with_the_order() {
         let s = std::f64::consts::FRAC_1_SQRT_2;
-        let a = boxed([0.9, 0.5, 0.2], [0.0, (0.3f64).sin(), 0.0, (0.3f64).cos()]);
+        let a = boxed([0.9, 0.5, 0.2], [0.0, portable::sin(0.3f64), 0.0, portable::cos(0.3f64)]);
         let b = boxed([0.0, 0.5, 0.0], [0.0, s * 0.2, 0.0, 1.0]);
         let ab = pair_normal(&a, &b);
         let ba = pair_normal(&b, &a);

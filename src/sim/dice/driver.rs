@@ -2,6 +2,7 @@
 //! hands that grab, drag and release, and the results strip, all on the fixed 1/120 s clock of
 //! [`Table`].
 
+use crate::portable;
 use std::sync::Arc;
 
 use glam::DVec3;
@@ -37,7 +38,7 @@ pub fn placed_rotation(p: &crate::scene::dice::PlaceSpec) -> super::math::Quat {
     let turn = quat_axis_angle([0.0, 1.0, 0.0], p.turn.to_radians());
     // leaning toward azimuth a: the top moves along (cos a, 0, sin a), a turn about (sin a, 0, −cos a)·(−1)
     let a = p.toward.to_radians();
-    let tilt = quat_axis_angle([-a.sin(), 0.0, a.cos()], -p.tilt.to_radians());
+    let tilt = quat_axis_angle([-portable::sin(a), 0.0, portable::cos(a)], -p.tilt.to_radians());
     quat_normalize(quat_mul(tilt, quat_mul(turn, up)))
 }
 
@@ -122,7 +123,7 @@ impl DiceSim {
     /// How far the most tipped die's up face leans from the vertical, degrees.
     pub fn lean_deg(&self) -> f64 {
         (0..self.spec.count)
-            .map(|d| super::orientation::top_face(&self.table.pose(0, d).0).1.clamp(-1.0, 1.0).acos().to_degrees())
+            .map(|d| portable::acos(super::orientation::top_face(&self.table.pose(0, d).0).1.clamp(-1.0, 1.0)).to_degrees())
             .fold(0.0, f64::max)
     }
 
@@ -620,7 +621,10 @@ mod tests {
             for i in 0..n {
                 let p = resting_place(i, n, 0.0);
                 // the die's far corner (half diagonal of its footprint) stays inside
-                assert!((p[0].abs() + 0.5).hypot(p[2].abs() + 0.5) < crate::sim::dice::table::ARENA_R, "{n} dice: die {i} at {p:?}");
+                assert!(
+                    portable::hypot(p[0].abs() + 0.5, p[2].abs() + 0.5) < crate::sim::dice::table::ARENA_R,
+                    "{n} dice: die {i} at {p:?}"
+                );
             }
         }
     }
@@ -639,7 +643,7 @@ mod tests {
         let p = crate::scene::dice::PlaceSpec { die: 0, at: [0.0; 3], up: 1, turn: 0.0, tilt: 40.0, toward: 0.0, asleep: false };
         let r = crate::sim::dice::math::quat_to_matrix(placed_rotation(&p));
         let (_, confidence) = top_face(&r);
-        assert!((confidence - 40f64.to_radians().cos()).abs() < 1e-12);
+        assert!((confidence - portable::cos(40f64.to_radians())).abs() < 1e-12);
         // the die's +y axis (face 1) now points up and toward +x
         assert!(r[0][1] > 0.6 && r[1][1] > 0.7 && r[2][1].abs() < 1e-12, "{r:?}");
     }

@@ -10,7 +10,9 @@ use std::arch::x86_64::{__m256d, _mm256_loadu_pd, _mm256_storeu_pd};
 
 use super::math::{M3, add, cross, dot, mat_vec, scale, sub};
 use super::model::PARTICLES;
-use super::pack::{LANES, Lane, Pack, at_most};
+#[cfg(target_arch = "x86_64")]
+use super::pack::Lane;
+use super::pack::{LANES, Pack, at_most};
 
 /// Floor friction: particles touching the floor keep still while the sideways slip is under this
 /// share of the penetration (static), and lose this share of it otherwise (kinetic).
@@ -230,6 +232,7 @@ fn store(lane: &mut Lane, v: __m256d) {
 mod tests {
     use super::super::rigid::damp;
     use super::*;
+    use crate::portable;
 
     /// A pack whose particles are scattered through every case of the floor and fence contact:
     /// above and below the floor, sticking and sliding, beyond the fence, pinned, and idle lanes.
@@ -238,9 +241,9 @@ mod tests {
         for p in 0..PARTICLES {
             for l in 0..LANES {
                 let f = (p * LANES + l) as f64;
-                let x = [3.4 * (f * 0.37).sin(), 0.05 * (f * 0.91).cos() - 0.01, 3.4 * (f * 0.53).cos()];
+                let x = [3.4 * portable::sin(f * 0.37), 0.05 * portable::cos(f * 0.91) - 0.01, 3.4 * portable::cos(f * 0.53)];
                 // the slip since the substep began: from none to ten times the penetration
-                let slip = 0.004 * (f * 0.29).sin().abs() * (p % 3) as f64;
+                let slip = 0.004 * portable::sin(f * 0.29).abs() * (p % 3) as f64;
                 pk.set_x(l, p, x);
                 for (k, d) in [(0, slip), (1, 0.0), (2, -0.5 * slip)] {
                     pk.prev[p][k][l] = x[k] - d;
@@ -259,7 +262,7 @@ mod tests {
         for p in 0..PARTICLES {
             for l in 0..LANES {
                 let f = (p * LANES + l) as f64;
-                pk.set_v(l, p, [(f * 0.13).sin() * 3.0, (f * 0.71).cos(), -(f * 0.31).sin() * 2.0]);
+                pk.set_v(l, p, [portable::sin(f * 0.13) * 3.0, portable::cos(f * 0.71), -portable::sin(f * 0.31) * 2.0]);
             }
         }
         let live = [true, false, true, true];

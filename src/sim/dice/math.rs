@@ -5,6 +5,8 @@
 //! for bit: both sides of that contract live in this crate, where a change to
 //! one is seen next to the other, not inside a dependency's implementation.
 
+use crate::portable;
+
 pub type V3 = [f64; 3];
 /// Row-major 3 × 3 matrix: `m[row][col]`.
 pub type M3 = [[f64; 3]; 3];
@@ -117,7 +119,7 @@ pub(super) fn small_sin_cos(x: f64) -> (f64, f64) {
 /// same bits on every platform, whatever its maths library.
 pub(super) fn half_sin_cos(angle: f64) -> (f64, f64) {
     let x = angle * 0.5;
-    if x.abs() < SMALL_HALF_ANGLE { small_sin_cos(x) } else { x.sin_cos() }
+    if x.abs() < SMALL_HALF_ANGLE { small_sin_cos(x) } else { portable::sin_cos(x) }
 }
 
 /// Müller et al. 2016, "A Robust Method to Extract the Rotational Part of Deformations": the
@@ -170,7 +172,7 @@ mod tests {
         for i in 0..=2000 {
             let a = (i as f64 - 1000.0) * (2.0 * SMALL_HALF_ANGLE / 1000.0) * 0.99999;
             let (s, c) = half_sin_cos(a);
-            let (s2, c2) = (a * 0.5).sin_cos();
+            let (s2, c2) = portable::sin_cos(a * 0.5);
             let ulp = |v: f64| f64::EPSILON * v.abs().max(f64::MIN_POSITIVE);
             assert!((s - s2).abs() <= 2.0 * ulp(s2) && (c - c2).abs() <= 2.0 * ulp(c2), "{a}: {s} {s2} {c} {c2}");
         }

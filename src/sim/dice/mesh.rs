@@ -2,6 +2,7 @@
 //! so that the 64 particles bend it as the control points of a tricubic Bézier volume. The body
 //! and the pips are separate meshes: the body is drawn translucent, the pips opaque inside it.
 
+use crate::portable;
 use glam::Vec3;
 
 use crate::frame::MeshData;
@@ -113,7 +114,7 @@ pub fn pips(color: [f32; 3]) -> MeshData {
             m.colors.push(rgba);
             for k in 0..PIP_SEGMENTS {
                 let a = k as f32 / PIP_SEGMENTS as f32 * std::f32::consts::TAU;
-                let p = face_point(f, cs + PIP_RADIUS * a.cos(), ct + PIP_RADIUS * a.sin(), lift);
+                let p = face_point(f, cs + PIP_RADIUS * portable::cos(a), ct + PIP_RADIUS * portable::sin(a), lift);
                 m.positions.push(to_unit(p));
                 m.normals.push(out);
                 m.colors.push(rgba);
@@ -141,7 +142,7 @@ pub fn floor(radius: f32, color: [f32; 3]) -> MeshData {
         let alpha = (((1.0 - rr) / 0.35).clamp(0.0, 1.0) * 255.0).round() as u8;
         for s in 0..sectors {
             let a = s as f32 / sectors as f32 * std::f32::consts::TAU;
-            m.positions.push([radius * rr * a.cos(), 0.0, radius * rr * a.sin()]);
+            m.positions.push([radius * rr * portable::cos(a), 0.0, radius * rr * portable::sin(a)]);
             m.normals.push([0.0, 1.0, 0.0]);
             m.colors.push(srgb8(color, alpha));
         }
@@ -191,7 +192,7 @@ mod tests {
             assert!(lo[a].abs() < 1e-6 && (hi[a] - 1.0).abs() < 1e-6, "bounds {lo:?} {hi:?}");
         }
         // corners are cut: no vertex near (1, 1, 1)
-        assert!(m.positions.iter().all(|p| p.iter().map(|x| (x - 1.0).powi(2)).sum::<f32>() > 0.01));
+        assert!(m.positions.iter().all(|p| p.iter().map(|x| portable::powi(x - 1.0, 2)).sum::<f32>() > 0.01));
         // normals point away from the centre
         for (p, n) in m.positions.iter().zip(&m.normals) {
             assert!((Vec3::from(*p) - 0.5).dot(Vec3::from(*n)) > 0.0);

@@ -3,6 +3,7 @@
 //! diagonals, body diagonals and skip-one axis links (564 in all); five tetrahedra per lattice
 //! cell (135 volume constraints). Built once and shared by every die.
 
+use crate::portable;
 use std::sync::LazyLock;
 
 /// Stretch limits, as multiples of rest length: projected exactly, without compliance.
@@ -59,7 +60,7 @@ pub struct Topology {
 }
 
 pub fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
-    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+    (portable::powi(a[0] - b[0], 2) + portable::powi(a[1] - b[1], 2) + portable::powi(a[2] - b[2], 2)).sqrt()
 }
 
 /// Signed volume of a tetrahedron (positive when b − a, c − a, d − a are right-handed).

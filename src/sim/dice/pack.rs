@@ -21,6 +21,7 @@ use super::math::{
 };
 use super::model::{PARTICLES, TOPOLOGY, W_INV};
 pub use super::model::{STRETCH_MAX, STRETCH_MIN};
+use crate::portable;
 
 pub const LANES: usize = 4;
 pub type Lane = [f64; LANES];
@@ -38,7 +39,7 @@ pub const ROTATION_ITERATIONS: usize = 4;
 
 /// Firmness 0..100 to edge compliance: 0.25 · 0.12^(firmness / 100) (soft 0.25 … firm 0.03).
 pub fn edge_compliance(firmness: f64) -> f64 {
-    0.25 * 0.12f64.powf(firmness / 100.0)
+    0.25 * portable::powf(0.12f64, firmness / 100.0)
 }
 
 /// Four dice, lane by lane. Unused lanes hold a die at rest without gravity.
@@ -574,7 +575,7 @@ fn extract_rotations(a: &[[Lane; 3]; 3], q: &mut [Quat; LANES], iterations: usiz
         }
         for l in 0..LANES {
             if active[l] && !(half[l].abs() < SMALL_HALF_ANGLE) {
-                (s[l], c[l]) = half[l].sin_cos();
+                (s[l], c[l]) = portable::sin_cos(half[l]);
             }
         }
         for l in 0..LANES {
@@ -614,7 +615,8 @@ mod tests {
             p.gravity[lane] = 9.81;
             p.edge_compliance[lane] = edge_compliance(25.0 * lane as f64);
             for i in 0..PARTICLES {
-                let v = [(i as f64 * 0.37 + lane as f64).sin(), (i as f64 * 0.11).cos(), (i as f64 * 0.23).sin() * 0.5];
+                let v =
+                    [portable::sin(i as f64 * 0.37 + lane as f64), portable::cos(i as f64 * 0.11), portable::sin(i as f64 * 0.23) * 0.5];
                 p.set_v(lane, i, v);
             }
         }
@@ -671,18 +673,18 @@ mod tests {
         for case in 0..200 {
             let f = case as f64;
             // a stretched and sheared rotation, and warm starts from close by to far away
-            let truth = quat_normalize([(f * 0.7).sin(), (f * 1.3).cos(), 0.4, 0.9]);
+            let truth = quat_normalize([portable::sin(f * 0.7), portable::cos(f * 1.3), 0.4, 0.9]);
             let r = quat_to_matrix(truth);
             let mut a = [[[0.0; LANES]; 3]; 3];
             let mut q = [[0.0; 4]; LANES];
             for l in 0..LANES {
-                let s = [[1.2, 0.1 * l as f64, 0.0], [0.0, 0.9, 0.05], [0.02 * f.sin(), 0.0, 1.0 - 0.1 * l as f64]];
+                let s = [[1.2, 0.1 * l as f64, 0.0], [0.0, 0.9, 0.05], [0.02 * portable::sin(f), 0.0, 1.0 - 0.1 * l as f64]];
                 for i in 0..3 {
                     for j in 0..3 {
                         a[i][j][l] = (0..3).map(|k| r[i][k] * s[k][j]).sum::<f64>() * 8.9;
                     }
                 }
-                let off = [0.0, 1e-12, 0.003, 0.4][l] * (f * 0.37).sin();
+                let off = [0.0, 1e-12, 0.003, 0.4][l] * portable::sin(f * 0.37);
                 q[l] = if case % 7 == 0 && l == 0 {
                     extract_rotation(&std::array::from_fn(|i| std::array::from_fn(|j| a[i][j][l])), truth, 40)
                 } else {

@@ -22,6 +22,7 @@ use super::pack::Pack;
 use super::rigid::{add_rigid_velocity, set_rigid_velocity};
 use super::throw::{self, random_horizontal};
 use super::world::{GRAVITY, STEP, arena_radius};
+use crate::portable;
 use crate::sim::rng::Rng;
 
 /// A die is still when every point of it, moving as a body, is slower than this (m/s) …
@@ -467,7 +468,7 @@ fn freest_spot(others: &[V3], reach: f64) -> V3 {
             if p[0] * p[0] + p[2] * p[2] > reach * reach {
                 continue;
             }
-            let room = others.iter().map(|o| (o[0] - p[0]).powi(2) + (o[2] - p[2]).powi(2)).fold(f64::INFINITY, f64::min);
+            let room = others.iter().map(|o| portable::powi(o[0] - p[0], 2) + portable::powi(o[2] - p[2], 2)).fold(f64::INFINITY, f64::min);
             if room > best.0 {
                 best = (room, p);
             }
@@ -538,7 +539,7 @@ mod tests {
         let p = freest_spot(&others, 2.2);
         assert!(p[0] * p[0] + p[2] * p[2] <= 2.2 * 2.2 + 1e-9, "{p:?} outside the reach");
         assert!(p[2] < -1.5, "{p:?}");
-        let room = |q: V3| others.iter().map(|o| (o[0] - q[0]).hypot(o[2] - q[2])).fold(f64::INFINITY, f64::min);
+        let room = |q: V3| others.iter().map(|o| portable::hypot(o[0] - q[0], o[2] - q[2])).fold(f64::INFINITY, f64::min);
         // no grid point has more room
         for gz in -11..=11 {
             for gx in -11..=11 {

@@ -6,6 +6,7 @@
 //! core, each roller taking a new seed when its last one is done; none of this changes a single
 //! result, since a roller's dice never see another roller's.
 
+use crate::portable;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -96,7 +97,7 @@ impl Study {
         if e == 0.0 {
             return 0.0;
         }
-        c.iter().map(|&o| (o as f64 - e).powi(2) / e).sum()
+        c.iter().map(|&o| portable::powi(o as f64 - e, 2) / e).sum()
     }
 
     /// Rolls that ended with at least one die below the confidence threshold.

@@ -10,6 +10,7 @@ use super::model::{PARTICLES, SIZE};
 use super::pack::{LANES, Pack, edge_compliance};
 use super::rigid::{body_speeds, max_speeds};
 use super::roller::{Roller, Slot, Speeds};
+use crate::portable;
 use crate::sim::FixedClock;
 use crate::sim::rng::Rng;
 
@@ -291,7 +292,7 @@ impl PackJob {
             return;
         }
         pk.update_velocities(h);
-        let share = |rate: f64| 1.0 - (-rate * STEP).exp();
+        let share = |rate: f64| 1.0 - portable::exp(-rate * STEP);
         let (wobble, drift, spin) = (share(WOBBLE_DAMPING), share(FLOOR_DRIFT_DAMPING), share(FLOOR_SPIN_DAMPING));
         let on_floor = |rate: f64| self.floor.map(|f| if f { rate } else { 0.0 });
         damp_lanes(pk, &self.live, wobble, on_floor(drift), on_floor(spin));

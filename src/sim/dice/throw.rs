@@ -4,6 +4,7 @@
 
 use super::math::{Quat, V3, scale};
 use super::world::arena_radius;
+use crate::portable;
 use crate::sim::rng::Rng;
 
 /// One die's throw: where it starts, how it is turned, its rigid velocity, and its pip frame.
@@ -38,8 +39,8 @@ fn start_place(i: usize, n: usize) -> (f64, f64, f64, f64) {
     let m = n / rings + usize::from(ring < n % rings);
     let step = std::f64::consts::TAU / m as f64;
     let widest = arena_radius(n) - 1.0;
-    let radius = if m < 3 { RING_MIN } else { (START_GAP / (2.0 * (step / 2.0).sin()) + 0.3).clamp(RING_MIN, widest) };
-    let spare = step - 2.0 * (START_GAP / (2.0 * radius)).min(1.0).asin();
+    let radius = if m < 3 { RING_MIN } else { (START_GAP / (2.0 * portable::sin(step / 2.0)) + 0.3).clamp(RING_MIN, widest) };
+    let spare = step - 2.0 * portable::asin((START_GAP / (2.0 * radius)).min(1.0));
     let wander = if m == 1 { 0.6 } else { (spare / 2.0).clamp(0.0, 0.6) };
     // rings above take the gaps of the ring below
     let angle = (place as f64 + 0.5 + 0.5 * ring as f64) * step;
@@ -59,12 +60,12 @@ fn target_radius(n: usize) -> f64 {
 pub fn draw(rng: &mut Rng, i: usize, n: usize, gravity: f64) -> Throw {
     let (rise, radius, place, wander) = start_place(i, n);
     let ang = place + (2.0 * rng.unit() - 1.0) * wander;
-    let start = [radius * ang.cos(), 1.8 + 0.4 * rng.unit() + rise, radius * ang.sin()];
+    let start = [radius * portable::cos(ang), 1.8 + 0.4 * rng.unit() + rise, radius * portable::sin(ang)];
     let rotation = random_rotation(rng);
     let vy = 6.0 + 2.0 * rng.unit();
     let ta = rng.unit() * std::f64::consts::TAU;
     let tr = target_radius(n) * rng.unit().sqrt();
-    let target = [tr * ta.cos(), 0.0, tr * ta.sin()];
+    let target = [tr * portable::cos(ta), 0.0, tr * portable::sin(ta)];
     let flight = 2.0 * vy / gravity;
     let linear = [(target[0] - start[0]) / flight, vy, (target[2] - start[2]) / flight];
     let axis = random_unit(rng);
@@ -78,19 +79,19 @@ fn random_unit(rng: &mut Rng) -> V3 {
     let z = 2.0 * rng.unit() - 1.0;
     let a = rng.unit() * std::f64::consts::TAU;
     let s = (1.0 - z * z).max(0.0).sqrt();
-    [s * a.cos(), s * a.sin(), z]
+    [s * portable::cos(a), s * portable::sin(a), z]
 }
 
 pub fn random_horizontal(rng: &mut Rng) -> V3 {
     let a = rng.unit() * std::f64::consts::TAU;
-    [a.cos(), 0.0, a.sin()]
+    [portable::cos(a), 0.0, portable::sin(a)]
 }
 
 /// A uniformly random rotation (Shoemake's method).
 pub fn random_rotation(rng: &mut Rng) -> Quat {
     let (u1, u2, u3) = (rng.unit(), rng.unit() * std::f64::consts::TAU, rng.unit() * std::f64::consts::TAU);
     let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
-    [a * u2.sin(), a * u2.cos(), b * u3.sin(), b * u3.cos()]
+    [a * portable::sin(u2), a * portable::cos(u2), b * portable::sin(u3), b * portable::cos(u3)]
 }
 
 /// The random stream a dice game with scene seed `seed` throws with (scenes and `dice stats` share

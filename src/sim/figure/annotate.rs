@@ -5,6 +5,7 @@
 
 use crate::frame::font::{ascent_descent, text_width};
 use crate::frame::{Align, Camera, Canvas2d, Shape2d, Text2d};
+use crate::portable;
 use crate::scene::figure::{Anchor, ArrowSpec, LabelSpec, Marker};
 
 pub struct Style {
@@ -63,7 +64,7 @@ pub fn arrow(canvas: &mut Canvas2d, from: [f32; 2], to: [f32; 2], width: f32, co
     let (ux, uy) = (dx / len, dy / len);
     for side in [-1.0f32, 1.0] {
         // 28° either side of the shaft
-        let (c, s) = (28f32.to_radians().cos(), side * 28f32.to_radians().sin());
+        let (c, s) = (portable::cos(28f32.to_radians()), side * portable::sin(28f32.to_radians()));
         let back = [-(ux * c - uy * s), -(ux * s + uy * c)];
         canvas.shapes.push(line(to, [to[0] + back[0] * head, to[1] + back[1] * head]));
     }
@@ -106,7 +107,7 @@ fn label(canvas: &mut Canvas2d, l: &LabelSpec, at: [f32; 2], rect: [f32; 4], sty
     let (x, y, lo, hi, _) = tries.iter().map(|&(a, b)| place(a, b)).find(|p| !p.4).unwrap_or_else(|| place(ox, oy));
     // a leader line when the text sits away from its anchor
     let nearest = [at[0].clamp(lo[0], hi[0]), at[1].clamp(lo[1], hi[1])];
-    let gap = ((nearest[0] - at[0]).powi(2) + (nearest[1] - at[1]).powi(2)).sqrt();
+    let gap = (portable::powi(nearest[0] - at[0], 2) + portable::powi(nearest[1] - at[1], 2)).sqrt();
     if gap > size * 0.9 {
         let w = (size * 0.08).max(1.0);
         canvas.shapes.push(Shape2d::Line { a: at, b: nearest, width: w, color_a: color, color_b: color, dash: None });
@@ -139,7 +140,7 @@ mod tests {
         let right = place(Anchor::World([1.0, 0.0, 0.0]), rect, Some((&cam, 2.0))).unwrap();
         assert!(up[1] < centre[1] && right[0] > centre[0]);
         // 1 m at 5 m with a 60° view: tan(30°)·5 = 2.89 m from centre to top edge (100 units)
-        assert!((centre[1] - up[1] - 100.0 / (5.0 * 30f32.to_radians().tan())).abs() < 0.01, "{up:?}");
+        assert!((centre[1] - up[1] - 100.0 / (5.0 * portable::tan(30f32.to_radians()))).abs() < 0.01, "{up:?}");
         assert_eq!(place(Anchor::World([0.0, 0.0, 9.0]), rect, Some((&cam, 2.0))), None, "behind the camera");
         assert_eq!(place(Anchor::Canvas([10.0, 20.0]), rect, None), Some([110.0, 70.0]));
     }

@@ -4,6 +4,7 @@
 
 use crate::frame::font::{ascent_descent, text_width};
 use crate::frame::{Align, Dash, Shape2d, Text2d};
+use crate::portable;
 use crate::scene::figure::{ChartKind, ChartSpec};
 use crate::scene::values::Srgb;
 
@@ -36,7 +37,7 @@ fn opaque(c: Srgb) -> [f32; 4] {
 /// A step of 1, 2 or 5 × 10ⁿ giving about `count` intervals over `span`.
 pub fn nice_step(span: f64, count: f64) -> f64 {
     let raw = (span / count).max(1e-12);
-    let mag = 10f64.powf(raw.log10().floor());
+    let mag = portable::powf(10f64, portable::log10(raw).floor());
     let f = raw / mag;
     mag * if f < 1.5 {
         1.0
@@ -51,7 +52,7 @@ pub fn nice_step(span: f64, count: f64) -> f64 {
 
 /// A tick value printed with as many decimals as the step needs.
 pub fn tick_text(v: f64, step: f64) -> String {
-    let decimals = if step >= 1.0 { 0 } else { (-step.log10()).ceil() as usize };
+    let decimals = if step >= 1.0 { 0 } else { (-portable::log10(step)).ceil() as usize };
     let s = format!("{v:.decimals$}");
     if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') { s[1..].to_string() } else { s }
 }
@@ -529,7 +530,7 @@ mod tests {
         let ((_, max), top) = legend_clear_of_data(&rising, 430.0, 220.0);
         assert!(max[1] > top, "a free corner of the plot takes it");
         // lines that fill every corner: the legend moves above the plot
-        let wave = |phase: f64| (0..200).map(move |i| (i as f64 * 0.3 + phase).sin() * 10.0).collect::<Vec<_>>();
+        let wave = |phase: f64| (0..200).map(move |i| portable::sin(i as f64 * 0.3 + phase) * 10.0).collect::<Vec<_>>();
         let busy = chart(ChartKind::Line, vec![wave(0.0), wave(1.0), wave(2.0)], Some(4.0));
         for (w, h) in [(430.0, 220.0), (240.0, 160.0)] {
             let ((_, max), top) = legend_clear_of_data(&busy, w, h);

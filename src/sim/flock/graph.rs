@@ -1,6 +1,7 @@
 //! The node graph agents work on: listed in the scene, or spread over the canvas with Mitchell's
 //! best-candidate sampling (even, never grid-like) and linked to their nearest neighbours.
 
+use crate::portable;
 use crate::sim::rng::Rng;
 
 /// Candidates tried per node: more gives a more even spread.
@@ -18,7 +19,7 @@ pub fn spread_nodes(count: usize, canvas: [f32; 2], rng: &mut Rng) -> Vec<[f32; 
                 margin[0] + (canvas[0] - 2.0 * margin[0]) * rng.unit() as f32,
                 margin[1] + (canvas[1] - 2.0 * margin[1]) * rng.unit() as f32,
             ];
-            let d = nodes.iter().map(|n| (n[0] - c[0]).powi(2) + (n[1] - c[1]).powi(2)).fold(f32::INFINITY, f32::min);
+            let d = nodes.iter().map(|n| portable::powi(n[0] - c[0], 2) + portable::powi(n[1] - c[1], 2)).fold(f32::INFINITY, f32::min);
             if d > best_d {
                 best_d = d;
                 best = c;
@@ -33,8 +34,12 @@ pub fn spread_nodes(count: usize, canvas: [f32; 2], rng: &mut Rng) -> Vec<[f32; 
 pub fn nearest_edges(nodes: &[[f32; 2]], k: usize) -> Vec<[u32; 2]> {
     let mut edges = Vec::new();
     for (i, a) in nodes.iter().enumerate() {
-        let mut others: Vec<(f32, usize)> =
-            nodes.iter().enumerate().filter(|&(j, _)| j != i).map(|(j, b)| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2), j)).collect();
+        let mut others: Vec<(f32, usize)> = nodes
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(j, b)| (portable::powi(a[0] - b[0], 2) + portable::powi(a[1] - b[1], 2), j))
+            .collect();
         others.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
         for &(_, j) in others.iter().take(k) {
             edges.push([i.min(j) as u32, i.max(j) as u32]);
@@ -59,7 +64,7 @@ mod tests {
         let mut closest = f32::INFINITY;
         for (i, a) in nodes.iter().enumerate() {
             for b in &nodes[i + 1..] {
-                closest = closest.min(((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt());
+                closest = closest.min((portable::powi(a[0] - b[0], 2) + portable::powi(a[1] - b[1], 2)).sqrt());
             }
         }
         assert!(closest > 40.0, "best-candidate sampling keeps nodes apart ({closest})");

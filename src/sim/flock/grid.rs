@@ -9,6 +9,7 @@
 //! index, the same set in the same order as checking every pair ([`brute_force`]), whatever the
 //! cell size, thread count or visiting order.
 
+use crate::portable;
 use std::ops::RangeInclusive;
 
 /// Largest grid side in cells, and most cells an agent (at least `MIN_CELL_CAP` in all); a wider
@@ -115,7 +116,7 @@ impl NeighbourGrid {
         let area = box_area.max(f32::MIN_POSITIVE);
         let even = (target * area / n.max(1) as f32).sqrt();
         self.size(lo, hi, radius.min(even).max(smallest), xs, ys);
-        let crowded = self.starts[1..].iter().map(|&c| (c as f64).powi(2)).sum::<f64>() / n.max(1) as f64;
+        let crowded = self.starts[1..].iter().map(|&c| portable::powi(c as f64, 2)).sum::<f64>() / n.max(1) as f64;
         if crowded > target as f64 {
             let finer = (self.cell * (target as f64 / crowded).sqrt() as f32).max(smallest);
             self.size(lo, hi, finer, xs, ys);

@@ -10,6 +10,7 @@ pub mod steer;
 mod tests;
 pub mod world;
 
+use crate::portable;
 use std::sync::Arc;
 
 use crate::frame::{Canvas2d, Dash, Fnv, FrameData, Shape2d, StaticLayer};
@@ -318,7 +319,7 @@ fn settle(w: &mut World) {
     for (i, a) in w.agents.iter_mut().enumerate() {
         let n = nodes.get(a.target as usize).copied().unwrap_or(a.pos);
         let ang = i as f32 * 2.399_963; // golden angle: workers at one node spread evenly
-        a.pos = [n[0] + r * ang.cos(), n[1] + r * ang.sin()];
+        a.pos = [n[0] + r * portable::cos(ang), n[1] + r * portable::sin(ang)];
         a.state = State::Work;
         a.duration = 1.0;
         a.timer = 0.0;
@@ -521,7 +522,7 @@ fn mean_spacing(xy: &[[f32; 2]]) -> f64 {
         }
     } else {
         let (xs, ys): (Vec<f32>, Vec<f32>) = xy.iter().map(|p| (p[0], p[1])).unzip();
-        let reach = (width.hypot(height) * 1.01).max(1e-3);
+        let reach = (portable::hypot(width, height) * 1.01).max(1e-3);
         let mut grid = grid::NeighbourGrid::default();
         grid.build(&xs, &ys, reach, 16);
         let mut found = grid::Nearest::default();

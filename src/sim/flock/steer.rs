@@ -2,6 +2,8 @@
 //! fixed reactivity, with arrival slow-down, a sine wander and separation; speed is clamped at
 //! three times the cruising speed so shockwave overspeed decays on its own.
 
+use crate::portable;
+
 /// The seed's `steerTo`: desired velocity points at the target at `max_speed`, scaled by
 /// distance / `arrive` inside the arrive radius; velocity moves toward it by min(1, reactivity·dt).
 #[inline]
@@ -24,7 +26,7 @@ pub fn wander(v: [f32; 2], phase: f32, amplitude: f32, dt: f32) -> [f32; 2] {
     if len <= 1e-6 {
         return v;
     }
-    let push = (phase * 1.7).sin() * amplitude * dt;
+    let push = portable::sin(phase * 1.7) * amplitude * dt;
     [v[0] - v[1] / len * push, v[1] + v[0] / len * push]
 }
 

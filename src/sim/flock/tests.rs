@@ -4,6 +4,7 @@ use super::FlockSim;
 use super::grid::{NeighbourGrid, brute_force};
 use super::world::{State, World};
 use crate::kinds::Played;
+use crate::portable;
 use crate::scene;
 use crate::sim::Simulation;
 use crate::sim::rng::Rng;
@@ -39,7 +40,7 @@ fn seek_becomes_work_on_arrival_then_seek_again_with_pulse_and_packet() {
         w.step();
         if w.agents[0].state == State::Work && worked_at.is_none() {
             worked_at = Some(step);
-            let d = ((w.agents[0].pos[0] - 600.0).powi(2) + (w.agents[0].pos[1] - 300.0).powi(2)).sqrt();
+            let d = (portable::powi(w.agents[0].pos[0] - 600.0, 2) + portable::powi(w.agents[0].pos[1] - 300.0, 2)).sqrt();
             assert!(d < 1.25 * w.params.orbit_radius + 1e-3, "work starts within reach of the node ({d})");
         }
         if worked_at.is_some() && w.agents[0].state == State::Seek {
@@ -67,7 +68,7 @@ fn arrival_slows_down_without_overshoot() {
     while w.agents[0].state == State::Seek && w.steps() < 3000 {
         w.step();
         let a = &w.agents[0];
-        let d = ((a.pos[0] - 600.0).powi(2) + (a.pos[1] - 300.0).powi(2)).sqrt();
+        let d = (portable::powi(a.pos[0] - 600.0, 2) + portable::powi(a.pos[1] - 300.0, 2)).sqrt();
         assert!(d <= last + 1e-4, "distance grew from {last} to {d} at step {}", w.steps());
         last = d;
         max_x = max_x.max(a.pos[0]);
@@ -140,7 +141,7 @@ fn shockwave_resets_workers_and_pushes_them_out() {
     for i in 0..12 {
         let ang = i as f32 * 0.5;
         let a = &mut w.agents[i];
-        a.pos = [400.0 + 60.0 * ang.cos(), 300.0 + 60.0 * ang.sin()];
+        a.pos = [400.0 + 60.0 * portable::cos(ang), 300.0 + 60.0 * portable::sin(ang)];
         a.vel = [0.0; 2];
         a.state = if i % 2 == 0 { State::Work } else { State::Curious };
         a.duration = 100.0;
@@ -159,7 +160,7 @@ fn shockwave_resets_workers_and_pushes_them_out() {
         let out = [before[i][0] - 400.0, before[i][1] - 300.0];
         assert!(a.vel[0] * out[0] + a.vel[1] * out[1] > 0.0, "agent {i} is pushed outward");
     }
-    let speed = w.agents.iter().map(|a| (a.vel[0].powi(2) + a.vel[1].powi(2)).sqrt()).fold(0.0, f32::max);
+    let speed = w.agents.iter().map(|a| (portable::powi(a.vel[0], 2) + portable::powi(a.vel[1], 2)).sqrt()).fold(0.0, f32::max);
     assert!(speed <= 3.0 * w.params.max_speed + 1e-3, "speed clamped at 3 × max_speed: {speed}");
     assert!(speed > 1.5 * w.params.max_speed, "the shock overspeeds them: {speed}");
 }
@@ -180,7 +181,7 @@ fn separation_keeps_workers_apart_at_a_crowded_node() {
         let mut closest = f32::INFINITY;
         for (i, a) in working.iter().enumerate() {
             for b in &working[i + 1..] {
-                closest = closest.min(((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt());
+                closest = closest.min((portable::powi(a[0] - b[0], 2) + portable::powi(a[1] - b[1], 2)).sqrt());
             }
         }
         closest
@@ -321,7 +322,7 @@ fn mean_speed_and_spacing_facts_are_the_agents_own() {
             |name: &str| -> f64 { facts.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name}: {facts:?}")).1.parse().unwrap() };
         let w = s.world_mut();
         let n = w.agents.len();
-        let speed = w.agents.iter().map(|a| (a.vel[0] as f64).hypot(a.vel[1] as f64)).sum::<f64>() / n as f64;
+        let speed = w.agents.iter().map(|a| portable::hypot(a.vel[0] as f64, a.vel[1] as f64)).sum::<f64>() / n as f64;
         let measured: Vec<usize> = if n <= 4096 { (0..n).collect() } else { (0..4096).map(|s| s * n / 4096).collect() };
         let spacing = measured
             .iter()
@@ -329,7 +330,7 @@ fn mean_speed_and_spacing_facts_are_the_agents_own() {
                 let p = w.agents[i].pos;
                 (0..n)
                     .filter(|&j| j != i)
-                    .map(|j| ((w.agents[j].pos[0] - p[0]) as f64).hypot((w.agents[j].pos[1] - p[1]) as f64))
+                    .map(|j| portable::hypot((w.agents[j].pos[0] - p[0]) as f64, (w.agents[j].pos[1] - p[1]) as f64))
                     .fold(f64::INFINITY, f64::min)
             })
             .sum::<f64>()

@@ -3,6 +3,7 @@
 //! draws from its own random stream and reads only a snapshot of positions, so agents update in
 //! parallel and the state is bit-identical on any thread count.
 
+use crate::portable;
 use rayon::prelude::*;
 
 use super::grid::{Nearest, NeighbourGrid};
@@ -166,7 +167,7 @@ pub fn update_agent(i: usize, a: &mut Agent, s: &Shared<'_>) -> Option<Event> {
         let (dx, dy) = (a.pos[0] - c[0], a.pos[1] - c[1]);
         let d = (dx * dx + dy * dy).sqrt();
         if d < p.shock_radius {
-            let f = (1.0 - d / p.shock_radius).powi(2) * p.shock_strength;
+            let f = portable::powi(1.0 - d / p.shock_radius, 2) * p.shock_strength;
             let (nx, ny) = if d > 1e-6 { (dx / d, dy / d) } else { (a.orbit_dir, 0.0) };
             a.vel = [a.vel[0] + nx * f, a.vel[1] + ny * f];
             if a.state != State::Seek {
@@ -179,28 +180,28 @@ pub fn update_agent(i: usize, a: &mut Agent, s: &Shared<'_>) -> Option<Event> {
     // The lure of a live cursor.
     if s.cursor.alive && a.state != State::Curious && a.cooldown <= 0.0 {
         let (dx, dy) = (a.pos[0] - s.cursor.smooth[0], a.pos[1] - s.cursor.smooth[1]);
-        if dx * dx + dy * dy < p.lure_radius * p.lure_radius && (a.rng.unit() as f32) < 1.0 - (-p.lure_rate * dt).exp() {
+        if dx * dx + dy * dy < p.lure_radius * p.lure_radius && (a.rng.unit() as f32) < 1.0 - portable::exp(-p.lure_rate * dt) {
             a.state = State::Curious;
             a.timer = 0.0;
             a.duration = uniform(&mut a.rng, p.curious_time);
-            a.orbit_angle = dy.atan2(dx);
+            a.orbit_angle = portable::atan2(dy, dx);
         }
     }
 
     let node = s.nodes.get(a.target as usize).copied().unwrap_or([0.0, 0.0]);
     let orbit = |a: &mut Agent, centre: [f32; 2], radius: f32| {
         a.orbit_angle += a.orbit_dir * p.orbit_rate(radius) * dt;
-        let goal = [centre[0] + radius * a.orbit_angle.cos(), centre[1] + radius * a.orbit_angle.sin()];
+        let goal = [centre[0] + radius * portable::cos(a.orbit_angle), centre[1] + radius * portable::sin(a.orbit_angle)];
         steer::steer_to(a.pos, a.vel, goal, p.max_speed, radius, p.reactivity, dt)
     };
     a.vel = match a.state {
         State::Seek => {
             let (dx, dy) = (a.pos[0] - node[0], a.pos[1] - node[1]);
-            if dx * dx + dy * dy < (1.25 * p.orbit_radius).powi(2) {
+            if dx * dx + dy * dy < portable::powi(1.25 * p.orbit_radius, 2) {
                 a.state = State::Work;
                 a.timer = 0.0;
                 a.duration = uniform(&mut a.rng, p.work_time);
-                a.orbit_angle = dy.atan2(dx);
+                a.orbit_angle = portable::atan2(dy, dx);
                 orbit(a, node, p.orbit_radius)
             } else {
                 steer::steer_to(a.pos, a.vel, node, p.max_speed, p.arrive, p.reactivity, dt)
@@ -469,7 +470,7 @@ impl World {
             self.pulses.push(Pulse { node, age: 0.0 });
             if let Some(to) = to {
                 let (a, b) = (self.nodes[node as usize], self.nodes[to as usize]);
-                let len = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt().max(1.0);
+                let len = (portable::powi(b[0] - a[0], 2) + portable::powi(b[1] - a[1], 2)).sqrt().max(1.0);
                 self.packets.push(Packet { from: node, to, progress: 0.0, speed: self.packet_speed / len });
             }
         }

@@ -12,6 +12,7 @@ pub mod reference_fields;
 pub mod resample;
 pub mod topology;
 
+use crate::portable;
 use rayon::prelude::*;
 
 use std::sync::Arc;
@@ -289,13 +290,13 @@ impl TerrainPainter {
                 std::array::from_fn(|k| a[k] + (b[k] - a[k]) * u)
             }
         };
-        let slope = (n[1].clamp(-1.0, 1.0) as f64).acos().to_degrees();
+        let slope = portable::acos(n[1].clamp(-1.0, 1.0) as f64).to_degrees();
         let rock = smoothstep(c.cliff_start_deg, c.cliff_end_deg.max(c.cliff_start_deg + 1e-6), slope) as f32;
         let mut cliff = c.cliff.to_linear();
         if c.strata > 0.0 {
             // alternating layers, their boundaries wavy so they read as rock, not stripes
             let wave = 0.6 * self.detail_noise.noise2(p[0] as f64 * 0.3, p[2] as f64 * 0.3);
-            let layer = ((p[1] as f64 / c.strata + wave) * std::f64::consts::PI).sin();
+            let layer = portable::sin((p[1] as f64 / c.strata + wave) * std::f64::consts::PI);
             let k = (1.0 + 0.14 * layer) as f32;
             cliff = cliff.map(|v| v * k);
         }

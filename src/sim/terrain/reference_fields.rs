@@ -2,6 +2,7 @@
 //! evaluated in f64 in the order written there, then cast to f32). Sample (x, y, z) has integer
 //! coordinates 0..N-1 and lives at `x + N * (y + N * z)`; iso 0, negative inside.
 
+use crate::portable;
 use std::f64::consts::PI;
 
 /// Sphere SDF: centre (N-1)/2, radius 0.35 N.
@@ -26,9 +27,9 @@ pub fn terrain(n: usize, x: f64, y: f64, z: f64) -> f32 {
     let mut h = 0.40 * nf;
     for o in 0..4 {
         let fu = F[o] * u;
-        h += (nf * A[o]) * (fu * x + P[o]).sin() * (fu * z + Q[o]).cos();
+        h += (nf * A[o]) * portable::sin(fu * x + P[o]) * portable::cos(fu * z + Q[o]);
     }
-    let g = (0.07 * nf) * (u * (2.7 * x + 3.3 * y) + 0.5).sin() * (u * (2.1 * z - 1.7 * y) + 1.1).cos();
+    let g = (0.07 * nf) * portable::sin(u * (2.7 * x + 3.3 * y) + 0.5) * portable::cos(u * (2.1 * z - 1.7 * y) + 1.1);
     ((y - h) + g) as f32
 }
 

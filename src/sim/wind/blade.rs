@@ -5,6 +5,7 @@
 //! compiled for AVX2 where the CPU has it, with the same bits). `model = "kinematic"` blades take the
 //! seed's formulas instead.
 
+use crate::portable;
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
@@ -32,7 +33,7 @@ struct LengthFit {
 fn length_fit() -> &'static LengthFit {
     static FIT: OnceLock<LengthFit> = OnceLock::new();
     FIT.get_or_init(|| {
-        let lo = (MAX_LEAN as f64).cos();
+        let lo = portable::cos(MAX_LEAN as f64);
         let table = (0..=ENTRIES)
             .map(|i| {
                 let c = lo + (1.0 - lo) * i as f64 / ENTRIES as f64;
@@ -99,7 +100,7 @@ fn shape(fit: &LengthFit, s: f32, c: f32, dx: f32, dz: f32) -> Motion {
 
 /// The motion record of a blade leaning by `theta` (signed, radians) toward unit (dx, dz).
 pub fn lean(theta: f32, dx: f32, dz: f32) -> Motion {
-    let (s, c) = theta.clamp(-MAX_LEAN, MAX_LEAN).sin_cos();
+    let (s, c) = portable::sin_cos(theta.clamp(-MAX_LEAN, MAX_LEAN));
     shape(length_fit(), s, c, dx, dz)
 }
 
@@ -136,9 +137,9 @@ impl Moment {
             Some(v) => v * t,
             None => field.travelled(t).0,
         };
-        let (s, c) = (kappa * travelled).rem_euclid(std::f64::consts::TAU).sin_cos();
+        let (s, c) = portable::sin_cos((kappa * travelled).rem_euclid(std::f64::consts::TAU));
         let amplitude = spec.wave.amplitude_deg.to_radians() as f32;
-        let (ls, lc) = MAX_LEAN.sin_cos();
+        let (ls, lc) = portable::sin_cos(MAX_LEAN);
         Moment { dir: [dir[0] as f32, dir[1] as f32], phase: [s as f32, c as f32], amplitude, limit: [ls, lc] }
     }
 
@@ -339,10 +340,10 @@ pub(super) fn shape_seed(
     spec: &GrassSpec,
 ) -> Option<usize> {
     use crate::scene::wind::STUD;
-    let base = 8.0f64.hypot(4.0);
+    let base = portable::hypot(8.0f64, 4.0);
     let lambda = spec.wave.wavelength / STUD;
     let crest = spec.wave.speed.unwrap_or_else(|| field.mean(t).1) / STUD;
-    let amp = spec.wave.amplitude_deg.to_radians().tan();
+    let amp = portable::tan(spec.wave.amplitude_deg.to_radians());
     let bad: Vec<Option<usize>> = out
         .par_chunks_mut(CHUNK)
         .enumerate()
@@ -353,8 +354,8 @@ pub(super) fn shape_seed(
                 let w = field.seed_wind(x[i] as f64, z[i] as f64, t);
                 let (ws, xs, zs) = ([w[0] / STUD, w[1] / STUD], x[i] as f64 / STUD, z[i] as f64 / STUD);
                 let phase = std::f64::consts::TAU / lambda * ((xs * ws[0] + zs * ws[1]) / base - crest * t);
-                let speed = w[0].hypot(w[1]).max(1e-9);
-                let push = amp * phase.sin();
+                let speed = portable::hypot(w[0], w[1]).max(1e-9);
+                let push = amp * portable::sin(phase);
                 let d = [give[i] as f64 * w[0] + push * w[0] / speed, give[i] as f64 * w[1] + push * w[1] / speed];
                 *o = Motion { a: [0.0, 0.5, 0.0, 0.0], b: [d[0] as f32, 1.0, d[1] as f32, 0.0] };
             }
@@ -373,13 +374,13 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if avx2() {
             let n = 1000;
-            let x: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin() * 9.0).collect();
-            let z: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos() * 9.0).collect();
+            let x: Vec<f32> = (0..n).map(|i| portable::sin(i as f32 * 0.37) * 9.0).collect();
+            let z: Vec<f32> = (0..n).map(|i| portable::cos(i as f32 * 0.11) * 9.0).collect();
             let give: Vec<f32> = (0..n).map(|i| 0.1 + (i % 7) as f32 * 0.1).collect();
-            let ripple: Vec<[f32; 2]> = (0..n).map(|i| [(i as f32).sin(), (i as f32).cos()]).collect();
+            let ripple: Vec<[f32; 2]> = (0..n).map(|i| [portable::sin(i as f32), portable::cos(i as f32)]).collect();
             let mut grid = WindGrid::over([-10.0, -10.0], [10.0, 10.0], 0.7);
-            grid.sample(|x, z| [3.0 + (x * 0.3).sin() * 4.0, (z * 0.2).cos() * 5.0 - 2.0]);
-            let (ls, lc) = MAX_LEAN.sin_cos();
+            grid.sample(|x, z| [3.0 + portable::sin(x * 0.3) * 4.0, portable::cos(z * 0.2) * 5.0 - 2.0]);
+            let (ls, lc) = portable::sin_cos(MAX_LEAN);
             let m = Moment { dir: [0.8, 0.6], phase: [0.3, 0.954], amplitude: 0.9, limit: [ls, lc] };
             let run = Run { m: &m, fit: length_fit(), grid: &grid, x: &x, z: &z, give: &give, ripple: &ripple };
             let (mut a, mut b) = (vec![Motion::default(); n], vec![Motion::default(); n]);

@@ -3,6 +3,7 @@
 //! and vehicles, and optionally the field itself as arrows coloured by speed. Nothing here
 //! changes the simulation's state.
 
+use crate::portable;
 use glam::{Mat4, Vec3, Vec4};
 
 use super::{WindSim, presser_at};
@@ -37,8 +38,8 @@ fn blade_mesh(rows: u32, look: &GrassLook) -> MeshData {
     let mut m = MeshData::default();
     for j in 0..=rows {
         let y = j as f32 / rows as f32;
-        let shade: [f32; 3] = std::array::from_fn(|k| ratio[k] + (1.0 - ratio[k]) * y.powf(0.7));
-        let half = 0.5 * (1.0 - y.powf(1.6));
+        let shade: [f32; 3] = std::array::from_fn(|k| ratio[k] + (1.0 - ratio[k]) * portable::powf(y, 0.7));
+        let half = 0.5 * (1.0 - portable::powf(y, 1.6));
         let xs: &[f32] = if j == rows { &[0.0] } else { &[-half, half] };
         for &x in xs {
             m.positions.push([x, y, 0.0]);
@@ -173,7 +174,7 @@ fn farthest(eye: Vec3, lo: Vec3, hi: Vec3) -> f64 {
 /// The share of blades drawn at distance `d`: all of them up to `near`, then falling with the
 /// square of the distance (so the blades on screen per pixel stay about even), at least 10 %.
 fn thin(lod: &LodSpec, d: f64) -> f64 {
-    if d <= lod.near || lod.thin == 0.0 { 1.0 } else { (lod.near / d).powf(2.0 * lod.thin).max(0.1) }
+    if d <= lod.near || lod.thin == 0.0 { 1.0 } else { portable::powf(lod.near / d, 2.0 * lod.thin).max(0.1) }
 }
 
 /// Width of the band of shares over which a blade sinks before it is dropped.
@@ -316,7 +317,7 @@ impl WindPainter {
                     continue;
                 }
                 let w = sim.field.at(x, z, t);
-                let speed = w[0].hypot(w[1]);
+                let speed = portable::hypot(w[0], w[1]);
                 if speed < 1e-6 {
                     continue;
                 }
@@ -347,7 +348,7 @@ impl WindPainter {
         let mut out = Vec::new();
         for (p, _) in sim.spec.pressers.iter().zip(&self.look.show).filter(|(_, show)| **show) {
             let Some((pos, vel)) = presser_at(p, t) else { continue };
-            let yaw = if vel[0].hypot(vel[1]) > 1e-6 { -(vel[1].atan2(vel[0])) as f32 } else { 0.0 };
+            let yaw = if portable::hypot(vel[0], vel[1]) > 1e-6 { -(portable::atan2(vel[1], vel[0])) as f32 } else { 0.0 };
             let transform = Mat4::from_translation(Vec3::new(pos[0] as f32, 0.0, pos[1] as f32)) * Mat4::from_rotation_y(yaw);
             out.push(MeshInstance {
                 mesh: if p.vehicle { self.vehicle.clone() } else { self.walker.clone() },

@@ -4,6 +4,7 @@
 //! optional divergence-free swirl (the curl of a noise potential) and travelling gust fronts; blasts
 //! are events on top of it. [`WindField::seed_wind`] is the seed's own formula, for comparison.
 
+use crate::portable;
 use crate::scene::Animated;
 use crate::scene::wind::{BlastSpec, FrontSpec, GustSpec, STUD, SwirlSpec, WindSpec};
 use crate::sim::noise::Noise;
@@ -34,7 +35,7 @@ pub struct WindField {
 }
 
 fn unit(deg: f64) -> [f64; 2] {
-    let (s, c) = deg.to_radians().sin_cos();
+    let (s, c) = portable::sin_cos(deg.to_radians());
     [c, s]
 }
 
@@ -204,7 +205,7 @@ impl Moment<'_> {
             .iter()
             .map(|f| {
                 let u = (along - f.speed * (self.t - f.at)) / f.width;
-                f.strength * (-u * u).exp()
+                f.strength * portable::exp(-u * u)
             })
             .sum()
     }
@@ -225,7 +226,7 @@ impl Moment<'_> {
             let ring = (r - b.speed * age) / b.width;
             // the last factor keeps the field smooth at the centre, where the direction is undefined
             let core = r / b.width;
-            let a = b.strength * (-ring * ring).exp() * (-age / b.decay).exp() * (1.0 - (-core * core).exp());
+            let a = b.strength * portable::exp(-ring * ring) * portable::exp(-age / b.decay) * (1.0 - portable::exp(-core * core));
             w[0] += a * dx / r;
             w[1] += a * dz / r;
         }

@@ -6,6 +6,7 @@
 //! Blades live in flat arrays sorted by tile (a tile is a square of the ground drawn as one batch),
 //! so a tile's blades, placements and motion records are contiguous slices.
 
+use crate::portable;
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
@@ -143,7 +144,7 @@ fn seed_patch(spec: &GrassSpec, index: usize, seed: u64, tile_size: f32, tiles_x
                         let (a, b) = (ci + di, cj + dj);
                         let cx = (a as f64 + cell_unit(clump_seed, a, b, 1)) * spec.clumps;
                         let cz = (b as f64 + cell_unit(clump_seed, a, b, 2)) * spec.clumps;
-                        let d = (cx - x).powi(2) + (cz - z).powi(2);
+                        let d = portable::powi(cx - x, 2) + portable::powi(cz - z, 2);
                         if d < best.0 {
                             best = (d, a, b);
                         }
@@ -261,7 +262,7 @@ impl Meadow {
         let r = patch.blades.clone();
         let (x, z) = (&self.x[r.clone()], &self.z[r.clone()]);
         self.ripple[r].par_iter_mut().enumerate().for_each(|(i, sc)| {
-            let (s, c) = (kappa * (x[i] as f64 * dir[0] + z[i] as f64 * dir[1])).sin_cos();
+            let (s, c) = portable::sin_cos(kappa * (x[i] as f64 * dir[0] + z[i] as f64 * dir[1]));
             *sc = [s as f32, c as f32];
         });
         self.ripple_dir[p] = Some(bits);
@@ -404,7 +405,7 @@ impl Meadow {
             let patch = self.patches.iter().position(|q| q.blades.contains(&i)).expect("a pressed blade belongs to a patch");
             let m = moments[patch];
             let ([sw, cw], dir) = m.lean(self.give[i], grid.at(self.x[i], self.z[i]), self.ripple[i]);
-            let theta = sw.atan2(cw);
+            let theta = portable::atan2(sw, cw);
             let s = p.s as f32;
             let angle = theta + (MAX_LEAN - theta) * s;
             let (hx, hz) = (dir[0] * (1.0 - s) * theta.signum() + p.dir[0] * s, dir[1] * (1.0 - s) * theta.signum() + p.dir[1] * s);

@@ -17,6 +17,7 @@ pub mod trees;
 pub use draw::WindPainter;
 
 use crate::frame::{Fnv, Motion};
+use crate::portable;
 use crate::scene::Timing;
 use crate::scene::wind::{PresserSpec, WindSpec};
 use crate::sim::{FixedClock, KindSimulation, SimFault, SimInputs, Simulation, StateDigest};
@@ -221,7 +222,7 @@ impl Simulation for WindSim {
             hash_words(&mut words, &[t.bend[0].to_bits(), t.bend[1].to_bits(), t.rate[0].to_bits(), t.rate[1].to_bits()]);
             let (d, k, _) = t.shown;
             hash_words(&mut words, &[d[0].to_bits(), d[1].to_bits(), k.to_bits()]);
-            max_top = max_top.max(d[0].hypot(d[1]));
+            max_top = max_top.max(portable::hypot(d[0], d[1]));
         }
         StateDigest {
             hash: words,

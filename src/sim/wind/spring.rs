@@ -2,6 +2,8 @@
 //! target `f` moves linearly (a first-order hold). With a constant or linear target the result does
 //! not depend on the step: 30 steps a second and 240 land on the same trajectory.
 
+use crate::portable;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spring {
     /// Natural angular frequency, rad/s.
@@ -19,8 +21,8 @@ impl Spring {
     fn free(&self, x: f64, v: f64, dt: f64) -> (f64, f64) {
         let (w, z) = (self.omega, self.zeta);
         let wd = w * (1.0 - z * z).sqrt();
-        let decay = (-z * w * dt).exp();
-        let (s, c) = (wd * dt).sin_cos();
+        let decay = portable::exp(-z * w * dt);
+        let (s, c) = portable::sin_cos(wd * dt);
         let x1 = decay * (x * c + (v + z * w * x) / wd * s);
         let v1 = decay * (v * c - (z * w * v + w * w * x) / wd * s);
         (x1, v1)

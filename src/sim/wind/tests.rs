@@ -1,3 +1,4 @@
+use crate::portable;
 use std::path::Path;
 
 use super::blade::{lean, spine_length};
@@ -32,7 +33,7 @@ fn blade_length(m: &Motion) -> f64 {
 fn a_blade_keeps_its_length_at_every_lean() {
     for k in 0..=400 {
         let theta = -1.55 + 3.1 * k as f32 / 400.0;
-        let (s, c) = (0.37f32 * k as f32).sin_cos();
+        let (s, c) = portable::sin_cos(0.37f32 * k as f32);
         let len = blade_length(&lean(theta, c, s));
         assert!((len - 1.0).abs() < 1e-4, "lean {theta}: length {len}");
     }
@@ -76,7 +77,7 @@ fn a_trunk_keeps_its_length_however_far_it_leans() {
         let pts: Vec<[f64; 3]> = (0..=2000)
             .map(|i| deform_vertex(Deform::Bend, &p, &m, [0.0, height * i as f32 / 2000.0, 0.0], [1.0, 0.0, 0.0], height).0.map(f64::from))
             .collect();
-        let len: f64 = pts.windows(2).map(|w| (0..3).map(|a| (w[1][a] - w[0][a]).powi(2)).sum::<f64>().sqrt()).sum();
+        let len: f64 = pts.windows(2).map(|w| (0..3).map(|a| portable::powi(w[1][a] - w[0][a], 2)).sum::<f64>().sqrt()).sum();
         assert!((len / height as f64 - 1.0).abs() < 1e-3, "lean {share}: length {len}");
     }
     // the seed's bend (heights kept) stretches the trunk: +14.8 % at a lean of half the height
@@ -95,7 +96,7 @@ fn the_swirl_is_divergence_free() {
         let dz = (f.swirl_at(x, z + h, t)[1] - f.swirl_at(x, z - h, t)[1]) / (2.0 * h);
         worst = worst.max((dx + dz).abs());
         let w = f.swirl_at(x, z, t);
-        mean += w[0].hypot(w[1]) / 2000.0;
+        mean += portable::hypot(w[0], w[1]) / 2000.0;
     }
     assert!(worst < 1e-4, "divergence {worst}");
     assert!(mean > 0.2, "the swirl is there: mean speed {mean}");
@@ -140,7 +141,7 @@ fn gusts_travel_downwind_at_the_mean_speed() {
     let (d, u) = f.mean(0.0);
     let probe = |x: f64, t: f64| {
         let w = f.ambient(x * d[0], x * d[1], t);
-        w[0].hypot(w[1])
+        portable::hypot(w[0], w[1])
     };
     let dt = 0.05;
     let up: Vec<f64> = (0..1600).map(|k| probe(-5.0, k as f64 * dt)).collect();
@@ -223,7 +224,7 @@ fn the_ripple_never_flickers_far_from_the_origin() {
                 [[wind.grass]]\ncenter = [0.0, 0.0]\narea = [1.0, 1.0]\ndensity = 4\nbend = 0.0\nclumps = 0.0\n\
                 [[wind.grass]]\ncenter = [500.0, 0.0]\narea = [1.0, 1.0]\ndensity = 4\nbend = 0.0\nclumps = 0.0\n";
     let mut s = sim(text);
-    let angle = |m: &Motion| (m.b[0].hypot(m.b[2])).atan2(m.b[1]) * m.b[0].signum();
+    let angle = |m: &Motion| portable::atan2(portable::hypot(m.b[0], m.b[2]), m.b[1]) * m.b[0].signum();
     let (mut prev, mut worst) = (None::<Vec<f32>>, [0.0f32; 2]);
     for f in 0..120 {
         s.frame(f);
@@ -312,7 +313,7 @@ fn the_seed_model_follows_the_posts_formulas() {
     for (m, p) in base.iter().zip(placed).take(20) {
         let (ax, ay, az) = (p.position[0] as f64 - x, p.position[1] as f64, p.position[2] as f64 - z);
         let r = (ay / tree.top as f64).clamp(0.0, 1.0);
-        let flutter = (0.5 * ((x + ax) / STUD + (z + az) / STUD) + 3.5 * t).sin() * 0.3 * r * STUD;
+        let flutter = portable::sin(0.5 * ((x + ax) / STUD + (z + az) / STUD) + 3.5 * t) * 0.3 * r * STUD;
         let bend = [d[0] * r * r, d[1] * r * r];
         assert!((m.a[0] as f64 - (bend[0] + flutter)).abs() < 1e-4, "{} vs {}", m.a[0], bend[0] + flutter);
         assert!((m.a[1] as f64 + 0.2 * flutter).abs() < 1e-4);

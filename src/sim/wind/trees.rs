@@ -3,6 +3,7 @@
 //! an inertial lean — a damped spring toward the wind's load, so gusts make a tree lean, overshoot
 //! and settle — and leaf cards that flutter on several smooth-triangle waves with a per-tree phase.
 
+use crate::portable;
 use std::f64::consts::TAU;
 
 use super::field::WindField;
@@ -78,7 +79,7 @@ fn target(spec: &TreeSpec, w: [f64; 2]) -> [f64; 2] {
 }
 
 fn cap(d: [f64; 2], most: f64) -> [f64; 2] {
-    let len = d[0].hypot(d[1]);
+    let len = portable::hypot(d[0], d[1]);
     if len > most { [d[0] * most / len, d[1] * most / len] } else { d }
 }
 
@@ -126,7 +127,7 @@ fn tree_mesh(spec: &TreeSpec, rng: &mut Rng) -> (MeshData, usize, Vec<([f32; 3],
         let r = h * (0.035 - 0.022 * j as f32 / rows as f32);
         for i in 0..sides {
             let a = i as f32 / sides as f32 * std::f32::consts::TAU;
-            push_vertex(&mut m, [r * a.cos(), y, r * a.sin()], [a.cos(), 0.0, a.sin()], white);
+            push_vertex(&mut m, [r * portable::cos(a), y, r * portable::sin(a)], [portable::cos(a), 0.0, portable::sin(a)], white);
         }
     }
     for j in 0..rows {
@@ -143,7 +144,7 @@ fn tree_mesh(spec: &TreeSpec, rng: &mut Rng) -> (MeshData, usize, Vec<([f32; 3],
         let a = k as f32 / 5.0 * std::f32::consts::TAU + rng.unit() as f32;
         let out = crown * (0.45 + 0.25 * rng.unit() as f32);
         let y = h - crown * (1.0 + 0.5 * rng.unit() as f32);
-        blobs.push(([out * a.cos(), y, out * a.sin()], crown * (0.5 + 0.2 * rng.unit() as f32)));
+        blobs.push(([out * portable::cos(a), y, out * portable::sin(a)], crown * (0.5 + 0.2 * rng.unit() as f32)));
     }
     for &(c, r) in &blobs {
         let (lon, lat) = (10u32, 7u32);
@@ -152,7 +153,7 @@ fn tree_mesh(spec: &TreeSpec, rng: &mut Rng) -> (MeshData, usize, Vec<([f32; 3],
             let phi = std::f32::consts::PI * j as f32 / lat as f32;
             for i in 0..=lon {
                 let th = std::f32::consts::TAU * i as f32 / lon as f32;
-                let n = [phi.sin() * th.cos(), -phi.cos(), phi.sin() * th.sin()];
+                let n = [portable::sin(phi) * portable::cos(th), -portable::cos(phi), portable::sin(phi) * portable::sin(th)];
                 push_vertex(&mut m, [c[0] + r * n[0], c[1] + r * n[1], c[2] + r * n[2]], n, white);
             }
         }
@@ -197,10 +198,14 @@ impl Grove {
                 let a = rng.unit() as f32 * std::f32::consts::TAU;
                 let ring = (1.0 - y * y).sqrt();
                 let out = r * (0.97 + 0.15 * rng.unit() as f32);
-                let attach = [c[0] + out * ring * a.cos(), c[1] + out * y, c[2] + out * ring * a.sin()];
+                let attach = [c[0] + out * ring * portable::cos(a), c[1] + out * y, c[2] + out * ring * portable::sin(a)];
                 let tilt_axis = rng.unit() as f32 * std::f32::consts::TAU;
                 let tilt = 0.3 + 1.1 * rng.unit() as f32;
-                leaves.push(Leaf { attach, tilt: [tilt * tilt_axis.cos(), 0.0, tilt * tilt_axis.sin()], phase: rng.unit() as f32 });
+                leaves.push(Leaf {
+                    attach,
+                    tilt: [tilt * portable::cos(tilt_axis), 0.0, tilt * portable::sin(tilt_axis)],
+                    phase: rng.unit() as f32,
+                });
                 shades.push((0.75 + 0.45 * rng.unit()) as f32);
                 placements.push(Placement {
                     position: [spec.at[0] as f32 + attach[0], attach[1], spec.at[1] as f32 + attach[2]],
@@ -253,7 +258,7 @@ impl Grove {
             tree.shown = match tree.spec.model {
                 Model::Default => {
                     let d = cap(tree.bend, MAX_LEAN * top);
-                    (d, keep_length(d[0].hypot(d[1]), top), field.at(x, z, t))
+                    (d, keep_length(portable::hypot(d[0], d[1]), top), field.at(x, z, t))
                 }
                 // the seed: 0.18·W of the seed's field at the root, no stiffness, no inertia, no
                 // length correction
@@ -269,7 +274,7 @@ impl Grove {
     pub fn trunk_motion(&self, i: usize, fade: f32) -> Motion {
         let tree = &self.trees[i];
         let (d, k, _) = tree.shown;
-        let k = if fade >= 1.0 { k } else { keep_length(d[0].hypot(d[1]) * fade as f64, tree.top as f64) };
+        let k = if fade >= 1.0 { k } else { keep_length(portable::hypot(d[0], d[1]) * fade as f64, tree.top as f64) };
         Motion { a: [d[0] as f32 * fade, d[1] as f32 * fade, k as f32, 0.0], b: [0.0; 4] }
     }
 
@@ -281,12 +286,12 @@ impl Grove {
             let (d, _, w) = tree.shown;
             let k = self.trunk_motion(i, bend).a[2];
             let (d, top) = ([d[0] as f32 * bend, d[1] as f32 * bend], tree.top);
-            let speed = w[0].hypot(w[1]);
+            let speed = portable::hypot(w[0], w[1]);
             let across = if speed > 1e-9 { [(-w[1] / speed) as f32, (w[0] / speed) as f32] } else { [0.0, 1.0] };
             let strength = (speed / 3.0).min(2.0) as f32;
             let amp = tree.spec.flutter.amplitude_deg.to_radians() as f32 * strength * flutter;
             // the tree's phase: when the wind reaches it
-            let reach = (tree.spec.at[0] * w[0] + tree.spec.at[1] * w[1]) / speed.max(1e-9).powi(2);
+            let reach = (tree.spec.at[0] * w[0] + tree.spec.at[1] * w[1]) / portable::powi(speed.max(1e-9), 2);
             for leaf in &self.leaves[tree.leaves.clone()] {
                 let h = (leaf.attach[1] / top).clamp(0.0, 1.0);
                 let mut a = [d[0] * h * h, leaf.attach[1] * (k - 1.0), d[1] * h * h, 0.0];
@@ -306,7 +311,7 @@ impl Grove {
                     Model::Kinematic => {
                         // the seed's flutter, on every vertex in world axes: sin(0.5(x + z) + 3.5t)·0.3r studs
                         let (xs, zs) = ((tree.spec.at[0] + leaf.attach[0] as f64) / STUD, (tree.spec.at[1] + leaf.attach[2] as f64) / STUD);
-                        let f = ((0.5 * (xs + zs) + 3.5 * t).sin() * 0.3 * h as f64 * STUD) as f32 * flutter;
+                        let f = (portable::sin(0.5 * (xs + zs) + 3.5 * t) * 0.3 * h as f64 * STUD) as f32 * flutter;
                         a[0] += f;
                         a[1] -= 0.2 * f;
                         a[2] += 0.5 * f;

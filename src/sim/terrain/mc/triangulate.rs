@@ -3,6 +3,7 @@
 //! every direct rung would lie on a face). A triangle side never joins two crossings on the same
 //! face unless the contour does, so neighbouring cubes can never draw the same chord.
 
+use crate::portable;
 use glam::Vec3;
 
 use super::cube::{CubeLoops, EDGE_CORNERS, FACES};
@@ -266,7 +267,7 @@ fn ringed_tube(a: &[u8], b: &[u8], point: &impl Fn(u8) -> [f32; 3], out: &mut Cu
     let mut ids = [0u8; 3];
     for (k, id) in ids.iter_mut().enumerate() {
         let ang = sign * k as f32 * std::f32::consts::TAU / 3.0;
-        let (s, c) = ang.sin_cos();
+        let (s, c) = portable::sin_cos(ang);
         *id = out.add_extra([0, 1, 2].map(|i| mid[i] + r * (c * u[i] + s * v[i])));
     }
     let extra = out.extra;

@@ -1,0 +1,290 @@
+// <simreel-player src="scene.toml" poster="poster.png"></simreel-player>: a simreel scene played
+// in the page, by the simulation `simreel render` runs (compiled to WebAssembly), drawn with wgpu
+// on WebGPU, else WebGL2, else the poster with the reason. Written by `simreel embed`.
+//
+// Attributes: src (the scene file), poster (its first frame, drawn by the command line),
+// backend ("webgpu" or "webgl2" to use only that one), autoplay ("off": wait for the play button).
+// The page's address may say ?frame=N (pause at frame N) and &state=1 (show the state line: the
+// hash and facts `simreel render`'s manifest gives for that frame, so a reader or a test can
+// compare them).
+//
+// The clock: frames are due at the scene's fps from when play started; each animation frame
+// the simulation takes whole steps toward the frame due, for at most STEP_BUDGET_MS, and draws the
+// last. A step is the command line's step, so a slow machine never changes what is shown, only
+// how soon: when the budget runs out the clock waits for the simulation and the player says so.
+
+const STEP_BUDGET_MS = 12;
+const here = new URL(".", import.meta.url);
+let wasm = null;
+
+function loadWasm() {
+  if (!wasm) {
+    wasm = import(new URL("simreel_web.js", here).href).then(async (m) => {
+      await m.default({ module_or_path: new URL("simreel_web_bg.wasm", here).href });
+      return m;
+    });
+  }
+  return wasm;
+}
+
+const STYLE = `
+simreel-player { display: inline-block; position: relative; max-width: 100%; font: 13px/1.4 system-ui, sans-serif; color: #222; }
+simreel-player .sr-stage { position: relative; line-height: 0; }
+simreel-player canvas, simreel-player img.sr-poster { max-width: 100%; height: auto; display: block; }
+simreel-player .sr-bar { display: flex; gap: 6px; align-items: center; padding: 4px 0; }
+simreel-player .sr-bar button { font: inherit; min-width: 2.2em; }
+simreel-player .sr-bar input[type=range] { flex: 1; }
+simreel-player .sr-time { font-variant-numeric: tabular-nums; white-space: nowrap; }
+simreel-player .sr-note:empty, simreel-player .sr-state:empty { display: none; }
+simreel-player .sr-note { color: #8a4b00; }
+simreel-player .sr-state { font: 12px/1.4 ui-monospace, monospace; word-break: break-all; }
+`;
+
+function addStyle() {
+  if (document.getElementById("simreel-player-style")) return;
+  const s = document.createElement("style");
+  s.id = "simreel-player-style";
+  s.textContent = STYLE;
+  document.head.appendChild(s);
+}
+
+function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  Object.assign(e, props);
+  e.append(...children);
+  return e;
+}
+
+/// Whether `canvas` shows nothing at all (every pixel transparent), read back in the task that drew
+/// it (a frame's background is opaque everywhere).
+async function blank(canvas) {
+  const url = canvas.toDataURL("image/png");
+  const img = new Image();
+  await new Promise((ok, fail) => {
+    img.onload = ok;
+    img.onerror = fail;
+    img.src = url;
+  });
+  const probe = document.createElement("canvas");
+  probe.width = canvas.width;
+  probe.height = canvas.height;
+  const g = probe.getContext("2d");
+  g.drawImage(img, 0, 0);
+  const d = g.getImageData(0, 0, probe.width, probe.height).data;
+  for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) return false;
+  return true;
+}
+
+class SimreelPlayer extends HTMLElement {
+  connectedCallback() {
+    if (this.built) return;
+    this.built = true;
+    addStyle();
+    const params = new URLSearchParams(location.search);
+    this.askedFrame = params.has("frame") ? Math.max(0, parseInt(params.get("frame"), 10) || 0) : null;
+    this.showState = params.get("state") === "1" || this.hasAttribute("state");
+    this.poster = el("img", { className: "sr-poster", alt: this.getAttribute("alt") || "the scene's first frame" });
+    if (this.getAttribute("poster")) this.poster.src = new URL(this.getAttribute("poster"), location.href).href;
+    this.stage = el("div", { className: "sr-stage" }, this.poster);
+    this.playButton = el("button", { type: "button", textContent: "▶", title: "play / pause (space)", disabled: true });
+    this.restartButton = el("button", { type: "button", textContent: "⟲", title: "restart", disabled: true });
+    this.scrub = el("input", { type: "range", min: 0, max: 0, value: 0, disabled: true, title: "frame" });
+    this.time = el("span", { className: "sr-time", textContent: "loading…" });
+    this.note = el("div", { className: "sr-note", role: "status" });
+    this.stateLine = el("div", { className: "sr-state" });
+    this.append(this.stage, el("div", { className: "sr-bar" }, this.playButton, this.restartButton, this.scrub, this.time), this.note, this.stateLine);
+    this.playButton.onclick = () => (this.playing ? this.pause() : this.play());
+    this.restartButton.onclick = () => this.restart();
+    this.scrub.oninput = () => this.show(parseInt(this.scrub.value, 10), true);
+    this.playing = false;
+    this.visible = false;
+    this.frameTimes = [];
+    this.intervals = [];
+    this.loadStarted = performance.now();
+    this.start().catch((e) => this.fail(String(e && e.message ? e.message : e)));
+  }
+
+  disconnectedCallback() {
+    this.pause();
+    if (this.observer) this.observer.disconnect();
+  }
+
+  async start() {
+    const src = this.getAttribute("src");
+    if (!src) throw new Error("<simreel-player> needs src=\"scene.toml\"");
+    const url = new URL(src, location.href);
+    const [m, text] = await Promise.all([loadWasm(), fetch(url).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${src}: ${r.status} ${r.statusText}`))))]);
+    const name = url.pathname.split("/").pop() || "scene.toml";
+    this.player = new m.Player(text, name);
+    this.fps = this.player.fps();
+    this.last = this.player.frames() - 1;
+    this.scrub.max = this.last;
+    const why = await this.attach();
+    // attach drew the first frame (it checks that the canvas shows it)
+    if (!why) this.firstFrameMs = performance.now() - this.loadStarted;
+    this.dataset.backend = this.player.backend() || "none";
+    if (why) {
+      // no backend: the poster stays, with the reason; the simulation still runs for the state
+      this.note.textContent = why;
+    } else {
+      this.stage.replaceChildren(this.canvas);
+    }
+    this.playButton.disabled = this.restartButton.disabled = this.scrub.disabled = false;
+    if (this.askedFrame !== null) {
+      this.show(this.askedFrame, true);
+    } else {
+      this.show(0, true);
+      if (this.getAttribute("autoplay") !== "off") this.watchVisibility();
+    }
+  }
+
+  /// Opens WebGPU, else WebGL2 (each on a fresh canvas: a canvas keeps the first context it
+  /// gave); the reason both failed, or null.
+  async attach() {
+    const only = this.getAttribute("backend") || new URLSearchParams(location.search).get("backend");
+    const order = only ? [only] : ["webgpu", "webgl2"];
+    const failed = [];
+    for (const b of order) {
+      if (b === "webgpu" && !(navigator.gpu && (await navigator.gpu.requestAdapter().catch(() => null)))) {
+        failed.push(navigator.gpu ? "webgpu: the browser offers no adapter" : "webgpu: this browser has none");
+        continue;
+      }
+      const canvas = el("canvas", { width: this.player.width(), height: this.player.height() });
+      canvas.setAttribute("aria-label", this.getAttribute("alt") || "simreel scene");
+      try {
+        await this.player.attach(canvas, b);
+        // a browser may open the adapter and still fail to show the canvas (Chromium without a
+        // GPU cannot make a WebGPU canvas's swap chain): the first frame must come back visible
+        this.player.seek(0);
+        if (await blank(canvas)) {
+          this.player.detach();
+          failed.push(`${b}: the canvas stayed empty after drawing`);
+          continue;
+        }
+        this.canvas = canvas;
+        return null;
+      } catch (e) {
+        failed.push(String(e && e.message ? e.message : e));
+      }
+    }
+    return `Showing the first frame only: neither WebGPU nor WebGL2 could draw here (${failed.join("; ")}).`;
+  }
+
+  watchVisibility() {
+    this.observer = new IntersectionObserver((entries) => {
+      this.visible = entries.some((e) => e.isIntersecting);
+      if (this.visible && !this.userPaused && !this.ended) this.play();
+      else if (!this.visible) this.pause(false);
+    });
+    this.observer.observe(this);
+    document.addEventListener("visibilitychange", () => {
+      if (document.hidden) this.pause(false);
+      else if (this.visible && !this.userPaused && !this.ended) this.play();
+    });
+  }
+
+  /// Draws frame `f` (the simulation steps or goes back there) and says where it is.
+  show(f, byHand = false) {
+    let reached;
+    try {
+      reached = this.player.seek(f);
+    } catch (e) {
+      // the canvas failed: the poster again, with why; the simulation went on
+      this.stage.replaceChildren(this.poster);
+      this.dataset.backend = "none";
+      this.note.textContent = `Showing the first frame only: drawing failed (${e && e.message ? e.message : e}).`;
+      reached = this.player.seek(f);
+    }
+    this.scrub.value = reached;
+    const t = (reached / this.fps).toFixed(2);
+    this.time.textContent = `${t} s · frame ${reached}/${this.last}`;
+    this.dataset.frame = reached;
+    if (this.showState) this.stateLine.textContent = this.player.state();
+    const fault = this.player.fault();
+    if (fault) {
+      this.note.textContent = `The simulation stopped making sense at ${fault}.`;
+      this.pause();
+    }
+    if (byHand && this.playing) this.origin = performance.now() - (reached / this.fps) * 1000;
+    return reached;
+  }
+
+  play() {
+    if (this.playing || !this.player) return;
+    if (this.player.frame() >= this.last) this.player.seek(0);
+    this.playing = true;
+    this.ended = false;
+    this.userPaused = false;
+    this.playButton.textContent = "❚❚";
+    this.lastTick = undefined;
+    this.origin = performance.now() - (this.player.frame() / this.fps) * 1000;
+    const tick = (now) => {
+      if (!this.playing) return;
+      const began = performance.now();
+      const due = Math.min(this.last, Math.floor(((now - this.origin) / 1000) * this.fps + 1e-9));
+      // whole steps toward the frame due, within the budget; the last one is drawn
+      while (this.player.frame() < due - 1 && performance.now() - began < STEP_BUDGET_MS) {
+        if (!this.player.step()) break;
+      }
+      const reached = this.show(Math.min(due, this.player.frame() + 1));
+      if (reached < due) {
+        // behind: the clock waits for the simulation instead of skipping its steps
+        this.origin = now - (reached / this.fps) * 1000;
+        this.note.textContent = `Playing slower than real time: this device steps the simulation below ${this.fps} frames a second (every step is still taken).`;
+        this.behind = true;
+      } else if (this.behind) {
+        this.note.textContent = "";
+        this.behind = false;
+      }
+      this.frameTimes.push(performance.now() - began);
+      if (this.lastTick !== undefined) this.intervals.push(now - this.lastTick);
+      this.lastTick = now;
+      if (this.frameTimes.length > 600) this.frameTimes.shift();
+      if (this.intervals.length > 600) this.intervals.shift();
+      if (reached >= this.last) {
+        this.ended = true;
+        this.pause(false);
+        return;
+      }
+      this.raf = requestAnimationFrame(tick);
+    };
+    this.raf = requestAnimationFrame(tick);
+  }
+
+  pause(byUser = true) {
+    if (byUser) this.userPaused = true;
+    this.playing = false;
+    if (this.raf) cancelAnimationFrame(this.raf);
+    this.playButton.textContent = "▶";
+  }
+
+  restart() {
+    this.show(0, true);
+    this.play();
+  }
+
+  fail(why) {
+    this.note.textContent = `This scene cannot play here: ${why}`;
+    this.dataset.backend = "none";
+    this.time.textContent = "";
+  }
+
+  /// The state line at the current frame (what the manifest of `simreel render` says).
+  get state() {
+    return this.player ? this.player.state() : "";
+  }
+
+  /// While playing, over the last 600 animation frames: milliseconds of work in each (stepping
+  /// and drawing), and between one and the next (what a reader sees), p50 and p95; and the
+  /// milliseconds from the element's start to its first frame drawn.
+  get frameTime() {
+    const pct = (values) => {
+      const s = [...values].sort((a, b) => a - b);
+      const at = (q) => (s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN);
+      return { p50: at(0.5), p95: at(0.95) };
+    };
+    return { work: pct(this.frameTimes), interval: pct(this.intervals), frames: this.frameTimes.length, firstFrameMs: this.firstFrameMs };
+  }
+}
+
+if (!customElements.get("simreel-player")) customElements.define("simreel-player", SimreelPlayer);
