@@ -301,6 +301,15 @@ fn stamp(s: &Studio) -> (u64, Option<String>, serde_json::Value) {
     (c["version"].as_u64().unwrap(), e["scene"]["stamp"].as_str().map(str::to_string), e["problem"].clone())
 }
 
+/// Saves `text` as an editor does, whole at once (written beside, then renamed over): a plain
+/// `std::fs::write` truncates the file first, and the studio may read it empty in between
+/// (it shows that, and the next save event brings the full file).
+fn save(path: &std::path::Path, text: impl AsRef<[u8]>) {
+    let beside = path.with_extension("toml.saving");
+    std::fs::write(&beside, text).unwrap();
+    std::fs::rename(&beside, path).unwrap();
+}
+
 fn drawn(s: &Studio) -> u64 {
     s.json("/api/status")["drawn"].as_u64().unwrap()
 }
@@ -322,13 +331,13 @@ fn an_edit_redraws_what_it_changed_and_nothing_else() {
     });
     // a comment and reordered whitespace: the same scene, nothing to draw
     let text = std::fs::read_to_string(&scene).unwrap();
-    std::fs::write(&scene, format!("# edited\n{text}\n\n")).unwrap();
+    save(&scene, format!("# edited\n{text}\n\n"));
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(stamp(&s).0, v0, "an edit that changes nothing is not news");
     assert_eq!(s.get(&format!("/api/frame.png?{id}&frame=10")).body, first.body);
     assert_eq!(drawn(&s), settled, "an edit that changes nothing draws nothing");
     // a camera edit: a new drawing, the same simulation
-    std::fs::write(&scene, text.replace("radius = 13.0", "radius = 9.0")).unwrap();
+    save(&scene, text.replace("radius = 13.0", "radius = 9.0"));
     let (_, stamp1, _) = wait_until("the camera edit", Duration::from_secs(10), || Some(stamp(&s)).filter(|(v, _, _)| *v > v0));
     let (sim0, draw0) = stamp0.as_deref().unwrap().split_once('-').unwrap();
     let (sim1, draw1) = stamp1.as_deref().unwrap().split_once('-').unwrap();
@@ -338,7 +347,7 @@ fn an_edit_redraws_what_it_changed_and_nothing_else() {
     assert_eq!(moved.status, 200);
     assert_ne!(moved.body, first.body, "the camera moved");
     // a problem: the last good scene is still served, with the problem beside it
-    std::fs::write(&scene, text.replace("radius = 13.0", "radius = \"far\"")).unwrap();
+    save(&scene, text.replace("radius = 13.0", "radius = \"far\""));
     let (_, stamp2, problem) = wait_until("the broken file", Duration::from_secs(10), || Some(stamp(&s)).filter(|(_, _, p)| !p.is_null()));
     assert_eq!(stamp2, stamp1, "the last good scene stays");
     let item = &problem["items"][0];
@@ -404,7 +413,7 @@ fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
     assert!(spread(&on_screen) > 40.0, "frame 0 is a picture, not a flat fill");
     // the camera moves on disk: the page shows the new frame
     let text = std::fs::read_to_string(&scene).unwrap();
-    std::fs::write(&scene, text.replace("radius = 13.0", "radius = 8.0")).unwrap();
+    save(&scene, text.replace("radius = 13.0", "radius = 8.0"));
     let old = v["stamp"].clone();
     wait_until("the edited frame", Duration::from_secs(60), || {
         let v: serde_json::Value = serde_json::from_str(shown(&mut b).as_str()?).ok()?;
@@ -414,7 +423,7 @@ fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
     assert_close(&edited, &frame_png(0), "the edited frame on screen");
     assert!(mean_diff(&edited, &on_screen) > 5.0, "the frame on screen changed");
     // a syntax error: the overlay says where; the frame stays
-    std::fs::write(&scene, text.replace("radius = 13.0", "radius = 8.0").replace("[light]", "[light")).unwrap();
+    save(&scene, text.replace("radius = 13.0", "radius = 8.0").replace("[light]", "[light"));
     let line = text.lines().position(|l| l == "[light]").unwrap() + 1;
     let overlay = wait_until("the problem overlay", Duration::from_secs(10), || {
         let t = b.eval("document.getElementById('overlay').hidden ? '' : document.getElementById('overlay').innerText");
@@ -428,7 +437,7 @@ fn the_page_shows_frames_edits_problems_and_seeks_in_a_real_browser() {
     let px = pixel(&shot, (r.0 + r.2 / 2.0) as u32, (r.1 + r.3 - 3.0) as u32);
     assert!(px[0] > px[2] && px[1] < 80, "the overlay is drawn over the frame: {px:?}");
     // fixed: the overlay goes
-    std::fs::write(&scene, text.replace("radius = 13.0", "radius = 8.0")).unwrap();
+    save(&scene, text.replace("radius = 13.0", "radius = 8.0"));
     wait_until("the overlay to go", Duration::from_secs(10), || {
         b.eval("document.getElementById('overlay').hidden").as_bool().filter(|h| *h)
     });
@@ -506,7 +515,7 @@ fn failing_goldens(name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
     let text = std::fs::read_to_string(root().join("tests/scenes/small_terrain.toml")).unwrap()
         + "\n[golden]\nframes = \"0,20\"\n[golden.tolerance]\nchannel = 0\nmax_pixels = 0\nreason = \"test: exact on lavapipe\"\n";
     let scene = scenes.join("small.toml");
-    std::fs::write(&scene, text).unwrap();
+    save(&scene, text);
     let golden = |args: &[&str]| {
         simreel().arg("golden").args(args).arg("--goldens").arg(&goldens).arg("--out").arg(&out).arg(&scene).output().unwrap()
     };
