@@ -37,10 +37,13 @@ const START: Key = Key::float("start", 0.0, -3600.0, 3600.0).unit("°").doc("azi
 const SWEEP: Key = Key::float("sweep", 90.0, -3600.0, 3600.0).unit("°").doc("azimuth swept over the whole scene");
 const ORBIT: Table = Table::new("an eye circling a centre over the scene", &[CENTER, RADIUS, ORBIT_HEIGHT, START, SWEEP]);
 const ORBIT_KEY: Key = Key::table("orbit", &ORBIT).doc("orbit a centre instead of a fixed `position` and `target`");
+const TURN: Key = Key::of("turn", Ty::Rows(&[2])).doc(
+    "a reader's drags as the web player recorded them (\"save this take\"): [time, degrees], each held until the next: the eye turned that far about the target, around the vertical",
+);
 
 /// `[camera]`.
 pub const CAMERA: Table =
-    Table::new("a fixed or animated camera, or one orbiting a centre", &[POSITION, TARGET, FOV, NEAR, FAR_KEY, ORBIT_KEY]);
+    Table::new("a fixed or animated camera, or one orbiting a centre", &[POSITION, TARGET, FOV, NEAR, FAR_KEY, ORBIT_KEY, TURN]);
 
 const SUN_AZIMUTH: Key = Key::float("sun_azimuth", 35.0, -360.0, 360.0).unit("°").doc("direction of the sun, from +x towards +z");
 const SUN_ELEVATION: Key = Key::float("sun_elevation", 40.0, 1.0, 90.0).unit("°").doc("height of the sun above the horizon");
@@ -187,6 +190,9 @@ pub struct CameraSpec {
     pub near: f64,
     pub far: f64,
     pub orbit: Option<OrbitSpec>,
+    /// A reader's drags (time, degrees), held from key to key: the eye turned about the target
+    /// around the vertical by the degrees of the last key at or before the time.
+    pub turn: Vec<[f64; 2]>,
 }
 
 /// `[camera.orbit]`: the eye circles `center` at `radius`, `height` above it, from `start_deg`
@@ -216,6 +222,19 @@ impl CameraSpec {
 
     /// Eye and target at `time` of a scene lasting `duration` (seconds).
     pub fn eye_target(&self, time: f64, duration: f64) -> ([f64; 3], [f64; 3]) {
+        let (eye, target) = self.scripted_eye_target(time, duration);
+        let turned = self.turn.partition_point(|k| k[0] <= time).checked_sub(1).map_or(0.0, |i| self.turn[i][1]);
+        if turned == 0.0 {
+            // untouched, bit for bit (a turn of 0 would round the eye's coordinates)
+            return (eye, target);
+        }
+        let (sin, cos) = (portable::sin(turned.to_radians()), portable::cos(turned.to_radians()));
+        let (dx, dz) = (eye[0] - target[0], eye[2] - target[2]);
+        ([target[0] + dx * cos - dz * sin, eye[1], target[2] + dx * sin + dz * cos], target)
+    }
+
+    /// Eye and target as the scene scripts them, before a reader's turn.
+    fn scripted_eye_target(&self, time: f64, duration: f64) -> ([f64; 3], [f64; 3]) {
         match &self.orbit {
             Some(o) => {
                 let f = if duration > 0.0 { time / duration } else { 0.0 };
@@ -252,7 +271,11 @@ pub fn read_camera(t: &TableReader) -> CameraSpec {
     if orbit.is_some() && (t.has(&POSITION) || t.has(&TARGET)) {
         t.error_at(&ORBIT_KEY, "an orbiting camera takes its position and target from [camera.orbit]; remove `position`/`target`");
     }
-    CameraSpec { position, target, fov_deg, near, far, orbit }
+    let turn: Vec<[f64; 2]> = t.rows(&TURN, "[time, degrees]").into_iter().map(|k| [k[0], k[1]]).collect();
+    if turn.windows(2).any(|w| w[1][0] <= w[0][0]) {
+        t.error_at(&TURN, "turn times must increase");
+    }
+    CameraSpec { position, target, fov_deg, near, far, orbit, turn }
 }
 
 /// `[light]`: a sun with shadows, a hemisphere of sky and ground light, distance fog.

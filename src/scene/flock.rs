@@ -66,6 +66,9 @@ const CURSOR_LOOK: Key = Key::choice("cursor_look", &["subtle", "visible"])
 const CURSOR: Key =
     Key::of("cursor", Ty::Rows(&[3])).doc("cursor keyframes [time, x, y], linear in between; it rests before the first and after the last");
 const CLICKS: Key = Key::of("clicks", Ty::Rows(&[1, 3])).doc("clicks [time] (at the cursor) or [time, x, y]");
+const POINTER: Key = Key::of("pointer", Ty::Rows(&[3])).doc(
+    "a reader's pointer as the web player recorded it (\"save this take\"): [time, x, y], each held until the next; from its first time on it is the cursor",
+);
 
 /// `[flock]`.
 const FLOCK: Table = Table::new(
@@ -104,6 +107,7 @@ const FLOCK: Table = Table::new(
         CURSOR_LOOK,
         CURSOR,
         CLICKS,
+        POINTER,
     ],
 );
 
@@ -177,6 +181,9 @@ pub struct FlockSpec {
     pub cursor: Vec<[f64; 3]>,
     /// Clicks: (time, x, y); a click written as [time] happens at the cursor.
     pub clicks: Vec<(f64, Option<[f64; 2]>)>,
+    /// A reader's pointer (time, x, y), recorded by the web player: held from each key to the
+    /// next (a page samples its pointer once a frame); from the first key on it is the cursor.
+    pub pointer: Vec<[f64; 3]>,
 }
 
 /// An agent's disc, a seeking agent's dashed path to its target and its trail's segments, canvas
@@ -312,6 +319,10 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> (FlockSpec, FlockLook
     if cursor.windows(2).any(|w| w[1][0] <= w[0][0]) {
         t.error_at(&CURSOR, "cursor keyframe times must increase");
     }
+    let pointer: Vec<[f64; 3]> = t.rows(&POINTER, "[time, x, y]").into_iter().map(|p| [p[0], p[1], p[2]]).collect();
+    if pointer.windows(2).any(|w| w[1][0] <= w[0][0]) {
+        t.error_at(&POINTER, "pointer times must increase");
+    }
     let clicks = t
         .rows(&CLICKS, "[time] or [time, x, y]")
         .into_iter()
@@ -357,6 +368,7 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> (FlockSpec, FlockLook
         reduced_motion: t.flag(&REDUCED_MOTION),
         cursor,
         clicks,
+        pointer,
     };
     if spec.node_list.is_empty() && !spec.edges.is_empty() {
         t.error_at(&EDGES, "`edges` need listed nodes ([[flock.node]])");

@@ -365,3 +365,87 @@ fn a_webgpu_canvas_that_shows_nothing_is_given_up() {
         assert_eq!(poster.as_u64(), Some(640), "the poster shows");
     }
 }
+
+/// A reader's pointer over the playing flock (mouse events, as a person moves it, then a click):
+/// the take the page records is a scene file whose `simreel render` gives the page's state at
+/// every frame compared (before, during and after the pointer) and its picture at one, and the
+/// pointer changed what the flock did.
+#[test]
+#[cfg_attr(
+    skip_web_tests,
+    ignore = "the web player cannot be built here (SIMREEL_SKIP_WEB_TESTS is set; scripts/build-web needs a wasm32 standard library)"
+)]
+fn a_pointer_moves_the_flock_and_its_take_renders_the_same_frames() {
+    let dir = scratch();
+    let site = dir.join("site");
+    let scene = root().join("scenes/flock.toml");
+    embed(&scene, &site.join("flock"));
+    let port = serve(&site);
+    let mut b = Browser::launch_drawing(&dir.join("profile"), "about:blank", &WEBGL_ON_SWIFTSHADER);
+    b.call("Page.navigate", serde_json::json!({ "url": format!("http://127.0.0.1:{port}/flock/index.html?state=1") }));
+    let player = "document.querySelector('simreel-player')";
+    wait_for(&mut b, &format!("{player} && {player}.playing && {player}.dataset.backend"), Duration::from_secs(120), "the flock playing");
+    let hint = b.eval("document.querySelector('.sr-hint').textContent");
+    assert!(hint.as_str().is_some_and(|h| h.contains("pointer")), "the page says what a reader can do: {hint}");
+    let r = b.eval(&format!("JSON.stringify({player}.querySelector('canvas').getBoundingClientRect())"));
+    let r: Value = serde_json::from_str(r.as_str().unwrap()).unwrap();
+    let (x0, y0, w) = (r["x"].as_f64().unwrap(), r["y"].as_f64().unwrap(), r["width"].as_f64().unwrap());
+    // canvas pixels → page pixels (the canvas may be drawn smaller than its pixels)
+    let k = w / 640.0;
+    let mouse = |b: &mut Browser, kind: &str, x: f64, y: f64| {
+        let mut event = serde_json::json!({ "type": kind, "x": x0 + x * k, "y": y0 + y * k });
+        if kind != "mouseMoved" {
+            event["button"] = "left".into();
+            event["clickCount"] = 1.into();
+        }
+        b.call("Input.dispatchMouseEvent", event);
+    };
+    for i in 0..40 {
+        mouse(&mut b, "mouseMoved", 150.0 + 8.0 * i as f64, 250.0 - 3.0 * i as f64);
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    mouse(&mut b, "mousePressed", 470.0, 130.0);
+    mouse(&mut b, "mouseReleased", 470.0, 130.0);
+    // the click is handed over with the next frame (slow ones on a loaded machine)
+    wait_for(&mut b, &format!("{player}.take.includes('470.0, 130.0]')"), Duration::from_secs(60), "the click in the take");
+    std::thread::sleep(Duration::from_millis(300));
+    b.eval(&format!("{player}.pause()"));
+    let inputs: u32 = b.eval(&format!("{player}.dataset.inputs")).as_str().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let paused_at: u32 = b.eval(&format!("{player}.dataset.frame")).as_str().unwrap().parse().unwrap();
+    let take = b.eval(&format!("{player}.take")).as_str().unwrap().to_string();
+    assert!(inputs >= 2 && take.contains("pointer = [") && take.contains("clicks = "), "{inputs} inputs recorded:\n{take}");
+    let save = b.eval("[...document.querySelectorAll('.sr-bar button')].some(x => x.textContent === 'save this take' && !x.hidden)");
+    assert_eq!(save, Value::Bool(true), "the save button shows once something was done");
+    let take_file = dir.join("flock-take.toml");
+    std::fs::write(&take_file, &take).unwrap();
+    // the first pointer key's frame: the frames compared are before it, at it, and after the click
+    let first: f64 = take
+        .split("pointer = [")
+        .nth(1)
+        .unwrap()
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '[')
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let first = (first * 30.0).round() as u32;
+    let mut frames = vec![first.saturating_sub(3), first, first + 10, paused_at.saturating_sub(2), paused_at];
+    frames.sort();
+    frames.dedup();
+    let mut shown = Vec::new();
+    for &f in &frames {
+        b.eval(&format!("{player}.show({f}, true)"));
+        shown.push(b.eval(&format!("{player}.state")).as_str().unwrap().to_string());
+    }
+    let (states, folder) = cli_states(&take_file, &frames, &dir.join("cli"));
+    assert_eq!(shown, states, "the page's states at frames {frames:?} against `simreel render` of its take");
+    let (plain, _) = cli_states(&scene, &[paused_at], &dir.join("cli-plain"));
+    assert_ne!(plain[0], states[states.len() - 1], "the pointer changed nothing");
+    // the picture of the last frame: the take's, with the reader's cursor drawn
+    let shot = dir.join("shot.png");
+    canvas_shot(&mut b, &shot);
+    let (same, verdict) = same_picture(&folder.join(format!("frame_{paused_at:04}.png")), &shot, &dir.join("compare"));
+    assert!(same, "the page's last frame is not the take's: {verdict}");
+    eprintln!("{inputs} inputs from frame {first} to {paused_at}; states equal at {frames:?}");
+}

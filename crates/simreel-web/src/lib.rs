@@ -5,8 +5,10 @@
 //! scene, a poster and `web/simreel-player.js`, the `<simreel-player>` element.
 //!
 //! [`session`] is the part a page does not change (a scene at a frame, sent anywhere, and its
-//! state line), tested natively; `web` (WebAssembly only) is what the page's script calls.
+//! state line) and [`take`] what a reader does to it, written into the scene's text; both tested
+//! natively; `web` (WebAssembly only) is what the page's script calls.
 
 pub mod session;
+pub mod take;
 #[cfg(target_arch = "wasm32")]
 mod web;

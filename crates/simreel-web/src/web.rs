@@ -171,6 +171,58 @@ impl Player {
         self.session.state()
     }
 
+    /// What a reader may do to this scene ("move the pointer …; click …"), for the page to say.
+    pub fn controls(&self) -> String {
+        self.session.controls().to_string()
+    }
+
+    /// The pointer at pixel (x, y) of the frame: a flock's cursor from the next frame on. False
+    /// where the kind has none.
+    pub fn pointer(&mut self, x: f64, y: f64) -> Result<bool, JsError> {
+        self.session.pointer(x, y).map_err(|e| JsError::new(&e))
+    }
+
+    /// A press at pixel (x, y): a flock's shockwave, a gust of wind there, a throw of the dice.
+    pub fn press(&mut self, x: f64, y: f64) -> Result<bool, JsError> {
+        self.session.press(x, y).map_err(|e| JsError::new(&e))
+    }
+
+    /// A drag across the frame by `dx` pixels: the eye turned about its target (3-D kinds).
+    pub fn drag(&mut self, dx: f64) -> Result<bool, JsError> {
+        self.session.drag(dx).map_err(|e| JsError::new(&e))
+    }
+
+    /// A drag starting at pixel (x, y): true where a hand took a die there (the drag then pulls
+    /// it: `pull_to`, `let_go`), false elsewhere (the drag turns the camera: `drag`).
+    pub fn grab(&mut self, x: f64, y: f64) -> Result<bool, JsError> {
+        self.session.grab(x, y).map_err(|e| JsError::new(&e))
+    }
+
+    /// The held die pulled toward pixel (x, y).
+    pub fn pull_to(&mut self, x: f64, y: f64) -> Result<bool, JsError> {
+        self.session.pull_to(x, y).map_err(|e| JsError::new(&e))
+    }
+
+    /// The hand lets go of the die.
+    pub fn let_go(&mut self) -> Result<bool, JsError> {
+        self.session.let_go().map_err(|e| JsError::new(&e))
+    }
+
+    /// The wheel, in steps (negative down): the terrain's iso level, where the scene leaves it.
+    pub fn wheel(&mut self, steps: f64) -> Result<bool, JsError> {
+        self.session.wheel(steps).map_err(|e| JsError::new(&e))
+    }
+
+    /// Inputs recorded so far.
+    pub fn inputs(&self) -> u32 {
+        self.session.inputs() as u32
+    }
+
+    /// The take: the scene file with the reader's inputs written in, for "save this take".
+    pub fn take(&self) -> String {
+        self.session.take()
+    }
+
     /// A fault the simulation found, if any.
     pub fn fault(&self) -> Option<String> {
         self.session.fault()

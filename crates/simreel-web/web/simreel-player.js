@@ -8,6 +8,12 @@
 // hash and facts `simreel render`'s manifest gives for that frame, so a reader or a test can
 // compare them).
 //
+// Interactions (what `controls()` says for the kind): the pointer is a flock's cursor, a press
+// its shockwave, a gust of wind where the ground is pressed, a throw of the dice; a drag turns a
+// 3-D camera; the wheel moves a terrain's iso level. Each is recorded at the frame shown and
+// takes effect from the next, written into the scene's text as its scripted inputs: "save this
+// take" downloads that scene file, which `simreel render` plays as the page did.
+//
 // The clock: frames are due at the scene's fps from when play started; each animation frame
 // the simulation takes whole steps toward the frame due, for at most STEP_BUDGET_MS, and draws the
 // last. A step is the command line's step, so a slow machine never changes what is shown, only
@@ -37,6 +43,9 @@ simreel-player .sr-bar input[type=range] { flex: 1; }
 simreel-player .sr-time { font-variant-numeric: tabular-nums; white-space: nowrap; }
 simreel-player .sr-note:empty, simreel-player .sr-state:empty { display: none; }
 simreel-player .sr-note { color: #8a4b00; }
+simreel-player .sr-hint { color: #555; }
+simreel-player .sr-hint:empty { display: none; }
+simreel-player canvas { touch-action: none; cursor: crosshair; }
 simreel-player .sr-state { font: 12px/1.4 ui-monospace, monospace; word-break: break-all; }
 `;
 
@@ -90,9 +99,16 @@ class SimreelPlayer extends HTMLElement {
     this.restartButton = el("button", { type: "button", textContent: "⟲", title: "restart", disabled: true });
     this.scrub = el("input", { type: "range", min: 0, max: 0, value: 0, disabled: true, title: "frame" });
     this.time = el("span", { className: "sr-time", textContent: "loading…" });
+    this.saveButton = el("button", { type: "button", textContent: "save this take", title: "download the scene file with what you did in it", hidden: true });
+    this.hint = el("div", { className: "sr-hint" });
     this.note = el("div", { className: "sr-note", role: "status" });
     this.stateLine = el("div", { className: "sr-state" });
-    this.append(this.stage, el("div", { className: "sr-bar" }, this.playButton, this.restartButton, this.scrub, this.time), this.note, this.stateLine);
+    // what the page put inside the element shows where this script does not run; here it goes
+    this.replaceChildren();
+    this.append(this.stage, el("div", { className: "sr-bar" }, this.playButton, this.restartButton, this.scrub, this.time, this.saveButton), this.hint, this.note, this.stateLine);
+    this.saveButton.onclick = () => this.save();
+    this.queue = [];
+    this.pointerAt = null;
     this.playButton.onclick = () => (this.playing ? this.pause() : this.play());
     this.restartButton.onclick = () => this.restart();
     this.scrub.oninput = () => this.show(parseInt(this.scrub.value, 10), true);
@@ -128,6 +144,7 @@ class SimreelPlayer extends HTMLElement {
       this.note.textContent = why;
     } else {
       this.stage.replaceChildren(this.canvas);
+      this.listen();
     }
     this.playButton.disabled = this.restartButton.disabled = this.scrub.disabled = false;
     if (this.askedFrame !== null) {
@@ -168,6 +185,111 @@ class SimreelPlayer extends HTMLElement {
       }
     }
     return `Showing the first frame only: neither WebGPU nor WebGL2 could draw here (${failed.join("; ")}).`;
+  }
+
+  /// The canvas's pointer, presses, drags and wheel, queued in order and handed to the simulation
+  /// once a frame (`flush`), at the frame shown.
+  listen() {
+    const c = this.canvas;
+    this.hint.textContent = this.player.controls();
+    const wheelUsed = this.hint.textContent.includes("wheel");
+    const at = (e) => {
+      const r = c.getBoundingClientRect();
+      return [((e.clientX - r.left) * c.width) / r.width, ((e.clientY - r.top) * c.height) / r.height];
+    };
+    const queue = (kind, ...args) => {
+      const last = this.queue[this.queue.length - 1];
+      // moves of one drag, and turns of the wheel, between two frames count as one
+      if (last && last[0] === kind && kind === "move") {
+        last[1] = args[0];
+        last[2] = args[1];
+        last[3] += args[2];
+      } else if (last && last[0] === kind && kind === "wheel") {
+        last[1] += args[0];
+      } else {
+        this.queue.push([kind, ...args]);
+      }
+      this.touched();
+    };
+    let down = null;
+    c.addEventListener("pointerdown", (e) => {
+      down = { x: e.clientX, y: e.clientY, at: at(e), lastX: e.clientX, dragged: false };
+      c.setPointerCapture(e.pointerId);
+    });
+    c.addEventListener("pointermove", (e) => {
+      if (down && e.buttons & 1) {
+        if (!down.dragged && Math.abs(e.clientX - down.x) + Math.abs(e.clientY - down.y) > 4) {
+          down.dragged = true;
+          queue("begin", ...down.at);
+        }
+        if (down.dragged) {
+          const r = c.getBoundingClientRect();
+          const [x, y] = at(e);
+          queue("move", x, y, ((e.clientX - down.lastX) * c.width) / r.width);
+          down.lastX = e.clientX;
+        }
+      } else {
+        // the cursor counts while the scene plays (handed over with the next frame)
+        this.pointerAt = at(e);
+      }
+    });
+    c.addEventListener("pointerup", (e) => {
+      if (down) queue(down.dragged ? "end" : "press", ...at(e));
+      down = null;
+    });
+    c.addEventListener(
+      "wheel",
+      (e) => {
+        if (!wheelUsed) return;
+        e.preventDefault();
+        queue("wheel", e.deltaY < 0 ? 1 : -1);
+      },
+      { passive: false },
+    );
+  }
+
+  /// A press, drag or wheel: the scene plays to show it (handed over with the first frame).
+  touched() {
+    if (!this.playing && !this.ended && this.player.frame() < this.last) this.play();
+  }
+
+  /// Hands what the reader did since the last frame to the simulation, in order, at the frame
+  /// shown: the pointer, then presses, drags (a die's pull, or the camera's turn) and the wheel.
+  flush() {
+    const events = this.queue;
+    this.queue = [];
+    const p = this.player;
+    try {
+      if (this.pointerAt) p.pointer(this.pointerAt[0], this.pointerAt[1]);
+      this.pointerAt = null;
+      for (const [kind, a, b, dx] of events) {
+        if (kind === "press") p.press(a, b);
+        else if (kind === "begin") this.pulling = p.grab(a, b);
+        else if (kind === "move") this.pulling ? p.pull_to(a, b) : p.drag(dx);
+        else if (kind === "end" && this.pulling) this.pulling = !p.let_go();
+        else if (kind === "wheel") p.wheel(a);
+      }
+    } catch (e) {
+      this.note.textContent = `That input was refused: ${e && e.message ? e.message : e}`;
+    }
+    const n = p.inputs();
+    this.dataset.inputs = n;
+    this.saveButton.hidden = n === 0;
+  }
+
+  /// Downloads the take: the scene file with the reader's inputs written in.
+  save() {
+    const stem = (new URL(this.getAttribute("src"), location.href).pathname.split("/").pop() || "scene.toml").replace(/\.toml$/, "");
+    const a = el("a", { href: URL.createObjectURL(new Blob([this.player.take()], { type: "application/toml" })), download: `${stem}-take.toml` });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+
+  /// The take so far (what "save this take" downloads).
+  get take() {
+    return this.player ? this.player.take() : "";
   }
 
   watchVisibility() {
@@ -221,6 +343,8 @@ class SimreelPlayer extends HTMLElement {
     const tick = (now) => {
       if (!this.playing) return;
       const began = performance.now();
+      // what the reader did since the last frame, at the frame shown
+      this.flush();
       const due = Math.min(this.last, Math.floor(((now - this.origin) / 1000) * this.fps + 1e-9));
       // whole steps toward the frame due, within the budget; the last one is drawn
       while (this.player.frame() < due - 1 && performance.now() - began < STEP_BUDGET_MS) {
@@ -252,6 +376,8 @@ class SimreelPlayer extends HTMLElement {
   }
 
   pause(byUser = true) {
+    // what the reader did before pausing counts, at the frame shown
+    if (this.playing && this.player) this.flush();
     if (byUser) this.userPaused = true;
     this.playing = false;
     if (this.raf) cancelAnimationFrame(this.raf);

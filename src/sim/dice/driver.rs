@@ -120,6 +120,11 @@ impl DiceSim {
         &self.table
     }
 
+    /// Each die's centre now, metres (a page picks the die under its pointer by them).
+    pub fn centres(&self) -> Vec<[f64; 3]> {
+        (0..self.spec.count).map(|d| self.table.pose(0, d).1).collect()
+    }
+
     /// How far the most tipped die's up face leans from the vertical, degrees.
     pub fn lean_deg(&self) -> f64 {
         (0..self.spec.count)

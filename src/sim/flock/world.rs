@@ -283,6 +283,8 @@ pub struct World {
     pub shocks: Vec<Shock>,
     pub cursor: Cursor,
     cursor_keys: Vec<[f64; 3]>,
+    /// A reader's recorded pointer: held from key to key; from its first key on, the cursor.
+    pointer_keys: Vec<[f64; 3]>,
     clicks: Vec<(f64, Option<[f64; 2]>)>,
     cursor_alive_s: f64,
     cursor_smoothing: f64,
@@ -347,6 +349,7 @@ impl World {
             shocks: Vec::new(),
             cursor: Cursor { raw: start, smooth: start, last_move: f64::NEG_INFINITY, alive: false },
             cursor_keys: spec.cursor.clone(),
+            pointer_keys: spec.pointer.clone(),
             clicks: spec.clicks.clone(),
             cursor_alive_s: spec.cursor_alive,
             cursor_smoothing: spec.cursor_smoothing,
@@ -365,8 +368,15 @@ impl World {
         w
     }
 
-    /// The scripted cursor position at `t` (linear between keyframes).
+    /// The cursor at `t`: the reader's recorded pointer from its first key on, else the scripted
+    /// cursor (linear between keyframes).
     pub fn cursor_at(&self, t: f64) -> Option<[f32; 2]> {
+        // the reader's pointer takes over from its first key: held, never interpolated, so a key
+        // added later changes nothing before its time (a take recorded live replays exactly)
+        if self.pointer_keys.first().is_some_and(|first| t >= first[0]) {
+            let p = self.pointer_keys[self.pointer_keys.partition_point(|key| key[0] <= t) - 1];
+            return Some([p[1] as f32, p[2] as f32]);
+        }
         let k = &self.cursor_keys;
         let first = k.first()?;
         let i = k.partition_point(|key| key[0] <= t);
