@@ -42,6 +42,10 @@ pub struct CompareArgs {
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+    /// The largest picture read, in megapixels (default 100): a larger one, or one whose header
+    /// says so, is refused before it is decoded.
+    #[arg(long, value_name = "MP", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_megapixels: Option<u32>,
     /// No per-file lines; only the outcome (and any error).
     #[arg(long, short)]
     pub quiet: bool,

@@ -19,6 +19,9 @@ pub fn run(args: &crate::cli::CompareArgs) -> anyhow::Result<()> {
         out: args.out.clone(),
     };
     simreel_compare::par::set_threads(args.threads.unwrap_or(0) as usize);
+    if let Some(mp) = args.max_megapixels {
+        simreel_compare::image::header::set_pixel_cap(mp as u64 * 1_000_000);
+    }
     simreel_compare::files::run(&plan, args.quiet, "simreel golden review --compare")?;
     Ok(())
 }

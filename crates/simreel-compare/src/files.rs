@@ -233,6 +233,10 @@ pub fn run(plan: &Plan, quiet: bool, review: &str) -> Result<Report, Error> {
     Ok(report)
 }
 
+/// The largest picture of a size mismatch decoded to be shown in the report (16 megapixels):
+/// beyond it the mismatch is said from the headers alone, in no time and no memory.
+const SHOWN_MISMATCH_PIXELS: u64 = 16_000_000;
+
 /// Where reports go unless `--out` says otherwise.
 pub const DEFAULT_OUT: &str = "out";
 
@@ -278,6 +282,29 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, Error> {
             Ok(img) => passed(&mut e, compare::compare(&img, &img, tol), &img),
             Err(why) => return Ok(unreadable(e, why)),
         }
+        return Ok(e);
+    }
+    // the headers first: pictures of two sizes are a mismatch at once, nothing decoded where
+    // one is large (or larger than the comparator reads: the sizes are enough to fail the pair)
+    let head = |b: &Option<Vec<u8>>| b.as_deref().and_then(picture::header::read);
+    if let (Some(he), Some(ha)) = (head(&e_bytes), head(&a_bytes))
+        && (he.width, he.height) != (ha.width, ha.height)
+        && he.pixels().max(ha.pixels()) > SHOWN_MISMATCH_PIXELS.min(picture::header::pixel_cap())
+    {
+        let over =
+            |h: &picture::header::Header| if picture::header::check_cap(h).is_err() { ", more than the comparator reads" } else { "" };
+        e.verdict = format!(
+            "size mismatch: {} is {}×{}{}, {} is {}×{}{} (read from their headers; too large to be shown)",
+            p.expected.display(),
+            he.width,
+            he.height,
+            over(&he),
+            p.actual.display(),
+            ha.width,
+            ha.height,
+            over(&ha)
+        );
+        e.bytes = report::FileBytes { expected: e_bytes, actual: a_bytes };
         return Ok(e);
     }
     let (expected, actual) = crate::par::join(|| decode_if(&p.expected, &e_bytes), || decode_if(&p.actual, &a_bytes));

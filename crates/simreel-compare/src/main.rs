@@ -24,6 +24,8 @@ compare options:
   --flip-mean X        perceptual layer: the largest mean FLIP error (0-1; default 0: off)
   --flip-p99 X         perceptual layer: the largest 99th percentile of the FLIP error (0-1)
   --threads N          worker threads (default: one per core); results do not depend on it
+  --max-megapixels MP  the largest picture read (default 100): a larger one, or one whose header
+                       says so, is refused before it is decoded (exit 2)
   -q, --quiet          only the outcome
 
 Pictures: PNG (any bit depth), JPEG, WebP, BMP, TIFF.
@@ -150,7 +152,8 @@ fn number<T: std::str::FromStr>(s: &str) -> Result<T, String> {
 }
 
 fn compare(f: &Flags) -> Result<(), Failure> {
-    let known = ["--out", "--tolerance", "--channel", "--max-pixels", "--max-region", "--flip-mean", "--flip-p99", "--threads"];
+    let known =
+        ["--out", "--tolerance", "--channel", "--max-pixels", "--max-region", "--flip-mean", "--flip-p99", "--threads", "--max-megapixels"];
     f.only(&known)?;
     if f.has("--accept-all") {
         return Err(Failure::Usage("--accept-all is review's".into()));
@@ -169,6 +172,12 @@ fn compare(f: &Flags) -> Result<(), Failure> {
     };
     let threads = f.get("--threads", number::<usize>)?.unwrap_or(0);
     simreel_compare::par::set_threads(threads);
+    if let Some(mp) = f.get("--max-megapixels", number::<u32>)? {
+        if !(1..=4096).contains(&mp) {
+            return Err(Failure::Usage("--max-megapixels: from 1 to 4096".into()));
+        }
+        simreel_compare::image::header::set_pixel_cap(mp as u64 * 1_000_000);
+    }
     let plan = files::Plan {
         expected: PathBuf::from(expected),
         actual: PathBuf::from(actual),

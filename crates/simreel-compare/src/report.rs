@@ -525,6 +525,19 @@ fn failed_card(e: &Entry, pics: &Pictures) -> String {
                 "<div class=\"view\" data-view=\"hover\"><img class=\"swap\" alt=\"hover to see the expected image\" data-from=\"actual\"><figcaption>actual; hover for expected</figcaption></div>"
             );
         }
+        (Some(exp), None, Some(act)) => {
+            // two sizes: side by side, each as it is
+            let _ = writeln!(
+                h,
+                "<div class=\"row\"><figure><img class=\"expected\" alt=\"expected\" src=\"{}\"><figcaption>expected, {}×{}</figcaption></figure><figure><img class=\"actual\" alt=\"actual\" src=\"{}\"><figcaption>actual, {}×{}</figcaption></figure></div>",
+                pics.url("expected"),
+                exp.width,
+                exp.height,
+                pics.url("actual"),
+                act.width,
+                act.height
+            );
+        }
         (_, _, Some(_)) => {
             let _ = writeln!(
                 h,

@@ -115,3 +115,37 @@ fn review_without_a_terminal_prints_the_commands_and_accept_all_moves_pending_im
     assert!(said(&o).contains("nothing to review"), "{}", said(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What a header says is read before anything is decoded: a 20000² PNG (1.2 MB of one colour)
+/// against a page is a size mismatch at once; the same picture twice is refused by the pixel cap
+/// unless `--max-megapixels` raises it; a FIFO given as a picture is refused, never waited on.
+#[test]
+fn headers_come_first_the_pixel_cap_is_said_and_a_fifo_is_refused() {
+    let dir = folder("headers");
+    std::fs::write(dir.join("page.png"), encode_png(&page(false))).unwrap();
+    let row = [250u8, 250, 250, 255].repeat(20_000);
+    let huge = simreel_compare::image::encode_png_rows(20_000, 20_000, true, |_, out| out.copy_from_slice(&row));
+    std::fs::write(dir.join("huge.png"), &huge).unwrap();
+    let t0 = std::time::Instant::now();
+    let o = run(&dir, &["compare", "page.png", "huge.png", "-q"]);
+    assert_eq!(o.status.code(), Some(4), "{}", said(&o));
+    assert!(t0.elapsed().as_secs_f64() < 2.0, "a size mismatch took {:?}", t0.elapsed());
+    let report = std::fs::read_to_string(dir.join("out/compare-report/report.html")).unwrap();
+    assert!(report.contains("size mismatch") && report.contains("20000×20000"), "the report names both sizes");
+    let o = run(&dir, &["compare", "huge.png", "huge.png", "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+    assert!(said(&o).contains("400.0 megapixels") && said(&o).contains("--max-megapixels"), "{}", said(&o));
+    let o = run(&dir, &["compare", "huge.png", "huge.png", "-q", "--max-megapixels", "400"]);
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    let o = run(&dir, &["compare", "page.png", "page.png", "--max-megapixels", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo.png");
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let t0 = std::time::Instant::now();
+        let o = run(&dir, &["compare", "page.png", "fifo.png"]);
+        assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+        assert!(said(&o).contains("not a plain file") && t0.elapsed().as_secs() < 5, "{}", said(&o));
+    }
+}

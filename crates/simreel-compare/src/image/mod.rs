@@ -5,6 +5,7 @@ use std::path::Path;
 
 pub mod bmp;
 mod encode;
+pub mod header;
 pub mod tiff;
 
 pub use encode::{encode_png, encode_png_rows, encode_png_small};
@@ -91,6 +92,16 @@ pub fn decode(bytes: &[u8]) -> Result<Image, String> {
     let Some(format) = Format::sniff(bytes) else {
         return Err(format!("not a picture the comparator reads (PNG, JPEG, WebP, BMP, TIFF): {}", what_it_is(bytes)));
     };
+    // the header first: nothing is allocated for a size it claims beyond the cap
+    if let Some(h) = header::read(bytes) {
+        header::check_cap(&h).map_err(|why| format!("a {} too large: {why}", format.name()))?;
+        header::check_plausible(&h, bytes.len()).map_err(|why| format!("a {} that cannot be read: {why}", format.name()))?;
+        if h.cmyk {
+            return Err("a CMYK JPEG: browsers show it through its colour profile, which the comparator does not apply; \
+                 compare RGB pictures (a screenshot is one)"
+                .into());
+        }
+    }
     let image = match format {
         Format::Png => png(bytes),
         Format::Jpeg => jpeg(bytes),
@@ -98,7 +109,17 @@ pub fn decode(bytes: &[u8]) -> Result<Image, String> {
         Format::Bmp => bmp::decode(bytes),
         Format::Tiff => tiff::decode(bytes),
     };
-    image.map_err(|why| format!("a {} that cannot be read: {why}", format.name()))
+    let image = image.map_err(|why| format!("a {} that cannot be read: {why}", format.name()))?;
+    // what was decoded is held to the cap too, whatever the header said
+    if image.width as u64 * image.height as u64 > header::pixel_cap() {
+        return Err(format!(
+            "a {} of {}×{}, more than the comparator reads (--max-megapixels raises it)",
+            format.name(),
+            image.width,
+            image.height
+        ));
+    }
+    Ok(image)
 }
 
 /// What bytes that are no picture look like, for an error.
@@ -114,9 +135,6 @@ fn what_it_is(bytes: &[u8]) -> String {
         format!("it starts with bytes {}", head.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" "))
     }
 }
-
-/// The largest picture decoded, in pixels: a 32 768-pixel square (4 GiB as RGBA8).
-const MAX_PIXELS: usize = 1 << 30;
 
 /// A PNG's last chunk, `IEND`, with its CRC.
 const IEND: &[u8] = b"\0\0\0\0IEND\xAE\x42\x60\x82";
@@ -137,8 +155,8 @@ fn png_whole(bytes: &[u8]) -> Result<Image, String> {
     let words = |e: zune_png::error::PngDecodeErrors| format!("{e:?}").trim().to_string();
     d.decode_headers().map_err(words)?;
     let (w, h) = d.dimensions().ok_or("no image header")?;
-    if w.saturating_mul(h) > MAX_PIXELS {
-        return Err(format!("{w}×{h} is larger than the comparator reads"));
+    if w.saturating_mul(h) as u64 > header::pixel_cap() {
+        return Err(format!("{w}×{h} is larger than the comparator reads (--max-megapixels raises it)"));
     }
     let channels = d.colorspace().map_or(4, |c| c.num_components());
     let samples = match d.decode().map_err(words)? {
