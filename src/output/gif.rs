@@ -4,7 +4,9 @@
 //! what the pixel already shows, which costs a transparent index. A pixel keeps its colour when
 //! that is as near the target (the source plus the error diffused so far) as the nearest palette
 //! colour, with a bonus when its left neighbour kept too; the error it leaves is diffused like
-//! any other, so the neighbours make up for it. A redrawn pixel takes its left neighbour's
+//! any other, so the neighbours make up for it, but never when the colour kept is more than 8
+//! levels from the frame's own ([`KEPT_NEAR_SOURCE`]: no dot of an earlier frame stays on a flat
+//! background). A redrawn pixel takes its left neighbour's
 //! colour when that is nearly as good. Both make long runs, which LZW stores in few codes. Without
 //! dithering nothing makes up for a pixel shown off its colour, so both are held to
 //! [`NO_DITHER_HOLD`]: every pixel is within its frame palette's quantisation error and 4 levels,
@@ -91,6 +93,17 @@ const HOLD_AFTER_HOLD: f32 = 400.0;
 
 /// The same after a redrawn left neighbour: 0 (the kept colour must be as good).
 const HOLD: f32 = 0.0;
+
+/// Dithered, a pixel keeps what it shows only when that is at most this far (squared distance,
+/// 8 levels) from the frame's own colour there, whatever the diffused error: on a flat background
+/// a kept pixel 20 levels off stays a dot of an earlier frame (the diffusion spreads its error
+/// thinly over the neighbours, who cannot hide it), and a moving shape left dotted trails on 0.86 %
+/// of a light flock's pixels. So no pixel of an earlier frame stays more than 8 levels off any
+/// frame, dithered or not.
+pub const KEPT_NEAR_SOURCE: f32 = 64.0;
+
+/// The most error (levels, each channel) diffused into a pixel.
+const DIFFUSED_AT_MOST: f32 = 8.0;
 
 /// Undithered, nothing makes up for a pixel shown off its colour, so a pixel keeps what it shows,
 /// or takes its left neighbour's colour, only when that is at most this much farther (squared
@@ -240,20 +253,41 @@ impl Dither<'_> {
         for y in 0..out.len() / w {
             for x in 0..w {
                 let i = y * w + x;
-                let v = [0, 1, 2].map(|c| (q.source[i][c] as f32 + row[x + 1][c]).clamp(0.0, 255.0));
+                // the error diffused here, at most DIFFUSED_AT_MOST levels a channel: more makes a
+                // pixel of a smooth background stand out of it (the dice's gradient was streaked)
+                let v = [0, 1, 2].map(|c| {
+                    let s = q.source[i][c] as f32;
+                    (s + row[x + 1][c].clamp(-DIFFUSED_AT_MOST, DIFFUSED_AT_MOST)).clamp(0.0, 255.0)
+                });
                 let old = shown[i];
                 let left = (x > 0).then(|| out[i - 1]);
                 let bonus = if left == Some(keep) { hold_after_hold } else { hold };
                 // the nearest colour is at least 0 away: a pixel this near its own keeps it unsought
                 let d_old = d2(old, v);
-                let (colour, index) = if !self.first && d_old <= bonus {
+                // whatever the diffused error, an earlier frame's colour stays only near this one's
+                let src = q.source[i].map(f32::from);
+                let keepable = !self.first && d2(old, src) <= KEPT_NEAR_SOURCE;
+                let (colour, index) = if keepable && d_old <= bonus {
                     (old, keep)
                 } else {
-                    let k = self.nearest.find(v);
+                    let mut k = self.nearest.find(v);
+                    if self.strength > 0.0 && d2(q.palette[k as usize], src) > KEPT_NEAR_SOURCE {
+                        // the dither's colour only among those near the pixel's own: farther, the
+                        // colour nearest the pixel's own (a smooth background is never dotted
+                        // beyond what its palette must)
+                        k = self.nearest.find(src);
+                    }
                     let best = d2(q.palette[k as usize], v);
                     match left {
-                        _ if !self.first && d_old <= best + bonus => (old, keep),
-                        Some(l) if l != keep && l != k && d2(q.palette[l as usize], v) <= best + run => (q.palette[l as usize], l),
+                        _ if keepable && d_old <= best + bonus => (old, keep),
+                        Some(l)
+                            if l != keep
+                                && l != k
+                                && d2(q.palette[l as usize], v) <= best + run
+                                && d2(q.palette[l as usize], src) <= KEPT_NEAR_SOURCE =>
+                        {
+                            (q.palette[l as usize], l)
+                        }
                         _ => (q.palette[k as usize], k),
                     }
                 };
