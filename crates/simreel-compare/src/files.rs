@@ -343,6 +343,16 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, Error> {
             }
         }
     }
+    // an animated PNG is compared on its first frame (its default image), as every comparator
+    // does: said, so that a change in a later frame is not taken for checked
+    let animated: Vec<String> = [(&p.expected, &e_bytes), (&p.actual, &a_bytes)]
+        .into_iter()
+        .filter(|(_, b)| head(b).is_some_and(|h| h.animated))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    if !animated.is_empty() {
+        e.verdict.push_str(&format!(" ({} an animated PNG: its first frame compared)", animated.join(" and ")));
+    }
     if !e.passed {
         e.bytes = report::FileBytes { expected: e_bytes, actual: a_bytes };
     }

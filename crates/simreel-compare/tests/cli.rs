@@ -139,6 +139,18 @@ fn headers_come_first_the_pixel_cap_is_said_and_a_fifo_is_refused() {
     assert_eq!(o.status.code(), Some(0), "{}", said(&o));
     let o = run(&dir, &["compare", "page.png", "page.png", "--max-megapixels", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+    // an APNG (an acTL chunk before the image data): compared on its first frame, and said
+    let png = encode_png(&page(false));
+    let mut apng = png[..33].to_vec();
+    let actl = [0u8, 0, 0, 8, b'a', b'c', b'T', b'L', 0, 0, 0, 2, 0, 0, 0, 0];
+    apng.extend_from_slice(&actl);
+    apng.extend_from_slice(&crc(&actl[4..]).to_be_bytes());
+    apng.extend_from_slice(&png[33..]);
+    std::fs::write(dir.join("anim.png"), &apng).unwrap();
+    let o = run(&dir, &["compare", "page.png", "anim.png", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    let summary = std::fs::read_to_string(dir.join("out/compare-report/summary.json")).unwrap();
+    assert!(summary.contains("anim.png an animated PNG: its first frame compared"), "{summary}");
     #[cfg(unix)]
     {
         let fifo = dir.join("fifo.png");
@@ -148,4 +160,16 @@ fn headers_come_first_the_pixel_cap_is_said_and_a_fifo_is_refused() {
         assert_eq!(o.status.code(), Some(2), "{}", said(&o));
         assert!(said(&o).contains("not a plain file") && t0.elapsed().as_secs() < 5, "{}", said(&o));
     }
+}
+
+/// PNG's CRC-32 of a chunk's type and data.
+fn crc(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 == 1 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+        }
+    }
+    !c
 }
