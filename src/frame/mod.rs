@@ -53,6 +53,14 @@ pub struct Zoom {
     pub aspect: f32,
 }
 
+/// Where a canvas of logical `size` lands in the pixel rectangle `rect` (`[x, y, width, height]`):
+/// its uniform scale (pixels per canvas unit) and the pixel position of its origin, centred. The
+/// renderer draws [`Canvas2d`]s so; a page turns its pointer back into canvas units by it.
+pub fn fit(size: [f32; 2], rect: [f32; 4]) -> (f32, [f32; 2]) {
+    let s = (rect[2] / size[0]).min(rect[3] / size[1]);
+    (s, [rect[0] + (rect[2] - size[0] * s) / 2.0, rect[1] + (rect[3] - size[1] * s) / 2.0])
+}
+
 /// A 2-D drawing on a logical canvas (y down, origin top left) scaled uniformly to fit the image,
 /// centred. Shapes are anti-aliased analytically, so they stay crisp at any output size.
 #[derive(Clone, Debug, PartialEq)]

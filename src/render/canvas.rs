@@ -59,12 +59,7 @@ fn instance(s: &Shape2d, margin: f32) -> ShapeInstance {
     ShapeInstance { rect, p0, p1, c0, c1, kind, _pad: [0; 3] }
 }
 
-/// A canvas of `size` fitted into the pixel rectangle `rect` (`[x, y, width, height]`): uniform
-/// scale (pixels per canvas unit) and the pixel position of the canvas origin, centred.
-pub fn fit(size: [f32; 2], rect: [f32; 4]) -> (f32, [f32; 2]) {
-    let s = (rect[2] / size[0]).min(rect[3] / size[1]);
-    (s, [rect[0] + (rect[2] - size[0] * s) / 2.0, rect[1] + (rect[3] - size[1] * s) / 2.0])
-}
+pub use crate::frame::fit;
 
 /// Canvas → NDC transform (of the whole `width` × `height` image, the canvas fitted into `rect`)
 /// and the size of an output pixel and of the edge margin ([`SHAPE_MARGIN_PX`]) in canvas units.

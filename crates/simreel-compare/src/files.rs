@@ -287,7 +287,8 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, Error> {
     // the headers first: pictures of two sizes are a mismatch at once, nothing decoded where
     // one is large (or larger than the comparator reads: the sizes are enough to fail the pair)
     let head = |b: &Option<Vec<u8>>| b.as_deref().and_then(picture::header::read);
-    if let (Some(he), Some(ha)) = (head(&e_bytes), head(&a_bytes))
+    let heads = [head(&e_bytes), head(&a_bytes)];
+    if let [Some(he), Some(ha)] = heads
         && (he.width, he.height) != (ha.width, ha.height)
         && he.pixels().max(ha.pixels()) > SHOWN_MISMATCH_PIXELS.min(picture::header::pixel_cap())
     {
@@ -345,9 +346,10 @@ fn entry(p: &Pair, tol: &Tolerance) -> Result<Entry, Error> {
     }
     // an animated PNG is compared on its first frame (its default image), as every comparator
     // does: said, so that a change in a later frame is not taken for checked
-    let animated: Vec<String> = [(&p.expected, &e_bytes), (&p.actual, &a_bytes)]
+    let animated: Vec<String> = [&p.expected, &p.actual]
         .into_iter()
-        .filter(|(_, b)| head(b).is_some_and(|h| h.animated))
+        .zip(heads)
+        .filter(|(_, h)| h.is_some_and(|h| h.animated))
         .map(|(path, _)| path.display().to_string())
         .collect();
     if !animated.is_empty() {

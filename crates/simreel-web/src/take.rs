@@ -311,12 +311,11 @@ impl Eye {
     }
 }
 
-/// Pixel (x, y) of a flock's picture in canvas units (the canvas is fitted into the picture,
-/// centred, as the renderer draws it).
+/// Pixel (x, y) of a flock's picture in canvas units (the canvas fitted into the picture as the
+/// renderer draws it: [`simreel::frame::fit`]).
 pub fn canvas_at(scene: &Scene, x: f64, y: f64) -> Option<[f64; 2]> {
     let KindSpec::Flock(f) = &scene.sim.kind else { return None };
-    let (w, h) = (scene.look.width as f64, scene.look.height as f64);
-    let s = (w / f.canvas[0]).min(h / f.canvas[1]);
-    let (ox, oy) = ((w - f.canvas[0] * s) / 2.0, (h - f.canvas[1] * s) / 2.0);
-    Some([(x - ox) / s, (y - oy) / s])
+    let (w, h) = (scene.look.width as f32, scene.look.height as f32);
+    let (s, [ox, oy]) = simreel::frame::fit(f.canvas.map(|c| c as f32), [0.0, 0.0, w, h]);
+    Some([(x - ox as f64) / s as f64, (y - oy as f64) / s as f64])
 }
