@@ -313,7 +313,7 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
     if selection.len() as u64 == scene.frames() as u64 {
         pipeline::whole::remove_strays(&folder)?;
     }
-    let finished = animations.finish(&all, &[], ffmpeg.as_deref())?;
+    let finished = animations.finish(&all, &[], ffmpeg.as_deref(), &pipeline::whole::Unwatched)?;
     // the last frame's shard simulated the state the whole render ends in
     let last = shards.values().max_by_key(|m| m.frames.iter().map(|e| e.index).max()).expect("a shard");
     let sum = |f: fn(&Timings) -> f64| shards.values().map(|m| f(&m.timings)).sum::<f64>();
@@ -327,12 +327,14 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
         gif: gif.as_ref().map(|p| p.display().to_string()),
         animations: finished.records.clone(),
         timings: Timings {
-            wall_s: wall,
+            // the shards' time, and the animations made here
+            wall_s: wall + finished.seconds.values().sum::<f64>(),
             simulate_s: simulate,
             render_s: render,
             encode_s: encode,
             frames_per_second: paths.len() as f64 / wall.max(1e-9),
             slowest_stage: slowest,
+            animations_s: finished.seconds.clone(),
             peak_memory_bytes: shards.values().filter_map(|m| m.timings.peak_memory_bytes).max(),
         },
         final_state: last.final_state.clone(),

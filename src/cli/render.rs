@@ -20,8 +20,9 @@ pub struct RenderArgs {
     /// Also write the result to FILE, by its extension: `.gif`, `.apng`, `.mp4`, `.webm`, `.webp`,
     /// `.avif` (the animation of every frame, or the clip of a run `--frames` names), or `.png`
     /// (a still: the scene's one frame, or the one `--frames` names; `.webp` and `.avif` of one
-    /// frame are stills too). One scene; the frames and manifest still go to DIR, where
-    /// `--resume` finds them.
+    /// frame are stills too). With `--format`, each format named is written too, beside FILE
+    /// under its own extension (`-o hero.mp4 --format webm` writes hero.mp4 and hero.webm). One
+    /// scene; the frames and manifest still go to DIR, where `--resume` finds them.
     #[arg(short = 'o', long = "output", value_name = "FILE", conflicts_with = "shard")]
     pub output: Option<PathBuf>,
     /// Frames to render: `0..59`, `1,3,5..10`, `-1` (the last), `-5..` (the last five); ranges

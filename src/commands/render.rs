@@ -71,16 +71,16 @@ impl Target {
 }
 
 pub fn run(args: RenderArgs) -> anyhow::Result<()> {
-    let target_format = match &args.output {
+    let target_formats = match &args.output {
         Some(file) => {
             if args.scenes.len() != 1 {
                 return Err(BadInput(format!("-o {}: names one file, for one scene ({} given)", file.display(), args.scenes.len())).into());
             }
-            Some((file.clone(), Target::format_of(file)?))
+            targets_of(file, args.format.as_ref().map_or(&[][..], |f| &f.0))?
         }
-        None => None,
+        None => Vec::new(),
     };
-    let mut target = None;
+    let mut targets = Vec::new();
     let shard = super::resolve_shard(args.shard, args.quiet)?;
     // Every scene is validated before the first one renders.
     let mut jobs = Vec::new();
@@ -100,20 +100,33 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
             s = s.into_draft();
         }
         s.check_memory(&scene::available_memory())?;
+        if let (scene::KindLook::Figure(f), scene::KindSpec::Figure(spec), false) = (&s.look.kind, &s.sim.kind, args.quiet) {
+            for w in f.layout(spec).warnings {
+                eprintln!("warning: {}: {w}", s.name);
+            }
+        }
         let frames = match &args.frames {
             Some(spec) => simreel::scene::frames::parse_frames(spec, s.sim.timing.frames)
                 .map_err(|e| BadInput(format!("--frames: {e} (scene {})", s.name)))?,
             None => (0..s.sim.timing.frames).collect(),
         };
         let mut formats = args.format.as_ref().map_or_else(|| s.output.formats.clone(), |f| f.0.clone());
-        if let Some((file, format)) = &target_format {
-            let t = Target::of(file, *format, &frames, s.sim.timing.frames)?;
-            if t.renders().needs_ffmpeg() || format.needs_ffmpeg() {
-                simreel::output::animation::ffmpeg()?;
+        if !target_formats.is_empty() {
+            // the formats the files are: the render makes them (and the frames they are made from)
+            formats.clear();
+            for (i, (file, format)) in target_formats.iter().enumerate() {
+                let t = Target::of(file, *format, &frames, s.sim.timing.frames).map_err(|e| match i {
+                    0 => e,
+                    _ => BadInput(format!("{} (--format {} beside -o {})", e.0, format.name(), target_formats[0].0.display())),
+                })?;
+                if t.renders().needs_ffmpeg() || format.needs_ffmpeg() {
+                    simreel::output::animation::ffmpeg()?;
+                }
+                if !formats.contains(&t.renders()) {
+                    formats.push(t.renders());
+                }
+                targets.push((file.clone(), t));
             }
-            // the format the file is: the render makes it (and the frames it is made from)
-            formats = vec![t.renders()];
-            target = Some((file.clone(), t));
         }
         jobs.push(Job::new(s, &args.out).frames(frames).formats(formats).adapter(args.adapter.request()).resume(args.resume));
     }
@@ -170,11 +183,24 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         if let Some(fit) = &outcome.gif_fit {
             eprintln!("{}: {fit}", job.scene.name);
         }
-        if let Some((file, t)) = &target {
+        for (file, t) in &targets {
             write_target(file, *t, job, &outcome, args.quiet)?;
         }
     }
     Ok(())
+}
+
+/// The files `-o file` with `--format` names: `file` in the format its extension says, then each
+/// other format named, beside it under that format's extension.
+fn targets_of(file: &Path, named: &[Format]) -> Result<Vec<(std::path::PathBuf, Format)>, BadInput> {
+    let own = Target::format_of(file)?;
+    let mut out = vec![(file.to_path_buf(), own)];
+    for &f in named {
+        if out.iter().all(|(_, g)| *g != f) {
+            out.push((file.with_extension(f.name()), f));
+        }
+    }
+    Ok(out)
 }
 
 /// `--scale n`: `s` at n times its size, the layout the same (the simulation is read from the
@@ -213,7 +239,14 @@ fn write_target(file: &Path, t: Target, job: &pipeline::Job, outcome: &pipeline:
         Target::Still(f) => {
             let how = simreel::output::animation::Encoding { format: f, quality: job.scene.output.quality, still: true };
             let ffmpeg = simreel::output::animation::ffmpeg()?;
-            simreel::output::animation::write_video(&ffmpeg, std::slice::from_ref(&from), file, job.scene.sim.timing.fps as f64, how)?;
+            simreel::output::animation::write_video(
+                &ffmpeg,
+                std::slice::from_ref(&from),
+                file,
+                job.scene.sim.timing.fps as f64,
+                how,
+                &|| (),
+            )?;
         }
         _ => {
             let bytes = simreel::output::read_plain(&from)?;
@@ -231,8 +264,12 @@ fn write_target(file: &Path, t: Target, job: &pipeline::Job, outcome: &pipeline:
 fn render_summary(name: &str, outcome: &pipeline::Outcome) -> String {
     let t = &outcome.manifest.timings;
     let dir = outcome.frames_dir.display();
-    let mut files: Vec<String> =
-        outcome.gif.iter().chain(&outcome.animations).chain(&outcome.clips).map(|p| p.display().to_string()).collect();
+    // each animation with the time it took to make after the frames
+    let timed = |p: &std::path::PathBuf| {
+        let seconds = p.extension().and_then(|e| e.to_str()).and_then(|e| t.animations_s.get(e));
+        seconds.map_or_else(|| p.display().to_string(), |s| format!("{} ({s:.1} s)", p.display()))
+    };
+    let mut files: Vec<String> = outcome.gif.iter().chain(&outcome.animations).chain(&outcome.clips).map(timed).collect();
     let mut notes = Vec::new();
     if let Some(why) = &outcome.stale {
         notes.push(format!("{why}: rendered again"));

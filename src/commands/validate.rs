@@ -25,16 +25,28 @@ pub fn run(given: &[std::path::PathBuf], sets: &[Override]) -> anyhow::Result<()
     let room = scene::available_memory();
     for p in &paths {
         match super::load_with(p, sets).and_then(|s| s.check_memory(&room).map(|()| s)) {
-            Ok(s) => println!(
-                "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",
-                p.display(),
-                s.kind_name(),
-                s.name,
-                count(s.sim.timing.frames.into(), "frame", "frames"),
-                s.look.width,
-                s.look.height,
-                scene::error::human_bytes(s.memory_estimate(8).0)
-            ),
+            Ok(s) => {
+                println!(
+                    "{}: ok ({} scene \"{}\", {} at {}×{}; a render needs about {})",
+                    p.display(),
+                    s.kind_name(),
+                    s.name,
+                    count(s.sim.timing.frames.into(), "frame", "frames"),
+                    s.look.width,
+                    s.look.height,
+                    scene::error::human_bytes(s.memory_estimate(8).0)
+                );
+                // a figure: where each panel is and how its scene fits, in the units its keys use
+                if let (scene::KindLook::Figure(f), scene::KindSpec::Figure(spec)) = (&s.look.kind, &s.sim.kind) {
+                    let layout = f.layout(spec);
+                    for line in &layout.lines {
+                        println!("  {line}");
+                    }
+                    for w in &layout.warnings {
+                        eprintln!("warning: {}: {w}", p.display());
+                    }
+                }
+            }
             Err(e) => {
                 bad += 1;
                 eprintln!("{e}");

@@ -191,13 +191,21 @@ pub fn facts_json(facts: &[(String, String)]) -> serde_json::Map<String, serde_j
 /// Seconds spent per stage (stages overlap, so they add up to more than the wall time).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct Timings {
+    /// The whole run: its frames, then the animations made from them.
     pub wall_s: f64,
     pub simulate_s: f64,
     pub render_s: f64,
+    /// PNG frames written (and a GIF's frames quantised as they came), summed over threads.
     pub encode_s: f64,
+    /// Frames rendered a second, over the time until the last frame was written (the
+    /// animations made after are in `animations_s`).
     pub frames_per_second: f64,
     /// The stage that took longest.
     pub slowest_stage: String,
+    /// Seconds each animation (or clip) made after the frames took, by format: an ffmpeg encode,
+    /// an APNG, a GIF made from the frames or made again to fit its budget.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub animations_s: std::collections::BTreeMap<String, f64>,
     /// The process's peak resident memory so far, bytes (Linux's VmHWM; absent elsewhere).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_memory_bytes: Option<u64>,

@@ -15,6 +15,7 @@ pub mod manifest;
 pub mod mesh_file;
 pub mod picture;
 pub mod png;
+pub mod webp;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

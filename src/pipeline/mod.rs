@@ -440,8 +440,11 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
             removed = whole::remove_strays(&shared.out.folder)?;
         }
         let streamed = if gif_written { vec![Format::Gif] } else { Vec::new() };
-        finished = animations.finish(&manifest.frames, &streamed, ffmpeg.as_deref())?;
+        finished = animations.finish(&manifest.frames, &streamed, ffmpeg.as_deref(), &shared.progress)?;
         manifest.animations = finished.records.clone();
+        // the whole run's time, the animations' too; the frames' rate stays theirs
+        manifest.timings.wall_s = wall.elapsed().as_secs_f64();
+        manifest.timings.animations_s = finished.seconds.clone();
         manifest.gif = animations.gif(&manifest.animations);
     }
     if shared.out.png {
@@ -533,7 +536,11 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
         }
         let data = shared.timed(Stage::Simulate, || sim.frame(f));
         let digest = sim.digest();
-        let facts = crate::output::manifest::facts_json(&digest.facts);
+        let mut facts = crate::output::manifest::facts_json(&digest.facts);
+        // the frame's time, so that a chart can plot the trace in seconds
+        if let Some(t) = serde_json::Number::from_f64(scene.sim.timing.time_of(f)) {
+            facts.entry("time").or_insert(serde_json::Value::Number(t));
+        }
         shared.states.lock().expect("states").insert(f, (digest.to_string(), facts));
         shared.progress.simulate.inc(1);
         if let Some(fault) = sim.fault() {

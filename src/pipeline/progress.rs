@@ -1,11 +1,13 @@
 //! What a running job shows and measures: the stages' progress bars on a terminal, and the time
 //! each stage took, summed across threads.
 
+use std::path::Path;
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::ProgressMode;
+use crate::scene::Format;
 
 /// The stages a frame goes through.
 #[derive(Clone, Copy)]
@@ -35,7 +37,8 @@ impl StageClock {
 
 pub(super) struct Progress {
     pub(super) mode: ProgressMode,
-    _multi: Option<MultiProgress>,
+    scene: String,
+    multi: Option<MultiProgress>,
     pub(super) simulate: ProgressBar,
     pub(super) render: ProgressBar,
     pub(super) encode: ProgressBar,
@@ -58,12 +61,42 @@ impl Progress {
         } else {
             (None, (ProgressBar::hidden(), ProgressBar::hidden(), ProgressBar::hidden()))
         };
-        Progress { mode, _multi: multi, simulate: bars.0, render: bars.1, encode: bars.2 }
+        Progress { mode, scene: scene.to_string(), multi, simulate: bars.0, render: bars.1, encode: bars.2 }
     }
 
     pub(super) fn finish(&self) {
         for b in [&self.simulate, &self.render, &self.encode] {
             b.finish_and_clear();
+        }
+    }
+}
+
+/// The animations made after the frames: on a terminal a bar each (frames handed to ffmpeg, or
+/// the time so far where the encoder is simreel's own), in JSON one line each when made.
+impl super::whole::Watch for Progress {
+    fn begin(&self, format: Format, path: &Path, frames: usize) -> ProgressBar {
+        let Some(multi) = &self.multi else { return ProgressBar::hidden() };
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let bar = if format.needs_ffmpeg() {
+            let style = ProgressStyle::with_template("{prefix:>24} {msg:>9} [{bar:30}] {pos:>5}/{len} {per_sec:>9} eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+            ProgressBar::new(frames as u64).with_style(style)
+        } else {
+            let style = ProgressStyle::with_template("{prefix:>24} {msg:>9} {spinner} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            ProgressBar::new_spinner().with_style(style)
+        };
+        let bar = multi.add(bar.with_prefix(name).with_message(format.name()));
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    }
+
+    fn end(&self, bar: ProgressBar, format: Format, path: &Path, seconds: f64) {
+        bar.finish_and_clear();
+        if self.mode == ProgressMode::Json {
+            let line = serde_json::json!({"scene": self.scene, "animation": format.name(), "file": path.display().to_string(), "seconds": seconds});
+            println!("{line}");
         }
     }
 }

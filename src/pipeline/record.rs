@@ -72,6 +72,7 @@ pub(super) fn build_manifest(shared: &Shared, wall: Duration, gif: bool) -> Mani
             encode_s: clock.encode.as_secs_f64(),
             frames_per_second: rendered_count(shared) as f64 / wall_s.max(1e-9),
             slowest_stage: slowest,
+            animations_s: Default::default(),
             peak_memory_bytes: crate::output::manifest::peak_memory(),
         },
         final_state: shared.final_state.lock().expect("state").clone(),

@@ -53,7 +53,32 @@ pub struct Outcome {
     pub fitted: Option<String>,
     /// Clips written of the frames this render made.
     pub clips: Vec<PathBuf>,
+    /// Seconds each animation made now took, by format (a GIF written as the frames came is
+    /// timed with them: it is not here, unless its budget made it again).
+    pub seconds: std::collections::BTreeMap<String, f64>,
 }
+
+/// What the making of each animation shows as it goes: a bar fed one tick per frame handed to
+/// its encoder, and the time it took when it is made.
+pub trait Watch {
+    /// `path`, of `format`, from `frames` frames, is begun.
+    fn begin(&self, format: Format, path: &Path, frames: usize) -> indicatif::ProgressBar;
+    /// `path` is made, in `seconds`.
+    fn end(&self, bar: indicatif::ProgressBar, format: Format, path: &Path, seconds: f64);
+}
+
+/// Nothing shown.
+pub struct Unwatched;
+
+impl Watch for Unwatched {
+    fn begin(&self, _: Format, _: &Path, _: usize) -> indicatif::ProgressBar {
+        indicatif::ProgressBar::hidden()
+    }
+    fn end(&self, _: indicatif::ProgressBar, _: Format, _: &Path, _: f64) {}
+}
+
+/// The clips written, what the GIF's gave up to fit its budget, and the seconds each took.
+type Clips = (Vec<PathBuf>, Option<String>, std::collections::BTreeMap<String, f64>);
 
 /// The run `first..=last` that `frames` (sorted) are, of a scene of `total` frames, when it is a
 /// run of two or more and not the whole: what a clip is made of.
@@ -144,14 +169,21 @@ impl Animations {
     /// says which of them this render wrote as its frames came (a GIF). Leaves them alone
     /// otherwise, saying why. A render of a run of frames makes the clip of each instead (its
     /// streamed GIF is the clip's), and leaves the whole's alone, unsaid.
-    pub fn finish(&self, frames: &[FrameEntry], streamed: &[Format], ffmpeg: Option<&Path>) -> Result<Outcome, PipelineError> {
+    /// `watch` shows each as it is made.
+    pub fn finish(
+        &self,
+        frames: &[FrameEntry],
+        streamed: &[Format],
+        ffmpeg: Option<&Path>,
+        watch: &dyn Watch,
+    ) -> Result<Outcome, PipelineError> {
         let mut out = Outcome { records: self.records.clone(), ..Outcome::default() };
         if self.wanted.is_empty() {
             return Ok(out);
         }
         // a render of a run of frames makes their clip and leaves the whole's animations alone
         if self.clip.is_some() {
-            (out.clips, out.fitted) = self.clips(streamed, ffmpeg)?;
+            (out.clips, out.fitted, out.seconds) = self.clips(streamed, ffmpeg, watch)?;
             return Ok(out);
         }
         let (missing, other) = self.gaps(frames);
@@ -176,11 +208,10 @@ impl Animations {
                 continue;
             }
             if streamed.contains(format) || !self.recorded(*format, path, source) {
-                if !streamed.contains(format) {
-                    self.write(*format, path, &files, &self.gif.0, ffmpeg)?;
-                }
-                if *format == Format::Gif {
-                    out.fitted = self.fit_gif(path, &files)?.or(out.fitted);
+                let made = self.make(*format, path, &files, &self.gif.0, (ffmpeg, watch), streamed.contains(format))?;
+                out.fitted = made.1.or(out.fitted);
+                if let Some(seconds) = made.0 {
+                    out.seconds.insert(format.name().to_string(), seconds);
                 }
                 out.written.push(path.clone());
             } else {
@@ -196,24 +227,50 @@ impl Animations {
 
     /// The clips of the run of frames this render made, one per format asked for (made again each
     /// time: they are a render's own output, not the scene's).
-    /// Returns them, and what the GIF's gave up to fit its budget.
-    /// `streamed` says which this render wrote as its frames came.
-    fn clips(&self, streamed: &[Format], ffmpeg: Option<&Path>) -> Result<(Vec<PathBuf>, Option<String>), PipelineError> {
-        let Some((first, last)) = self.clip else { return Ok((Vec::new(), None)) };
+    /// `streamed` says which this render wrote as its frames came. Returns them, what the GIF's
+    /// gave up to fit its budget, and the seconds each took.
+    fn clips(&self, streamed: &[Format], ffmpeg: Option<&Path>, watch: &dyn Watch) -> Result<Clips, PipelineError> {
+        let Some((first, last)) = self.clip else { return Ok(Clips::default()) };
         let files: Vec<PathBuf> = (first..=last).map(|f| self.folder.frame(f)).collect();
-        let (mut written, mut fitted) = (Vec::new(), None);
+        let (mut written, mut fitted, mut seconds) = (Vec::new(), None, std::collections::BTreeMap::new());
         for (format, _, _) in &self.wanted {
             let Some(path) = self.folder.clip(*format, first, last) else { continue };
-            if !streamed.contains(format) {
-                let sampling = Sampling::of(files.len(), self.fps, self.gif_fps);
-                self.write(*format, &path, &files, &sampling, ffmpeg)?;
-            }
-            if *format == Format::Gif {
-                fitted = self.fit_gif(&path, &files)?;
+            let sampling = Sampling::of(files.len(), self.fps, self.gif_fps);
+            let made = self.make(*format, &path, &files, &sampling, (ffmpeg, watch), streamed.contains(format))?;
+            fitted = made.1.or(fitted);
+            if let Some(s) = made.0 {
+                seconds.insert(format.name().to_string(), s);
             }
             written.push(path);
         }
-        Ok((written, fitted))
+        Ok((written, fitted, seconds))
+    }
+
+    /// Makes the animation of `format` at `path` (unless `streamed`: written as the frames
+    /// came) and fits a GIF to its budget, shown to `watch`. Returns the seconds it took
+    /// (none when nothing was done) and what the GIF gave up.
+    fn make(
+        &self,
+        format: Format,
+        path: &Path,
+        files: &[PathBuf],
+        sampling: &Sampling,
+        (ffmpeg, watch): (Option<&Path>, &dyn Watch),
+        streamed: bool,
+    ) -> Result<(Option<f64>, Option<String>), PipelineError> {
+        let start = std::time::Instant::now();
+        let budgeted = format == Format::Gif && self.budget.is_some();
+        if streamed && !budgeted {
+            return Ok((None, None));
+        }
+        let bar = watch.begin(format, path, files.len());
+        if !streamed {
+            self.write(format, path, files, sampling, ffmpeg, &bar)?;
+        }
+        let fitted = if format == Format::Gif { self.fit_gif(path, files)? } else { None };
+        let seconds = start.elapsed().as_secs_f64();
+        watch.end(bar, format, path, seconds);
+        Ok((Some(seconds), fitted))
     }
 
     /// Frames of the scene not in the folder, and frames there of another identity.
@@ -238,7 +295,8 @@ impl Animations {
         Ok(fitted.map(|f| format!("{}: {}", path.display(), f.said(budget, &full, self.size))))
     }
 
-    /// Writes the animation of `format` of `files` to `path` (a GIF of those `sampling` keeps).
+    /// Writes the animation of `format` of `files` to `path` (a GIF of those `sampling` keeps),
+    /// `bar` ticked per frame handed to ffmpeg.
     fn write(
         &self,
         format: Format,
@@ -246,6 +304,7 @@ impl Animations {
         files: &[PathBuf],
         sampling: &Sampling,
         ffmpeg: Option<&Path>,
+        bar: &indicatif::ProgressBar,
     ) -> Result<(), PipelineError> {
         let (w, h) = self.size;
         match format {
@@ -255,7 +314,7 @@ impl Animations {
             f => {
                 let ffmpeg = ffmpeg.ok_or(OutputError::NoFfmpeg)?;
                 let how = output::animation::Encoding::animation(f, self.quality);
-                Ok(output::animation::write_video(ffmpeg, files, path, self.fps, how)?)
+                Ok(output::animation::write_video(ffmpeg, files, path, self.fps, how, &|| bar.inc(1))?)
             }
         }
     }

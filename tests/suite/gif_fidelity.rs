@@ -1,4 +1,7 @@
-//! A GIF's frames are as faithful as their palettes allow, on every shipped scene: each frame of
+//! Every animation's frames are as faithful as their codec allows, on every shipped scene. MP4,
+//! WebM, WebP and AVIF (decoded by ffmpeg as their colour tags say, WebP by the `image` crate):
+//! no frame's open background more than [`LOSSY_BACKGROUND`] off its PNG, so no block of an
+//! earlier frame stays on screen. A GIF's frames are as faithful as their palettes allow: each frame of
 //! the GIF, decoded here independently of the encoder (the `gif` crate's decoder, frames laid over
 //! one another as their disposal says), is held against its PNG frame. Undithered, every pixel is
 //! within its frame palette's quantisation error (plus the encoder's small hold); dithered, the
@@ -21,6 +24,12 @@ const WIDTH: u32 = 192;
 /// dither pattern differs): over the 33 shipped scenes × 24 frames at 192 px the most was 1.64
 /// (wind_field), most under 1; an undithered ghost was 10–20 levels on a few pixels.
 const LOCAL_MARGIN: f64 = 2.0;
+/// The share of a frame's open background (pixels 3 px or more from anything else) that MP4,
+/// WebM, WebP and AVIF may show more than 8 levels off its PNG. Over the shipped scenes × 24
+/// frames at 192 px the most was 0.14 % (terrain, WebM; a codec's ringing); libwebp's animation
+/// encoder, which keeps blocks of the frame before, left 1.8 % (dice_firmness, growing frame
+/// after frame; 20 % on an 800-px dice clip).
+const LOSSY_BACKGROUND: f64 = 0.005;
 
 /// One decoded GIF frame: the colours on screen after it, and its palette (the transparent
 /// index left out).
@@ -86,6 +95,64 @@ fn largest_local_error(shown: &[[u8; 3]], source: &[[u8; 3]], w: usize, h: usize
     worst
 }
 
+/// The background pixels of `src` (equal within a level to their row's first: a flat or
+/// vertical-gradient background) and how many of them `shown` has more than 8 levels off.
+fn background_beyond(shown: &[[u8; 3]], src: &[[u8; 3]], w: usize) -> (usize, usize) {
+    let off = |a: [u8; 3], b: [u8; 3]| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0);
+    let h = src.len() / w;
+    let flat: Vec<bool> = src.chunks_exact(w).flat_map(|row| row.iter().map(move |&s| off(s, row[0]) <= 1)).collect();
+    // deep: every pixel within DEEP of it is background too (a codec's ringing and halved
+    // colour spread the picture's edges a few pixels into it; a stale block does not stop there)
+    const DEEP: usize = 3;
+    let (mut stray, mut background) = (0, 0);
+    for y in DEEP..h.saturating_sub(DEEP) {
+        for x in DEEP..w.saturating_sub(DEEP) {
+            if (y - DEEP..=y + DEEP).all(|yy| (x - DEEP..=x + DEEP).all(|xx| flat[yy * w + xx])) {
+                background += 1;
+                stray += usize::from(off(shown[y * w + x], src[y * w + x]) > 8);
+            }
+        }
+    }
+    (stray, background)
+}
+
+/// The frames of the MP4, WebM, WebP and AVIF clips `<stem>.<format>` as a viewer shows them,
+/// `w` × `h` (the 4:2:0 formats' padding cut off): WebP decoded by the `image` crate, the others
+/// by ffmpeg, each as its colour tags say.
+fn lossy_clips(dir: &Path, stem: &str, w: usize, h: usize) -> Vec<(&'static str, Vec<Vec<[u8; 3]>>)> {
+    use image::AnimationDecoder;
+    let mut out = Vec::new();
+    let webp = std::io::BufReader::new(std::fs::File::open(dir.join(format!("{stem}.webp"))).unwrap());
+    let decoder = image::codecs::webp::WebPDecoder::new(webp).unwrap();
+    assert!(decoder.has_animation(), "{stem}.webp is not an animation");
+    let frames = decoder.into_frames();
+    out.push(("webp", frames.map(|f| f.unwrap().into_buffer().pixels().map(|p| [p[0], p[1], p[2]]).collect()).collect()));
+    for format in ["mp4", "webm", "avif"] {
+        let file = dir.join(format!("{stem}.{format}"));
+        let probe = std::process::Command::new("ffprobe")
+            .args(["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let size = String::from_utf8_lossy(&probe.stdout).trim().to_string();
+        let (cw, ch) = size.split_once(',').map(|(a, b)| (a.parse::<usize>().unwrap(), b.parse::<usize>().unwrap())).unwrap();
+        let o = std::process::Command::new("ffmpeg")
+            .args(["-v", "error", "-i"])
+            .arg(&file)
+            .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&o.stderr));
+        let frames = o
+            .stdout
+            .chunks_exact(cw * ch * 3)
+            .map(|f| (0..h).flat_map(|y| (0..w).map(move |x| (y * cw + x) * 3)).map(|i| [f[i], f[i + 1], f[i + 2]]).collect())
+            .collect();
+        out.push((format, frames));
+    }
+    out
+}
+
 fn gif_of(frames: &Path, out: &Path, dither: bool) {
     simreel::pipeline::gif_from_folder(frames, out, GifSettings { fps: 30.0, dither }, None).unwrap();
 }
@@ -96,11 +163,12 @@ fn rgb(path: &Path) -> Vec<[u8; 3]> {
 
 #[test]
 #[cfg_attr(skip_gpu_tests, ignore = "SIMREEL_SKIP_GPU_TESTS is set")]
-fn every_gif_frame_is_within_its_palettes_error_of_its_png_on_every_shipped_scene() {
+fn every_animation_frame_is_within_its_codec_s_error_of_its_png_on_every_shipped_scene() {
     require_gpu();
     let dir = scratch();
     let mut checked = 0;
     let mut worst_beyond = (0f64, String::new(), 0);
+    let mut lossy_worst = std::collections::BTreeMap::new();
     for scene in shipped_scenes() {
         let s = simreel::scene::load(&scene).unwrap();
         let (frames, height) = (FRAMES.min(s.sim.timing.frames), (WIDTH * s.look.height / s.look.width).max(16));
@@ -108,7 +176,8 @@ fn every_gif_frame_is_within_its_palettes_error_of_its_png_on_every_shipped_scen
         let o = simreel()
             .arg("render")
             .arg(&scene)
-            .args(["--format", "png", "--quiet", "--frames", &format!("0..{}", frames - 1), "--size", &format!("{WIDTH}x{height}")])
+            .args(["--format", "png,mp4,webm,webp,avif", "--quiet", "--frames", &format!("0..{}", frames - 1)])
+            .args(["--size", &format!("{WIDTH}x{height}")])
             .arg("--out")
             .arg(&out)
             .output()
@@ -120,6 +189,31 @@ fn every_gif_frame_is_within_its_palettes_error_of_its_png_on_every_shipped_scen
         files.sort();
         assert_eq!(files.len(), frames as usize, "{}", scene.display());
         let sources: Vec<Vec<[u8; 3]>> = files.iter().map(|f| rgb(f)).collect();
+        let width = WIDTH as usize;
+        // the clip of the frames rendered, or the scene's own animations where they are all of it
+        let stem = if frames == s.sim.timing.frames { s.name.clone() } else { format!("{}.0-{}", s.name, frames - 1) };
+        for (format, shown) in lossy_clips(&out, &stem, width, height as usize) {
+            assert_eq!(shown.len(), sources.len(), "{} {format}", s.name);
+            for (k, (f, src)) in shown.iter().zip(&sources).enumerate() {
+                let (stray, background) = background_beyond(f, src, width);
+                // a frame with little open background says nothing (a crowd of agents; a few
+                // pixels of ringing are a large share of a few hundred)
+                if background < 1000 || background * 50 < src.len() {
+                    continue;
+                }
+                let share = stray as f64 / background as f64;
+                assert!(
+                    share <= LOSSY_BACKGROUND,
+                    "{} {format}, frame {k}: {stray} of {background} background pixels more than 8 levels off its PNG \
+                     (a trace of an earlier frame: libwebp's animation encoder left 1.8 % on dice_firmness)",
+                    s.name
+                );
+                let worst = lossy_worst.entry(format).or_insert((0.0, String::new(), 0));
+                if share > worst.0 {
+                    *worst = (share, s.name.clone(), k);
+                }
+            }
+        }
 
         // undithered: each pixel within its frame palette's quantisation error (and the hold)
         let gif = dir.join(format!("{}.plain.gif", s.name));
@@ -207,6 +301,9 @@ fn every_gif_frame_is_within_its_palettes_error_of_its_png_on_every_shipped_scen
         checked += 1;
     }
     assert!(checked >= 20, "{checked} scenes checked");
+    for (format, (share, name, k)) in &lossy_worst {
+        eprintln!("{format}: at most {:.3} % of a frame's background more than 8 levels off ({name} frame {k})", 100.0 * share);
+    }
     eprintln!(
         "dithered: at most {:.3} % of a frame's pixels more than 8 levels off its PNG ({} frame {}; dither noise where the palette is coarse)",
         100.0 * worst_beyond.0,

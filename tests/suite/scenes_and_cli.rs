@@ -133,6 +133,10 @@ fn validate_command_reports_positions_and_exit_codes() {
     assert_eq!(shipped.status.code(), Some(0), "{said}{}", String::from_utf8_lossy(&shipped.stderr));
     let files = simreel::scene::scene_files(std::path::Path::new("scenes")).unwrap();
     assert!(files.len() > 20 && files.iter().all(|f| said.contains(&format!("{}: ok", f.display()))), "{said}");
+    // a figure's layout: each panel's rectangle and how its scene fits, no warning for a shipped one
+    assert!(said.contains("  panel 2 at [488, 51.2, 456, 281.8] (456×282): panel 1's region [185, 80, 110, 80] magnified"), "{said}");
+    assert!(said.contains("flock_crowd (flock): its 960×540 canvas scaled 0.4750× and centred"), "{said}");
+    assert!(!String::from_utf8_lossy(&shipped.stderr).contains("warning"), "{}", String::from_utf8_lossy(&shipped.stderr));
     assert!(said.contains("scenes/figures/parts/mc_cube.toml: ok"), "subfolders too: {said}");
     let mine = dir.join("mine");
     std::fs::create_dir_all(mine.join("sub")).unwrap();

@@ -140,3 +140,126 @@ fn webp_and_avif_stills_and_the_encoders_quality_keys() {
     let o = simreel().current_dir(&dir).args(["validate", "hero.toml", "--set", "output.webp_quality=101"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// Decodes `file` with ffmpeg to RGB24, frame 0, its YUV read with `matrix` (`auto`: as the
+/// file's tags say).
+fn decode_first(file: &Path, matrix: &str) -> Vec<u8> {
+    let vf = if matrix == "auto" { "null".to_string() } else { format!("scale=in_color_matrix={matrix}:in_range=tv") };
+    let o = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(file)
+        .args(["-vf", &vf, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&o.stderr));
+    o.stdout
+}
+
+/// The mean largest channel error over the saturated pixels of `png` (RGBA) in `rgb`: where a
+/// wrong matrix shows (a pink turned salmon).
+fn saturated_error(png: &[u8], rgb: &[u8]) -> f64 {
+    let (mut n, mut sum) = (0, 0u64);
+    for (p, q) in png.chunks_exact(4).zip(rgb.chunks_exact(3)) {
+        let (hi, lo) = (p[..3].iter().max().unwrap(), p[..3].iter().min().unwrap());
+        if hi - lo > 60 {
+            n += 1;
+            sum += (0..3).map(|c| p[c].abs_diff(q[c])).max().unwrap() as u64;
+        }
+    }
+    assert!(n > 1000, "{n} saturated pixels");
+    sum as f64 / n as f64
+}
+
+/// MP4 and WebM say BT.709 (primaries and the matrix they were converted with), the sRGB curve
+/// and limited range, read back by ffprobe; decoded as they say, their saturated colours are
+/// nearer the frame than decoded with BT.601's matrix (what an untagged file was made with).
+/// WebP, animated and still, carries the sRGB profile, read back by the `image` crate and by
+/// ffprobe; the AVIF keeps its tags.
+#[test]
+fn every_web_format_says_what_its_colours_are() {
+    require_gpu();
+    let dir = scratch();
+    let scene = crate::common::root().join("scenes/wind_meadow.toml");
+    render(&dir, &scene, &["-q", "--size", "320x180", "--frames", "0..9", "--format", "png,mp4,webm,webp,avif"]);
+    render(&dir, &scene, &["-q", "--size", "320x180", "--frames", "0", "--resume", "-o", "still.webp"]);
+    // lossless, still and animated (libwebp's animation encoder)
+    let lossless = ["-q", "--size", "320x180", "--resume", "--set", "output.webp_quality=100"];
+    render(&dir, &scene, &[&lossless[..], &["--frames", "0", "-o", "exact.webp"]].concat());
+    render(&dir, &scene, &[&lossless[..], &["--frames", "0..9", "-o", "exact-clip.webp"]].concat());
+    let png = read_png(&dir.join("out/wind_meadow/frame_0000.png"));
+    for ext in ["mp4", "webm", "avif"] {
+        let clip = dir.join(format!("out/wind_meadow.0-9.{ext}"));
+        let probe = Command::new("ffprobe")
+            .args(["-v", "error", "-show_entries", "stream=color_space,color_primaries,color_transfer,color_range", "-of", "csv=p=0"])
+            .arg(&clip)
+            .output()
+            .unwrap();
+        let tags = String::from_utf8_lossy(&probe.stdout).trim().to_string();
+        if ext == "avif" {
+            assert_eq!(tags, "pc,smpte170m,iec61966-2-1,bt709", "{ext}");
+            continue;
+        }
+        assert_eq!(tags, "tv,bt709,iec61966-2-1,bt709", "{ext}: range, matrix, curve, primaries");
+        let (tagged, bt601) =
+            (saturated_error(&png.rgba, &decode_first(&clip, "auto")), saturated_error(&png.rgba, &decode_first(&clip, "bt601")));
+        // 2.2 against 4.5 levels on this meadow (4:2:0 colour halves the blades' edges)
+        assert!(tagged < 3.0 && tagged < bt601, "{ext}: {tagged:.2} levels off as tagged, {bt601:.2} as BT.601");
+    }
+    let srgb = moxcms::ColorProfile::new_srgb();
+    for file in ["out/wind_meadow.0-9.webp", "still.webp", "exact.webp", "exact-clip.webp"].map(|f| dir.join(f)) {
+        use image::ImageDecoder;
+        let reader = std::io::BufReader::new(std::fs::File::open(&file).unwrap());
+        let icc = image::codecs::webp::WebPDecoder::new(reader).unwrap().icc_profile().unwrap();
+        let profile = moxcms::ColorProfile::new_from_slice(&icc.unwrap_or_else(|| panic!("{}: no ICC profile", file.display()))).unwrap();
+        assert_eq!(
+            (profile.red_colorant, profile.green_colorant, profile.blue_colorant),
+            (srgb.red_colorant, srgb.green_colorant, srgb.blue_colorant)
+        );
+        // the curve's parameters as the profile stores them (16.16 fixed point)
+        let params = |t: &Option<moxcms::ToneReprCurve>| match t {
+            Some(moxcms::ToneReprCurve::Parametric(p)) => p.clone(),
+            other => panic!("{}: the curve is {other:?}", file.display()),
+        };
+        let (got, want) = (params(&profile.red_trc), params(&srgb.red_trc));
+        assert!(got.len() == want.len() && got.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-4), "{}: {got:?}", file.display());
+    }
+    let frames = Command::new("ffprobe").args(["-v", "error", "-show_frames", "-of", "json"]).arg(dir.join("still.webp")).output().unwrap();
+    assert!(String::from_utf8_lossy(&frames.stdout).contains("\"ICC profile\""), "ffprobe finds no ICC profile in the still");
+}
+
+/// `-o` with `--format` writes every format named beside the file, or refuses before rendering;
+/// each animation's time goes into the manifest, and the run's wall time holds them.
+#[test]
+fn o_with_formats_writes_each_and_times_it() {
+    require_gpu();
+    let (dir, scene) = project();
+    let said = render(&dir, &scene, &["-o", "hero@2x.mp4", "--format", "webm,webp,mp4"]);
+    for f in ["hero@2x.mp4", "hero@2x.webm", "hero@2x.webp"] {
+        assert!(said.contains(&format!("wrote {f} ")), "{f}: {said}");
+        let ext = f.rsplit('.').next().unwrap();
+        assert_eq!(std::fs::read(dir.join(f)).unwrap(), std::fs::read(dir.join(format!("out/hero.{ext}"))).unwrap(), "{f}");
+    }
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("out/hero/manifest.json")).unwrap()).unwrap();
+    let t = &manifest["timings"];
+    let seconds: Vec<f64> =
+        ["mp4", "webm", "webp"].iter().map(|f| t["animations_s"][f].as_f64().unwrap_or_else(|| panic!("{f}: {t}"))).collect();
+    assert!(seconds.iter().all(|s| *s > 0.0) && t["wall_s"].as_f64().unwrap() > seconds.iter().sum::<f64>(), "{t}");
+    // JSON progress says each animation as it is made
+    let o = simreel()
+        .current_dir(&dir)
+        .arg("render")
+        .arg(&scene)
+        .args(["--format", "webm,apng", "--progress", "json", "--set", "output.webm_crf=40"])
+        .output()
+        .unwrap();
+    let lines = String::from_utf8_lossy(&o.stdout).into_owned();
+    for f in ["webm", "apng"] {
+        assert!(lines.lines().any(|l| l.contains(&format!("\"animation\":\"{f}\"")) && l.contains("\"seconds\":")), "{f}: {lines}");
+    }
+    // a format that cannot be what -o is: refused before anything is written
+    std::fs::remove_dir_all(dir.join("out")).unwrap();
+    let o = simreel().current_dir(&dir).arg("render").arg(&scene).args(["-o", "clip.mp4", "--format", "png"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--format png beside -o clip.mp4") && !dir.join("out").exists(), "{err}");
+}

@@ -382,6 +382,7 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     for (key, text) in [(&TITLE, &title), (&FOOTNOTE, &footnote)] {
         if let Some(text) = text {
             check_placeholders(t, key, text, source, sims.iter().any(Option::is_some));
+            check_panel_names(t, key, text, &sims);
         }
     }
     if panels.len() > MAX_PANELS {
@@ -433,7 +434,13 @@ fn check_panels(spec: &FigureSpec, look: &FigureLook, readers: &[TableReader]) {
                 if (s * timing.fps as f64).round() > last as f64 {
                     r.error_at(
                         &TIME,
-                        format!("time {s} s is past the last frame ({last}, at {:.2} s) of {}", timing.time_of(last), sim.path.display()),
+                        format!(
+                            "time {s} s is past the last frame ({last}, at {:.2} s) of {}: write `time = {}` or `frame = {last}` for its end",
+                            timing.time_of(last),
+                            sim.path.display(),
+                            // the last frame's time, rounded down so that it picks that frame
+                            (timing.time_of(last) * 1000.0).floor() / 1000.0
+                        ),
                     );
                 }
                 s.min(timing.time_of(last))
@@ -661,6 +668,25 @@ fn check_placeholders(t: &TableReader, key: &Key, text: &str, data: DataSource, 
     }
 }
 
+/// `{panelN.fact}` in `text` names a panel there is, one with a scene (whose facts it has).
+fn check_panel_names(t: &TableReader, key: &Key, text: &str, sims: &[Option<PanelSim>]) {
+    for (name, _) in placeholders(text).unwrap_or_default() {
+        let Some((n, fact)) = name.strip_prefix("panel").and_then(|r| r.split_once('.')) else { continue };
+        let Ok(n) = n.parse::<usize>() else { continue };
+        let scenes: Vec<String> = (1..=sims.len()).filter(|&k| sims[k - 1].is_some()).map(|k| k.to_string()).collect();
+        let have = match &scenes[..] {
+            [] => "no panel shows a scene".to_string(),
+            [one] => format!("panel {one} shows a scene"),
+            many => format!("panels {} show scenes", many.join(", ")),
+        };
+        match sims.get(n.wrapping_sub(1)) {
+            None => t.error_at(key, format!("{{{name}}}: there is no panel {n} (the figure has {}; {have})", sims.len())),
+            Some(None) => t.error_at(key, format!("{{{name}}}: panel {n} is a chart or an inset, which reports no {fact}; {have}")),
+            Some(Some(_)) => {}
+        }
+    }
+}
+
 impl FigureLook {
     /// Height of the band above the grid that holds the title (0 without one).
     pub fn title_band(&self) -> f64 {
@@ -700,5 +726,88 @@ impl FigureLook {
                 })
             })
             .collect()
+    }
+}
+
+/// How a figure is laid out, for `validate`: a line per panel (its rectangle, and how its scene
+/// is fitted into it), and warnings for what reaches outside its panel.
+#[derive(Debug, Default, PartialEq)]
+pub struct Layout {
+    pub lines: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// `[x, y, w, h]` as written in a figure file (whole numbers without decimals).
+fn rect_text(r: [f64; 4]) -> String {
+    let n = |v: f64| if (v - v.round()).abs() < 0.05 { format!("{}", v.round()) } else { format!("{v:.1}") };
+    format!("[{}, {}, {}, {}]", n(r[0]), n(r[1]), n(r[2]), n(r[3]))
+}
+
+/// The part of `r` (`[x, y, w, h]` from a panel's top left) outside a panel of `w` × `h`, said.
+fn outside(r: [f64; 4], (w, h): (f64, f64)) -> Option<String> {
+    let parts = [(-r[0], "left"), (-r[1], "top"), (r[0] + r[2] - w, "right"), (r[1] + r[3] - h, "bottom")];
+    let over: Vec<String> = parts.iter().filter(|(d, _)| *d > 0.05).map(|(d, side)| format!("{d:.0} past its {side} edge")).collect();
+    (!over.is_empty()).then(|| over.join(", "))
+}
+
+impl FigureLook {
+    /// The layout of this figure, whose panels' simulations are `spec`'s.
+    pub fn layout(&self, spec: &FigureSpec) -> Layout {
+        let mut out = Layout::default();
+        let rects = self.panel_rects();
+        for (k, (p, r)) in self.panels.iter().zip(&rects).enumerate() {
+            let n = k + 1;
+            let what = match (&p.content, spec.panels.get(k).and_then(Option::as_ref)) {
+                (PanelContent::Scene(look), Some(sim)) => match &sim.scene.kind {
+                    crate::scene::KindSpec::Flock(f) => {
+                        let c = [f.canvas[0] as f32, f.canvas[1] as f32];
+                        let (s, o) = crate::frame::fit(c, [r[0] as f32, r[1] as f32, r[2] as f32, r[3] as f32]);
+                        let (x, y) = (o[0] as f64 - r[0], o[1] as f64 - r[1]);
+                        format!(
+                            "{} ({}): its {}×{} canvas scaled {s:.4}× and centred: its point (u, v) is at [{x:.1} + {s:.4}·u, {y:.1} + {s:.4}·v] of the panel (where a label's or a region's [x, y] is measured)",
+                            sim.name,
+                            look.kind.name(),
+                            f.canvas[0],
+                            f.canvas[1],
+                        )
+                    }
+                    _ => format!(
+                        "{} ({}): drawn through its camera at the panel's shape ({:.2}:1), filling it",
+                        sim.name,
+                        look.kind.name(),
+                        r[2] / r[3]
+                    ),
+                },
+                (PanelContent::Chart(_), _) => "a chart".to_string(),
+                (PanelContent::Inset(inset), _) => {
+                    let of = rects.get(inset.of).copied().unwrap_or(*r);
+                    let shown = inset.fitted(r[2] / r[3]);
+                    let mut text = format!("panel {}'s region {} magnified", inset.of + 1, rect_text(inset.region));
+                    if shown != inset.region {
+                        text.push_str(&format!(", widened to the inset's shape: {}", rect_text(shown)));
+                    }
+                    if let Some(over) = outside(shown, (of[2], of[3])) {
+                        out.warnings.push(format!(
+                            "panel {n}: the region it shows, {} widened to the inset's shape, reaches outside panel {} ({:.0}×{:.0}): {over}",
+                            rect_text(shown),
+                            inset.of + 1,
+                            of[2],
+                            of[3]
+                        ));
+                    }
+                    text
+                }
+                (PanelContent::Scene(_), None) => "a scene".to_string(),
+            };
+            out.lines.push(format!("panel {n} at {} ({:.0}×{:.0}): {what}", rect_text(*r), r[2], r[3]));
+            for (i, l) in p.labels.iter().enumerate() {
+                if let Anchor::Canvas([x, y]) = l.at
+                    && let Some(over) = outside([x, y, 0.0, 0.0], (r[2], r[3]))
+                {
+                    out.warnings.push(format!("panel {n}, label {}: at [{x}, {y}], {over} of the panel ({:.0}×{:.0})", i + 1, r[2], r[3]));
+                }
+            }
+        }
+        out
     }
 }

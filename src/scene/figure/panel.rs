@@ -75,7 +75,8 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: DataSource) -> (Opti
     let is_scene = p.has(&SCENE);
     let caption = p.string(&CAPTION);
     if let Some(c) = &caption {
-        check_placeholders(p, &CAPTION, c, data, is_scene);
+        // an inset's caption has the facts of the panel it magnifies
+        check_placeholders(p, &CAPTION, c, data, is_scene || inset.is_some());
     }
     let rect = p.has(&RECT).then(|| p.numbers(&RECT));
     if let Some(r) = rect.filter(|r| (r[2] <= 0.0 || r[3] <= 0.0) && !p.failed(&RECT)) {

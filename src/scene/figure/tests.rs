@@ -55,6 +55,25 @@ fn bad_panels_are_named_at_their_line_and_column() {
         );
     }
     assert!(parse("[[figure.panel]]\nscene = \"../dice.toml\"\ntime = 5.98\n").is_ok(), "5.98 s shows the last frame, 179");
+    // the message offers the end, and what it offers is taken
+    problem("[[figure.panel]]\nscene = \"../dice.toml\"\ntime = 6.0\n", "figure.panel[0].time", "write `time = 5.966` or `frame = 179`");
+    assert!(parse("[[figure.panel]]\nscene = \"../dice.toml\"\ntime = 5.966\n").is_ok());
+    // `{panelN.fact}` of no panel, or of a chart, says which panels have facts
+    let two = "[[figure.panel]]\nscene = \"../dice.toml\"\n[[figure.panel]]\n[figure.panel.chart]\nvalues = [1, 2]\n";
+    problem(
+        &format!("[figure]\ntitle = \"{{panel3.time}}\"\n{two}"),
+        "figure.title",
+        "there is no panel 3 (the figure has 2; panel 1 shows a scene)",
+    );
+    problem(
+        &format!("[figure]\ntitle = \"{{panel2.time}}\"\n{two}"),
+        "figure.title",
+        "panel 2 is a chart or an inset, which reports no time",
+    );
+    assert!(parse(&format!("[figure]\ntitle = \"{{panel1.time}}\"\n{two}")).is_ok());
+    // an inset's caption has its panel's facts
+    let inset = "[[figure.panel]]\ninset = 1\nregion = [10, 10, 40, 30]\ncaption = \"t = {time} s\"\n";
+    assert!(parse(&format!("[[figure.panel]]\nscene = \"../dice.toml\"\n{inset}")).is_ok());
     problem("[[figure.panel]]\n", "figure.panel[0]", "needs `scene");
     problem("[[figure.panel]]\nscene = \"../dice.toml\"\n[figure.panel.chart]\nvalues = [1]\n", "figure.panel[0].chart", "not both");
     // a point above and behind the camera of the settled dice scene
@@ -146,4 +165,37 @@ fn a_missing_file_or_column_is_reported_once_with_the_nearest_name() {
     }
     let d = parse("[[figure.panel]]\nscene = \"../nowhere/dice.toml\"\n").expect_err("refused");
     assert!(d[0].message.contains("there is no folder"), "{d:?}");
+}
+
+#[test]
+fn the_layout_says_where_each_panel_is_and_what_reaches_outside() {
+    let body = "[figure]\ncolumns = 2\n[[figure.panel]]\nscene = \"../flock.toml\"\n[[figure.panel.label]]\nat = [900, 10]\ntext = \"far\"\n\
+                [[figure.panel]]\ninset = 1\nregion = [0, 0, 80, 10]\n";
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/figures/test.toml");
+    let s = crate::scene::parse(&format!("kind = \"figure\"\n[render]\nwidth = 900\nheight = 400\n{body}"), &path).unwrap();
+    let (KindLook::Figure(f), crate::scene::KindSpec::Figure(spec)) = (&s.look.kind, &s.sim.kind) else { panic!() };
+    let layout = f.layout(spec);
+    let rects = f.panel_rects();
+    assert_eq!(layout.lines.len(), 2, "{layout:?}");
+    assert!(layout.lines[0].starts_with(&format!("panel 1 at {}", rect_text(rects[0]))), "{}", layout.lines[0]);
+    // the flock's canvas, fitted as the renderer fits it
+    let crate::scene::KindSpec::Flock(flock) = &spec.panels[0].as_ref().unwrap().scene.kind else { panic!() };
+    let r = rects[0].map(|v| v as f32);
+    let (scale, _) = crate::frame::fit(flock.canvas.map(|v| v as f32), r);
+    assert!(layout.lines[0].contains(&format!("scaled {scale:.4}×")), "{}", layout.lines[0]);
+    assert!(layout.lines[1].contains("panel 1's region [0, 0, 80, 10] magnified, widened"), "{}", layout.lines[1]);
+    // the widened region leaves panel 1 at its top; the label is past its right edge
+    assert!(layout.warnings.iter().any(|w| w.starts_with("panel 2: the region it shows") && w.contains("past its top edge")), "{layout:?}");
+    assert!(
+        layout.warnings.iter().any(|w| w.starts_with("panel 1, label 1: at [900, 10]") && w.contains("past its right edge")),
+        "{layout:?}"
+    );
+    // a region of the inset's own shape inside the panel: no warning
+    let [_, _, w, h] = rects[1];
+    let fits = body
+        .replace("region = [0, 0, 80, 10]", &format!("region = [10, 10, {}, {}]", w / 4.0, h / 4.0))
+        .replace("at = [900, 10]", "at = [10, 10]");
+    let s = crate::scene::parse(&format!("kind = \"figure\"\n[render]\nwidth = 900\nheight = 400\n{fits}"), &path).unwrap();
+    let (KindLook::Figure(f), crate::scene::KindSpec::Figure(spec)) = (&s.look.kind, &s.sim.kind) else { panic!() };
+    assert!(f.layout(spec).warnings.is_empty(), "{:?}", f.layout(spec));
 }

@@ -158,22 +158,33 @@ impl KindPainter for FigurePainter {
         // each scene panel's place in `views`, for the insets that magnify it
         let mut view_of: Vec<Option<usize>> = vec![None; look.panels.len()];
         let style = annotate::Style { text: look.text_color.to_linear() };
+        // each scene panel's facts: `{frame}`, `{time}` and its state's (an inset's caption has
+        // those of the panel it magnifies)
+        let facts_of: Vec<Vec<(String, String)>> = (0..look.panels.len())
+            .map(|k| match sim.panel(k, frame) {
+                Some((panel, n, timing)) => {
+                    let time = format!("{:.2}", timing.time_of(n));
+                    let mut facts = vec![
+                        ("frame".into(), n.to_string()),
+                        ("time".into(), time.trim_end_matches('0').trim_end_matches('.').to_string()),
+                    ];
+                    facts.extend(panel.digest().facts);
+                    facts
+                }
+                None => Vec::new(),
+            })
+            .collect();
         for (k, spec) in look.panels.iter().enumerate() {
             let rect = self.rects[k];
             let mut facts: Vec<(String, String)> = Vec::new();
             match (&spec.content, &mut self.panels[k], sim.panel(k, frame)) {
-                (PanelContent::Scene(_), Some((painter, last)), Some((panel, n, timing))) => {
+                (PanelContent::Scene(_), Some((painter, last)), Some((panel, n, _))) => {
                     // a panel's frame is the same whenever its scene is at the same frame
                     let shown = match last.take() {
                         Some(f) if f.index == n => f,
                         _ => painter.paint(panel, n),
                     };
-                    let time = format!("{:.2}", timing.time_of(n));
-                    facts = vec![
-                        ("frame".into(), n.to_string()),
-                        ("time".into(), time.trim_end_matches('0').trim_end_matches('.').to_string()),
-                    ];
-                    facts.extend(panel.digest().facts);
+                    facts = facts_of[k].clone();
                     for (name, value) in &facts {
                         all_facts.push((format!("panel{}.{name}", k + 1), value.clone()));
                         if !all_facts.iter().any(|(n, _)| n == name) {
@@ -208,6 +219,7 @@ impl KindPainter for FigurePainter {
                     canvas.texts.extend(plot.texts);
                     annotate::panel(&mut canvas, &filled(&spec.labels, &[], data), &spec.arrows, rect, None, &style);
                 }
+                (PanelContent::Inset(inset), ..) => facts = facts_of.get(inset.of).cloned().unwrap_or_default(),
                 _ => {}
             }
             if let Some(caption) = &spec.caption {
