@@ -60,6 +60,8 @@ const STEP_HZ: Key = Key::int("step_hz", 60, 1, 2000).unit("steps/s").doc("simul
 const REDUCED_MOTION: Key =
     Key::flag("reduced_motion", false).doc("one still frame of the graph instead of the animation (prefers-reduced-motion)");
 const TRAILS: Key = Key::flag("trails", true).doc("draw the agents' trails");
+const LEGEND: Key = Key::choice("legend", &["none", "top-left", "top-right", "bottom-left", "bottom-right"])
+    .doc("a legend of what the agents' colours mean (seeking, working, curious, with how many), in that corner of the canvas");
 const PATHS: Key = Key::flag("paths", true).doc("draw a dashed line from each seeking agent to its target node");
 const CURSOR_LOOK: Key = Key::choice("cursor_look", &["subtle", "visible"])
     .doc("how the live cursor is drawn: \"subtle\" (a thin ring, its lure radius faint) or \"visible\" (a bold ring and dot on a halo, the lure radius clear, for readers who cannot see a pointer)");
@@ -103,6 +105,7 @@ const FLOCK: Table = Table::new(
         STEP_HZ,
         REDUCED_MOTION,
         TRAILS,
+        LEGEND,
         PATHS,
         CURSOR_LOOK,
         CURSOR,
@@ -220,6 +223,17 @@ pub struct FlockLook {
     pub show_paths: bool,
     /// Draw the live cursor bold, on a halo (`cursor_look = "visible"`).
     pub visible_cursor: bool,
+    /// The corner of the canvas the legend of the states' colours stands in, if any.
+    pub legend: Option<Corner>,
+}
+
+/// A corner of the canvas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Corner {
+    TopLeft,
+    TopRight,
+    BottomLeft,
+    BottomRight,
 }
 
 impl KindTable for FlockSpec {
@@ -378,6 +392,13 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> (FlockSpec, FlockLook
         show_trails: t.flag(&TRAILS),
         show_paths: t.flag(&PATHS),
         visible_cursor: t.choice(&CURSOR_LOOK) == "visible",
+        legend: match t.choice(&LEGEND) {
+            "top-left" => Some(Corner::TopLeft),
+            "top-right" => Some(Corner::TopRight),
+            "bottom-left" => Some(Corner::BottomLeft),
+            "bottom-right" => Some(Corner::BottomRight),
+            _ => None,
+        },
     };
     (spec, look)
 }

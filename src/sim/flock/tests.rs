@@ -344,3 +344,24 @@ fn mean_speed_and_spacing_facts_are_the_agents_own() {
         );
     }
 }
+
+/// `legend`: a card in the corner asked for, a dot of each state's colour and its count of agents.
+#[test]
+fn the_legend_names_each_state_with_its_count_in_its_corner() {
+    let text = "kind = \"flock\"\nseed = 3\n[render]\nwidth = 640\nheight = 360\nfps = 30\nframes = 90\n[flock]\nagents = 40\nlegend = \"bottom-left\"\n";
+    let scene = scene::parse(text, std::path::Path::new("t.toml")).unwrap();
+    let mut played = crate::kinds::build(&scene);
+    let frame = played.frame(60);
+    let canvas = frame.canvas.expect("a canvas");
+    let counts = played.digest().facts;
+    let count = |name: &str| counts.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("{name}: {counts:?}"));
+    let said: Vec<&str> = canvas.texts.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(said, [format!("seeking {}", count("seek")), format!("working {}", count("work")), format!("curious {}", count("curious"))]);
+    // in the bottom-left corner, inside the canvas
+    for t in &canvas.texts {
+        assert!(t.at[0] < 640.0 * 0.3 && t.at[1] > 360.0 * 0.6 && t.at[1] < 360.0, "{:?}", t.at);
+    }
+    // and none without the key
+    let plain = scene::parse(&text.replace("legend = \"bottom-left\"\n", ""), std::path::Path::new("t.toml")).unwrap();
+    assert!(crate::kinds::build(&plain).frame(60).canvas.unwrap().texts.is_empty());
+}
