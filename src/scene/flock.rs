@@ -6,6 +6,7 @@ use super::common::RenderSpec;
 use super::keys::{Key, Table, Ty};
 use super::kind_tables::{FrameSize, KindTable, Load};
 use super::reader::TableReader;
+use super::values::Srgb;
 use crate::portable;
 
 /// A count: a number, or "auto" (scaled with the canvas area).
@@ -60,6 +61,9 @@ const STEP_HZ: Key = Key::int("step_hz", 60, 1, 2000).unit("steps/s").doc("simul
 const REDUCED_MOTION: Key =
     Key::flag("reduced_motion", false).doc("one still frame of the graph instead of the animation (prefers-reduced-motion)");
 const TRAILS: Key = Key::flag("trails", true).doc("draw the agents' trails");
+const BACKGROUND: Key = Key::color("background", crate::srgb!("#f6f7f9"))
+    .said("the theme's: #f6f7f9 light, #0e1117 dark")
+    .doc("the canvas's colour, over the theme's (\"#ffffff\" to match a white page)");
 const LEGEND: Key = Key::choice("legend", &["none", "top-left", "top-right", "bottom-left", "bottom-right"])
     .doc("a legend of what the agents' colours mean (seeking, working, curious, with how many), in that corner of the canvas");
 const PATHS: Key = Key::flag("paths", true).doc("draw a dashed line from each seeking agent to its target node");
@@ -105,6 +109,7 @@ const FLOCK: Table = Table::new(
         STEP_HZ,
         REDUCED_MOTION,
         TRAILS,
+        BACKGROUND,
         LEGEND,
         PATHS,
         CURSOR_LOOK,
@@ -225,6 +230,8 @@ pub struct FlockLook {
     pub visible_cursor: bool,
     /// The corner of the canvas the legend of the states' colours stands in, if any.
     pub legend: Option<Corner>,
+    /// The canvas's colour, where the scene gives one over the theme's.
+    pub background: Option<Srgb>,
 }
 
 /// A corner of the canvas.
@@ -392,6 +399,7 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> (FlockSpec, FlockLook
         show_trails: t.flag(&TRAILS),
         show_paths: t.flag(&PATHS),
         visible_cursor: t.choice(&CURSOR_LOOK) == "visible",
+        background: t.has(&BACKGROUND).then(|| t.color(&BACKGROUND)),
         legend: match t.choice(&LEGEND) {
             "top-left" => Some(Corner::TopLeft),
             "top-right" => Some(Corner::TopRight),

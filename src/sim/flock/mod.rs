@@ -145,7 +145,10 @@ impl KindPainter for FlockPainter {
     type Sim = FlockSim;
 
     fn new(sim: &FlockSim, drawing: &Drawing<FlockLook>, _: crate::sim::PainterBuilder) -> Self {
-        let palette = Palette::of(drawing.kind.theme);
+        let mut palette = Palette::of(drawing.kind.theme);
+        if let Some(bg) = drawing.kind.background {
+            palette.background = linear(bg);
+        }
         let grid_layer = dot_grid(sim.spec.canvas.map(|c| c as f32), palette.dots);
         FlockPainter {
             stage: drawing.stage(),

@@ -365,3 +365,18 @@ fn the_legend_names_each_state_with_its_count_in_its_corner() {
     let plain = scene::parse(&text.replace("legend = \"bottom-left\"\n", ""), std::path::Path::new("t.toml")).unwrap();
     assert!(crate::kinds::build(&plain).frame(60).canvas.unwrap().texts.is_empty());
 }
+
+/// `background` over the theme's: the canvas takes the colour given (a white page), else the theme's.
+#[test]
+fn a_background_over_the_theme_s_colours_the_canvas() {
+    let text =
+        |extra: &str| format!("kind = \"flock\"\nseed = 3\n[render]\nwidth = 320\nheight = 180\nframes = 2\n[flock]\nagents = 4\n{extra}");
+    let bg = |extra: &str| {
+        let scene = scene::parse(&text(extra), std::path::Path::new("t.toml")).unwrap();
+        crate::kinds::build(&scene).frame(1).background.top
+    };
+    assert_eq!(bg("background = \"#ffffff\"\n"), [1.0, 1.0, 1.0]);
+    assert_eq!(bg("theme = \"dark\"\nbackground = \"#ffffff\"\n"), [1.0, 1.0, 1.0]);
+    let light = bg("");
+    assert!(light != [1.0, 1.0, 1.0] && light.iter().all(|c| *c > 0.8), "{light:?}");
+}
