@@ -125,7 +125,11 @@ pub enum GoldenError {
     )]
     Mismatch { frames_failed: usize, frames: usize, flicker_failed: usize, report: String, other_adapter: Option<String> },
     /// Some compared files differ or are on one side only (exit code 4).
-    #[error("{failed} of {} differ; report: {report}; review: {review}", count(*compared as u64, "compared image", "compared images"))]
+    #[error(
+        "{failed} of {} {}; report: {report}; review: {review}",
+        count(*compared as u64, "compared image", "compared images"),
+        if *failed == 1 { "differs" } else { "differ" }
+    )]
     Differ { failed: usize, compared: usize, report: String, review: String },
     #[error("{scene} has no [golden] table")]
     NoGolden { scene: String },

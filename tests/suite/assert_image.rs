@@ -127,10 +127,37 @@ fn a_mismatch_leaves_a_pending_image_that_review_accepts() {
     assert::check_with(&test, "triangle", &frame, &tol, Update::Always).unwrap();
     assert!(approved.is_file() && !pending.exists());
     assert::check_with(&test, "triangle", &frame, &tol, Update::No).unwrap();
-    // in CI `always` is `new`: an approved image is never written there
-    assert_eq!(Update::from_env(Some("always"), true), Ok(Update::New));
-    assert_eq!(Update::from_env(None, false), Ok(Update::New));
-    assert!(Update::from_env(Some("sometimes"), false).unwrap_err().contains("always, new, no"));
+    // insta's values: `auto` (the default) is `new`, and writes nothing on CI; `1` is `always`;
+    // on CI an approved image is never written (`always` and `unseen` write pending ones)
+    for (value, local, ci) in [
+        (None, Update::New, Update::No),
+        (Some("auto"), Update::New, Update::No),
+        (Some("new"), Update::New, Update::New),
+        (Some("always"), Update::Always, Update::New),
+        (Some("1"), Update::Always, Update::New),
+        (Some("unseen"), Update::Unseen, Update::New),
+        (Some("no"), Update::No, Update::No),
+    ] {
+        assert_eq!((Update::from_env(value, false), Update::from_env(value, true)), (Ok(local), Ok(ci)), "{value:?}");
+    }
+    assert!(Update::from_env(Some("sometimes"), false).unwrap_err().contains("unseen"));
+    // INSTA_UPDATE where SIMREEL_UPDATE is not set, said
+    assert_eq!(
+        Update::from_vars(None, Some("always"), false),
+        Ok((Update::Always, Some("INSTA_UPDATE=always read as SIMREEL_UPDATE".into())))
+    );
+    assert_eq!(Update::from_vars(Some("no"), Some("always"), false), Ok((Update::No, None)));
+    assert!(Update::from_vars(None, Some("sometimes"), false).unwrap_err().starts_with("INSTA_UPDATE=sometimes"));
+    // `unseen`: a name with no approved image is approved; a changed one is pending
+    let (fresh, fresh_pending) = assert::paths(&test, "unseen_one");
+    assert::check_with(&test, "unseen_one", &frame, &tol, Update::Unseen).unwrap();
+    assert!(fresh.is_file() && !fresh_pending.exists());
+    let shifted = Decoded { rgba: frame.rgba[4 * 6..].iter().chain(&frame.rgba[..4 * 6]).copied().collect(), ..frame.clone() };
+    assert!(assert::check_with(&test, "unseen_one", &shifted, &tol, Update::Unseen).is_err());
+    assert!(fresh_pending.is_file(), "a changed image is pending, not approved");
+    assert_eq!(crate::common::read_png(&fresh).rgba, frame.rgba, "the approved image is left as it was");
+    std::fs::remove_file(&fresh).unwrap();
+    std::fs::remove_file(&fresh_pending).unwrap();
     // a change a person sees (the triangle moved) fails with where, and leaves a pending image
     let moved = Decoded { rgba: frame.rgba[4 * 6..].iter().chain(&frame.rgba[..4 * 6]).copied().collect(), ..frame.clone() };
     let why = assert::check_with(&test, "triangle", &moved, &tol, Update::New).unwrap_err();

@@ -156,6 +156,14 @@ fn compare_matches_folders_by_path_fails_what_differs_and_reports_it() {
     let (list, _) = simreel::golden::review::failures_of(&simreel::golden::review::report_dir(&paths, which)).unwrap();
     assert_eq!(list.len(), 5);
     let mut no_scenes = || -> Result<Vec<simreel::scene::Scene>, simreel::golden::GoldenError> { panic!("a comparison needs no scenes") };
+    // `o` says the picture it opens: where no viewer opens one, the path is what the reader has
+    let mut said = Vec::new();
+    let report = simreel::golden::review::report_dir(&paths, which);
+    simreel::golden::review::interactive(&mut no_scenes, &list, &paths, &report, &mut "o\ns\n".repeat(5).as_bytes(), &mut said).unwrap();
+    let said = String::from_utf8(said).unwrap();
+    // (an image only in ACTUAL has no side-by-side line: its picture is said by `o` alone)
+    let opened = said.split_whitespace().find(|w| w.ends_with("__actual.png")).unwrap_or_else(|| panic!("{said}"));
+    assert!(std::path::Path::new(opened).is_file(), "{said}");
     let tally = simreel::golden::review::interactive(
         &mut no_scenes,
         &list,
@@ -224,7 +232,7 @@ fn compare_takes_tolerances_from_flags_and_a_file_and_refuses_bad_input_by_name(
     for _ in 0..2 {
         let o = run(&dir, &["approved", "shots", "--out", "shots"]);
         assert_eq!(o.status.code(), Some(4), "{}", text(&o));
-        assert!(text(&o).contains("1 of 1 compared image differ"), "the report inside ACTUAL is not compared: {}", text(&o));
+        assert!(text(&o).contains("1 of 1 compared image differs;"), "the report inside ACTUAL is not compared: {}", text(&o));
     }
     let o = run(&dir, &["shots/compare-report", "approved", "--out", "shots"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

@@ -6,10 +6,12 @@
 //! (or `simreel golden review --pending DIR`) walks the pending images: accepting one moves it
 //! over the approved image.
 //!
-//! `SIMREEL_UPDATE`, as insta's `INSTA_UPDATE`: `new` (the default) writes pending images; `always`
-//! writes the approved image itself and passes; `no` writes nothing. On CI (`CI` set to anything
-//! but `false`, `0` or nothing, as insta reads it), approved images are never written (`always`
-//! is taken as `new`).
+//! `SIMREEL_UPDATE` takes insta's `INSTA_UPDATE` values, and `INSTA_UPDATE` is read where it is
+//! not set: `auto` (the default) writes pending images, and nothing on CI; `new` writes pending
+//! images, on CI too; `always` (or `1`) writes the approved image itself and passes; `unseen`
+//! writes the approved image of a name that has none and a pending image of a changed one; `no`
+//! writes nothing. On CI (`CI` set to anything but `false`, `0` or nothing, as insta reads it),
+//! approved images are never written: `always` and `unseen` write pending images there.
 //!
 //! ```
 //! use simreel_compare::{Image, Tolerance};
@@ -63,19 +65,48 @@ pub enum Update {
     New,
     /// Write nothing, and fail.
     No,
+    /// Write the approved image of a name that has none (and pass), a pending image of a changed
+    /// one (and fail).
+    Unseen,
 }
 
 impl Update {
-    /// From `SIMREEL_UPDATE` and `CI` (read once by the caller): where `CI` is set, approved
+    /// From `SIMREEL_UPDATE` (or `INSTA_UPDATE`'s value where it is not set) and `CI` (read once
+    /// by the caller), as insta reads them: where `CI` is set, `auto` writes nothing and approved
     /// images are never written.
     pub fn from_env(update: Option<&str>, ci: bool) -> Result<Update, String> {
         let u = match update.map(str::trim) {
-            None | Some("") | Some("new") => Update::New,
-            Some("always") => Update::Always,
-            Some("no") => Update::No,
-            Some(other) => return Err(format!("SIMREEL_UPDATE={other}: it is one of always, new, no")),
+            None | Some("") | Some("auto") => {
+                if ci {
+                    Update::No
+                } else {
+                    Update::New
+                }
+            }
+            Some("new") => Update::New,
+            Some("always") | Some("1") => Update::Always,
+            Some("unseen") => Update::Unseen,
+            Some("no") | Some("0") => Update::No,
+            Some(other) => {
+                return Err(format!(
+                    "SIMREEL_UPDATE={other}: it is one of auto (the default: pending images, none on CI), new (pending images), \
+                     always or 1 (approved images), unseen (approved images of new names, pending images of changed ones), no"
+                ));
+            }
         };
-        Ok(if ci && u == Update::Always { Update::New } else { u })
+        Ok(if ci && matches!(u, Update::Always | Update::Unseen) { Update::New } else { u })
+    }
+
+    /// The setting the environment gives: `SIMREEL_UPDATE`, else `INSTA_UPDATE` (said in
+    /// `note`), as [`Update::from_env`] reads them.
+    pub fn from_vars(simreel: Option<&str>, insta: Option<&str>, ci: bool) -> Result<(Update, Option<String>), String> {
+        match (simreel, insta) {
+            (None, Some(i)) if !i.trim().is_empty() => {
+                let u = Update::from_env(Some(i), ci).map_err(|e| e.replacen("SIMREEL_UPDATE", "INSTA_UPDATE", 1))?;
+                Ok((u, Some(format!("INSTA_UPDATE={} read as SIMREEL_UPDATE", i.trim()))))
+            }
+            _ => Ok((Update::from_env(simreel, ci)?, None)),
+        }
     }
 }
 
@@ -111,8 +142,12 @@ pub fn test_file(manifest_dir: &str, file: &str) -> PathBuf {
 /// Compares `image` with the approved image `name` beside `test_file` under `tol`, writing as
 /// `SIMREEL_UPDATE` and `CI` say. `Err` says what failed and what was written.
 pub fn check(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolerance) -> Result<(), String> {
-    let update = Update::from_env(std::env::var("SIMREEL_UPDATE").ok().as_deref(), is_ci(std::env::var("CI").ok().as_deref()))?;
-    check_with(test_file, name, image, tol, update)
+    let (simreel, insta) = (std::env::var("SIMREEL_UPDATE").ok(), std::env::var("INSTA_UPDATE").ok());
+    let (update, note) = Update::from_vars(simreel.as_deref(), insta.as_deref(), is_ci(std::env::var("CI").ok().as_deref()))?;
+    check_with(test_file, name, image, tol, update).map_err(|e| match note {
+        Some(n) => format!("{e}\n  ({n})"),
+        None => e,
+    })
 }
 
 /// [`check`] with the update mode given.
@@ -153,6 +188,12 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
     };
     let write =
         |to: &Path| -> Result<(), String> { crate::fs::atomic(to, &crate::image::encode_png_small(&actual)).map_err(|e| e.to_string()) };
+    // `unseen`: approved where there is none yet, pending where one changed
+    let update = match (update, approved.exists()) {
+        (Update::Unseen, false) => Update::Always,
+        (Update::Unseen, true) => Update::New,
+        (u, _) => u,
+    };
     match update {
         Update::Always => {
             write(&approved)?;
@@ -168,7 +209,8 @@ pub fn check_with(test_file: &Path, name: &str, image: &dyn Pixels, tol: &Tolera
                 crate::text::sh(&dir.display().to_string())
             ))
         }
-        Update::No => Err(format!("{why} (SIMREEL_UPDATE=no: nothing written)")),
+        Update::No => Err(format!("{why}\n  nothing written (SIMREEL_UPDATE=no, or auto on CI); to see it: SIMREEL_UPDATE=new cargo test")),
+        Update::Unseen => unreachable!("taken as always or new above"),
     }
 }
 

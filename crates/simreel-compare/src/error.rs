@@ -54,8 +54,9 @@ impl std::fmt::Display for Error {
             Error::Differ { failed, compared, report, review } => {
                 write!(
                     f,
-                    "{failed} of {} differ; report: {report}; review: {review}",
-                    crate::text::count(*compared as u64, "compared image", "compared images")
+                    "{failed} of {} {}; report: {report}; review: {review}",
+                    crate::text::count(*compared as u64, "compared image", "compared images"),
+                    if *failed == 1 { "differs" } else { "differ" }
                 )
             }
             Error::Write { path, .. } => write!(f, "cannot write {}", path.display()),

@@ -58,3 +58,8 @@ pub use tolerance::{DEFAULT_MAX_REGION, PixelBudget, Tolerance, ToleranceKeys};
 pub fn read(path: impl AsRef<std::path::Path>) -> Result<Image, Error> {
     Image::read(path.as_ref())
 }
+
+/// The README's Rust examples, compiled by `cargo test` as printed.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExamples;

@@ -507,11 +507,29 @@ pub fn commands(list: &[Failure]) -> String {
     s
 }
 
-/// Opens `path` in the system's image viewer.
+/// Opens `path` in the system's image viewer, and says the path: where no viewer opens (a
+/// terminal over SSH, a container) it is what the reader has. A viewer command that fails
+/// within 2 s is said.
 fn open(path: &Path, out: &mut dyn Write) {
     let cmd = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    let _ = writeln!(out, "    {}", path.display());
     let spawned = std::process::Command::new(cmd).arg(path).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn();
-    if let Err(e) = spawned {
-        let _ = writeln!(out, "    cannot open it ({cmd}: {e}): {}", path.display());
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(out, "    no viewer opened it ({cmd}: {e})");
+            return;
+        }
+    };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while std::time::Instant::now() < until {
+        match child.try_wait() {
+            Ok(Some(status)) if !status.success() => {
+                let _ = writeln!(out, "    no viewer opened it ({cmd} ended with {status})");
+                return;
+            }
+            Ok(Some(_)) | Err(_) => return,
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
+        }
     }
 }
