@@ -20,13 +20,17 @@ pub const MARKER: Key = Key::choice("marker", &["none", "filled", "hollow"]).doc
 pub const LABEL_COLOR: Key = Key::color("color", INK).doc("colour of the text");
 pub const LABEL_SIZE: Key = Key::float("size", 14.0, 4.0, 400.0).doc("text size, canvas units");
 pub const BOX: Key = Key::flag("box", false).doc("a rounded box behind the text");
-pub const LABEL: Table = Table::new("a label pinned to a point", &[AT, TEXT, OFFSET, MARKER, LABEL_COLOR, LABEL_SIZE, BOX]);
+pub const UNITS: Key = Key::choice("units", &["panel", "scene"]).doc(
+    "what [x, y] points (and an inset's `region`) are in: figure units from the panel's top left, or the units of the panel's own \
+     2-D scene (a flock's canvas), placed as the panel draws it",
+);
+pub const LABEL: Table = Table::new("a label pinned to a point", &[AT, TEXT, OFFSET, MARKER, LABEL_COLOR, LABEL_SIZE, BOX, UNITS]);
 
 pub const FROM: Key = Key::of("from", ANCHOR).required().doc("where the arrow starts: a point of the scene or canvas units");
 pub const TO: Key = Key::of("to", ANCHOR).required().doc("where it points");
 pub const ARROW_COLOR: Key = Key::color("color", INK).doc("its colour");
 pub const ARROW_WIDTH: Key = Key::float("width", 2.0, 0.1, 100.0).doc("its width, canvas units");
-pub const ARROW: Table = Table::new("an arrow between two points", &[FROM, TO, ARROW_COLOR, ARROW_WIDTH]);
+pub const ARROW: Table = Table::new("an arrow between two points", &[FROM, TO, ARROW_COLOR, ARROW_WIDTH, UNITS]);
 
 /// Numbers inline, or the dotted name of an array in the data (`*` for every item).
 const NUMBERS: Ty = Ty::Either(&[Ty::List(&Ty::Float { min: -f64::MAX, max: f64::MAX }), Ty::Str]);
@@ -101,6 +105,7 @@ pub const PANEL: Table = Table::new(
         INSET,
         REGION,
         INSET_COLOR,
+        UNITS,
         FRAME,
         TIME,
         CAMERA_KEY,

@@ -179,9 +179,13 @@ pub enum PanelContent {
 pub struct InsetSpec {
     /// The panel it magnifies, from 0.
     pub of: usize,
-    /// `[x, y, width, height]` in canvas units from that panel's top left, as written.
+    /// `[x, y, width, height]` in canvas units from that panel's top left (turned into them as
+    /// the figure is read where it was written in the scene's units).
     pub region: [f64; 4],
     pub color: Srgb,
+    /// `units = "scene"` (see [`LabelSpec::scene_units`]).
+    #[serde(skip)]
+    pub scene_units: bool,
 }
 
 impl InsetSpec {
@@ -249,6 +253,10 @@ pub struct LabelSpec {
     pub size: f64,
     /// A rounded box behind the text (equations, callouts).
     pub boxed: bool,
+    /// `units = "scene"`: `at = [x, y]` as written is in the panel's scene's 2-D units (turned
+    /// into panel units as the figure is read).
+    #[serde(skip)]
+    pub scene_units: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -257,6 +265,9 @@ pub struct ArrowSpec {
     pub to: Anchor,
     pub color: Srgb,
     pub width: f64,
+    /// `units = "scene"` (see [`LabelSpec::scene_units`]).
+    #[serde(skip)]
+    pub scene_units: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -410,12 +421,75 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
         files,
     };
     let spec = FigureSpec { panels: sims };
+    let mut look = look;
+    place_scene_units(&mut look, &spec, t, &readers);
     check_panels(&spec, &look, &readers);
     check_insets(&look, &readers);
     for r in &readers {
         r.finish();
     }
     (spec, look)
+}
+
+/// Turns the points and regions written in a panel's scene's units (`units = "scene"`) into
+/// panel units, as the panel fits its scene: a flock's canvas scaled to fit and centred
+/// ([`crate::frame::fit`]). Only a 2-D scene has such units; a figure's own labels do not.
+fn place_scene_units(look: &mut FigureLook, spec: &FigureSpec, t: &TableReader, readers: &[TableReader]) {
+    let rects = look.panel_rects();
+    // panel `k`'s map from its scene's units to its own, if its scene is 2-D
+    let map = |k: usize| -> Option<([f64; 2], f64)> {
+        let crate::scene::KindSpec::Flock(f) = &spec.panels.get(k)?.as_ref()?.scene.kind else { return None };
+        let r = rects[k];
+        let (s, o) = crate::frame::fit([f.canvas[0] as f32, f.canvas[1] as f32], [r[0] as f32, r[1] as f32, r[2] as f32, r[3] as f32]);
+        Some(([o[0] as f64 - r[0], o[1] as f64 - r[1]], s as f64))
+    };
+    let place = |([ox, oy], s): ([f64; 2], f64), a: &mut Anchor| {
+        if let Anchor::Canvas([x, y]) = a {
+            *a = Anchor::Canvas([ox + s * *x, oy + s * *y]);
+        }
+    };
+    let not_2d = |k: usize| {
+        format!(
+            "`units = \"scene\"` takes the units of a 2-D scene (a flock's canvas); panel {} shows none: give [x, y, z] points of a 3-D scene, or panel units",
+            k + 1
+        )
+    };
+    for (k, r) in readers.iter().enumerate() {
+        let panel = &mut look.panels[k];
+        let labels = r.tables(&PANEL_LABEL);
+        for (i, l) in panel.labels.iter_mut().enumerate().filter(|(_, l)| l.scene_units) {
+            match map(k) {
+                Some(m) => place(m, &mut l.at),
+                None => labels[i].error_at(&UNITS, not_2d(k)),
+            }
+        }
+        let arrows = r.tables(&PANEL_ARROW);
+        for (i, a) in panel.arrows.iter_mut().enumerate().filter(|(_, a)| a.scene_units) {
+            match map(k) {
+                Some(m) => {
+                    place(m, &mut a.from);
+                    place(m, &mut a.to);
+                }
+                None => arrows[i].error_at(&UNITS, not_2d(k)),
+            }
+        }
+        if let PanelContent::Inset(inset) = &mut panel.content
+            && inset.scene_units
+        {
+            match map(inset.of) {
+                Some(([ox, oy], s)) => {
+                    let [x, y, w, h] = inset.region;
+                    inset.region = [ox + s * x, oy + s * y, s * w, s * h];
+                }
+                None => r.error_at(&UNITS, not_2d(inset.of)),
+            }
+        }
+    }
+    for (key, scene) in [(&LABEL_KEY, look.labels.iter().any(|l| l.scene_units)), (&ARROW_KEY, look.arrows.iter().any(|a| a.scene_units))] {
+        if scene {
+            t.error_at(key, "a figure's own labels and arrows are in figure units: `units = \"scene\"` belongs to a panel's");
+        }
+    }
 }
 
 /// Fixed frames must exist in their scene, and annotations pinned to 3-D points must land in
@@ -764,7 +838,7 @@ impl FigureLook {
                         let (s, o) = crate::frame::fit(c, [r[0] as f32, r[1] as f32, r[2] as f32, r[3] as f32]);
                         let (x, y) = (o[0] as f64 - r[0], o[1] as f64 - r[1]);
                         format!(
-                            "{} ({}): its {}×{} canvas scaled {s:.4}× and centred: its point (u, v) is at [{x:.1} + {s:.4}·u, {y:.1} + {s:.4}·v] of the panel (where a label's or a region's [x, y] is measured)",
+                            "{} ({}): its {}×{} canvas scaled {s:.4}× and centred: its point (u, v) is at [{x:.1} + {s:.4}·u, {y:.1} + {s:.4}·v] of the panel (`units = \"scene\"` takes (u, v))",
                             sim.name,
                             look.kind.name(),
                             f.canvas[0],

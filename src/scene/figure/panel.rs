@@ -120,7 +120,7 @@ fn read_inset(p: &TableReader, of: usize) -> InsetSpec {
     if !p.has(&REGION) {
         p.error_at(&INSET, "an inset needs `region = [x, y, width, height]`: the part of the panel it magnifies");
     }
-    InsetSpec { of: of - 1, region: p.numbers(&REGION), color: p.color(&INSET_COLOR) }
+    InsetSpec { of: of - 1, region: p.numbers(&REGION), color: p.color(&INSET_COLOR), scene_units: p.choice(&UNITS) == "scene" }
 }
 
 /// `style = "shaded" | "wireframe" | "shaded+wire"` with `wire_color` and `wire_width`.
@@ -346,6 +346,7 @@ pub(super) fn read_label(l: &TableReader, world: bool, data: DataSource) -> Labe
         color: l.color(&LABEL_COLOR),
         size: l.float(&LABEL_SIZE),
         boxed: l.flag(&BOX),
+        scene_units: l.choice(&UNITS) == "scene",
     };
     l.finish();
     spec
@@ -362,6 +363,7 @@ pub(super) fn read_arrow(a: &TableReader, world: bool) -> ArrowSpec {
         to: to.unwrap_or(Anchor::Canvas([0.0, 0.0])),
         color: a.color(&ARROW_COLOR),
         width: a.float(&ARROW_WIDTH),
+        scene_units: a.choice(&UNITS) == "scene",
     };
     a.finish();
     spec

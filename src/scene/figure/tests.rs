@@ -199,3 +199,40 @@ fn the_layout_says_where_each_panel_is_and_what_reaches_outside() {
     let (KindLook::Figure(f), crate::scene::KindSpec::Figure(spec)) = (&s.look.kind, &s.sim.kind) else { panic!() };
     assert!(f.layout(spec).warnings.is_empty(), "{:?}", f.layout(spec));
 }
+
+/// `units = "scene"`: a flock panel's label, arrow and an inset's region written in the flock's
+/// canvas units land where the panel draws those points; a 3-D panel or the figure's own labels
+/// refuse it.
+#[test]
+fn points_and_regions_in_the_scene_s_units_land_where_the_panel_draws_them() {
+    let body = "[figure]\ncolumns = 2\n[[figure.panel]]\nscene = \"../flock.toml\"\n\
+                [[figure.panel.label]]\nat = [320, 180]\ntext = \"centre\"\nunits = \"scene\"\n\
+                [[figure.panel.arrow]]\nfrom = [0, 0]\nto = [640, 360]\nunits = \"scene\"\n\
+                [[figure.panel]]\ninset = 1\nregion = [100, 50, 200, 150]\nunits = \"scene\"\n";
+    let f = parse(body).unwrap();
+    let rect = f.panel_rects()[0];
+    let (s, o) = crate::frame::fit([640.0, 360.0], rect.map(|v| v as f32));
+    let (s, ox, oy) = (s as f64, o[0] as f64 - rect[0], o[1] as f64 - rect[1]);
+    let near = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).abs() < 1e-3 && (a[1] - b[1]).abs() < 1e-3;
+    let Anchor::Canvas(at) = f.panels[0].labels[0].at else { panic!() };
+    assert!(near(at, [ox + s * 320.0, oy + s * 180.0]), "{at:?}");
+    let (Anchor::Canvas(from), Anchor::Canvas(to)) = (f.panels[0].arrows[0].from, f.panels[0].arrows[0].to) else { panic!() };
+    assert!(near(from, [ox, oy]) && near(to, [ox + s * 640.0, oy + s * 360.0]), "{from:?} {to:?}");
+    let PanelContent::Inset(inset) = &f.panels[1].content else { panic!() };
+    let r = inset.region;
+    assert!(near([r[0], r[1]], [ox + s * 100.0, oy + s * 50.0]) && near([r[2], r[3]], [s * 200.0, s * 150.0]), "{r:?}");
+    // the same points in panel units, written by hand, are the same figure
+    let by_hand = format!(
+        "[figure]\ncolumns = 2\n[[figure.panel]]\nscene = \"../flock.toml\"\n[[figure.panel.label]]\nat = [{}, {}]\ntext = \"centre\"\n",
+        at[0], at[1]
+    );
+    let Anchor::Canvas(same) = parse(&by_hand).unwrap().panels[0].labels[0].at else { panic!() };
+    assert_eq!(same, at);
+    // a 3-D scene has no 2-D units; a figure's own label is in figure units
+    problem(
+        "[[figure.panel]]\nscene = \"../dice.toml\"\n[[figure.panel.label]]\nat = [1, 2]\ntext = \"x\"\nunits = \"scene\"\n",
+        "figure.panel[0].label[0].units",
+        "panel 1 shows none",
+    );
+    problem("[[figure.label]]\nat = [1, 2]\ntext = \"x\"\nunits = \"scene\"\n", "figure.label", "belongs to a panel's");
+}

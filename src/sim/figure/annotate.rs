@@ -157,6 +157,7 @@ mod tests {
             color: Srgb([0.0; 3]),
             size: 14.0,
             boxed: true,
+            scene_units: false,
         };
         panel(&mut canvas, &[spec], &[], rect, None, &Style { text: [0.0; 3] });
         let t = &canvas.texts[0];
@@ -190,6 +191,7 @@ mod tests {
             color: Srgb([0.0; 3]),
             size: 14.0,
             boxed: false,
+            scene_units: false,
         }
     }
 }
