@@ -255,7 +255,7 @@ impl Probe<'_> {
             top.insert("name".into(), Value::String("top".into()));
             return self.pair(&steps, &top, &cands);
         }
-        if table.ends_with("panel[]") && matches!(key.name, "inset" | "region" | "inset_color") {
+        if table.ends_with("panel[]") && matches!(key.name, "inset" | "region" | "inset_color" | "units") {
             // an inset magnifies a scene panel listed before it
             let mut steps = steps.to_vec();
             if let Some(last) = steps.last_mut() {

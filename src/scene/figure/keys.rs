@@ -24,13 +24,18 @@ pub const UNITS: Key = Key::choice("units", &["panel", "scene"]).doc(
     "what [x, y] points (and an inset's `region`) are in: figure units from the panel's top left, or the units of the panel's own \
      2-D scene (a flock's canvas), placed as the panel draws it",
 );
-pub const LABEL: Table = Table::new("a label pinned to a point", &[AT, TEXT, OFFSET, MARKER, LABEL_COLOR, LABEL_SIZE, BOX, UNITS]);
+pub const LABEL: Table = Table::new("a label pinned to a point", &[AT, TEXT, OFFSET, MARKER, LABEL_COLOR, LABEL_SIZE, BOX]);
+/// A panel's label: a figure's, and the units of its points.
+pub const PANEL_LABEL_TABLE: Table =
+    Table::new("a label pinned to a point of the panel", &[AT, TEXT, OFFSET, MARKER, LABEL_COLOR, LABEL_SIZE, BOX, UNITS]);
 
 pub const FROM: Key = Key::of("from", ANCHOR).required().doc("where the arrow starts: a point of the scene or canvas units");
 pub const TO: Key = Key::of("to", ANCHOR).required().doc("where it points");
 pub const ARROW_COLOR: Key = Key::color("color", INK).doc("its colour");
 pub const ARROW_WIDTH: Key = Key::float("width", 2.0, 0.1, 100.0).doc("its width, canvas units");
-pub const ARROW: Table = Table::new("an arrow between two points", &[FROM, TO, ARROW_COLOR, ARROW_WIDTH, UNITS]);
+pub const ARROW: Table = Table::new("an arrow between two points", &[FROM, TO, ARROW_COLOR, ARROW_WIDTH]);
+/// A panel's arrow: a figure's, and the units of its points.
+pub const PANEL_ARROW_TABLE: Table = Table::new("an arrow between two points of the panel", &[FROM, TO, ARROW_COLOR, ARROW_WIDTH, UNITS]);
 
 /// Numbers inline, or the dotted name of an array in the data (`*` for every item).
 const NUMBERS: Ty = Ty::Either(&[Ty::List(&Ty::Float { min: -f64::MAX, max: f64::MAX }), Ty::Str]);
@@ -94,8 +99,8 @@ pub const REGION: Key = Key::vector("region", &[0.0; 4], -FAR, FAR)
     .doc("[x, y, width, height] of panel `inset`, canvas units from its top left: what this panel magnifies (widened or heightened about its centre to this panel's shape)");
 pub const INSET_COLOR: Key =
     Key::color("inset_color", Srgb([0.93, 0.42, 0.1])).doc("colour of the frames around the region and this panel");
-pub const PANEL_LABEL: Key = Key::tables("label", &LABEL).doc("labels over the panel");
-pub const PANEL_ARROW: Key = Key::tables("arrow", &ARROW).doc("arrows over the panel");
+pub const PANEL_LABEL: Key = Key::tables("label", &PANEL_LABEL_TABLE).doc("labels over the panel");
+pub const PANEL_ARROW: Key = Key::tables("arrow", &PANEL_ARROW_TABLE).doc("arrows over the panel");
 pub const PANEL: Table = Table::new(
     "a panel: another scene at a frame or time (or on the figure's clock), a chart, or an inset that magnifies part of another panel",
     &[

@@ -401,8 +401,8 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     }
     let default_columns = (panels.len() as f64).sqrt().ceil().clamp(1.0, 4.0) as i64;
     let columns = t.int_or(&COLUMNS, default_columns) as usize;
-    let labels = t.tables(&LABEL_KEY).iter().map(|l| panel::read_label(l, false, source)).collect();
-    let arrows = t.tables(&ARROW_KEY).iter().map(|a| panel::read_arrow(a, false)).collect();
+    let labels = t.tables(&LABEL_KEY).iter().map(|l| panel::read_label(l, (false, false), source)).collect();
+    let arrows = t.tables(&ARROW_KEY).iter().map(|a| panel::read_arrow(a, (false, false))).collect();
     let look = FigureLook {
         size,
         title,
@@ -422,7 +422,7 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
     };
     let spec = FigureSpec { panels: sims };
     let mut look = look;
-    place_scene_units(&mut look, &spec, t, &readers);
+    place_scene_units(&mut look, &spec, &readers);
     check_panels(&spec, &look, &readers);
     check_insets(&look, &readers);
     for r in &readers {
@@ -433,8 +433,9 @@ fn read_figure(t: &TableReader, size: [f64; 2]) -> (FigureSpec, FigureLook) {
 
 /// Turns the points and regions written in a panel's scene's units (`units = "scene"`) into
 /// panel units, as the panel fits its scene: a flock's canvas scaled to fit and centred
-/// ([`crate::frame::fit`]). Only a 2-D scene has such units; a figure's own labels do not.
-fn place_scene_units(look: &mut FigureLook, spec: &FigureSpec, t: &TableReader, readers: &[TableReader]) {
+/// ([`crate::frame::fit`]). Only a 2-D scene has such units (a figure's own labels and arrows
+/// have no `units`: they are in figure units).
+fn place_scene_units(look: &mut FigureLook, spec: &FigureSpec, readers: &[TableReader]) {
     let rects = look.panel_rects();
     // panel `k`'s map from its scene's units to its own, if its scene is 2-D
     let map = |k: usize| -> Option<([f64; 2], f64)> {
@@ -483,11 +484,6 @@ fn place_scene_units(look: &mut FigureLook, spec: &FigureSpec, t: &TableReader, 
                 }
                 None => r.error_at(&UNITS, not_2d(inset.of)),
             }
-        }
-    }
-    for (key, scene) in [(&LABEL_KEY, look.labels.iter().any(|l| l.scene_units)), (&ARROW_KEY, look.arrows.iter().any(|a| a.scene_units))] {
-        if scene {
-            t.error_at(key, "a figure's own labels and arrows are in figure units: `units = \"scene\"` belongs to a panel's");
         }
     }
 }

@@ -82,8 +82,8 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: DataSource) -> (Opti
     if let Some(r) = rect.filter(|r| (r[2] <= 0.0 || r[3] <= 0.0) && !p.failed(&RECT)) {
         p.error_at(&RECT, format!("a panel rectangle [x, y, width, height] needs a positive size, not {}×{}", r[2], r[3]));
     }
-    let labels = p.tables(&PANEL_LABEL).iter().map(|l| read_label(l, is_scene, data)).collect();
-    let arrows = p.tables(&PANEL_ARROW).iter().map(|a| read_arrow(a, is_scene)).collect();
+    let labels = p.tables(&PANEL_LABEL).iter().map(|l| read_label(l, (true, is_scene), data)).collect();
+    let arrows = p.tables(&PANEL_ARROW).iter().map(|a| read_arrow(a, (true, is_scene))).collect();
     let (sim, content, files) = match content {
         Some((Some(scene), content, files)) => (Some(PanelSim { frame, ..scene }), Some(content), files),
         Some((None, content, files)) => (None, Some(content), files),
@@ -325,8 +325,9 @@ fn read_anchor(t: &TableReader, key: &Key, world: bool) -> Option<Anchor> {
     }
 }
 
-/// A label; in a scene panel (`world`) it may be pinned to a 3-D point and name the panel's facts.
-pub(super) fn read_label(l: &TableReader, world: bool, data: DataSource) -> LabelSpec {
+/// A label, a panel's (`in_panel`: its points may be in the scene's units) or the figure's; in a
+/// scene panel (`world`) it may be pinned to a 3-D point and name the panel's facts.
+pub(super) fn read_label(l: &TableReader, (in_panel, world): (bool, bool), data: DataSource) -> LabelSpec {
     let at = read_anchor(l, &AT, world);
     if at.is_none() && !l.has(&AT) {
         l.error_here("a label needs `at`");
@@ -346,13 +347,13 @@ pub(super) fn read_label(l: &TableReader, world: bool, data: DataSource) -> Labe
         color: l.color(&LABEL_COLOR),
         size: l.float(&LABEL_SIZE),
         boxed: l.flag(&BOX),
-        scene_units: l.choice(&UNITS) == "scene",
+        scene_units: in_panel && l.choice(&UNITS) == "scene",
     };
     l.finish();
     spec
 }
 
-pub(super) fn read_arrow(a: &TableReader, world: bool) -> ArrowSpec {
+pub(super) fn read_arrow(a: &TableReader, (in_panel, world): (bool, bool)) -> ArrowSpec {
     let from = read_anchor(a, &FROM, world);
     let to = read_anchor(a, &TO, world);
     if !a.has(&FROM) || !a.has(&TO) {
@@ -363,7 +364,7 @@ pub(super) fn read_arrow(a: &TableReader, world: bool) -> ArrowSpec {
         to: to.unwrap_or(Anchor::Canvas([0.0, 0.0])),
         color: a.color(&ARROW_COLOR),
         width: a.float(&ARROW_WIDTH),
-        scene_units: a.choice(&UNITS) == "scene",
+        scene_units: in_panel && a.choice(&UNITS) == "scene",
     };
     a.finish();
     spec

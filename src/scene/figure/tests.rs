@@ -234,5 +234,5 @@ fn points_and_regions_in_the_scene_s_units_land_where_the_panel_draws_them() {
         "figure.panel[0].label[0].units",
         "panel 1 shows none",
     );
-    problem("[[figure.label]]\nat = [1, 2]\ntext = \"x\"\nunits = \"scene\"\n", "figure.label", "belongs to a panel's");
+    problem("[[figure.label]]\nat = [1, 2]\ntext = \"x\"\nunits = \"scene\"\n", "figure.label[0].units", "unknown key");
 }
