@@ -496,7 +496,7 @@ fn an_inset_names_a_scene_panel_and_a_region_inside_it() {
             format!("[[figure.panel]]\n{scene}\n[[figure.panel]]\ninset = 1\n{scene}"),
             "a `scene`, a `chart` or an `inset` of another panel: one of them",
         ),
-        (format!("[[figure.panel]]\n{scene}\nregion = [0, 0, 9, 9]"), "`region` and `inset_color` come with `inset = N`"),
+        (format!("[[figure.panel]]\n{scene}\nregion = [0, 0, 9, 9]"), "`region`, `inset_color` and `units` come with `inset = N`"),
     ] {
         let problems = figure_problems(&format!("[render]\nwidth = 640\nheight = 240\nframes = 1\n[figure]\n{panels}"));
         let all: Vec<String> = problems.iter().map(|d| d.message.clone()).collect();

@@ -224,7 +224,7 @@ fn companions(path: &str, key: &str) -> Option<&'static str> {
         ("panel[]", "rect") => "rect = [0, 0, 10, 10]",
         ("panel[]", "style") => "@scene = { kind = \"flock\" }\nstyle = \"wireframe\"",
         // an inset magnifies a scene panel before it
-        ("panel[]", "inset" | "region" | "inset_color") => {
+        ("panel[]", "inset" | "region" | "inset_color" | "units") => {
             "@scene = { kind = \"flock\" }\n[[figure.panel]]\ninset = 1\nregion = [0, 0, 10, 10]\ninset_color = \"#808080\""
         }
         ("panel[]", "wire_color" | "wire_width") => {

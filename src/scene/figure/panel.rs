@@ -65,9 +65,10 @@ pub(super) fn read_panel(p: &TableReader, dir: &Path, data: DataSource) -> (Opti
         // their values checked first: one of the wrong type is that mistake alone
         let _: [f64; 4] = p.numbers(&REGION);
         let _ = p.color(&INSET_COLOR);
-        for key in [&REGION, &INSET_COLOR] {
+        let _ = p.choice(&UNITS);
+        for key in [&REGION, &INSET_COLOR, &UNITS] {
             if p.has(key) && !p.failed(key) {
-                p.error_at(key, "`region` and `inset_color` come with `inset = N`, the panel this one magnifies");
+                p.error_at(key, "`region`, `inset_color` and `units` come with `inset = N`, the panel this one magnifies");
             }
         }
     }
