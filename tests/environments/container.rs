@@ -250,6 +250,8 @@ fn the_release_archives_run_in_a_fresh_bookworm() {
         "cd /tmp/release && sha256sum -c ./*.sha256 && for a in ./*.tar.gz; do tar -xzf \"$a\"; done
          S=./simreel-v{v}-{target}/simreel; C=./simreel-compare-v{v}-{target}/simreel-compare
          $S --version && $S validate flock.toml
+         (cd ./simreel-v{v}-{target} && ./simreel validate scenes >/dev/null; echo \"the archive's scenes: $?\"
+          ./simreel render scenes/terrain.toml --frames 0 -q; echo \"archive render: $?\")
          $C compare a.png a.png -q; echo \"same: $?\"; $C compare a.png b.png -q; echo \"different: $?\"
          $S render flock.toml --frames 0 -q; echo \"render: $?\""
     );
@@ -274,6 +276,9 @@ fn the_release_archives_run_in_a_fresh_bookworm() {
         "same: 0".into(),
         "different: 4".into(),
         "render: 3".into(),
+        // the README's command from inside the archive: its scenes are there (no Vulkan here)
+        "the archive's scenes: 0".into(),
+        "archive render: 3".into(),
     ] {
         assert!(said.contains(&line), "no `{line}` in:\n{said}\n{err}");
     }
