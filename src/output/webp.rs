@@ -87,6 +87,11 @@ fn canvas(chunks: &[Chunk]) -> Result<(u32, u32), String> {
     Err("no VP8X, VP8 or VP8L chunk says the picture's size".into())
 }
 
+/// Whether a picture's chunks carry alpha: an ALPH chunk, or a lossless bitstream that says so.
+fn has_alpha(chunks: &[Chunk]) -> bool {
+    chunks.iter().any(|c| &c.fourcc == b"ALPH" || (&c.fourcc == b"VP8L" && c.data.get(4).is_some_and(|b| b & 0x10 != 0)))
+}
+
 fn push_chunk(out: &mut Vec<u8>, fourcc: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(fourcc);
     out.extend_from_slice(&(data.len() as u32).to_le_bytes());
@@ -130,6 +135,7 @@ pub fn animate(frames: &[&[u8]], fps: f64) -> Result<Vec<u8>, String> {
     let mut alpha = false;
     for (i, f) in frames.iter().enumerate() {
         let parts = chunks(f).map_err(|e| format!("frame {i}: {e}"))?;
+        alpha |= has_alpha(&parts);
         let s = canvas(&parts).map_err(|e| format!("frame {i}: {e}"))?;
         if s != size {
             return Err(format!("frame {i} is {}×{}, the first {}×{}", s.0, s.1, size.0, size.1));
@@ -143,7 +149,6 @@ pub fn animate(frames: &[&[u8]], fps: f64) -> Result<Vec<u8>, String> {
         frame.push(0b10);
         let mut image = 0;
         for c in parts.iter().filter(|c| matches!(&c.fourcc, b"ALPH" | b"VP8 " | b"VP8L")) {
-            alpha |= &c.fourcc == b"ALPH" || (&c.fourcc == b"VP8L" && c.data.get(4).is_some_and(|b| b & 0x10 != 0));
             image += usize::from(&c.fourcc != b"ALPH");
             push_chunk(&mut frame, &c.fourcc, c.data);
         }
@@ -174,8 +179,7 @@ pub fn tag_srgb(file: &[u8]) -> Result<Vec<u8>, String> {
     if let Some(x) = parts.iter().find(|c| &c.fourcc == b"VP8X") {
         flags |= x.data[0];
     } else {
-        let alpha = parts.iter().any(|c| &c.fourcc == b"ALPH" || (&c.fourcc == b"VP8L" && c.data.get(4).is_some_and(|b| b & 0x10 != 0)));
-        flags |= if alpha { ALPHA_FLAG } else { 0 };
+        flags |= if has_alpha(&parts) { ALPHA_FLAG } else { 0 };
     }
     push_chunk(&mut body, b"VP8X", &vp8x(flags, size));
     push_chunk(&mut body, b"ICCP", srgb_profile());

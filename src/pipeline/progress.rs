@@ -44,13 +44,18 @@ pub(super) struct Progress {
     pub(super) encode: ProgressBar,
 }
 
+/// A stage's or an animation's bar: name, what, bar, count, rate, time left.
+fn bar_style() -> ProgressStyle {
+    ProgressStyle::with_template("{prefix:>24} {msg:>9} [{bar:30}] {pos:>5}/{len} {per_sec:>9} eta {eta}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
+}
+
 impl Progress {
     pub(super) fn new(mode: ProgressMode, scene: &str, total: u64) -> Self {
         let (multi, bars) = if mode == ProgressMode::Bars {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template("{prefix:>24} {msg:>9} [{bar:30}] {pos:>5}/{len} {per_sec:>9} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> ");
+            let style = bar_style();
             let bar = |msg: &'static str| {
                 let b = multi.add(ProgressBar::new(total).with_style(style.clone()).with_prefix(scene.to_string()).with_message(msg));
                 b.enable_steady_tick(Duration::from_millis(200));
@@ -78,9 +83,7 @@ impl super::whole::Watch for Progress {
         let Some(multi) = &self.multi else { return ProgressBar::hidden() };
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
         let bar = if format.needs_ffmpeg() {
-            let style = ProgressStyle::with_template("{prefix:>24} {msg:>9} [{bar:30}] {pos:>5}/{len} {per_sec:>9} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> ");
+            let style = bar_style();
             ProgressBar::new(frames as u64).with_style(style)
         } else {
             let style = ProgressStyle::with_template("{prefix:>24} {msg:>9} {spinner} {elapsed}")

@@ -181,10 +181,7 @@ impl FlockPainter {
     fn legend(&self, w: &World, corner: crate::scene::flock::Corner, canvas: &mut Canvas2d) {
         use crate::scene::flock::Corner;
         let p = &self.palette;
-        let mut counts = [0usize; 3];
-        for a in &w.agents {
-            counts[a.state as usize] += 1;
-        }
+        let counts = w.state_counts();
         let rows = [(State::Seek, "seeking"), (State::Work, "working"), (State::Curious, "curious")];
         let [cw, ch] = canvas.size;
         let size = (cw.min(ch) * 0.035).clamp(9.0, 28.0);
@@ -432,15 +429,14 @@ impl Simulation for FlockSim {
     fn digest(&self) -> StateDigest {
         let w = &self.world;
         let mut h = Fnv::new();
-        let mut counts = [0usize; 3];
         for a in &w.agents {
             h.f32s(&a.pos);
             h.f32s(&a.vel);
             h.f32s(&[a.timer, a.duration, a.cooldown, a.orbit_angle]);
             h.bytes(&[a.state as u8]);
             h.bytes(&a.target.to_le_bytes());
-            counts[a.state as usize] += 1;
         }
+        let counts = w.state_counts();
         h.bytes(&w.steps().to_le_bytes());
         // what is in flight: each item tagged, none when there are none (a flock between
         // deliveries keeps the hash it had before these were counted)

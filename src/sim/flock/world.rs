@@ -304,6 +304,15 @@ pub struct World {
 }
 
 impl World {
+    /// How many agents are in each [`State`], in its order (seek, work, curious).
+    pub fn state_counts(&self) -> [usize; 3] {
+        let mut counts = [0usize; 3];
+        for a in &self.agents {
+            counts[a.state as usize] += 1;
+        }
+        counts
+    }
+
     pub fn new(spec: &FlockSpec, nodes: Vec<[f32; 2]>, edges: Vec<[u32; 2]>, agent_count: usize, seed: u64) -> Self {
         let mut adjacency = vec![Vec::new(); nodes.len()];
         for &[a, b] in &edges {
