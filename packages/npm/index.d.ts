@@ -5,11 +5,12 @@ export interface CompareOptions {
   /** A pixel differs when a channel moves by more than this many levels (default 2). */
   channel?: number;
   /**
-   * How many pixels may differ: a count (a whole number, 40) or a share (a fraction below 1,
+   * How many pixels may differ, anti-aliasing along an edge not counted (every pixel with
+   * channel 0): a count (a whole number, 40) or a share (a fraction below 1,
    * 0.001, or a string, "0.1%" or "100%"; default 0.1%). 1 is one pixel: all of them is "100%".
    */
   maxPixels?: number | string;
-  /** A compact region of change weighing more than this fails (default 7). */
+  /** A compact region of change weighing more than this fails (default 4). */
   maxRegion?: number;
   /** Perceptual layer: the largest mean FLIP error (0-1; default 0: off). */
   flipMean?: number;

@@ -20,13 +20,15 @@ pub struct CompareArgs {
     pub out: PathBuf,
     /// Tolerances from a TOML file with the keys of a scene's [golden.tolerance] (channel,
     /// max_pixels, flip_mean, flip_p99, max_region, reason; all optional); the flags below
-    /// override it. Default: channel 2, max_pixels 0.1 %, FLIP off, max_region 7.
+    /// override it. Default: channel 2, max_pixels 0.1 % (anti-aliasing along an edge not counted), FLIP off, max_region 4.
     #[arg(long, value_name = "FILE.toml")]
     pub tolerance: Option<PathBuf>,
     /// A pixel differs when a channel moves by more than this (0–255).
     #[arg(long, value_name = "LEVELS")]
     pub channel: Option<u8>,
-    /// How many pixels may differ: a count (`40`) or a share of the image (`0.1%`, `0.001`).
+    /// How many pixels may differ, not counting anti-aliasing along an edge that moved by a fraction
+    /// of a pixel (with --channel 0 every pixel counts): a count (`40`) or a share of the image
+    /// (`0.1%`, `0.001`).
     #[arg(long, value_name = "N|SHARE", value_parser = parse_pixel_budget)]
     pub max_pixels: Option<simreel::scene::golden::PixelBudget>,
     /// Perceptual layer: the largest mean FLIP error (0–1; 0 turns the layer off); give

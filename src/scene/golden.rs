@@ -11,11 +11,11 @@ const INHERITED: &str = "as in [golden.tolerance]";
 const CHANNEL: Key = Key::int("channel", 0, 0, 255).doc("a pixel differs when a channel moves by more than this");
 const MAX_PIXELS: Key = Key::of("max_pixels", Ty::Either(&[Ty::Int { min: 0, max: i64::MAX }, Ty::Float { min: 0.0, max: 1.0 }]))
     .said("0")
-    .doc("differing pixels allowed: a count (an integer) or a share of the frame (0..1)");
+    .doc("differing pixels allowed, anti-aliasing along an edge not counted (every pixel with channel = 0): a count (an integer) or a share of the frame (0..1)");
 const FLIP_MEAN: Key = Key::float("flip_mean", 0.0, 0.0, 1.0).doc("perceptual layer: the largest mean FLIP error (0: the layer is off)");
 const FLIP_P99: Key = Key::float("flip_p99", 0.0, 0.0, 1.0).doc("perceptual layer: the largest 99th percentile of the FLIP error");
 const MAX_REGION: Key = Key::int("max_region", DEFAULT_MAX_REGION as i64, 0, u32::MAX as i64)
-    .doc("spatial layer: a connected region of change weighing more than this fails the frame");
+    .doc("spatial layer: a region of change (pixels at most one apart) weighing more than this fails the frame");
 const REASON: Key = Key::text("reason").required().doc("which adapter bounded this tolerance and why");
 
 /// `[golden.tolerance]`.

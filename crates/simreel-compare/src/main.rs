@@ -19,8 +19,9 @@ compare options:
   --tolerance FILE     tolerance keys in a TOML file (channel, max_pixels, flip_mean, flip_p99,
                        max_region, reason); the flags below override it
   --channel LEVELS     a pixel differs when a channel moves by more than this (default 2)
-  --max-pixels N|SHARE how many pixels may differ: a count (40) or a share (0.1%, 0.001; default 0.1%)
-  --max-region WEIGHT  a compact region of change weighing more than this fails (default 7)
+  --max-pixels N|SHARE how many pixels may differ beyond anti-aliasing along an edge: a count (40)
+                       or a share (0.1%, 0.001; default 0.1%); with --channel 0 every pixel counts
+  --max-region WEIGHT  a compact region of change weighing more than this fails (default 4)
   --flip-mean X        perceptual layer: the largest mean FLIP error (0-1; default 0: off)
   --flip-p99 X         perceptual layer: the largest 99th percentile of the FLIP error (0-1)
   --threads N          worker threads (default: one per core); results do not depend on it

@@ -77,9 +77,16 @@ fn a_failing_region_is_boxed_on_the_diff_and_listed_in_the_summary() {
     let report = Report::of(&[entry], &[], "lavapipe");
     let summary: serde_json::Value = serde_json::from_str(&crate::summary::Summary::of(&report).to_json()).unwrap();
     let f = &summary["frames"][0];
-    assert_eq!(f["regions"][0], serde_json::json!({"x": 30, "y": 20, "width": 6, "height": 5, "pixels": 30, "weight": 30}));
+    assert_eq!(
+        f["regions"][0],
+        serde_json::json!({"x": 30, "y": 20, "width": 6, "height": 5, "pixels": 30, "unexplained": 30, "weight": 30})
+    );
     assert_eq!(f["heaviest_region"], 30);
-    assert!(report.records[0].metrics.contains("6×5 px at (30, 20), weight 30 > 7"), "{}", report.records[0].metrics);
+    assert!(
+        report.records[0].metrics.contains(&format!("6×5 px at (30, 20), weight 30 > {}", crate::tolerance::DEFAULT_MAX_REGION)),
+        "{}",
+        report.records[0].metrics
+    );
 }
 
 #[test]

@@ -187,9 +187,10 @@ def compare(
     comparator could not compare them (exit code 2 or 1), with its stderr.
 
     ``channel``: a pixel differs when a channel moves by more than this (default 2).
-    ``max_pixels``: how many pixels may differ: a count (an int, 40) or a share (a float,
+    ``max_pixels``: how many pixels may differ, anti-aliasing along an edge not counted (every
+    pixel with ``channel=0``): a count (an int, 40) or a share (a float,
     0.001, or a string, "0.1%"; 1.0 is all of them).
-    ``max_region``: a compact region of change weighing more than this fails (default 7).
+    ``max_region``: a compact region of change weighing more than this fails (default 4).
     ``flip_mean``, ``flip_p99``: the perceptual (FLIP) layer's limits (default off).
     ``tolerance``: a TOML file of those keys; the arguments override it.
     ``out``: the report goes to ``<out>/compare-report/`` (default ``out`` in the current directory).
