@@ -22,6 +22,11 @@ export interface CompareOptions {
   out?: string;
   /** Worker threads (default: one per core); results do not depend on it. */
   threads?: number;
+  /**
+   * The file name a Buffer is compared under (default: the other side's file name, else "image"),
+   * which the verdict and the report show; the Buffer is kept in `<out>/inputs/<side>/`.
+   */
+  name?: string;
 }
 
 /** One region of change, as summary.json lists it. */
@@ -31,6 +36,8 @@ export interface Region {
   width: number;
   height: number;
   pixels: number;
+  /** Its pixels that anti-aliasing does not explain: what the pixel budget counts. */
+  unexplained: number;
   weight: number;
 }
 

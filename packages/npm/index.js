@@ -5,11 +5,10 @@
 
 const { spawn } = require('child_process');
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 
 const ENV_BIN = 'SIMREEL_COMPARE_BIN';
-const OPTIONS = ['channel', 'maxPixels', 'maxRegion', 'flipMean', 'flipP99', 'tolerance', 'out', 'threads'];
+const OPTIONS = ['channel', 'maxPixels', 'maxRegion', 'flipMean', 'flipP99', 'tolerance', 'out', 'threads', 'name'];
 
 /** An error of the comparator (bad input, an option it refuses) or of finding or running it. */
 class SimreelCompareError extends Error {
@@ -90,12 +89,34 @@ function extensionOf(bytes) {
   return '.img';
 }
 
-/** A path for `input`: itself when it is one, else a file in `dir` holding the bytes. */
-function fileFor(input, side, tmp) {
+/**
+ * The name a Buffer is compared under: options.name, else the file name of the side that is a
+ * path ("button.png"), else "image"; an extension that says what the bytes are is added when the
+ * name has none.
+ */
+function nameOf(expected, actual, options) {
+  let name = options.name;
+  if (name == null) {
+    const named = [expected, actual].find((x) => typeof x === 'string');
+    name = named ? path.basename(named) : 'image';
+  }
+  name = String(name);
+  if (name === '' || name === '.' || name === '..' || /[\\/]/.test(name)) {
+    throw new TypeError(`name: ${JSON.stringify(name)} is not a file name (no folders)`);
+  }
+  return name;
+}
+
+/**
+ * A path for `input`: itself when it is one, else a file holding the bytes in
+ * <out>/inputs/<side>/<name>, kept with the report (its accept command copies from it).
+ */
+function fileFor(input, side, out, name) {
   if (typeof input === 'string') return path.resolve(input);
   if (input instanceof Uint8Array) {
-    if (!tmp.dir) tmp.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simreel-compare-'));
-    const file = path.join(tmp.dir, side + extensionOf(input));
+    const dir = path.join(out, 'inputs', side);
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, path.extname(name) ? name : name + extensionOf(input));
     fs.writeFileSync(file, input);
     return file;
   }
@@ -156,8 +177,8 @@ function reasonOf(summary, output) {
 }
 
 /**
- * Compares `expected` with `actual` (file paths or Buffers; a Buffer is written to a temporary
- * file first). Resolves when the comparator ran (match or not); rejects with an error carrying
+ * Compares `expected` with `actual` (file paths or Buffers; a Buffer is written to
+ * <out>/inputs/<side>/<name> first, and kept with the report). Resolves when the comparator ran (match or not); rejects with an error carrying
  * the comparator's stderr when it could not compare (exit code 2: bad input; 1: other).
  */
 async function compare(expected, actual, options = {}) {
@@ -169,39 +190,36 @@ async function compare(expected, actual, options = {}) {
   }
   const bin = binaryPath();
   const out = path.resolve(options.out == null ? 'out' : String(options.out));
-  const tmp = { dir: null };
-  try {
-    const args = commandLine(fileFor(expected, 'expected', tmp), fileFor(actual, 'actual', tmp), out, options);
-    const { code, signal, stdout, stderr } = await run(bin, args);
-    if (code !== 0 && code !== 4) {
-      const why = signal ? `was stopped by ${signal}` : `exited with code ${code}`;
-      throw new SimreelCompareError(
-        `simreel-compare ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
-        { exitCode: code, signal, stderr, stdout, args: [bin, ...args] },
-      );
-    }
-    const dir = path.join(out, 'compare-report');
-    const summaryFile = path.join(dir, 'summary.json');
-    let summary;
-    try {
-      summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
-    } catch (e) {
-      throw new SimreelCompareError(`simreel-compare exited with code ${code} but ${summaryFile} cannot be read: ${e.message}`, {
-        exitCode: code,
-        stderr,
-        stdout,
-      });
-    }
-    return {
-      match: code === 0,
-      reason: reasonOf(summary, `${stdout}\n${stderr}`),
-      report: path.join(dir, 'report.html'),
-      summary,
-      exitCode: code,
-    };
-  } finally {
-    if (tmp.dir) fs.rmSync(tmp.dir, { recursive: true, force: true });
+  const name = nameOf(expected, actual, options);
+  // a Buffer's file stays in <out>/inputs/ with the report, whose accept command copies it
+  const args = commandLine(fileFor(expected, 'expected', out, name), fileFor(actual, 'actual', out, name), out, options);
+  const { code, signal, stdout, stderr } = await run(bin, args);
+  if (code !== 0 && code !== 4) {
+    const why = signal ? `was stopped by ${signal}` : `exited with code ${code}`;
+    throw new SimreelCompareError(
+      `simreel-compare ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
+      { exitCode: code, signal, stderr, stdout, args: [bin, ...args] },
+    );
   }
+  const dir = path.join(out, 'compare-report');
+  const summaryFile = path.join(dir, 'summary.json');
+  let summary;
+  try {
+    summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+  } catch (e) {
+    throw new SimreelCompareError(`simreel-compare exited with code ${code} but ${summaryFile} cannot be read: ${e.message}`, {
+      exitCode: code,
+      stderr,
+      stdout,
+    });
+  }
+  return {
+    match: code === 0,
+    reason: reasonOf(summary, `${stdout}\n${stderr}`),
+    report: path.join(dir, 'report.html'),
+    summary,
+    exitCode: code,
+  };
 }
 
 module.exports = { compare, binaryPath, platforms, SimreelCompareError };

@@ -75,7 +75,7 @@ test('equal Buffers match', async () => {
   const r = await simreel.compare(blue, Buffer.from(blue), { out });
   assert.equal(r.match, true);
   assert.equal(r.exitCode, 0);
-  assert.match(r.reason, /^pass actual\.png: identical/);
+  assert.match(r.reason, /^pass image\.png: identical/);
   assert.equal(r.report, path.join(out, 'compare-report', 'report.html'));
   assert.ok(path.isAbsolute(r.report) && fs.existsSync(r.report));
   assert.equal(r.summary.checked, 1);
@@ -176,4 +176,59 @@ test('the simreel-compare command runs the binary with its exit code', () => {
   assert.equal(differ.status, 4);
   assert.match(differ.stderr, /FAIL button\.png: different/);
   assert.equal(run('compare', bluePath, redPath, '--channel', 'abc').status, 2);
+});
+
+test('simreel-compare/playwright: the system browser, the update switches and CI as documented', () => {
+  const pw = require('simreel-compare/playwright');
+  const saved = { CHROMIUM: process.env.CHROMIUM, PATH: process.env.PATH, UPDATE_GOLDENS: process.env.UPDATE_GOLDENS, CI: process.env.CI };
+  try {
+    process.env.CHROMIUM = '/opt/my/chrome';
+    const o = pw.systemChromium({ args: ['--mute-audio'], slowMo: 5 });
+    assert.equal(o.executablePath, '/opt/my/chrome');
+    assert.deepEqual(o.args.slice(-1), ['--mute-audio']);
+    assert.equal(o.slowMo, 5);
+    // no CHROMIUM and nothing on the PATH: Playwright's own browser
+    delete process.env.CHROMIUM;
+    process.env.PATH = fs.mkdtempSync(path.join(os.tmpdir(), 'no-browser-'));
+    assert.deepEqual(pw.systemChromium(), {});
+    // a chromium on the PATH is found
+    const fake = path.join(process.env.PATH, 'chromium');
+    fs.writeFileSync(fake, '#!/bin/sh\n', { mode: 0o755 });
+    assert.equal(pw.systemChromium().executablePath, fake);
+
+    delete process.env.UPDATE_GOLDENS;
+    assert.equal(pw.updating({ config: { updateSnapshots: 'missing' } }), false);
+    assert.equal(pw.updating({ config: { updateSnapshots: 'all' } }), true);
+    assert.equal(pw.updating({ config: { updateSnapshots: 'changed' } }), true);
+    process.env.UPDATE_GOLDENS = '1';
+    assert.equal(pw.updating({ config: { updateSnapshots: 'none' } }), true);
+    for (const [ci, on] of [['', false], ['0', false], ['false', false], ['true', true], ['1', true]]) {
+      process.env.CI = ci;
+      assert.equal(pw.onCi(), on, `CI=${ci}`);
+    }
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+});
+
+test('Buffers keep their names, and a failed Buffer can be accepted from the report', async () => {
+  const out = path.join(work, 'named');
+  const r = await simreel.compare(blue, red, { out, name: 'button' });
+  assert.equal(r.match, false);
+  assert.match(r.reason, /^FAIL button\.png: different/);
+  // the bytes stay with the report, where its accept command copies from
+  const kept = path.join(out, 'inputs', 'actual', 'button.png');
+  assert.deepEqual(fs.readFileSync(kept), red);
+  const bless = r.summary.frames[0].bless;
+  assert.ok(bless && bless.includes(kept), bless);
+  // a path on one side names a Buffer on the other
+  const golden = path.join(work, 'goldens', 'save.png');
+  fs.mkdirSync(path.dirname(golden), { recursive: true });
+  fs.writeFileSync(golden, blue);
+  const s = await simreel.compare(golden, red, { out: path.join(work, 'named-by-path') });
+  assert.match(s.reason, /^FAIL save\.png: different/);
+  await assert.rejects(simreel.compare(blue, red, { out, name: '../x.png' }), /not a file name/);
 });

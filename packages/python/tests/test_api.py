@@ -59,7 +59,7 @@ def test_equal_bytes_match(tmp_path):
     r = compare(BLUE, bytearray(BLUE), out=tmp_path / "equal")
     assert isinstance(r, Result)
     assert r.match is True and r.exit_code == 0
-    assert r.reason.startswith("pass actual.png: identical"), r.reason
+    assert r.reason.startswith("pass image.png: identical"), r.reason
     assert r.report == (tmp_path / "equal" / "compare-report" / "report.html").resolve()
     assert r.report.is_absolute() and r.report.is_file()
     assert r.summary["checked"] == 1 and r.summary["failed"] == 0
@@ -134,3 +134,21 @@ def test_the_script_runs_with_its_exit_codes(tmp_path, files):
     differ = subprocess.run([script, "compare", golden, button, "--out", tmp_path / "d"], capture_output=True, text=True)
     assert differ.returncode == 4
     assert "FAIL button.png: different" in differ.stderr
+
+
+def test_bytes_keep_their_names_and_can_be_accepted_from_the_report(tmp_path):
+    out = tmp_path / "named"
+    r = compare(BLUE, RED, out=out, name="button")
+    assert not r.match
+    assert r.reason.startswith("FAIL button.png: different"), r.reason
+    kept = (out / "inputs" / "actual" / "button.png").resolve()
+    assert kept.read_bytes() == RED
+    bless = r.summary["frames"][0]["bless"]
+    assert bless and str(kept) in bless, bless
+    golden = tmp_path / "goldens" / "save.png"
+    golden.parent.mkdir()
+    golden.write_bytes(BLUE)
+    s = compare(golden, RED, out=tmp_path / "by-path")
+    assert s.reason.startswith("FAIL save.png: different"), s.reason
+    with pytest.raises(ValueError, match="not a file name"):
+        compare(BLUE, RED, out=out, name="../x.png")

@@ -16,7 +16,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
@@ -128,12 +127,27 @@ def _extension(data: bytes) -> str:
     return ".img"
 
 
-def _file_for(value: PathOrBytes, side: str, tmp: List[str]) -> str:
+def _name_of(expected: PathOrBytes, actual: PathOrBytes, name: Optional[str]) -> str:
+    """The name bytes are compared under: ``name``, else the file name of the side that is a path
+    ("button.png"), else "image"."""
+    if name is None:
+        named = [v for v in (expected, actual) if isinstance(v, (str, os.PathLike))]
+        name = Path(named[0]).name if named else "image"
+    name = str(name)
+    if name in ("", ".", "..") or "/" in name or "\\" in name:
+        raise ValueError(f"name: {name!r} is not a file name (no folders)")
+    return name
+
+
+def _file_for(value: PathOrBytes, side: str, out: Path, name: str) -> str:
+    """A path for ``value``: itself when it is one, else a file holding the bytes in
+    ``<out>/inputs/<side>/<name>`` (with an extension that says what they are when the name has
+    none), kept with the report, whose accept command copies from it."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
-        if not tmp:
-            tmp.append(tempfile.mkdtemp(prefix="simreel-compare-"))
-        file = Path(tmp[0]) / f"{side}{_extension(data)}"
+        folder = out / "inputs" / side
+        folder.mkdir(parents=True, exist_ok=True)
+        file = folder / (name if Path(name).suffix else name + _extension(data))
         file.write_bytes(data)
         return str(file)
     if isinstance(value, (str, os.PathLike)):
@@ -180,8 +194,10 @@ def compare(
     out: Union[str, "os.PathLike[str]", None] = None,
     threads: Optional[int] = None,
     timeout: Optional[float] = None,
+    name: Optional[str] = None,
 ) -> Result:
-    """Compares ``expected`` with ``actual`` (paths, or bytes written to a temporary file first).
+    """Compares ``expected`` with ``actual`` (paths, or bytes written to
+    ``<out>/inputs/<side>/<name>`` first and kept with the report).
 
     Returns a :class:`Result` whether or not they match; raises :class:`CompareError` when the
     comparator could not compare them (exit code 2 or 1), with its stderr.
@@ -195,63 +211,63 @@ def compare(
     ``tolerance``: a TOML file of those keys; the arguments override it.
     ``out``: the report goes to ``<out>/compare-report/`` (default ``out`` in the current directory).
     ``threads``: worker threads (default one per core). ``timeout``: seconds, for subprocess.
+    ``name``: the file name bytes are compared under (default: the other side's file name, else
+    "image"), which the verdict and the report show.
     """
     binary = binary_path()
     out_dir = Path("out" if out is None else out).resolve()
-    tmp: List[str] = []
+    shown = _name_of(expected, actual, name)
+    # bytes stay in <out>/inputs/ with the report, whose accept command copies them
+    args = [binary, "compare", _file_for(expected, "expected", out_dir, shown), _file_for(actual, "actual", out_dir, shown)]
+    args += ["--out", str(out_dir)]
+    for flag, value in (
+        ("--channel", _whole(channel)),
+        ("--max-pixels", max_pixels),
+        ("--max-region", _whole(max_region)),
+        ("--flip-mean", flip_mean),
+        ("--flip-p99", flip_p99),
+        ("--tolerance", None if tolerance is None else Path(tolerance).resolve()),
+        ("--threads", _whole(threads)),
+    ):
+        if value is not None:
+            args += [flag, str(value)]
     try:
-        args = [binary, "compare", _file_for(expected, "expected", tmp), _file_for(actual, "actual", tmp)]
-        args += ["--out", str(out_dir)]
-        for flag, value in (
-            ("--channel", _whole(channel)),
-            ("--max-pixels", max_pixels),
-            ("--max-region", _whole(max_region)),
-            ("--flip-mean", flip_mean),
-            ("--flip-p99", flip_p99),
-            ("--tolerance", None if tolerance is None else Path(tolerance).resolve()),
-            ("--threads", _whole(threads)),
-        ):
-            if value is not None:
-                args += [flag, str(value)]
-        try:
-            proc = subprocess.run(
-                args,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=timeout,
-            )
-        except OSError as e:
-            raise CompareError(f"cannot run {binary}: {e}") from e
-        if proc.returncode not in (0, 4):
-            why = f"was stopped by signal {-proc.returncode}" if proc.returncode < 0 else f"exited with code {proc.returncode}"
-            detail = proc.stderr.strip()
-            raise CompareError(
-                f"simreel-compare {why}" + (f": {detail}" if detail else ""),
-                exit_code=proc.returncode,
-                stderr=proc.stderr,
-                stdout=proc.stdout,
-            )
-        report_dir = out_dir / "compare-report"
-        summary_file = report_dir / "summary.json"
-        try:
-            summary = json.loads(summary_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise CompareError(
-                f"simreel-compare exited with code {proc.returncode} but {summary_file} cannot be read: {e}",
-                exit_code=proc.returncode,
-                stderr=proc.stderr,
-                stdout=proc.stdout,
-            ) from e
-        return Result(
-            match=proc.returncode == 0,
-            reason=_reason(summary, proc.stdout + "\n" + proc.stderr),
-            report=report_dir / "report.html",
-            summary=summary,
-            exit_code=proc.returncode,
+        proc = subprocess.run(
+            args,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
         )
-    finally:
-        for d in tmp:
-            shutil.rmtree(d, ignore_errors=True)
+    except OSError as e:
+        raise CompareError(f"cannot run {binary}: {e}") from e
+    if proc.returncode not in (0, 4):
+        why = f"was stopped by signal {-proc.returncode}" if proc.returncode < 0 else f"exited with code {proc.returncode}"
+        detail = proc.stderr.strip()
+        raise CompareError(
+            f"simreel-compare {why}" + (f": {detail}" if detail else ""),
+            exit_code=proc.returncode,
+            stderr=proc.stderr,
+            stdout=proc.stdout,
+        )
+    report_dir = out_dir / "compare-report"
+    summary_file = report_dir / "summary.json"
+    try:
+        summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise CompareError(
+            f"simreel-compare exited with code {proc.returncode} but {summary_file} cannot be read: {e}",
+            exit_code=proc.returncode,
+            stderr=proc.stderr,
+            stdout=proc.stdout,
+        ) from e
+    return Result(
+        match=proc.returncode == 0,
+        reason=_reason(summary, proc.stdout + "\n" + proc.stderr),
+        report=report_dir / "report.html",
+        summary=summary,
+        exit_code=proc.returncode,
+    )
+
