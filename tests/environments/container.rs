@@ -317,3 +317,46 @@ fn binstall_finds(dir: &Path, target: &str) {
         assert!(zip.ends_with(&format!("/{bin}-v{version}-x86_64-pc-windows-msvc.zip")), "{manifest}: {zip}");
     }
 }
+
+/// The comparator as `scripts/dist` builds it for Linux (`scripts/build-static-compare`: glibc
+/// linked in, static-pie) runs in a root that holds nothing but itself and two pictures: no libc,
+/// no loader, no /proc. What runs there runs on Alpine, Debian 11 and every other Linux.
+#[test]
+#[cfg_attr(skip_container_tests, ignore = "needs root for chroot (SIMREEL_SKIP_CONTAINER_TESTS is set; scripts/test runs as root)")]
+fn the_static_comparator_runs_in_an_empty_root() {
+    let built = step("scripts/build-static-compare", &mut Command::new(root().join("scripts/build-static-compare")));
+    let binary = Path::new(built.trim());
+    assert!(binary.is_file(), "scripts/build-static-compare printed {built:?}");
+    let elf = std::fs::read(binary).unwrap();
+    // a 64-bit ELF without a PT_INTERP program header: nothing loads it but the kernel
+    assert!(elf.starts_with(b"\x7fELF\x02"), "not a 64-bit ELF");
+    let u16_at = |i: usize| u16::from_le_bytes([elf[i], elf[i + 1]]) as usize;
+    let (ph, size, count) = (u64::from_le_bytes(elf[0x20..0x28].try_into().unwrap()) as usize, u16_at(0x36), u16_at(0x38));
+    let types: Vec<u32> = (0..count).map(|k| u32::from_le_bytes(elf[ph + k * size..][..4].try_into().unwrap())).collect();
+    assert!(!types.is_empty() && !types.contains(&3), "program headers {types:?}: PT_INTERP (3) names a dynamic loader");
+    let empty = scratch().join("empty-root");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::copy(binary, empty.join("simreel-compare")).unwrap();
+    let judged = root().join("crates/simreel-compare/tests/fixtures/judgement/square-corners");
+    std::fs::copy(judged.join("expected.png"), empty.join("a.png")).unwrap();
+    std::fs::copy(judged.join("actual.png"), empty.join("b.png")).unwrap();
+    let run = |args: &[&str]| {
+        Command::new("chroot")
+            .arg(&empty)
+            .arg("/simreel-compare")
+            .args(args)
+            .env_clear()
+            .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run chroot")
+    };
+    let v = run(&["--version"]);
+    assert!(v.status.success() && String::from_utf8_lossy(&v.stdout).starts_with("simreel-compare "), "{v:?}");
+    assert_eq!(run(&["compare", "/a.png", "/a.png", "--out", "/same", "-q"]).status.code(), Some(0));
+    let differ = run(&["compare", "/a.png", "/b.png", "--out", "/differ"]);
+    assert_eq!(differ.status.code(), Some(4), "{}", String::from_utf8_lossy(&differ.stderr));
+    assert!(String::from_utf8_lossy(&differ.stderr).contains("compact difference"), "{}", String::from_utf8_lossy(&differ.stderr));
+    assert!(empty.join("differ/compare-report/report.html").is_file(), "the report is written in the empty root");
+    eprintln!("the static comparator: {} bytes", elf.len());
+}
