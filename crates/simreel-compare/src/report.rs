@@ -505,16 +505,17 @@ fn failed_card(e: &Entry, pics: &Pictures) -> String {
         Accept::Command(c) => _ = writeln!(h, "<div>accept the new image: <code>{}</code></div>", xml(c)),
     }
     match (&e.expected, &e.comparison, &e.actual) {
-        (Some(_), Some(_), Some(_)) => {
+        (Some(_), Some(c), Some(_)) => {
             let (expected, actual, diff, signed) = (pics.url("expected"), pics.url("actual"), pics.url("diff"), pics.url("signed"));
-            let heat = if e.comparison.as_ref().is_some_and(Comparison::map_is_flip) { "FLIP" } else { "largest channel difference" };
+            let heat = if c.map_is_flip() { "FLIP" } else { "largest channel difference" };
             let _ = writeln!(
                 h,
-                "<div class=\"views\"><button onclick=\"show(this.closest('.card'),'side')\">side by side</button><button onclick=\"show(this.closest('.card'),'slider')\">slider</button><button onclick=\"show(this.closest('.card'),'hover')\">hover swap</button></div>"
+                "<div class=\"views\"><button onclick=\"show(this.closest('.card'),'where')\">where</button><button onclick=\"show(this.closest('.card'),'side')\">side by side</button><button onclick=\"show(this.closest('.card'),'slider')\">slider</button><button onclick=\"show(this.closest('.card'),'hover')\">hover swap</button></div>"
             );
+            h.push_str(&where_view(c, &pics.url("where")));
             let _ = writeln!(
                 h,
-                "<div class=\"view on\" data-view=\"side\"><div class=\"row\"><figure><img class=\"expected\" alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img class=\"actual\" alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img alt=\"error\" src=\"{diff}\"><figcaption>error ({heat}, magma); failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
+                "<div class=\"view\" data-view=\"side\"><div class=\"row\"><figure><img class=\"expected\" alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img class=\"actual\" alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img class=\"diff\" alt=\"error\" src=\"{diff}\"><figcaption>error ({heat}, magma) over the faded expected picture; failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
             );
             let _ = writeln!(
                 h,
@@ -555,6 +556,80 @@ fn failed_card(e: &Entry, pics: &Pictures) -> String {
         (None, _, None) => {}
     }
     h
+}
+
+/// How many failing regions the `where` view zooms into (the boxes number them all).
+const ZOOMS: usize = 8;
+
+/// The first view of a failure: the actual picture faded with its changed pixels in red and the
+/// failing regions boxed and numbered in place (scaled to the card), then each region magnified:
+/// expected | actual | error.
+fn where_view(c: &Comparison, url: &str) -> String {
+    let (w, h) = (c.width.max(1) as f64, c.height.max(1) as f64);
+    let pct = |v: f64, of: f64| format!("{:.3}%", 100.0 * v / of);
+    let mut v = String::with_capacity(url.len() + 2048);
+    let _ = write!(
+        v,
+        "<div class=\"view on\" data-view=\"where\"><div class=\"where\"><img class=\"where\" alt=\"where the pictures differ\" src=\"{url}\">"
+    );
+    for (k, r) in c.regions.iter().enumerate() {
+        // the box drawn on the picture lies 2 to 3 pixels outside the region
+        let (x, y) = (r.x as f64 - 3.0, r.y as f64 - 3.0);
+        let _ = write!(
+            v,
+            "<span class=\"box\" data-n=\"{n}\" title=\"{t}\" style=\"left:{};top:{};width:{};height:{}\">{n}</span>",
+            pct(x, w),
+            pct(y, h),
+            pct(r.width as f64 + 6.0, w),
+            pct(r.height as f64 + 6.0, h),
+            n = k + 1,
+            t = xml(&compare::region_text(r, c.region_limit)),
+        );
+    }
+    let what = match c.regions.len() {
+        0 => "no region fails by itself: the pixel counts decide".to_string(),
+        n => format!("{} boxed and numbered", crate::text::count(n as u64, "failing region", "failing regions")),
+    };
+    let _ = write!(
+        v,
+        "</div><figcaption>the actual picture, faded; pixels beyond {} levels in red (the further off, the stronger); {what}</figcaption>",
+        c.channel_limit
+    );
+    if !c.regions.is_empty() {
+        v.push_str("<div class=\"row zooms\">");
+        for (k, r) in c.regions.iter().take(ZOOMS).enumerate() {
+            // the region with 6 pixels around it, magnified to about 160 pixels
+            let (x0, y0) = (r.x.saturating_sub(6), r.y.saturating_sub(6));
+            let (x1, y1) = ((r.x + r.width + 6).min(c.width), (r.y + r.height + 6).min(c.height));
+            let (zw, zh) = (x1 - x0, y1 - y0);
+            let scale = (160 / zw.max(zh).max(1)).clamp(1, 16);
+            let _ = write!(v, "<figure data-n=\"{}\"><div class=\"row\">", k + 1);
+            for (which, label) in [("expected", "expected"), ("actual", "actual"), ("diff", "error")] {
+                let _ = write!(
+                    v,
+                    "<div class=\"zoom\" data-bg=\"{which}\" title=\"{label}\" style=\"width:{}px;height:{}px;background-size:{}px {}px;background-position:-{}px -{}px\"></div>",
+                    zw * scale,
+                    zh * scale,
+                    c.width * scale,
+                    c.height * scale,
+                    x0 * scale,
+                    y0 * scale
+                );
+            }
+            let _ = write!(
+                v,
+                "</div><figcaption>{}: {}; expected | actual | error, ×{scale}</figcaption></figure>",
+                k + 1,
+                xml(&compare::region_text(r, c.region_limit))
+            );
+        }
+        if c.regions.len() > ZOOMS {
+            let _ = write!(v, "<div class=\"muted\">and {} more regions, boxed above</div>", c.regions.len() - ZOOMS);
+        }
+        v.push_str("</div>");
+    }
+    v.push_str("</div>\n");
+    v
 }
 
 /// A passed frame's (or file's) row in `report.html`'s table, with a thumbnail.

@@ -1,6 +1,6 @@
 //! `report.html`: one self-contained page, the failures' cards (worst first) and the passed
-//! frames' table, its style, and the script of its views (side by side, slider, hover swap) and
-//! of its self-test.
+//! frames' table, its style, and the script of its views (where, side by side, slider, hover
+//! swap) and of its self-test.
 
 use std::fmt::Write as _;
 
@@ -15,7 +15,15 @@ h1 { font-size: 20px; margin: 0 0 4px; } .muted { color: #667; }
 .card.fail { border-left: 6px solid #d23; } .card.pass { border-left: 6px solid #2a4; }
 .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-start; }
 figure { margin: 0; } figcaption { font-size: 12px; color: #556; }
-img { image-rendering: pixelated; display: block; } img.thumb { image-rendering: auto; }
+img { image-rendering: pixelated; display: block; max-width: 100%; height: auto; } img.thumb { image-rendering: auto; }
+.where { position: relative; display: inline-block; max-width: 100%; line-height: 0; }
+.where .box { position: absolute; box-sizing: border-box; min-width: 14px; min-height: 14px; cursor: pointer;
+  font: bold 12px/1 system-ui, sans-serif; color: #fff; }
+.where .box::before { content: attr(data-n); position: absolute; left: -2px; top: -18px; background: #0066ff;
+  padding: 2px 5px; border-radius: 3px; }
+.zooms { margin-top: 10px; } .zooms figure { border: 1px solid #dde; border-radius: 6px; padding: 6px; }
+.zooms figure.lit { outline: 3px solid #0066ff; }
+.zoom { image-rendering: pixelated; background-repeat: no-repeat; border: 1px solid #ccd; }
 code { background: #eef; padding: 2px 6px; border-radius: 4px; user-select: all; }
 .slider { position: relative; display: inline-block; }
 .slider .over { position: absolute; left: 0; top: 0; }
@@ -25,6 +33,19 @@ table { border-collapse: collapse; } td, th { padding: 4px 10px; border-bottom: 
 
 const SCRIPT: &str = r#"
 // each picture is embedded once, in the side-by-side view; the other views take it from there
+document.querySelectorAll('[data-bg]').forEach(function (z) {
+  var img = z.closest('.card').querySelector('img.' + z.dataset.bg);
+  if (img) z.style.backgroundImage = 'url("' + img.src + '")';
+});
+document.querySelectorAll('.where .box').forEach(function (b) {
+  b.addEventListener('click', function () {
+    var f = b.closest('.card').querySelector('.zooms figure[data-n="' + b.dataset.n + '"]');
+    if (!f) return;
+    f.scrollIntoView({ block: 'center' });
+    f.classList.add('lit');
+    setTimeout(function () { f.classList.remove('lit'); }, 1200);
+  });
+});
 document.querySelectorAll('img[data-from]').forEach(function (img) {
   var card = img.closest('.card');
   var from = function (which) { return card.querySelector('img.' + which).src; };

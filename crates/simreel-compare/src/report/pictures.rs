@@ -1,5 +1,5 @@
-//! A failure's pictures (`actual`, `expected`, `diff`, `signed`, `panel`), each encoded once for
-//! the report's files and its page.
+//! A failure's pictures (`where`, `actual`, `expected`, `diff`, `signed`, `panel`), each encoded
+//! once for the report's files and its page.
 
 use super::*;
 
@@ -65,8 +65,9 @@ pub(super) fn drawn_rows(c: &Comparison) -> std::ops::Range<u32> {
 /// with 4-pixel dark separators: a PNG written row by row (no picture of it is ever whole in
 /// memory). `heat` makes the error's rows; a picture smaller than `w` × `h` is padded as the
 /// comparison padded it. Outside `changed` (the rows where the pictures differ or the error map
-/// is drawn on) the actual's part is the expected's and the error's part is the same every row:
-/// each made once (a paragraph changed on a long page costs the paragraph).
+/// is drawn on) the actual's part is the expected's and the error's part the expected's faded, as
+/// the error is over the faded page: made from what is at hand (a paragraph changed on a long
+/// page costs the paragraph).
 pub(super) fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, h: u32, changed: std::ops::Range<u32>) -> Vec<u8> {
     const GAP: usize = 4;
     let (pw, ph, k) = picture::box_fit(w, h, PANEL_MAX);
@@ -75,7 +76,6 @@ pub(super) fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, 
     let opaque = [exp, act].iter().all(|img| img.rgba.chunks_exact(4).all(|p| p[3] == 255));
     let part = pw as usize * 4;
     let quiet = |y: u32| y * k >= changed.end || ((y + 1) * k).min(h) <= changed.start;
-    let mut quiet_heat: Option<Vec<u8>> = None;
     encode_png_rows(3 * pw + 2 * GAP as u32, ph, opaque, |y, row| {
         for px in row.chunks_exact_mut(4) {
             px.copy_from_slice(&[24, 24, 28, 255]);
@@ -90,13 +90,52 @@ pub(super) fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, 
             return;
         }
         right.copy_from_slice(left);
-        let once = quiet_heat.get_or_insert_with(|| {
-            heat.row(y as usize, middle);
-            middle.to_vec()
-        });
-        middle.copy_from_slice(once);
+        // where nothing changed the error is the faded page
+        for (m, l) in middle.chunks_exact_mut(4).zip(left.chunks_exact(4)) {
+            m.copy_from_slice(&fade(l));
+        }
     })
 }
+
+/// A pixel of the page faded to a light grey, what the report's pictures draw the change over: a
+/// quarter of its contrast to white (transparent as white).
+pub(super) fn fade(px: &[u8]) -> [u8; 4] {
+    let grey = (299 * u32::from(px[0]) + 587 * u32::from(px[1]) + 114 * u32::from(px[2])) / 1000;
+    let grey = 255 - (255 - grey) * u32::from(px[3]) / 255;
+    let v = (255 - (255 - grey) / 4) as u8;
+    [v, v, v, 255]
+}
+
+/// Where the change is, in place: the actual picture faded ([`fade`]) with each pixel that differs
+/// beyond the channel threshold in red (the further off, the stronger), and the failing regions
+/// boxed. Row `y` of it into `out` (the comparison's width).
+pub(super) fn where_row(c: &Comparison, exp: &Image, act: &Image, y: u32, out: &mut [u8]) {
+    const RED: [u32; 3] = [226, 20, 60];
+    use picture::Rows as _;
+    let w = c.width;
+    let (mut eb, mut ab) = (vec![0u8; w as usize * 4], vec![0u8; w as usize * 4]);
+    let (pe, pa) = (picture::Padded { image: exp, width: w }, picture::Padded { image: act, width: w });
+    let (e, a) = (pe.row(y, &mut eb), pa.row(y, &mut ab));
+    for ((px, p), q) in out.chunks_exact_mut(4).zip(a.chunks_exact(4)).zip(e.chunks_exact(4)) {
+        let faded = fade(p);
+        let off = (0..4).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0);
+        if off > c.channel_limit {
+            // 55 % red at the threshold, 100 % from 96 levels off
+            let t = 55 + 45 * u32::from(off.min(96)) / 96;
+            for k in 0..3 {
+                px[k] = ((u32::from(faded[k]) * (100 - t) + RED[k] * t) / 100) as u8;
+            }
+            px[3] = 255;
+        } else {
+            px.copy_from_slice(&faded);
+        }
+    }
+    regions::outline_row(out, y, &c.regions, WHERE_OUTLINE);
+}
+
+/// The boxes around failing regions on the `where` picture: a blue the faded page and the red
+/// marks never take.
+pub(super) const WHERE_OUTLINE: [u8; 4] = [0, 102, 255, 255];
 
 impl Pictures {
     pub(super) fn of(e: &Entry) -> Pictures {
@@ -116,12 +155,26 @@ impl Pictures {
         match (&e.expected, &e.comparison, &e.actual) {
             (Some(exp), Some(c), Some(act)) => {
                 let (w, h) = (c.width, c.height);
+                // the error over the faded page where there is none: never a black field
                 let heat = |y, row: &mut [u8]| {
                     compare::heatmap_row(c, y, row);
+                    let (mut page, padded) = (vec![0u8; row.len()], picture::Padded { image: exp, width: w });
+                    let page = picture::Rows::row(&padded, y, &mut page);
+                    let map = c.error_map.as_ref();
+                    for (x, (px, p)) in row.chunks_exact_mut(4).zip(page.chunks_exact(4)).enumerate() {
+                        if map.is_none_or(|m| m.get(x as u32, y) == 0.0) {
+                            px.copy_from_slice(&fade(p));
+                        }
+                    }
                     regions::outline_row(row, y, &c.regions, REGION_OUTLINE);
                 };
-                let ((expected, actual), (diff, (signed, panel))) = crate::par::join(
-                    || crate::par::join(|| as_is("expected", &e.expected_file, exp), || as_is("actual", &e.actual_file, act)),
+                let (((expected, actual), place), (diff, (signed, panel))) = crate::par::join(
+                    || {
+                        crate::par::join(
+                            || crate::par::join(|| as_is("expected", &e.expected_file, exp), || as_is("actual", &e.actual_file, act)),
+                            || encode_png_rows(w, h, true, |y, row| where_row(c, exp, act, y, row)),
+                        )
+                    },
                     || {
                         crate::par::join(
                             || encode_png_rows(w, h, true, &heat),
@@ -134,7 +187,7 @@ impl Pictures {
                         )
                     },
                 );
-                out.extend([expected, actual, png("diff", diff), png("signed", signed), png("panel", panel)]);
+                out.extend([png("where", place), expected, actual, png("diff", diff), png("signed", signed), png("panel", panel)]);
             }
             (exp, _, act) => {
                 if let Some(exp) = exp {

@@ -1,6 +1,6 @@
 //! The report's pages, thumbnails and pictures.
 
-use super::pictures::{drawn_rows, panel};
+use super::pictures::{self, drawn_rows, panel};
 use super::*;
 
 #[test]
@@ -147,4 +147,61 @@ fn a_failure_embeds_the_bytes_it_compared_not_the_file_as_it_is_now() {
     let pics = Pictures::of(&Entry { bytes: FileBytes::default(), ..entry });
     assert_eq!(pics.get("actual").map(|p| p.bytes.clone()), Some(std::fs::read(&file).unwrap()));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_first_view_shows_the_change_in_place_and_the_error_lies_over_the_faded_page() {
+    // a page with a dark bar; the actual moves a 6×5 patch to black
+    let mut golden = Image { width: 64, height: 48, rgba: [240u8, 242, 245, 255].repeat(64 * 48) };
+    for y in 40..44 {
+        for x in 0..64 {
+            golden.rgba[(y * 64 + x) * 4..][..3].copy_from_slice(&[30, 40, 60]);
+        }
+    }
+    let mut actual = golden.clone();
+    for y in 20..25 {
+        for x in 30..36 {
+            actual.rgba[(y * 64 + x) * 4..][..3].copy_from_slice(&[20, 20, 20]);
+        }
+    }
+    let c = compare::compare(&golden, &actual, &crate::Tolerance::default());
+    assert_eq!(c.regions.len(), 1);
+    let entry = Entry {
+        subject: Subject::File { path: "page.png".into() },
+        passed: false,
+        verdict: c.describe(),
+        comparison: Some(c),
+        expected: Some(golden.clone()),
+        expected_file: None,
+        actual: Some(actual),
+        actual_file: None,
+        sha256: Default::default(),
+        state_message: String::new(),
+        tolerance_reason: String::new(),
+        accept: crate::Accept::Command(String::new()),
+        unreadable: false,
+        bytes: Default::default(),
+        rendered: None,
+    };
+    let pics = Pictures::of(&entry);
+    let decoded = |name: &str| crate::image::decode(&pics.get(name).unwrap().bytes).unwrap();
+    let (place, diff) = (decoded("where"), decoded("diff"));
+    let px = |img: &Image, x: usize, y: usize| img.rgba[(y * 64 + x) * 4..][..4].to_vec();
+    // the change in red, the page faded to a light grey (its dark bar too), the region boxed
+    let changed = px(&place, 32, 22);
+    assert!(changed[0] > 180 && changed[1] < 80 && changed[2] < 100, "a changed pixel is red: {changed:?}");
+    assert!(px(&place, 5, 5).iter().take(3).all(|&v| v >= 240), "{:?}", px(&place, 5, 5));
+    let bar = px(&place, 5, 41);
+    assert!(bar[0] == bar[1] && bar[1] == bar[2] && (180..230).contains(&bar[0]), "the bar, faded: {bar:?}");
+    assert_eq!(px(&place, 27, 22), pictures::WHERE_OUTLINE.to_vec(), "the box, three pixels left of the region");
+    // the error where nothing changed is the faded expected picture, never black
+    assert_eq!(px(&diff, 5, 41), pictures::fade(&golden.rgba[(41 * 64 + 5) * 4..][..4]).to_vec());
+    assert!(diff.rgba.chunks_exact(4).filter(|p| p[..3] == [0, 0, 0]).count() < 30, "no black field");
+    // the page opens on it: the where view first and shown, the region numbered in place and zoomed
+    let page = html(&Report::of(&[entry], &[], "lavapipe"), None);
+    let first_view = page.find("class=\"view ").or_else(|| page.find("class=\"view\"")).unwrap();
+    assert!(page[first_view..].starts_with("class=\"view on\" data-view=\"where\""), "{}", &page[first_view..first_view + 60]);
+    assert!(page.contains("<span class=\"box\" data-n=\"1\""), "a numbered box");
+    assert!(page.contains("left:42.188%;top:35.417%"), "the box where the region is, in the picture's own scale");
+    assert_eq!(page.matches("class=\"zoom\" data-bg=").count(), 3, "expected | actual | error of the region");
 }
