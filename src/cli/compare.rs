@@ -48,6 +48,10 @@ pub struct CompareArgs {
     /// says so, is refused before it is decoded.
     #[arg(long, value_name = "MP", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub max_megapixels: Option<u32>,
+    /// Compare pictures as stored: a JPEG's, PNG's, WebP's or TIFF's EXIF orientation is applied
+    /// by default, as browsers show them.
+    #[arg(long)]
+    pub ignore_orientation: bool,
     /// No per-file lines; only the outcome (and any error).
     #[arg(long, short)]
     pub quiet: bool,

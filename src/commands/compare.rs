@@ -22,6 +22,7 @@ pub fn run(args: &crate::cli::CompareArgs) -> anyhow::Result<()> {
     if let Some(mp) = args.max_megapixels {
         simreel_compare::image::header::set_pixel_cap(mp as u64 * 1_000_000);
     }
+    simreel_compare::image::header::set_ignore_orientation(args.ignore_orientation);
     simreel_compare::files::run(&plan, args.quiet, "simreel golden review --compare")?;
     Ok(())
 }

@@ -27,6 +27,8 @@ compare options:
   --threads N          worker threads (default: one per core); results do not depend on it
   --max-megapixels MP  the largest picture read (default 100): a larger one, or one whose header
                        says so, is refused before it is decoded (exit 2)
+  --ignore-orientation compare pictures as stored: a JPEG's, PNG's, WebP's or TIFF's EXIF
+                       orientation is applied by default, as browsers show them
   -q, --quiet          only the outcome
 
 Pictures: PNG (any bit depth), JPEG, WebP, BMP, TIFF.
@@ -97,7 +99,7 @@ struct Flags {
 }
 
 /// Flags that take no value.
-const SWITCHES: &[&str] = &["--quiet", "-q", "--accept-all"];
+const SWITCHES: &[&str] = &["--quiet", "-q", "--accept-all", "--ignore-orientation"];
 
 impl Flags {
     fn parse(words: &[String]) -> Result<Flags, Failure> {
@@ -159,6 +161,7 @@ fn compare(f: &Flags) -> Result<(), Failure> {
     if f.has("--accept-all") {
         return Err(Failure::Usage("--accept-all is review's".into()));
     }
+    simreel_compare::image::header::set_ignore_orientation(f.has("--ignore-orientation"));
     let [expected, actual] = f.positional.as_slice() else {
         return Err(Failure::Usage("compare takes two paths: EXPECTED ACTUAL".into()));
     };

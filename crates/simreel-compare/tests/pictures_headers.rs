@@ -134,10 +134,26 @@ fn the_cap_can_be_raised_and_a_cmyk_jpeg_is_refused_by_name() {
     assert!(image::decode(&cmyk).unwrap_err().contains("CMYK JPEG"));
     assert_eq!(header::DEFAULT_PIXEL_CAP, header::pixel_cap());
     assert!(
-        header::check_cap(&header::Header { format: Format::Png, width: 10_001, height: 10_000, animated: false, cmyk: false }).is_err()
+        header::check_cap(&header::Header {
+            format: Format::Png,
+            width: 10_001,
+            height: 10_000,
+            animated: false,
+            cmyk: false,
+            orientation: 1
+        })
+        .is_err()
     );
     assert!(
-        header::check_cap(&header::Header { format: Format::Png, width: 10_000, height: 10_000, animated: false, cmyk: false }).is_ok()
+        header::check_cap(&header::Header {
+            format: Format::Png,
+            width: 10_000,
+            height: 10_000,
+            animated: false,
+            cmyk: false,
+            orientation: 1
+        })
+        .is_ok()
     );
 }
 

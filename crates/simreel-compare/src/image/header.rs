@@ -1,9 +1,10 @@
-//! What a picture's header says, read before anything is decoded: its size (two pictures of
-//! different sizes are told apart in microseconds, and one larger than the pixel cap is refused
-//! before a byte of it is allocated), and what the decoder must know first (a JPEG in CMYK, an
-//! animated PNG). A header can lie: the decoders still check the data against it.
+//! What a picture's header says, read before anything is decoded: its size as shown (two pictures
+//! of different sizes are told apart in microseconds, and one larger than the pixel cap is
+//! refused before a byte of it is allocated), and what the decoder must know first (a JPEG in
+//! CMYK, an animated PNG, the EXIF orientation a browser applies). A header can lie: the decoders
+//! still check the data against it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::Format;
 
@@ -11,6 +12,8 @@ use super::Format;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
     pub format: Format,
+    /// The size as shown: after the EXIF orientation, where it turns the picture a quarter (5 to
+    /// 8) and orientations are applied.
     pub width: u32,
     pub height: u32,
     /// A PNG with an animation control chunk (APNG): only its first frame (the default image)
@@ -18,6 +21,50 @@ pub struct Header {
     pub animated: bool,
     /// A JPEG of four components (CMYK or YCCK).
     pub cmyk: bool,
+    /// The EXIF Orientation (1 to 8; 1, as stored) of a JPEG's APP1, a PNG's `eXIf`, a WebP's
+    /// `EXIF` chunk or a TIFF's first directory; browsers show the picture turned by it.
+    pub orientation: u8,
+}
+
+static IGNORE_ORIENTATION: AtomicBool = AtomicBool::new(false);
+
+/// Whether pictures are compared as stored, their EXIF orientation not applied (`--ignore-orientation`).
+pub fn ignore_orientation() -> bool {
+    IGNORE_ORIENTATION.load(Ordering::Relaxed)
+}
+
+/// Compares pictures as stored, for this process.
+pub fn set_ignore_orientation(ignore: bool) {
+    IGNORE_ORIENTATION.store(ignore, Ordering::Relaxed);
+}
+
+/// The Orientation (tag 274) in EXIF's TIFF structure `t` (from its byte-order mark): 1 where
+/// there is none or it is not 1 to 8.
+pub fn exif_orientation(t: &[u8]) -> u8 {
+    let little = match t.get(..2) {
+        Some(b"II") => true,
+        Some(b"MM") => false,
+        _ => return 1,
+    };
+    let u16_at =
+        |at: usize| t.get(at..at + 2).map(|b| if little { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) });
+    let u32_at = |at: usize| {
+        t.get(at..at + 4)
+            .map(|b| if little { u32::from_le_bytes([b[0], b[1], b[2], b[3]]) } else { u32::from_be_bytes([b[0], b[1], b[2], b[3]]) })
+    };
+    let Some(ifd) = u32_at(4).map(|v| v as usize) else { return 1 };
+    for i in 0..u16_at(ifd).unwrap_or(0).min(1024) as usize {
+        let e = ifd + 2 + 12 * i;
+        if u16_at(e) == Some(274) && u16_at(e + 2) == Some(3) {
+            return u16_at(e + 8).filter(|v| (1..=8).contains(v)).map_or(1, |v| v as u8);
+        }
+    }
+    1
+}
+
+/// Whether `orientation` turns the picture a quarter (its width and height trade places).
+pub fn turns(orientation: u8) -> bool {
+    (5..=8).contains(&orientation)
 }
 
 impl Header {
@@ -94,8 +141,25 @@ fn le32(b: &[u8], at: usize) -> Option<u32> {
 /// The header of `bytes`, where their format has one this reads and it is whole; `None` leaves
 /// the decision to the decoder.
 pub fn read(bytes: &[u8]) -> Option<Header> {
+    let mut h = stored(bytes)?;
+    if ignore_orientation() {
+        h.orientation = 1;
+    }
+    if turns(h.orientation) {
+        (h.width, h.height) = (h.height, h.width);
+    }
+    Some(h)
+}
+
+/// The EXIF orientation `bytes` are stored with (1 where none), whether or not it is applied.
+pub fn stored_orientation(bytes: &[u8]) -> u8 {
+    stored(bytes).map_or(1, |h| h.orientation)
+}
+
+/// The header as stored (the size before the orientation).
+fn stored(bytes: &[u8]) -> Option<Header> {
     let format = Format::sniff(bytes)?;
-    let plain = |width, height| Some(Header { format, width, height, animated: false, cmyk: false });
+    let plain = |width, height| Some(Header { format, width, height, animated: false, cmyk: false, orientation: 1 });
     match format {
         Format::Png => png(bytes),
         Format::Jpeg => jpeg(bytes),
@@ -116,21 +180,22 @@ pub fn read(bytes: &[u8]) -> Option<Header> {
 fn png(b: &[u8]) -> Option<Header> {
     let (width, height) = (be32(b, 16)?, be32(b, 20)?);
     let mut at = 8;
-    let mut animated = false;
+    let (mut animated, mut orientation) = (false, 1);
     while let (Some(len), Some(kind)) = (be32(b, at), b.get(at + 4..at + 8)) {
         match kind {
             b"acTL" => animated = true,
+            b"eXIf" => orientation = exif_orientation(b.get(at + 8..).unwrap_or_default().get(..len as usize).unwrap_or_default()),
             b"IDAT" | b"IEND" => break,
             _ => {}
         }
         at += 12 + len as usize;
     }
-    Some(Header { format: Format::Png, width, height, animated, cmyk: false })
+    Some(Header { format: Format::Png, width, height, animated, cmyk: false, orientation })
 }
 
 /// The first frame header (SOF0–SOF15 but DHT, JPG and DAC): its size and components.
 fn jpeg(b: &[u8]) -> Option<Header> {
-    let mut at = 2;
+    let (mut at, mut orientation) = (2, 1);
     loop {
         while b.get(at) == Some(&0xFF) && b.get(at + 1) == Some(&0xFF) {
             at += 1;
@@ -142,7 +207,10 @@ fn jpeg(b: &[u8]) -> Option<Header> {
         let len = be16(b, at + 2)? as usize;
         if (0xC0..=0xCF).contains(&marker) && ![0xC4, 0xC8, 0xCC].contains(&marker) {
             let (height, width, components) = (be16(b, at + 5)?, be16(b, at + 7)?, *b.get(at + 9)?);
-            return Some(Header { format: Format::Jpeg, width, height, animated: false, cmyk: components == 4 });
+            return Some(Header { format: Format::Jpeg, width, height, animated: false, cmyk: components == 4, orientation });
+        }
+        if marker == 0xE1 && b.get(at + 4..at + 10) == Some(b"Exif\0\0") {
+            orientation = exif_orientation(b.get(at + 10..(at + 2 + len).min(b.len())).unwrap_or_default());
         }
         if marker == 0xDA || marker == 0xD9 {
             return None;
@@ -153,7 +221,20 @@ fn jpeg(b: &[u8]) -> Option<Header> {
 
 /// The canvas of a `VP8X` file, or the frame of a simple lossy (`VP8 `) or lossless (`VP8L`) one.
 fn webp(b: &[u8]) -> Option<Header> {
-    let plain = |width, height| Some(Header { format: Format::WebP, width, height, animated: false, cmyk: false });
+    // an extended file's EXIF chunk, among the chunks after the first
+    let mut orientation = 1;
+    let mut at = 12;
+    while let (Some(kind), Some(len)) = (b.get(at..at + 4), le32(b, at + 4)) {
+        if kind == b"EXIF" {
+            let data = b.get(at + 8..).unwrap_or_default();
+            // some writers put the JPEG APP1 identifier before the TIFF structure
+            let data = data.get(..(len as usize).min(data.len())).unwrap_or_default();
+            orientation = exif_orientation(data.strip_prefix(b"Exif\0\0").unwrap_or(data));
+            break;
+        }
+        at += 8 + len as usize + (len as usize & 1);
+    }
+    let plain = |width, height| Some(Header { format: Format::WebP, width, height, animated: false, cmyk: false, orientation });
     let u24 = |at: usize| Some(le16(b, at)? | (*b.get(at + 2)? as u32) << 16);
     match b.get(12..16)? {
         b"VP8X" => plain(u24(24)? + 1, u24(27)? + 1),
@@ -172,7 +253,7 @@ fn tiff(b: &[u8]) -> Option<Header> {
     let u16_at = |at| if little { le16(b, at) } else { be16(b, at) };
     let u32_at = |at| if little { le32(b, at) } else { be32(b, at) };
     let ifd = u32_at(4)? as usize;
-    let (mut width, mut height) = (None, None);
+    let (mut width, mut height, mut orientation) = (None, None, 1);
     for i in 0..u16_at(ifd)? as usize {
         let e = ifd + 2 + 12 * i;
         let value = match u16_at(e + 2)? {
@@ -183,8 +264,9 @@ fn tiff(b: &[u8]) -> Option<Header> {
         match u16_at(e)? {
             256 => width = Some(value),
             257 => height = Some(value),
+            274 if (1..=8).contains(&value) => orientation = value as u8,
             _ => {}
         }
     }
-    Some(Header { format: Format::Tiff, width: width?, height: height?, animated: false, cmyk: false })
+    Some(Header { format: Format::Tiff, width: width?, height: height?, animated: false, cmyk: false, orientation })
 }

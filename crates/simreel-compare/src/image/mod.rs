@@ -93,7 +93,8 @@ pub fn decode(bytes: &[u8]) -> Result<Image, String> {
         return Err(format!("not a picture the comparator reads (PNG, JPEG, WebP, BMP, TIFF): {}", what_it_is(bytes)));
     };
     // the header first: nothing is allocated for a size it claims beyond the cap
-    if let Some(h) = header::read(bytes) {
+    let head = header::read(bytes);
+    if let Some(h) = head {
         header::check_cap(&h).map_err(|why| format!("a {} too large: {why}", format.name()))?;
         header::check_plausible(&h, bytes.len()).map_err(|why| format!("a {} that cannot be read: {why}", format.name()))?;
         if h.cmyk {
@@ -110,6 +111,11 @@ pub fn decode(bytes: &[u8]) -> Result<Image, String> {
         Format::Tiff => tiff::decode(bytes),
     };
     let image = image.map_err(|why| format!("a {} that cannot be read: {why}", format.name()))?;
+    // shown as a browser shows it: turned by its EXIF orientation
+    let image = match head {
+        Some(h) if h.orientation > 1 => oriented(image, h.orientation),
+        _ => image,
+    };
     // what was decoded is held to the cap too, whatever the header said
     if image.width as u64 * image.height as u64 > header::pixel_cap() {
         return Err(format!(
@@ -120,6 +126,33 @@ pub fn decode(bytes: &[u8]) -> Result<Image, String> {
         ));
     }
     Ok(image)
+}
+
+/// `img` turned by EXIF orientation `o` (2 mirrored, 3 half a turn, 4 flipped, 5 transposed, 6 a
+/// quarter clockwise, 7 transversed, 8 a quarter anticlockwise), as browsers show it.
+pub fn oriented(img: Image, o: u8) -> Image {
+    if !(2..=8).contains(&o) {
+        return img;
+    }
+    let (w, h) = (img.width as usize, img.height as usize);
+    let (ow, oh) = if header::turns(o) { (h, w) } else { (w, h) };
+    let mut rgba = vec![0u8; img.rgba.len()];
+    for y in 0..oh {
+        for x in 0..ow {
+            // the stored pixel shown at (x, y)
+            let (sx, sy) = match o {
+                2 => (w - 1 - x, y),
+                3 => (w - 1 - x, h - 1 - y),
+                4 => (x, h - 1 - y),
+                5 => (y, x),
+                6 => (y, h - 1 - x),
+                7 => (w - 1 - y, h - 1 - x),
+                _ => (w - 1 - y, x),
+            };
+            rgba[(y * ow + x) * 4..][..4].copy_from_slice(&img.rgba[(sy * w + sx) * 4..][..4]);
+        }
+    }
+    Image { width: ow as u32, height: oh as u32, rgba }
 }
 
 /// What bytes that are no picture look like, for an error.

@@ -29,6 +29,11 @@ impl Picture {
 /// `bytes` as a browser shows them the way they were compared: a PNG, or a JPEG without EXIF (no
 /// orientation for a browser to apply).
 fn shown_as_read(bytes: &[u8]) -> Option<picture::Format> {
+    // a picture with an orientation a browser would turn (compared turned, or as stored with
+    // --ignore-orientation) is shown as its decoded pixels
+    if picture::header::stored_orientation(bytes) != 1 {
+        return None;
+    }
     match picture::Format::sniff(bytes)? {
         picture::Format::Png => Some(picture::Format::Png),
         picture::Format::Jpeg if !jpeg_has_exif(bytes) => Some(picture::Format::Jpeg),
