@@ -512,10 +512,10 @@ fn failed_card(e: &Entry, pics: &Pictures) -> String {
                 h,
                 "<div class=\"views\"><button onclick=\"show(this.closest('.card'),'where')\">where</button><button onclick=\"show(this.closest('.card'),'side')\">side by side</button><button onclick=\"show(this.closest('.card'),'slider')\">slider</button><button onclick=\"show(this.closest('.card'),'hover')\">hover swap</button></div>"
             );
-            h.push_str(&where_view(c, &pics.url("where")));
+            h.push_str(&where_view(c, &pics.url("marks")));
             let _ = writeln!(
                 h,
-                "<div class=\"view\" data-view=\"side\"><div class=\"row\"><figure><img class=\"expected\" alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img class=\"actual\" alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><img class=\"diff\" alt=\"error\" src=\"{diff}\"><figcaption>error ({heat}, magma) over the faded expected picture; failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
+                "<div class=\"view\" data-view=\"side\"><div class=\"row\"><figure><img class=\"expected\" alt=\"expected\" src=\"{expected}\"><figcaption>expected</figcaption></figure><figure><img class=\"actual\" alt=\"actual\" src=\"{actual}\"><figcaption>actual</figcaption></figure><figure><div class=\"stack\"><img class=\"faded\" alt=\"\" data-from=\"expected\"><img class=\"diff\" alt=\"error\" src=\"{diff}\"></div><figcaption>error ({heat}, magma) over the faded expected picture; failing regions boxed in cyan</figcaption></figure><figure><img alt=\"signed difference\" src=\"{signed}\"><figcaption>signed: red brighter, blue darker</figcaption></figure></div></div>"
             );
             let _ = writeln!(
                 h,
@@ -562,15 +562,16 @@ fn failed_card(e: &Entry, pics: &Pictures) -> String {
 const ZOOMS: usize = 8;
 
 /// The first view of a failure: the actual picture faded with its changed pixels in red and the
-/// failing regions boxed and numbered in place (scaled to the card), then each region magnified:
-/// expected | actual | error.
+/// failing regions boxed and numbered in place (the `marks` picture at `url` over the actual one,
+/// which the page holds once; scaled to the card), then each region magnified: expected |
+/// actual | error.
 fn where_view(c: &Comparison, url: &str) -> String {
     let (w, h) = (c.width.max(1) as f64, c.height.max(1) as f64);
     let pct = |v: f64, of: f64| format!("{:.3}%", 100.0 * v / of);
     let mut v = String::with_capacity(url.len() + 2048);
     let _ = write!(
         v,
-        "<div class=\"view on\" data-view=\"where\"><div class=\"where\"><img class=\"where\" alt=\"where the pictures differ\" src=\"{url}\">"
+        "<div class=\"view on\" data-view=\"where\"><div class=\"where\"><img class=\"faded\" alt=\"the actual picture, faded\" data-from=\"actual\"><img class=\"marks\" alt=\"where the pictures differ\" src=\"{url}\">"
     );
     for (k, r) in c.regions.iter().enumerate() {
         // the box drawn on the picture lies 2 to 3 pixels outside the region

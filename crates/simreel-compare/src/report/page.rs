@@ -16,7 +16,9 @@ h1 { font-size: 20px; margin: 0 0 4px; } .muted { color: #667; }
 .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-start; }
 figure { margin: 0; } figcaption { font-size: 12px; color: #556; }
 img { image-rendering: pixelated; display: block; max-width: 100%; height: auto; } img.thumb { image-rendering: auto; }
-.where { position: relative; display: inline-block; max-width: 100%; line-height: 0; }
+.where, .stack { position: relative; display: inline-block; max-width: 100%; line-height: 0; background: #fff; }
+img.faded { filter: grayscale(1) opacity(0.3); }
+.where img.marks, .stack img.diff { position: absolute; left: 0; top: 0; width: 100%; height: 100%; }
 .where .box { position: absolute; box-sizing: border-box; min-width: 14px; min-height: 14px; cursor: pointer;
   font: bold 12px/1 system-ui, sans-serif; color: #fff; }
 .where .box::before { content: attr(data-n); position: absolute; left: -2px; top: -18px; background: #0066ff;
@@ -34,8 +36,12 @@ table { border-collapse: collapse; } td, th { padding: 4px 10px; border-bottom: 
 const SCRIPT: &str = r#"
 // each picture is embedded once, in the side-by-side view; the other views take it from there
 document.querySelectorAll('[data-bg]').forEach(function (z) {
-  var img = z.closest('.card').querySelector('img.' + z.dataset.bg);
-  if (img) z.style.backgroundImage = 'url("' + img.src + '")';
+  var card = z.closest('.card');
+  var url = function (which) { var img = card.querySelector('img.' + which); return img ? 'url("' + img.src + '")' : 'none'; };
+  // the error lies over the expected picture, faded
+  z.style.backgroundImage = z.dataset.bg === 'diff'
+    ? url('diff') + ', linear-gradient(rgba(255,255,255,0.72), rgba(255,255,255,0.72)), ' + url('expected')
+    : url(z.dataset.bg);
 });
 document.querySelectorAll('.where .box').forEach(function (b) {
   b.addEventListener('click', function () {

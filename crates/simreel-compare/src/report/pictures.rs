@@ -1,4 +1,4 @@
-//! A failure's pictures (`where`, `actual`, `expected`, `diff`, `signed`, `panel`), each encoded
+//! A failure's pictures (`marks`, `actual`, `expected`, `diff`, `signed`, `panel`), each encoded
 //! once for the report's files and its page.
 
 use super::*;
@@ -91,6 +91,16 @@ pub(super) fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, 
         e.row(y as usize, left);
         if !quiet(y) {
             heat.row(y as usize, middle);
+            // the error is drawn over the faded page: where it is clear, the page shows
+            for (m, l) in middle.chunks_exact_mut(4).zip(left.chunks_exact(4)) {
+                if m[3] < 255 {
+                    let (f, a) = (fade(l), u32::from(m[3]));
+                    for k in 0..3 {
+                        m[k] = ((u32::from(m[k]) * a + u32::from(f[k]) * (255 - a)) / 255) as u8;
+                    }
+                    m[3] = 255;
+                }
+            }
             a.row(y as usize, right);
             return;
         }
@@ -111,34 +121,31 @@ pub(super) fn fade(px: &[u8]) -> [u8; 4] {
     [v, v, v, 255]
 }
 
-/// Where the change is, in place: the actual picture faded ([`fade`]) with each pixel that differs
-/// beyond the channel threshold in red (the further off, the stronger), and the failing regions
-/// boxed. Row `y` of it into `out` (the comparison's width).
-pub(super) fn where_row(c: &Comparison, exp: &Image, act: &Image, y: u32, out: &mut [u8]) {
-    const RED: [u32; 3] = [226, 20, 60];
+/// Where the change is, drawn to lie over the actual picture faded (the report's page fades it):
+/// each pixel that differs beyond the channel threshold in red (the further off, the stronger),
+/// the failing regions boxed, and clear elsewhere, so that a page changed in three places costs
+/// three places. Row `y` of it into `out` (the comparison's width).
+pub(super) fn marks_row(c: &Comparison, exp: &Image, act: &Image, y: u32, out: &mut [u8]) {
     use picture::Rows as _;
     let w = c.width;
-    let (mut eb, mut ab) = (vec![0u8; w as usize * 4], vec![0u8; w as usize * 4]);
-    let (pe, pa) = (picture::Padded { image: exp, width: w }, picture::Padded { image: act, width: w });
-    let (e, a) = (pe.row(y, &mut eb), pa.row(y, &mut ab));
-    for ((px, p), q) in out.chunks_exact_mut(4).zip(a.chunks_exact(4)).zip(e.chunks_exact(4)) {
-        let faded = fade(p);
-        let off = (0..4).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0);
-        if off > c.channel_limit {
-            // 55 % red at the threshold, 100 % from 96 levels off
-            let t = 55 + 45 * u32::from(off.min(96)) / 96;
-            for k in 0..3 {
-                px[k] = ((u32::from(faded[k]) * (100 - t) + RED[k] * t) / 100) as u8;
+    out.fill(0);
+    let rows = c.error_map.as_ref().map_or(0..c.height, |m| m.window.y..m.window.y + m.window.height);
+    if rows.contains(&y) {
+        let (mut eb, mut ab) = (vec![0u8; w as usize * 4], vec![0u8; w as usize * 4]);
+        let (pe, pa) = (picture::Padded { image: exp, width: w }, picture::Padded { image: act, width: w });
+        let (e, a) = (pe.row(y, &mut eb), pa.row(y, &mut ab));
+        for ((px, p), q) in out.chunks_exact_mut(4).zip(a.chunks_exact(4)).zip(e.chunks_exact(4)) {
+            let off = (0..4).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0);
+            if off > c.channel_limit {
+                // 60 % opaque at the threshold, whole from 96 levels off
+                px.copy_from_slice(&[226, 20, 60, (153 + 102 * u32::from(off.min(96)) / 96) as u8]);
             }
-            px[3] = 255;
-        } else {
-            px.copy_from_slice(&faded);
         }
     }
     regions::outline_row(out, y, &c.regions, WHERE_OUTLINE);
 }
 
-/// The boxes around failing regions on the `where` picture: a blue the faded page and the red
+/// The boxes around failing regions on the `marks` picture: a blue the faded page and the red
 /// marks never take.
 pub(super) const WHERE_OUTLINE: [u8; 4] = [0, 102, 255, 255];
 
@@ -160,15 +167,15 @@ impl Pictures {
         match (&e.expected, &e.comparison, &e.actual) {
             (Some(exp), Some(c), Some(act)) => {
                 let (w, h) = (c.width, c.height);
-                // the error over the faded page where there is none: never a black field
+                // the error, clear where there is none: the page shows it over the faded
+                // expected picture (and the strip draws it so), never over a black field
                 let heat = |y, row: &mut [u8]| {
                     compare::heatmap_row(c, y, row);
-                    let (mut page, padded) = (vec![0u8; row.len()], picture::Padded { image: exp, width: w });
-                    let page = picture::Rows::row(&padded, y, &mut page);
-                    let map = c.error_map.as_ref();
-                    for (x, (px, p)) in row.chunks_exact_mut(4).zip(page.chunks_exact(4)).enumerate() {
-                        if map.is_none_or(|m| m.get(x as u32, y) == 0.0) {
-                            px.copy_from_slice(&fade(p));
+                    let map = c.error_map.as_ref().and_then(|m| Some((m.window.x as usize, m.window_row(y)?)));
+                    for (x, px) in row.chunks_exact_mut(4).enumerate() {
+                        let v = map.and_then(|(at, values)| values.get(x.checked_sub(at)?)).copied().unwrap_or(0.0);
+                        if v == 0.0 {
+                            px.copy_from_slice(&[0, 0, 0, 0]);
                         }
                     }
                     regions::outline_row(row, y, &c.regions, REGION_OUTLINE);
@@ -177,12 +184,12 @@ impl Pictures {
                     || {
                         crate::par::join(
                             || crate::par::join(|| as_is("expected", &e.expected_file, exp), || as_is("actual", &e.actual_file, act)),
-                            || encode_png_rows(w, h, true, |y, row| where_row(c, exp, act, y, row)),
+                            || encode_png_rows(w, h, false, |y, row| marks_row(c, exp, act, y, row)),
                         )
                     },
                     || {
                         crate::par::join(
-                            || encode_png_rows(w, h, true, &heat),
+                            || encode_png_rows(w, h, false, &heat),
                             || {
                                 crate::par::join(
                                     || encode_png_rows(w, h, true, |y, row| compare::signed_row(exp, act, y, row)),
@@ -192,7 +199,7 @@ impl Pictures {
                         )
                     },
                 );
-                out.extend([png("where", place), expected, actual, png("diff", diff), png("signed", signed), png("panel", panel)]);
+                out.extend([png("marks", place), expected, actual, png("diff", diff), png("signed", signed), png("panel", panel)]);
             }
             (exp, _, act) => {
                 if let Some(exp) = exp {
