@@ -220,11 +220,12 @@ impl Window {
 
     /// The part of `img` inside this box.
     pub fn crop(&self, img: &Image) -> Image {
-        let (row, x0) = (img.width as usize * 4, self.x as usize * 4);
-        let rgba = (self.y..self.y + self.height)
-            .flat_map(|y| &img.rgba[y as usize * row + x0..y as usize * row + x0 + self.width as usize * 4])
-            .copied()
-            .collect();
+        let (row, x0, w) = (img.width as usize * 4, self.x as usize * 4, self.width as usize * 4);
+        // row by row as slices (a flattened iterator of bytes copies one byte at a time)
+        let mut rgba = Vec::with_capacity(w * self.height as usize);
+        for y in self.y as usize..(self.y + self.height) as usize {
+            rgba.extend_from_slice(&img.rgba[y * row + x0..][..w]);
+        }
         Image { width: self.width, height: self.height, rgba }
     }
 }
@@ -416,19 +417,31 @@ pub fn heatmap(c: &Comparison) -> Image {
 
 /// Row `y` of [`heatmap`], RGBA8 into `out` (the comparison's width).
 pub fn heatmap_row(c: &Comparison, y: u32, out: &mut [u8]) {
+    heat_row(c, y, out, false);
+}
+
+/// Row `y` of the heatmap with no error left clear (transparent black): for a picture laid over
+/// the page it compares.
+pub fn heatmap_row_clear(c: &Comparison, y: u32, out: &mut [u8]) {
+    heat_row(c, y, out, true);
+}
+
+fn heat_row(c: &Comparison, y: u32, out: &mut [u8], clear: bool) {
     let lut = magma();
     let colour = |v: f32| {
         let [r, g, b] = lut[((v * 255.0 + 0.5) as i32).rem_euclid(256) as usize];
         [r, g, b, 255]
     };
-    let zero = colour(0.0);
+    let zero = if clear { [0; 4] } else { colour(0.0) };
     for px in out.chunks_exact_mut(4) {
         px.copy_from_slice(&zero);
     }
     if let Some((map, values)) = c.error_map.as_ref().and_then(|m| Some((m, m.window_row(y)?))) {
         let at = map.window.x as usize * 4;
         for (px, &v) in out[at..at + values.len() * 4].chunks_exact_mut(4).zip(values) {
-            px.copy_from_slice(&colour(v));
+            if v != 0.0 || !clear {
+                px.copy_from_slice(&colour(v));
+            }
         }
     }
 }

@@ -170,14 +170,7 @@ impl Pictures {
                 // the error, clear where there is none: the page shows it over the faded
                 // expected picture (and the strip draws it so), never over a black field
                 let heat = |y, row: &mut [u8]| {
-                    compare::heatmap_row(c, y, row);
-                    let map = c.error_map.as_ref().and_then(|m| Some((m.window.x as usize, m.window_row(y)?)));
-                    for (x, px) in row.chunks_exact_mut(4).enumerate() {
-                        let v = map.and_then(|(at, values)| values.get(x.checked_sub(at)?)).copied().unwrap_or(0.0);
-                        if v == 0.0 {
-                            px.copy_from_slice(&[0, 0, 0, 0]);
-                        }
-                    }
+                    compare::heatmap_row_clear(c, y, row);
                     regions::outline_row(row, y, &c.regions, REGION_OUTLINE);
                 };
                 let (((expected, actual), place), (diff, (signed, panel))) = crate::par::join(
