@@ -124,16 +124,19 @@ pub(super) fn fade(px: &[u8]) -> [u8; 4] {
 /// Where the change is, drawn to lie over the actual picture faded (the report's page fades it):
 /// each pixel that differs beyond the channel threshold in red (the further off, the stronger),
 /// the failing regions boxed, and clear elsewhere, so that a page changed in three places costs
-/// three places. Row `y` of it into `out` (the comparison's width).
-pub(super) fn marks_row(c: &Comparison, exp: &Image, act: &Image, y: u32, out: &mut [u8]) {
+/// three places. Row `y` of it into `out` (the comparison's width); `scratch` holds the two
+/// pictures' rows where they are padded (a row long each, reused row after row).
+pub(super) fn marks_row(c: &Comparison, exp: &Image, act: &Image, y: u32, out: &mut [u8], scratch: &mut [Vec<u8>; 2]) {
     use picture::Rows as _;
     let w = c.width;
     out.fill(0);
     let rows = c.error_map.as_ref().map_or(0..c.height, |m| m.window.y..m.window.y + m.window.height);
     if rows.contains(&y) {
-        let (mut eb, mut ab) = (vec![0u8; w as usize * 4], vec![0u8; w as usize * 4]);
+        let [eb, ab] = scratch;
+        eb.resize(w as usize * 4, 0);
+        ab.resize(w as usize * 4, 0);
         let (pe, pa) = (picture::Padded { image: exp, width: w }, picture::Padded { image: act, width: w });
-        let (e, a) = (pe.row(y, &mut eb), pa.row(y, &mut ab));
+        let (e, a) = (pe.row(y, eb), pa.row(y, ab));
         for ((px, p), q) in out.chunks_exact_mut(4).zip(a.chunks_exact(4)).zip(e.chunks_exact(4)) {
             let off = (0..4).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0);
             if off > c.channel_limit {
@@ -177,7 +180,10 @@ impl Pictures {
                     || {
                         crate::par::join(
                             || crate::par::join(|| as_is("expected", &e.expected_file, exp), || as_is("actual", &e.actual_file, act)),
-                            || encode_png_rows(w, h, false, |y, row| marks_row(c, exp, act, y, row)),
+                            || {
+                                let mut scratch = [Vec::new(), Vec::new()];
+                                encode_png_rows(w, h, false, |y, row| marks_row(c, exp, act, y, row, &mut scratch))
+                            },
                         )
                     },
                     || {

@@ -3,6 +3,27 @@
 use super::pictures::{self, drawn_rows, panel};
 use super::*;
 
+/// A failed entry of `subject`: `c` of `expected` and `actual`, held in memory.
+fn failed(subject: Subject, c: Comparison, expected: Image, actual: Image) -> Entry {
+    Entry {
+        subject,
+        passed: false,
+        verdict: c.describe(),
+        comparison: Some(c),
+        expected: Some(expected),
+        expected_file: None,
+        actual: Some(actual),
+        actual_file: None,
+        sha256: Default::default(),
+        state_message: String::new(),
+        tolerance_reason: String::new(),
+        accept: crate::Accept::Command(String::new()),
+        unreadable: false,
+        bytes: Default::default(),
+        rendered: None,
+    }
+}
+
 #[test]
 fn passed_frames_are_listed_with_a_thumbnail_that_fits_the_box() {
     let frame = Image { width: 320, height: 240, rgba: [40u8, 90, 200, 255].repeat(320 * 240) };
@@ -57,23 +78,7 @@ fn a_failing_region_is_boxed_on_the_diff_and_listed_in_the_summary() {
     assert_eq!(px(28, 20), REGION_OUTLINE, "left side of the box, two pixels out");
     assert_eq!(px(37, 22), REGION_OUTLINE, "right side");
     assert_ne!(px(32, 22), REGION_OUTLINE, "the region itself is not painted over");
-    let entry = Entry {
-        subject: Subject::frame("s", 3),
-        passed: false,
-        verdict: c.describe(),
-        comparison: Some(c),
-        expected: Some(golden),
-        expected_file: None,
-        actual: Some(actual),
-        actual_file: None,
-        sha256: Default::default(),
-        state_message: String::new(),
-        tolerance_reason: String::new(),
-        accept: crate::Accept::Command(String::new()),
-        unreadable: false,
-        bytes: Default::default(),
-        rendered: None,
-    };
+    let entry = failed(Subject::frame("s", 3), c, golden, actual);
     let report = Report::of(&[entry], &[], "lavapipe");
     let summary: serde_json::Value = serde_json::from_str(&crate::summary::Summary::of(&report).to_json()).unwrap();
     let f = &summary["frames"][0];
@@ -166,23 +171,7 @@ fn the_first_view_shows_the_change_in_place_and_the_error_lies_over_the_faded_pa
     }
     let c = compare::compare(&golden, &actual, &crate::Tolerance::default());
     assert_eq!(c.regions.len(), 1);
-    let entry = Entry {
-        subject: Subject::File { path: "page.png".into() },
-        passed: false,
-        verdict: c.describe(),
-        comparison: Some(c),
-        expected: Some(golden.clone()),
-        expected_file: None,
-        actual: Some(actual),
-        actual_file: None,
-        sha256: Default::default(),
-        state_message: String::new(),
-        tolerance_reason: String::new(),
-        accept: crate::Accept::Command(String::new()),
-        unreadable: false,
-        bytes: Default::default(),
-        rendered: None,
-    };
+    let entry = failed(Subject::File { path: "page.png".into() }, c, golden.clone(), actual);
     let pics = Pictures::of(&entry);
     let decoded = |name: &str| crate::image::decode(&pics.get(name).unwrap().bytes).unwrap();
     let (marks, diff) = (decoded("marks"), decoded("diff"));
