@@ -456,3 +456,53 @@ fn the_rendering_page_names_every_render_option_and_every_command() {
         assert!(golden.contains(&c), "docs/rendering.md's golden commands lack {c}: {golden}");
     }
 }
+
+/// The golden page's `assert_image!` example as printed, in a project of its own outside the
+/// checkout (its `Cargo.toml` block with the dependency pointed at this checkout's crate, which is
+/// not published yet): the first `cargo test` fails and leaves the frame pending, `simreel-compare
+/// review --pending --accept-all` approves it, and the next passes.
+#[test]
+fn the_golden_page_s_assert_image_example_runs_as_printed() {
+    let md = std::fs::read_to_string(root().join("docs/golden.md")).unwrap();
+    let block = |fence: &str| {
+        let start = md.find(fence).unwrap_or_else(|| panic!("docs/golden.md has no {fence} block")) + fence.len();
+        md[start..][..md[start..].find("\n```").unwrap()].trim_start_matches('\n').to_string()
+    };
+    let (manifest, test) = (block("```toml Cargo.toml"), block("```rust"));
+    assert!(manifest.contains("simreel-compare = \"0.1\""), "{manifest}");
+    let name = test.lines().next().unwrap().trim_start_matches("// ").to_string();
+    assert_eq!(name, "tests/frames.rs", "the Rust block names its file in its first line");
+    let dir = scratch().join("project");
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    let crate_dir = root().join("crates/simreel-compare");
+    let dependency = format!("simreel-compare = {{ path = {:?} }}", crate_dir.display().to_string());
+    let package = "[package]\nname = \"frames\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n\n";
+    std::fs::write(dir.join("Cargo.toml"), format!("{package}{}\n", manifest.replace("simreel-compare = \"0.1\"", &dependency))).unwrap();
+    std::fs::write(dir.join(&name), &test).unwrap();
+    // the workspace's lock file: the same versions of the crate's dependencies, offline
+    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let cargo_test = || {
+        Command::new(env!("CARGO"))
+            .args(["test", "--offline", "--quiet"])
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", root().join("target/doc-snippets"))
+            .env_remove("SIMREEL_UPDATE")
+            .env_remove("INSTA_UPDATE")
+            .env("CI", "")
+            .output()
+            .unwrap()
+    };
+    let first = cargo_test();
+    let said = format!("{}{}", String::from_utf8_lossy(&first.stdout), String::from_utf8_lossy(&first.stderr));
+    assert!(!first.status.success(), "the first run has no approved image and must fail:\n{said}");
+    assert!(said.contains("review: simreel-compare review --pending"), "{said}");
+    assert!(dir.join("tests/goldens/offscreen_gradient.new.png").is_file(), "{said}");
+    let compare = Path::new(env!("CARGO_BIN_EXE_simreel")).parent().unwrap().join("simreel-compare");
+    let review = Command::new(compare).args(["review", "--pending", "tests", "--accept-all"]).current_dir(&dir).output().unwrap();
+    assert!(review.status.success(), "{}", String::from_utf8_lossy(&review.stderr));
+    assert!(dir.join("tests/goldens/offscreen_gradient.png").is_file());
+    let second = cargo_test();
+    assert!(second.status.success(), "{}{}", String::from_utf8_lossy(&second.stdout), String::from_utf8_lossy(&second.stderr));
+}
