@@ -130,21 +130,9 @@ fn a_failure_embeds_the_bytes_it_compared_not_the_file_as_it_is_now() {
     std::fs::write(&file, encode_png(&expected)).unwrap();
     let c = compare::compare(&expected, &actual, &crate::Tolerance::default());
     let entry = Entry {
-        subject: Subject::File { path: "actual.png".into() },
-        passed: false,
-        verdict: c.describe(),
-        comparison: Some(c),
-        expected: Some(expected),
-        expected_file: None,
-        actual: Some(actual),
         actual_file: Some(file.display().to_string()),
-        sha256: Default::default(),
-        state_message: String::new(),
-        tolerance_reason: String::new(),
-        accept: crate::Accept::Command(String::new()),
-        unreadable: false,
         bytes: FileBytes { expected: None, actual: Some(compared.clone()) },
-        rendered: None,
+        ..failed(Subject::File { path: "actual.png".into() }, c, expected, actual)
     };
     let pics = Pictures::of(&entry);
     assert_eq!(pics.get("actual").map(|p| &p.bytes), Some(&compared));
