@@ -102,8 +102,9 @@ async function toMatchGolden(received, name, options = {}) {
     );
   }
 
-  const { out, ...tolerance } = options;
-  void out;
+  // the report goes beside the test's output, whatever `out` says
+  const tolerance = { ...options };
+  delete tolerance.out;
   const result = await compare(golden, actual, { ...tolerance, out: info.outputPath(`${path.parse(file).name}-compare`) });
   info.attachments.push({ name: `${file}: simreel-compare report`, path: result.report, contentType: 'text/html' });
   if (result.match) {

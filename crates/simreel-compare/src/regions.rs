@@ -23,10 +23,14 @@
 //! threshold (at least [`FAINT`]), the whole pixel from [`CLEAR`] levels more, linearly between.
 //! A region's weight is the sum, rounded: pixels' worth of visible change.
 //!
-//! Measured on Chromium screenshots (`scripts/peers/compare/judgement.py`, `tests/judgement/`):
-//! square button corners weigh 7 to 8 a corner, a 15-px emoji swapped for its neighbour 5, a
-//! faint 1-px border gone about 190, while a disc or text moved a quarter or half a pixel weighs 0
-//! and a rounded button moved a third of a pixel 3 at most. llvmpipe through GL against lavapipe,
+//! Inside an area where every pixel changed, what all of its 3×3 pixels moved one way (a colour
+//! changed over textured ground) weighs too, however explicable each pixel is alone: a move
+//! brightens one side of an edge and darkens the other.
+//!
+//! Measured on Chromium screenshots (`scripts/peers/compare/judgement.py`, the pairs in
+//! `tests/fixtures/judgement/`): square button corners weigh 8 a corner, a 15-px emoji swapped for
+//! its neighbour 5, a faint 1-px border gone 174, while a disc or text moved a quarter or half a
+//! pixel weighs 0 and a rounded button moved a third of a pixel 3. llvmpipe through GL against lavapipe,
 //! on the shipped goldens' frames where the pixel counts pass, weighs at most 2 a region. Hence
 //! the default limit of 4 (`max_region`).
 
