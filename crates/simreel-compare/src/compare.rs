@@ -154,10 +154,6 @@ pub fn pad(img: &Image, w: u32, h: u32) -> std::borrow::Cow<'_, Image> {
     std::borrow::Cow::Owned(whole(w, h, |y, out| out.copy_from_slice(padded.row(y, &mut buf))))
 }
 
-fn opaque(img: &Image) -> bool {
-    img.rgba.chunks_exact(4).all(|p| p[3] == 255)
-}
-
 /// RGB over mid-grey (alpha composited), for FLIP.
 fn rgb_over_grey(img: &Image) -> Vec<u8> {
     img.rgba
@@ -191,20 +187,86 @@ pub struct Window {
     pub height: u32,
 }
 
-/// The box of the pixels that differ in any byte, rows compared whole first (equal rows, the
-/// common case, cost one `memcmp`).
-pub fn changed_window(e: &Image, a: &Image) -> Option<Window> {
-    let row = e.width as usize * 4;
-    let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
-    for (y, (re, ra)) in e.rgba.chunks_exact(row).zip(a.rgba.chunks_exact(row)).enumerate() {
-        if re == ra {
-            continue;
+/// What one pass over two pictures of one size finds where their bytes differ.
+struct Scan {
+    /// The box of the pixels that differ in any byte (none: the pictures are equal).
+    changed: Option<Window>,
+    /// The largest difference of a channel.
+    max: u8,
+    /// The colour channels' absolute differences, summed over the picture.
+    sum: u64,
+    /// The pixels with a channel more than the threshold off, row by row.
+    beyond: Vec<regions::At>,
+}
+
+/// Rows a worker of [`scan`] takes at a time.
+const BAND: usize = 64;
+
+/// One pass over both pictures, bands of rows shared out to the threads (the same answer on any
+/// number): equal rows, the common case, cost one comparison each, and a row that differs is
+/// looked at between its first and last differing byte.
+fn scan(e: &Image, a: &Image, threshold: u8) -> Scan {
+    let (w, h) = (e.width as usize, e.height as usize);
+    let row = w * 4;
+    let bands: Vec<usize> = (0..h).step_by(BAND).collect();
+    let parts = crate::par::map(&bands, |&y0| {
+        let mut part = Scan { changed: None, max: 0, sum: 0, beyond: Vec::new() };
+        let (mut x0, mut x1, mut rows) = (usize::MAX, 0, None::<(usize, usize)>);
+        for y in y0..(y0 + BAND).min(h) {
+            let (re, ra) = (&e.rgba[y * row..][..row], &a.rgba[y * row..][..row]);
+            let Some(first) = first_difference(re, ra) else { continue };
+            let last = row - 1 - first_difference_from_end(re, ra);
+            (x0, x1) = (x0.min(first / 4), x1.max(last / 4));
+            rows = Some((rows.map_or(y, |r| r.0), y));
+            for x in first / 4..=last / 4 {
+                let (p, q) = (&re[x * 4..][..4], &ra[x * 4..][..4]);
+                let d = [0, 1, 2, 3].map(|k| p[k].abs_diff(q[k]));
+                part.sum += u64::from(d[0]) + u64::from(d[1]) + u64::from(d[2]);
+                let most = d[0].max(d[1]).max(d[2]).max(d[3]);
+                part.max = part.max.max(most);
+                if most > threshold {
+                    part.beyond.push((y as u32, x as u32));
+                }
+            }
         }
-        let first = re.iter().zip(ra).position(|(p, q)| p != q).unwrap_or(0) / 4;
-        let last = row / 4 - 1 - re.iter().rev().zip(ra.iter().rev()).position(|(p, q)| p != q).unwrap_or(0) / 4;
-        (x0, y0, x1, y1) = (x0.min(first), y0.min(y), x1.max(last), y1.max(y));
+        part.changed = rows.map(|(first, last)| Window {
+            x: x0 as u32,
+            y: first as u32,
+            width: (x1 - x0 + 1) as u32,
+            height: (last - first + 1) as u32,
+        });
+        part
+    });
+    let mut all = Scan { changed: None, max: 0, sum: 0, beyond: Vec::with_capacity(parts.iter().map(|p| p.beyond.len()).sum()) };
+    for part in parts {
+        all.max = all.max.max(part.max);
+        all.sum += part.sum;
+        all.beyond.extend_from_slice(&part.beyond);
+        all.changed = match (all.changed, part.changed) {
+            (Some(a), Some(b)) => {
+                let (x, y) = (a.x.min(b.x), a.y.min(b.y));
+                Some(Window { x, y, width: (a.x + a.width).max(b.x + b.width) - x, height: (a.y + a.height).max(b.y + b.height) - y })
+            }
+            (a, b) => a.or(b),
+        };
     }
-    (x0 != usize::MAX).then(|| Window { x: x0 as u32, y: y0 as u32, width: (x1 - x0 + 1) as u32, height: (y1 - y0 + 1) as u32 })
+    all
+}
+
+/// Where two byte strings of one length first differ: compared 64 bytes at a time (a comparison of
+/// slices the compiler makes wide), then byte by byte.
+fn first_difference(p: &[u8], q: &[u8]) -> Option<usize> {
+    let chunk = p.chunks(64).zip(q.chunks(64)).position(|(a, b)| a != b)?;
+    let at = chunk * 64;
+    Some(at + p[at..].iter().zip(&q[at..]).position(|(a, b)| a != b).unwrap_or(0))
+}
+
+/// How many bytes from the end two byte strings of one length, known to differ, last differ.
+fn first_difference_from_end(p: &[u8], q: &[u8]) -> usize {
+    let chunk = p.rchunks(64).zip(q.rchunks(64)).position(|(a, b)| a != b).unwrap_or(0);
+    let at = chunk * 64;
+    let (p, q) = (&p[..p.len() - at], &q[..q.len() - at]);
+    at + p.iter().rev().zip(q.iter().rev()).position(|(a, b)| a != b).unwrap_or(0)
 }
 
 impl Window {
@@ -245,11 +307,19 @@ fn flip_map_within(e: &Image, a: &Image, window: Window) -> ErrorMap {
 /// largest stay yellow.
 fn channel_map_within(e: &Image, a: &Image, window: Window) -> ErrorMap {
     let sqrt: [f32; 256] = std::array::from_fn(|d| (d as f32 / 255.0).sqrt());
-    let (row, x0, x1) = (e.width as usize * 4, window.x as usize * 4, (window.x + window.width) as usize * 4);
-    let values = (window.y as usize..(window.y + window.height) as usize)
-        .flat_map(|y| e.rgba[y * row + x0..y * row + x1].chunks_exact(4).zip(a.rgba[y * row + x0..y * row + x1].chunks_exact(4)))
-        .map(|(p, q)| sqrt[(0..4).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0) as usize])
-        .collect();
+    let (row, x0, width) = (e.width as usize * 4, window.x as usize * 4, window.width as usize);
+    let mut values = vec![0f32; width * window.height as usize];
+    crate::par::rows(&mut values, width, |first, band| {
+        for (y, out) in (window.y as usize + first..).zip(band.chunks_exact_mut(width)) {
+            let (re, ra) = (&e.rgba[y * row + x0..][..width * 4], &a.rgba[y * row + x0..][..width * 4]);
+            if re == ra {
+                continue;
+            }
+            for ((v, p), q) in out.iter_mut().zip(re.chunks_exact(4)).zip(ra.chunks_exact(4)) {
+                *v = sqrt[usize::from(p[0].abs_diff(q[0]).max(p[1].abs_diff(q[1])).max(p[2].abs_diff(q[2])).max(p[3].abs_diff(q[3])))];
+            }
+        }
+    });
     ErrorMap { window, values }
 }
 
@@ -316,9 +386,10 @@ pub fn mean_abs_diff(a: &Image, b: &Image) -> f64 {
     sum as f64 / (a.rgba.len() / 4 * 3).max(1) as f64
 }
 
-/// Compares `actual` with `expected` under `tol`. Images of one size are looked at only where
-/// they differ (the window of changed bytes, grown by what FLIP and the regions can reach):
-/// equal rows cost one comparison each.
+/// Compares `actual` with `expected` under `tol`. Images of one size are read once, in bands of
+/// rows on every thread (equal rows cost one comparison each); then only the pixels that differ
+/// are looked at (their regions), and FLIP, where its layer decides, over the window of changed
+/// bytes grown by what it can reach: a page changed in three places costs the three places.
 pub fn compare(expected: &Image, actual: &Image, tol: &Tolerance) -> Comparison {
     let same_size = (expected.width, expected.height) == (actual.width, actual.height);
     let (w, h) = (expected.width.max(actual.width), expected.height.max(actual.height));
@@ -348,31 +419,20 @@ pub fn compare(expected: &Image, actual: &Image, tol: &Tolerance) -> Comparison 
         padded = (pad(expected, w, h), pad(actual, w, h));
         (&*padded.0, &*padded.1)
     };
-    let Some(window) = changed_window(e, a) else {
+    let scan = scan(e, a, tol.channel);
+    let Some(window) = scan.changed else {
         return c;
     };
-    let around = window.grown(REACH, w, h);
-    let cropped;
-    let (ce, ca) = if around.is_whole(w, h) {
-        (e, a)
-    } else {
-        cropped = (around.crop(e), around.crop(a));
-        (&cropped.0, &cropped.1)
-    };
-    let channels = if opaque(ce) && opaque(ca) { 3 } else { 4 };
-    for (p, q) in ce.rgba.chunks_exact(4).zip(ca.rgba.chunks_exact(4)) {
-        let d = (0..channels).map(|k| p[k].abs_diff(q[k])).max().unwrap_or(0);
-        c.max_channel_diff = c.max_channel_diff.max(d);
-        if d > tol.channel {
-            c.differing_pixels += 1;
-        }
-    }
-    c.mean_abs_diff = mean_abs_diff(ce, ca) * (around.width as f64 * around.height as f64) / (w as f64 * h as f64);
-    let found = regions::regions(ce, ca, channels, tol.channel);
+    c.max_channel_diff = scan.max;
+    c.differing_pixels = scan.beyond.len() as u64;
+    c.mean_abs_diff = scan.sum as f64 / (3.0 * w as f64 * h as f64);
+    // alpha as a fourth channel: where both pictures are opaque it is equal everywhere and adds
+    // nothing, so that no pass over the pictures has to find out whether they are
+    let found = regions::regions_at(e, a, &scan.beyond, 4, tol.channel);
+    drop(scan);
     c.counted_pixels = if tol.channel == 0 { c.differing_pixels } else { found.iter().map(|r| u64::from(r.unexplained)).sum() };
     c.heaviest_region = found.first().map_or(0, |r| r.weight);
-    c.regions =
-        found.into_iter().filter(|r| r.weight > tol.max_region).map(|r| Region { x: r.x + around.x, y: r.y + around.y, ..r }).collect();
+    c.regions = found.into_iter().filter(|r| r.weight > tol.max_region).collect();
     if same_size && tol.max_pixels.allows(c.counted_pixels, w as u64 * h as u64) {
         c.without_regions = Verdict::WithinChannel;
         c.verdict = Verdict::WithinChannel;
@@ -623,7 +683,7 @@ mod tests {
                     }
                 }
             }
-            let window = changed_window(&base, &changed).unwrap();
+            let window = scan(&base, &changed, 0).changed.unwrap();
             assert_eq!(expanded(&flip_map_within(&base, &changed, window), w, h), flip_map(&base, &changed), "{list:?}");
             // FLIP's layer on (and failing): the map is FLIP's
             let t = tol(0, PixelBudget::Count(0), 1e-9, 1e-9);
@@ -642,7 +702,7 @@ mod tests {
             });
             assert!((c.mean_abs_diff - mean_abs_diff(&base, &changed)).abs() < 1e-9);
         }
-        assert_eq!(changed_window(&base, &base.clone()), None);
+        assert_eq!(scan(&base, &base.clone(), 0).changed, None);
         // with FLIP's layer off its map is not computed: the heatmap shows channel differences
         let mut changed = base.clone();
         changed.rgba[(10 * w as usize + 10) * 4] ^= 0x80;

@@ -99,32 +99,64 @@ fn row_range(r: &[u8], lo: &mut [u8], hi: &mut [u8]) {
     }
 }
 
-/// What the spatial layer asks of each pixel, from both images' 3×3 neighbourhoods (clipped at
-/// the borders), computed row by row where a pixel differs (`differs`): how many levels it is
-/// off beyond what a move of half a pixel explains (see [`beyond_a_move`]) seen from the image
-/// that explains it better and from the one that explains it worse (0 when no more than
-/// `threshold`), whether the expected image is flat around it (a range of at most `threshold` in
-/// every channel), and whether it lies on an edge (a range of [`EDGE`] levels or more in a
-/// channel of either image). Rows of three-row windows are made once each.
-fn pixel_facts(expected: &Image, actual: &Image, differs: &[bool], channels: usize, threshold: u8) -> Facts {
+/// A pixel where two pictures differ: its row and column.
+pub type At = (u32, u32);
+
+/// Rows with fewer differing pixels than a [`SPARSE`]th of their width have each pixel's
+/// neighbourhood read where it is; denser rows have both pictures' ranges made along the whole
+/// row at once (the same answers: `pixel_facts_are_the_brute_force_ones` checks both).
+const SPARSE: usize = 8;
+
+/// What the spatial layer asks of each pixel in `at` (row by row), from both images' 3×3
+/// neighbourhoods (clipped at the borders): how many levels it is off beyond what a move of half a
+/// pixel explains (see [`beyond_a_move`]) seen from the image that explains it better and from the
+/// one that explains it worse (0 when no more than `threshold`), whether the expected image is flat
+/// around it (a range of at most `threshold` in every channel), and whether it lies on an edge (a
+/// range of [`EDGE`] levels or more in a channel of either image). A page changed in three places
+/// costs the three places' pixels.
+fn pixel_facts(expected: &Image, actual: &Image, at: &[At], channels: usize, threshold: u8) -> Vec<Fact> {
     let (w, h) = (expected.width as usize, expected.height as usize);
     let row = w * 4;
-    let (mut unexplained, mut flat, mut edge) = (vec![[0u8; 2]; w * h], vec![false; w * h], vec![false; w * h]);
+    let mut out = Vec::with_capacity(at.len());
     // per image, three rows' horizontal ranges: (which row, minimum, maximum), slot = row % 3
     type Ranges = (usize, Vec<u8>, Vec<u8>);
-    let mut rings: [Vec<Ranges>; 2] = std::array::from_fn(|_| vec![(usize::MAX, vec![0; row], vec![0; row]); 3]);
-    let (mut lo, mut hi) = ([vec![0u8; row], vec![0u8; row]], [vec![0u8; row], vec![0u8; row]]);
-    for y in (0..h).filter(|&y| differs[y * w..(y + 1) * w].contains(&true)) {
+    let mut rings: [Vec<Ranges>; 2] = std::array::from_fn(|_| vec![(usize::MAX, Vec::new(), Vec::new()); 3]);
+    let (mut lo, mut hi) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
+    for group in at.chunk_by(|p, q| p.0 == q.0) {
+        let y = group[0].0 as usize;
         let ys = [y.saturating_sub(1), y, (y + 1).min(h - 1)];
+        let (e, a) = (&expected.rgba[y * row..][..row], &actual.rgba[y * row..][..row]);
+        if group.len() * SPARSE < w {
+            for &(_, x) in group {
+                let (x, xs) = (x as usize, x.saturating_sub(1) as usize..=(x as usize + 1).min(w - 1));
+                let mut r = [[[u8::MAX; 4], [0; 4]]; 2];
+                for (k, img) in [expected, actual].into_iter().enumerate() {
+                    for yy in ys[0]..=ys[2] {
+                        for px in img.rgba[yy * row..][..row][xs.start() * 4..(xs.end() + 1) * 4].chunks_exact(4) {
+                            for c in 0..4 {
+                                r[k][0][c] = r[k][0][c].min(px[c]);
+                                r[k][1][c] = r[k][1][c].max(px[c]);
+                            }
+                        }
+                    }
+                }
+                out.push(fact(&e[x * 4..][..4], &a[x * 4..][..4], [&r[0][0], &r[1][0]], [&r[0][1], &r[1][1]], channels, threshold));
+            }
+            continue;
+        }
         for (k, img) in [expected, actual].into_iter().enumerate() {
             for &yy in &ys {
                 let (at, l, u) = &mut rings[k][yy % 3];
                 if *at != yy {
+                    l.resize(row, 0);
+                    u.resize(row, 0);
                     row_range(&img.rgba[yy * row..][..row], l, u);
                     *at = yy;
                 }
             }
             let [r0, r1, r2] = [0, 1, 2].map(|i| &rings[k][ys[i] % 3]);
+            lo[k].resize(row, 0);
+            hi[k].resize(row, 0);
             let (l, u) = (&mut lo[k][..row], &mut hi[k][..row]);
             let (l0, l1, l2, u0, u1, u2) = (&r0.1[..row], &r1.1[..row], &r2.1[..row], &r0.2[..row], &r1.2[..row], &r2.2[..row]);
             for i in 0..row {
@@ -132,29 +164,41 @@ fn pixel_facts(expected: &Image, actual: &Image, differs: &[bool], channels: usi
                 u[i] = u0[i].max(u1[i]).max(u2[i]);
             }
         }
-        let (e, a) = (&expected.rgba[y * row..][..row], &actual.rgba[y * row..][..row]);
-        for x in (0..w).filter(|&x| differs[y * w + x]) {
-            let (mut from_e, mut from_a, mut level, mut contrast) = (0u8, 0u8, true, 0u8);
-            for k in x * 4..x * 4 + channels {
-                from_e = from_e.max(beyond_a_move(e[k], a[k], lo[0][k], hi[0][k]));
-                from_a = from_a.max(beyond_a_move(a[k], e[k], lo[1][k], hi[1][k]));
-                level &= hi[0][k] - lo[0][k] <= threshold;
-                contrast = contrast.max(hi[0][k] - lo[0][k]).max(hi[1][k] - lo[1][k]);
-            }
-            let keep = |far: u8| if far > threshold { far } else { 0 };
-            unexplained[y * w + x] = [keep(from_e.min(from_a)), keep(from_e.max(from_a))];
-            flat[y * w + x] = level;
-            edge[y * w + x] = contrast >= EDGE;
+        for &(_, x) in group {
+            let k = x as usize * 4;
+            out.push(fact(
+                &e[k..][..4],
+                &a[k..][..4],
+                [&lo[0][k..][..4], &lo[1][k..][..4]],
+                [&hi[0][k..][..4], &hi[1][k..][..4]],
+                channels,
+                threshold,
+            ));
         }
     }
-    Facts { unexplained, flat, edge }
+    out
 }
 
-/// [`pixel_facts`]' answers, one entry a pixel.
-struct Facts {
-    unexplained: Vec<[u8; 2]>,
-    flat: Vec<bool>,
-    edge: Vec<bool>,
+/// [`pixel_facts`]' answer for one pixel: its channels in each picture (`e`, `a`) and each
+/// picture's neighbourhood range (`lo`, `hi`: expected's, actual's).
+fn fact(e: &[u8], a: &[u8], lo: [&[u8]; 2], hi: [&[u8]; 2], channels: usize, threshold: u8) -> Fact {
+    let (mut from_e, mut from_a, mut level, mut contrast) = (0u8, 0u8, true, 0u8);
+    for k in 0..channels {
+        from_e = from_e.max(beyond_a_move(e[k], a[k], lo[0][k], hi[0][k]));
+        from_a = from_a.max(beyond_a_move(a[k], e[k], lo[1][k], hi[1][k]));
+        level &= hi[0][k] - lo[0][k] <= threshold;
+        contrast = contrast.max(hi[0][k] - lo[0][k]).max(hi[1][k] - lo[1][k]);
+    }
+    let keep = |far: u8| if far > threshold { far } else { 0 };
+    Fact { unexplained: [keep(from_e.min(from_a)), keep(from_e.max(from_a))], flat: level, edge: contrast >= EDGE }
+}
+
+/// [`pixel_facts`]' answers for one pixel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fact {
+    unexplained: [u8; 2],
+    flat: bool,
+    edge: bool,
 }
 
 /// How many levels a channel that was `was` (in a neighbourhood ranging over `lo..=hi`, itself
@@ -198,71 +242,89 @@ pub const GAP: usize = 1;
 /// at most [`GAP`] pixels apart are one region. Heaviest first, then top to bottom.
 pub fn regions(expected: &Image, actual: &Image, channels: usize, threshold: u8) -> Vec<Region> {
     assert_eq!((expected.width, expected.height), (actual.width, actual.height), "regions of images of one size");
-    let (w, h) = (expected.width as usize, expected.height as usize);
-    let (e, a) = (&expected.rgba, &actual.rgba);
-    let differs: Vec<bool> =
-        e.chunks_exact(4).zip(a.chunks_exact(4)).map(|(p, q)| (0..channels).any(|c| p[c].abs_diff(q[c]) > threshold)).collect();
-    if !differs.contains(&true) {
+    let w = expected.width as usize;
+    let at: Vec<At> = expected
+        .rgba
+        .chunks_exact(4)
+        .zip(actual.rgba.chunks_exact(4))
+        .enumerate()
+        .filter(|(_, (p, q))| (0..channels).any(|c| p[c].abs_diff(q[c]) > threshold))
+        .map(|(i, _)| ((i / w) as u32, (i % w) as u32))
+        .collect();
+    regions_at(expected, actual, &at, channels, threshold)
+}
+
+/// [`regions`] of the pixels `at` (row by row, left to right), known to be the ones that differ:
+/// what it costs is the changed pixels', not the pictures' size.
+pub(crate) fn regions_at(expected: &Image, actual: &Image, at: &[At], channels: usize, threshold: u8) -> Vec<Region> {
+    let (Some(first), Some(last)) = (at.first(), at.last()) else {
         return Vec::new();
-    }
-    let Facts { unexplained, flat, edge } = pixel_facts(expected, actual, &differs, channels, threshold);
+    };
+    let w = expected.width as usize;
+    let (e, a) = (&expected.rgba, &actual.rgba);
+    let facts = pixel_facts(expected, actual, at, channels, threshold);
     let off = |i: usize| (0..channels).map(|c| e[i * 4 + c].abs_diff(a[i * 4 + c])).max().unwrap_or(0);
     // a pixel's weight by how far it is off, in sixths (`CLEAR`ths) of a pixel: none up to the
     // faint levels, whole from the clear ones
     let floor = threshold.max(FAINT);
     let weigh = |levels: u8| u32::from(levels.saturating_sub(floor).min(CLEAR));
-    // far off where the golden is flat around it (a lone pixel when no neighbour differs)
-    let far_on_flat = |i: usize| off(i) >= LONE && flat[i];
-    // the pixels on a grid with a border of `reach`, so that every pixel has its neighbours:
-    // 0 equal (or the border), 1 differs, 2 differs and is taken into a region
+    // the box of the differing pixels on a grid with a border of `reach`, so that every pixel has
+    // its neighbours; a cell: 0 equal (or the border), 1 differs, 2 differs and is taken into a
+    // region; then the pixel's fact: unexplained levels (twice), flat (bit 0) and edge (bit 1)
+    let (y0, y1) = (first.0 as usize, last.0 as usize);
+    let (x0, x1) = at.iter().fold((usize::MAX, 0), |(l, u), &(_, x)| (l.min(x as usize), u.max(x as usize)));
     let reach = GAP + 1;
-    let pw = w + 2 * reach;
-    let mut state = vec![0u8; pw * (h + 2 * reach)];
-    for (row, d) in state[pw * reach..].chunks_exact_mut(pw).zip(differs.chunks_exact(w)) {
-        for (s, &d) in row[reach..reach + w].iter_mut().zip(d) {
-            *s = d as u8;
-        }
+    let gw = x1 - x0 + 1 + 2 * reach;
+    let cell = |y: usize, x: usize| (y - y0 + reach) * gw + x - x0 + reach;
+    // (zeroed whole: the pages no pixel touches are never made)
+    let mut grid = vec![[0u8; 4]; gw * (y1 - y0 + 1 + 2 * reach)];
+    for (&(y, x), f) in at.iter().zip(&facts) {
+        grid[cell(y as usize, x as usize)] = [1, f.unexplained[0], f.unexplained[1], u8::from(f.flat) | u8::from(f.edge) << 1];
     }
-    let (step, r) = (pw as isize, reach as isize);
+    drop(facts);
+    let (step, r) = (gw as isize, reach as isize);
     let touching = [-step - 1, -step, -step + 1, -1, 1, step - 1, step, step + 1];
     let near: Vec<isize> = (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| dy * step + dx)).filter(|&d| d != 0).collect();
     let mut stack = Vec::new();
     let mut out = Vec::new();
-    for start in pw * reach..pw * (h + reach) {
-        if state[start] != 1 {
+    for &(y, x) in at {
+        let start = cell(y as usize, x as usize);
+        if grid[start][0] != 1 {
             continue;
         }
-        state[start] = 2;
+        grid[start][0] = 2;
         stack.push(start);
-        let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
+        let (mut rx0, mut ry0, mut rx1, mut ry1) = (usize::MAX, usize::MAX, 0, 0);
         let (mut pixels, mut weight, mut weighing) = (0u32, 0u32, 0u32);
         while let Some(p) = stack.pop() {
-            let (x, y) = (p % pw - reach, p / pw - reach);
-            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            let (x, y) = (p % gw + x0 - reach, p / gw + y0 - reach);
+            (rx0, ry0, rx1, ry1) = (rx0.min(x), ry0.min(y), rx1.max(x), ry1.max(y));
             pixels += 1;
             for &d in &near {
                 let q = p.wrapping_add_signed(d);
-                if state[q] == 1 {
-                    state[q] = 2;
+                if grid[q][0] == 1 {
+                    grid[q][0] = 2;
                     stack.push(q);
                 }
             }
-            let i = y * w + x;
+            let [_, better, worse, flags] = grid[p];
             // a pixel that changed alone is no move (a move changes the pixels along an edge):
             // its own value does not explain it
-            let around = touching.iter().filter(|&&d| state[p.wrapping_add_signed(d)] != 0).count();
+            let around = touching.iter().filter(|&&d| grid[p.wrapping_add_signed(d)][0] != 0).count();
             let lone = around == 0;
-            let mut levels = unexplained[i][usize::from(lone)];
+            let mut levels = if lone { worse } else { better };
             if around == touching.len() {
                 // inside an area of change: a move shifts an edge, brighter on one side and darker
                 // on the other, but a change of colour over an area moves everything one way
                 let shift = drift(e, a, w, x, y, channels);
                 levels = levels.max(if shift > threshold { shift } else { 0 });
             }
-            weight += if lone && far_on_flat(i) { LONE_WEIGHT * u32::from(CLEAR) } else { weigh(levels) };
-            weighing += u32::from(levels > 0 || !edge[i]);
+            // far off where the golden is flat around it (a lone pixel when no neighbour differs)
+            let far_on_flat = off(y * w + x) >= LONE && flags & 1 != 0;
+            weight += if lone && far_on_flat { LONE_WEIGHT * u32::from(CLEAR) } else { weigh(levels) };
+            weighing += u32::from(levels > 0 || flags & 2 == 0);
         }
-        let (x, y, width, height) = (x0 as u32, y0 as u32, (x1 - x0 + 1) as u32, (y1 - y0 + 1) as u32);
+        let (x, y, width, height) = (rx0 as u32, ry0 as u32, (rx1 - rx0 + 1) as u32, (ry1 - ry0 + 1) as u32);
         let weight = (weight + u32::from(CLEAR) / 2) / u32::from(CLEAR);
         out.push(Region { x, y, width, height, pixels, unexplained: weighing, weight });
     }
@@ -331,39 +393,51 @@ mod tests {
 
     #[test]
     fn pixel_facts_are_the_brute_force_ones() {
-        let e = image(7, 5, |x, y| [(x * 37 + y * 11) as u8, (x * y * 13) as u8, (250 - x * 9 - y * 30) as u8]);
-        let a = image(7, 5, |x, y| [(x * 41 + y * 7) as u8, (x * y * 13 + x) as u8, (250 - x * 9 - y * 29) as u8]);
-        for (w, h, e, a) in [(7, 5, e.clone(), a.clone()), (1, 1, image(1, 1, |_, _| [9, 9, 9]), image(1, 1, |_, _| [90, 9, 9]))] {
-            // every other pixel differs, as far as the facts are concerned
-            let differs: Vec<bool> = (0..w * h).map(|i| i % 2 == 0).collect();
-            for threshold in [0u8, 2, 40] {
-                let Facts { unexplained: far, flat, edge } = pixel_facts(&e, &a, &differs, 3, threshold);
-                let range = |img: &Image, x: i64, y: i64, c: usize| {
-                    let vals: Vec<u8> = (-1..=1)
-                        .flat_map(|dy| (-1..=1).map(move |dx| (x + dx, y + dy)))
-                        .filter(|&(p, q)| (0..w as i64).contains(&p) && (0..h as i64).contains(&q))
-                        .map(|(p, q)| img.rgba[((q * w as i64 + p) * 4) as usize + c])
-                        .collect();
-                    (*vals.iter().min().unwrap(), *vals.iter().max().unwrap())
-                };
-                for i in 0..w * h {
-                    let (x, y) = ((i % w) as i64, (i / w) as i64);
-                    // seen from each image, the most any channel is off beyond half its range or
-                    // outside it; the lesser of the two
-                    let side = |from: &Image, to: &Image, c: usize| {
-                        let (l, u) = range(from, x, y, c);
-                        let (was, now) = (i64::from(from.rgba[i * 4 + c]), i64::from(to.rgba[i * 4 + c]));
-                        let moved = ((2 * (was - now).abs() - i64::from(u - l)) / 2).max(0);
-                        moved.max(i64::from(l) - now).max(now - i64::from(u))
+        let noise = |w: u32, h: u32, k: u32| {
+            image(w, h, move |x, y| [(x * 37 + y * 11 * k) as u8, (x * y * 13 + k * x) as u8, (250 - x * 9 - y * 30) as u8])
+        };
+        let cases = [
+            (noise(7, 5, 1), noise(7, 5, 2)),
+            (image(1, 1, |_, _| [9, 9, 9]), image(1, 1, |_, _| [90, 9, 9])),
+            (noise(40, 6, 1), noise(40, 6, 3)),
+        ];
+        for (e, a) in cases {
+            let (w, h) = (e.width as usize, e.height as usize);
+            // every other pixel (rows read whole) or every 13th (a neighbourhood at a time) differs,
+            // as far as the facts are concerned; the corners and edges among them
+            for every in [2, 13] {
+                let at: Vec<At> = (0..w * h).filter(|i| i % every == 0).map(|i| ((i / w) as u32, (i % w) as u32)).collect();
+                for threshold in [0u8, 2, 40] {
+                    let facts = pixel_facts(&e, &a, &at, 3, threshold);
+                    let range = |img: &Image, x: i64, y: i64, c: usize| {
+                        let vals: Vec<u8> = (-1..=1)
+                            .flat_map(|dy| (-1..=1).map(move |dx| (x + dx, y + dy)))
+                            .filter(|&(p, q)| (0..w as i64).contains(&p) && (0..h as i64).contains(&q))
+                            .map(|(p, q)| img.rgba[((q * w as i64 + p) * 4) as usize + c])
+                            .collect();
+                        (*vals.iter().min().unwrap(), *vals.iter().max().unwrap())
                     };
-                    let (from_e, from_a) = ((0..3).map(|c| side(&e, &a, c)).max().unwrap(), (0..3).map(|c| side(&a, &e, c)).max().unwrap());
-                    let keep = |v: i64| if v > i64::from(threshold) { v as u8 } else { 0 };
-                    let want = [keep(from_e.min(from_a)), keep(from_e.max(from_a))];
-                    let level = (0..3).all(|c| range(&e, x, y, c).1 - range(&e, x, y, c).0 <= threshold);
-                    let contrast = (0..3).map(|c| range(&e, x, y, c)).chain((0..3).map(|c| range(&a, x, y, c))).map(|(l, u)| u - l).max();
-                    let on_edge = contrast.unwrap() >= EDGE;
-                    let (want, level, on_edge) = if differs[i] { (want, level, on_edge) } else { ([0, 0], false, false) };
-                    assert_eq!((far[i], flat[i], edge[i]), (want, level, on_edge), "{w}×{h}, ({x},{y}), threshold {threshold}");
+                    assert_eq!(facts.len(), at.len());
+                    for (&(y, x), fact) in at.iter().zip(&facts) {
+                        let (x, y, i) = (i64::from(x), i64::from(y), y as usize * w + x as usize);
+                        // seen from each image, the most any channel is off beyond half its range or
+                        // outside it; the lesser of the two
+                        let side = |from: &Image, to: &Image, c: usize| {
+                            let (l, u) = range(from, x, y, c);
+                            let (was, now) = (i64::from(from.rgba[i * 4 + c]), i64::from(to.rgba[i * 4 + c]));
+                            let moved = ((2 * (was - now).abs() - i64::from(u - l)) / 2).max(0);
+                            moved.max(i64::from(l) - now).max(now - i64::from(u))
+                        };
+                        let (from_e, from_a) =
+                            ((0..3).map(|c| side(&e, &a, c)).max().unwrap(), (0..3).map(|c| side(&a, &e, c)).max().unwrap());
+                        let keep = |v: i64| if v > i64::from(threshold) { v as u8 } else { 0 };
+                        let unexplained = [keep(from_e.min(from_a)), keep(from_e.max(from_a))];
+                        let flat = (0..3).all(|c| range(&e, x, y, c).1 - range(&e, x, y, c).0 <= threshold);
+                        let contrast =
+                            (0..3).map(|c| range(&e, x, y, c)).chain((0..3).map(|c| range(&a, x, y, c))).map(|(l, u)| u - l).max();
+                        let want = Fact { unexplained, flat, edge: contrast.unwrap() >= EDGE };
+                        assert_eq!(*fact, want, "{w}×{h}, ({x},{y}), every {every}, threshold {threshold}");
+                    }
                 }
             }
         }

@@ -6,18 +6,22 @@ use super::Image;
 /// A PNG of `img`, written fast (see [`encode_png_rows`]). For a report's pictures.
 pub fn encode_png(img: &Image) -> Vec<u8> {
     let row = img.width as usize * 4;
-    let opaque = img.rgba.chunks_exact(4).all(|p| p[3] == 255);
+    let opaque = img.is_opaque();
     encode_png_rows(img.width, img.height, opaque, |y, out| out.copy_from_slice(&img.rgba[y as usize * row..][..row]))
 }
 
 /// A PNG written fast from rows made one at a time (a picture that is never whole in memory):
-/// `row(y, out)` fills row `y` as RGBA8; the file is RGB when `opaque` (a quarter fewer bytes to
+/// `row(y, out)` fills the whole of row `y` as RGBA8; the file is RGB when `opaque` (a quarter fewer bytes to
 /// compress), each row filtered against the one above, then fdeflate's fast compressor.
 pub fn encode_png_rows(width: u32, height: u32, opaque: bool, mut row: impl FnMut(u32, &mut [u8])) -> Vec<u8> {
     let channels = if opaque { 3 } else { 4 };
     let (w, line) = (width as usize, width as usize * channels);
-    let (mut rgba, mut above, mut current) = (vec![0u8; w * 4], vec![0u8; line], vec![0u8; line]);
+    let (mut rgba, mut before) = (vec![0u8; w * 4], vec![0u8; w * 4]);
+    let (mut above, mut current) = (vec![0u8; line], vec![0u8; line]);
     let mut filtered = Vec::with_capacity(line + 1);
+    // a row that repeats the one above (the plain rows of a report's pictures) is all zeros
+    // through the Up filter: made once, written as it is
+    let repeat: Vec<u8> = std::iter::once(2).chain(std::iter::repeat_n(0, line)).collect();
     // the file's head, then the stream straight after it: as much room as the filtered rows take
     // (pages the output never reaches are never touched) and no copy of the stream
     let mut out = png_head(width, height, channels);
@@ -26,6 +30,10 @@ pub fn encode_png_rows(width: u32, height: u32, opaque: bool, mut row: impl FnMu
     let mut z = fdeflate::Compressor::new(out).expect("writes to memory");
     for y in 0..height {
         row(y, &mut rgba);
+        if y > 0 && rgba == before {
+            z.write_data(&repeat).expect("writes to memory");
+            continue;
+        }
         if opaque {
             for (o, p) in current.chunks_exact_mut(3).zip(rgba.chunks_exact(4)) {
                 o.copy_from_slice(&p[..3]);
@@ -38,6 +46,7 @@ pub fn encode_png_rows(width: u32, height: u32, opaque: bool, mut row: impl FnMu
         filter_into(&mut filtered, 2, &current, &above, channels);
         z.write_data(&filtered).expect("writes to memory");
         std::mem::swap(&mut above, &mut current);
+        std::mem::swap(&mut rgba, &mut before);
     }
     png_tail(z.finish().expect("writes to memory"), stream_at)
 }

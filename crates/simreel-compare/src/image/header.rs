@@ -176,8 +176,12 @@ fn stored(bytes: &[u8]) -> Option<Header> {
     }
 }
 
-/// IHDR's size, and whether an `acTL` chunk comes before the image data.
+/// IHDR's size (none where the first chunk is not IHDR: the decoder says what is wrong), and
+/// whether an `acTL` chunk comes before the image data.
 fn png(b: &[u8]) -> Option<Header> {
+    if b.get(12..16)? != b"IHDR" {
+        return None;
+    }
     let (width, height) = (be32(b, 16)?, be32(b, 20)?);
     let mut at = 8;
     let (mut animated, mut orientation) = (false, 1);

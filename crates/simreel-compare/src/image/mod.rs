@@ -19,6 +19,13 @@ pub struct Image {
 }
 
 impl Image {
+    /// Whether every pixel is opaque: the pixels' bits ANDed together, a pass the compiler makes
+    /// wide (a test pixel by pixel is a branch a pixel).
+    pub fn is_opaque(&self) -> bool {
+        let all = self.rgba.chunks_exact(4).fold(u32::MAX, |acc, p| acc & u32::from_le_bytes([p[0], p[1], p[2], p[3]]));
+        all >> 24 == 255
+    }
+
     /// An image of `width` × `height` from RGBA8 rows; `None` when the bytes are not that many.
     pub fn from_rgba(width: u32, height: u32, rgba: Vec<u8>) -> Option<Image> {
         (rgba.len() as u64 == width as u64 * height as u64 * 4).then_some(Image { width, height, rgba })
@@ -180,24 +187,69 @@ fn png(bytes: &[u8]) -> Result<Image, String> {
     png_whole(&[bytes, IEND].concat())
 }
 
+/// A PNG decoded row by row straight into its RGBA8 picture (the stream is inflated a few rows at a
+/// time: what a large picture costs is its pixels, with nothing beside them), palettes, low bit
+/// depths and `tRNS` expanded, 16-bit samples rounded to 8 bits.
 fn png_whole(bytes: &[u8]) -> Result<Image, String> {
-    use zune_png::zune_core::bytestream::ZCursor;
-    use zune_png::zune_core::options::DecoderOptions;
-    let options = DecoderOptions::new_fast().set_max_width(1 << 20).set_max_height(1 << 20).png_set_add_alpha_channel(true);
-    let mut d = zune_png::PngDecoder::new_with_options(ZCursor::new(bytes), options);
-    let words = |e: zune_png::error::PngDecodeErrors| format!("{e:?}").trim().to_string();
-    d.decode_headers().map_err(words)?;
-    let (w, h) = d.dimensions().ok_or("no image header")?;
-    if w.saturating_mul(h) as u64 > header::pixel_cap() {
+    let words = |e: png::DecodingError| png_words(&e.to_string());
+    let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
+    // the header's size is checked against the cap below; the decoder holds a few rows
+    d.set_limits(png::Limits { bytes: usize::MAX });
+    d.set_transformations(png::Transformations::EXPAND);
+    let mut r = d.read_info().map_err(words)?;
+    let (w, h) = (r.info().width as usize, r.info().height as usize);
+    if (w as u64).saturating_mul(h as u64) > header::pixel_cap() {
         return Err(format!("{w}×{h} is larger than the comparator reads (--max-megapixels raises it)"));
     }
-    let channels = d.colorspace().map_or(4, |c| c.num_components());
-    let samples = match d.decode().map_err(words)? {
-        zune_png::zune_core::result::DecodingResult::U8(v) => v,
-        zune_png::zune_core::result::DecodingResult::U16(v) => v.iter().map(|&s| ((s as u32 + 128) / 257) as u8).collect(),
-        _ => return Err("an unsupported sample type".into()),
-    };
-    rgba_of(w, h, channels, samples)
+    let (colour, depth) = r.output_color_type();
+    let (channels, wide) = (colour.samples(), depth == png::BitDepth::Sixteen);
+    let mut rgba = vec![0u8; w * h * 4];
+    if r.info().interlaced {
+        // the passes' rows arrive out of order: the whole picture's samples, then its rows
+        let mut samples = vec![0u8; r.output_buffer_size().ok_or("a picture too large to hold")?];
+        let line = r.next_frame(&mut samples).map_err(words)?.line_size;
+        for (out, row) in rgba.chunks_exact_mut(w * 4).zip(samples.chunks(line)) {
+            rgba_row(row, channels, wide, out);
+        }
+    } else {
+        for out in rgba.chunks_exact_mut(w * 4) {
+            let row = r.next_row().map_err(words)?.ok_or("the image data ends early")?;
+            rgba_row(row.data(), channels, wide, out);
+        }
+    }
+    Ok(Image { width: w as u32, height: h as u32, rgba })
+}
+
+/// The PNG decoder's message with its chunk types named as they are written (`IDAT`, not
+/// `ChunkType { type: IDAT, critical: true, … }`).
+fn png_words(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message.trim();
+    while let Some(at) = rest.find("ChunkType { type: ") {
+        let after = &rest[at + "ChunkType { type: ".len()..];
+        let name = after.split([',', ' ', '}']).next().unwrap_or_default();
+        out.push_str(&rest[..at]);
+        out.push_str(name);
+        rest = after.find('}').map_or("", |end| &after[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One row of 1 to 4 channels of 8- or 16-bit (big-endian, `wide`) samples into RGBA8 (16 bits
+/// rounded to 8: `(s + 128) / 257`).
+fn rgba_row(row: &[u8], channels: usize, wide: bool, out: &mut [u8]) {
+    if wide {
+        let narrow: Vec<u8> = row.chunks_exact(2).map(|s| ((u32::from(u16::from_be_bytes([s[0], s[1]])) + 128) / 257) as u8).collect();
+        return rgba_row(&narrow, channels, false, out);
+    }
+    // tight loops over slices (an iterator of arrays collected is several times slower)
+    match channels {
+        4 => out.copy_from_slice(&row[..out.len()]),
+        3 => out.chunks_exact_mut(4).zip(row.chunks_exact(3)).for_each(|(o, p)| o.copy_from_slice(&[p[0], p[1], p[2], 255])),
+        2 => out.chunks_exact_mut(4).zip(row.chunks_exact(2)).for_each(|(o, p)| o.copy_from_slice(&[p[0], p[0], p[0], p[1]])),
+        _ => out.chunks_exact_mut(4).zip(row).for_each(|(o, &g)| o.copy_from_slice(&[g, g, g, 255])),
+    }
 }
 
 /// RGBA8 from grey, grey + alpha, RGB or RGBA samples.
@@ -443,6 +495,13 @@ mod tests {
         let cut = &png[..png.len() - IEND.len()];
         assert_eq!(decode(cut).unwrap(), img, "a PNG without its IEND chunk");
         assert!(decode(&png[..png.len() / 2]).is_err(), "a PNG cut short in its pixels");
+        let mut wrong = png[..8].to_vec();
+        wrong.extend_from_slice(&png[8 + 25..]);
+        assert_eq!(
+            decode(&wrong).unwrap_err(),
+            "a PNG that cannot be read: IDAT chunk appeared before IHDR chunk",
+            "chunks named as written"
+        );
         assert!(decode(b"hello").unwrap_err().contains("the file is text"));
         assert!(decode(b"").unwrap_err().contains("empty"));
         assert!(decode(b"version https://git-lfs.github.com/spec/v1").unwrap_err().contains("Git LFS"));

@@ -57,30 +57,49 @@ fn jpeg_has_exif(bytes: &[u8]) -> bool {
     true
 }
 
-/// The rows of a comparison's pictures where the two differ or its heatmap is not plain: the
-/// error map's window (which holds every changed pixel) and the boxes drawn around regions.
-pub(super) fn drawn_rows(c: &Comparison) -> std::ops::Range<u32> {
-    // no map (a comparison made without one): every row, to be safe
-    let map = c.error_map.as_ref().map_or(0..c.height, |m| m.window.y..m.window.y + m.window.height);
-    let boxes = c.regions.iter().map(|r| r.y.saturating_sub(3)..r.y + r.height + 3);
-    boxes.fold(map, |a, b| if a.is_empty() { b } else { a.start.min(b.start)..a.end.max(b.end) })
+/// Which rows of a comparison's pictures show something: where the two pictures differ, the
+/// error map is not clear, or a box is drawn around a region. Every other row is plain in every
+/// picture (the marks and the error clear, the actual the expected) and made without looking: a
+/// page changed in three places costs the three places, however far apart they lie.
+pub(super) fn drawn_rows(c: &Comparison, exp: &Image, act: &Image) -> Vec<bool> {
+    let (w, h) = (c.width as usize, c.height as usize);
+    let same = [exp, act].iter().all(|img| (img.width, img.height) == (c.width, c.height));
+    let mut drawn = vec![!same; h];
+    if same {
+        // rows whose bytes differ (compared in bands on every thread), and the map's rows not clear
+        let map = c.error_map.as_ref();
+        crate::par::rows(&mut drawn, 1, |first, band| {
+            for (y, d) in (first..).zip(band.iter_mut()) {
+                let clear = map.is_none_or(|m| m.window_row(y as u32).is_none_or(|r| r.iter().all(|&v| v == 0.0)));
+                *d = !clear || exp.rgba[y * w * 4..][..w * 4] != act.rgba[y * w * 4..][..w * 4];
+            }
+        });
+        if map.is_none() {
+            // a comparison made without a map: every row, to be safe
+            drawn.fill(true);
+        }
+    }
+    for r in &c.regions {
+        let rows = r.y.saturating_sub(3) as usize..(r.y + r.height + 3).min(c.height) as usize;
+        drawn[rows].fill(true);
+    }
+    drawn
 }
 
 /// Expected | error | actual, each shrunk by a whole factor to fit [`PANEL_MAX`], side by side
 /// with 4-pixel dark separators: a PNG written row by row (no picture of it is ever whole in
 /// memory). `heat` makes the error's rows; a picture smaller than `w` × `h` is padded as the
-/// comparison padded it. Outside `changed` (the rows where the pictures differ or the error map
-/// is drawn on) the actual's part is the expected's and the error's part the expected's faded, as
-/// the error is over the faded page: made from what is at hand (a paragraph changed on a long
-/// page costs the paragraph).
-pub(super) fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, h: u32, changed: std::ops::Range<u32>) -> Vec<u8> {
+/// comparison padded it. Where no row is `drawn` (see [`drawn_rows`]) the actual's part is the
+/// expected's and the error's part the expected's faded, as the error is over the faded page:
+/// made from what is at hand (a paragraph changed on a long page costs the paragraph).
+pub(super) fn panel(exp: &Image, heat: &dyn picture::Rows, act: &Image, w: u32, h: u32, drawn: &[bool]) -> Vec<u8> {
     const GAP: usize = 4;
     let (pw, ph, k) = picture::box_fit(w, h, PANEL_MAX);
     let (e, a) = (picture::Padded { image: exp, width: w }, picture::Padded { image: act, width: w });
     let [mut e, mut heat, mut a] = [&e as &dyn picture::Rows, heat, &a].map(|rows| picture::Shrink::by_boxes(w, h, k, rows));
-    let opaque = [exp, act].iter().all(|img| img.rgba.chunks_exact(4).all(|p| p[3] == 255));
+    let opaque = exp.is_opaque() && act.is_opaque();
     let part = pw as usize * 4;
-    let quiet = |y: u32| y * k >= changed.end || ((y + 1) * k).min(h) <= changed.start;
+    let quiet = |y: u32| !drawn[(y * k) as usize..((y + 1) * k).min(h) as usize].contains(&true);
     encode_png_rows(3 * pw + 2 * GAP as u32, ph, opaque, |y, row| {
         for px in row.chunks_exact_mut(4) {
             px.copy_from_slice(&[24, 24, 28, 255]);
@@ -124,14 +143,14 @@ pub(super) fn fade(px: &[u8]) -> [u8; 4] {
 /// Where the change is, drawn to lie over the actual picture faded (the report's page fades it):
 /// each pixel that differs beyond the channel threshold in red (the further off, the stronger),
 /// the failing regions boxed, and clear elsewhere, so that a page changed in three places costs
-/// three places. Row `y` of it into `out` (the comparison's width); `scratch` holds the two
-/// pictures' rows where they are padded (a row long each, reused row after row).
-pub(super) fn marks_row(c: &Comparison, exp: &Image, act: &Image, y: u32, out: &mut [u8], scratch: &mut [Vec<u8>; 2]) {
+/// three places. Row `y` of it into `out` (the comparison's width; clear where it is not `drawn`);
+/// `scratch` holds the two pictures' rows where they are padded (a row long each, reused row after
+/// row).
+pub(super) fn marks_row(c: &Comparison, exp: &Image, act: &Image, y: u32, out: &mut [u8], drawn: &[bool], scratch: &mut [Vec<u8>; 2]) {
     use picture::Rows as _;
     let w = c.width;
     out.fill(0);
-    let rows = c.error_map.as_ref().map_or(0..c.height, |m| m.window.y..m.window.y + m.window.height);
-    if rows.contains(&y) {
+    if drawn[y as usize] {
         let [eb, ab] = scratch;
         eb.resize(w as usize * 4, 0);
         ab.resize(w as usize * 4, 0);
@@ -172,7 +191,12 @@ impl Pictures {
                 let (w, h) = (c.width, c.height);
                 // the error, clear where there is none: the page shows it over the faded
                 // expected picture (and the strip draws it so), never over a black field
-                let heat = |y, row: &mut [u8]| {
+                let drawn = drawn_rows(c, exp, act);
+                let heat = |y: u32, row: &mut [u8]| {
+                    if !drawn[y as usize] {
+                        row.fill(0);
+                        return;
+                    }
                     compare::heatmap_row_clear(c, y, row);
                     regions::outline_row(row, y, &c.regions, REGION_OUTLINE);
                 };
@@ -182,7 +206,7 @@ impl Pictures {
                             || crate::par::join(|| as_is("expected", &e.expected_file, exp), || as_is("actual", &e.actual_file, act)),
                             || {
                                 let mut scratch = [Vec::new(), Vec::new()];
-                                encode_png_rows(w, h, false, |y, row| marks_row(c, exp, act, y, row, &mut scratch))
+                                encode_png_rows(w, h, false, |y, row| marks_row(c, exp, act, y, row, &drawn, &mut scratch))
                             },
                         )
                     },
@@ -191,8 +215,18 @@ impl Pictures {
                             || encode_png_rows(w, h, false, &heat),
                             || {
                                 crate::par::join(
-                                    || encode_png_rows(w, h, true, |y, row| compare::signed_row(exp, act, y, row)),
-                                    || panel(exp, &picture::Made(&heat), act, w, h, drawn_rows(c)),
+                                    || {
+                                        encode_png_rows(w, h, true, |y, row| {
+                                            if drawn[y as usize] {
+                                                compare::signed_row(exp, act, y, row);
+                                            } else {
+                                                // equal rows are grey (the picture is opaque: its
+                                                // alpha is never written)
+                                                row.fill(128);
+                                            }
+                                        })
+                                    },
+                                    || panel(exp, &picture::Made(&heat), act, w, h, &drawn),
                                 )
                             },
                         )

@@ -102,7 +102,7 @@ fn the_panel_is_expected_error_and_actual_side_by_side_padded_as_compared() {
     );
     let c = compare::compare(&a, &b, &crate::tolerance::Tolerance::default());
     let heat = |y, row: &mut [u8]| compare::heatmap_row(&c, y, row);
-    let p = crate::image::decode(&panel(&a, &crate::image::Made(heat), &b, c.width, c.height, drawn_rows(&c))).unwrap();
+    let p = crate::image::decode(&panel(&a, &crate::image::Made(heat), &b, c.width, c.height, &drawn_rows(&c, &a, &b))).unwrap();
     assert_eq!((p.width, p.height), (8 * 3 + 8, 8));
     let px = |x: u32, y: u32| &p.rgba[((y * p.width + x) * 4) as usize..][..4];
     assert_eq!(px(0, 0), [0, 0, 0, 255], "expected's own pixel");
