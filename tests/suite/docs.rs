@@ -469,7 +469,8 @@ fn the_golden_page_s_assert_image_example_runs_as_printed() {
         md[start..][..md[start..].find("\n```").unwrap()].trim_start_matches('\n').to_string()
     };
     let (manifest, test) = (block("```toml Cargo.toml"), block("```rust"));
-    assert!(manifest.contains("simreel-compare = \"0.1\""), "{manifest}");
+    let printed = "simreel-compare = { version = \"0.1\", default-features = false }";
+    assert!(manifest.contains(printed), "{manifest}");
     let name = test.lines().next().unwrap().trim_start_matches("// ").to_string();
     assert_eq!(name, "tests/frames.rs", "the Rust block names its file in its first line");
     let dir = scratch().join("project");
@@ -477,9 +478,9 @@ fn the_golden_page_s_assert_image_example_runs_as_printed() {
     std::fs::create_dir_all(dir.join("src")).unwrap();
     std::fs::write(dir.join("src/lib.rs"), "").unwrap();
     let crate_dir = root().join("crates/simreel-compare");
-    let dependency = format!("simreel-compare = {{ path = {:?} }}", crate_dir.display().to_string());
+    let dependency = format!("simreel-compare = {{ path = {:?}, default-features = false }}", crate_dir.display().to_string());
     let package = "[package]\nname = \"frames\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n\n";
-    std::fs::write(dir.join("Cargo.toml"), format!("{package}{}\n", manifest.replace("simreel-compare = \"0.1\"", &dependency))).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), format!("{package}{}\n", manifest.replace(printed, &dependency))).unwrap();
     std::fs::write(dir.join(&name), &test).unwrap();
     // the workspace's lock file: the same versions of the crate's dependencies, offline
     std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();

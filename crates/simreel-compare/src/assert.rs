@@ -231,6 +231,7 @@ macro_rules! assert_image {
 
 /// The pending images under `dir` (any depth): each `<name>.new.png` with its approved
 /// `<name>.png` (which may not exist yet), sorted.
+#[cfg(feature = "full")]
 pub fn pending(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
     // a folder that cannot be listed holds nothing to review
     let files = crate::files::files_under(dir, Path::new("")).unwrap_or_default();

@@ -463,29 +463,34 @@ pub fn compare(expected: &Image, actual: &Image, tol: &Tolerance) -> Comparison 
     c
 }
 
+#[cfg(feature = "full")]
 /// FLIP's magma colour scale, 256 RGB entries (black = equal, yellow = worst).
 fn magma() -> &'static [[u8; 3]; 256] {
     static LUT: std::sync::OnceLock<[[u8; 3]; 256]> = std::sync::OnceLock::new();
     LUT.get_or_init(crate::flip::magma_lut)
 }
 
+#[cfg(feature = "full")]
 /// Error heatmap: the error map through the magma colour scale (black = equal, yellow = worst),
 /// indexed as FLIP's own `colorMap` does.
 pub fn heatmap(c: &Comparison) -> Image {
     whole(c.width, c.height, |y, out| heatmap_row(c, y, out))
 }
 
+#[cfg(feature = "full")]
 /// Row `y` of [`heatmap`], RGBA8 into `out` (the comparison's width).
 pub fn heatmap_row(c: &Comparison, y: u32, out: &mut [u8]) {
     heat_row(c, y, out, false);
 }
 
+#[cfg(feature = "full")]
 /// Row `y` of the heatmap with no error left clear (transparent black): for a picture laid over
 /// the page it compares.
 pub fn heatmap_row_clear(c: &Comparison, y: u32, out: &mut [u8]) {
     heat_row(c, y, out, true);
 }
 
+#[cfg(feature = "full")]
 fn heat_row(c: &Comparison, y: u32, out: &mut [u8], clear: bool) {
     let lut = magma();
     let colour = |v: f32| {
@@ -506,6 +511,7 @@ fn heat_row(c: &Comparison, y: u32, out: &mut [u8], clear: bool) {
     }
 }
 
+#[cfg(feature = "full")]
 /// Signed difference of luminance: red where the actual image is brighter, blue where darker,
 /// grey where equal; differences are amplified 4× so small ones show.
 pub fn signed_diff(expected: &Image, actual: &Image) -> Image {
@@ -513,6 +519,7 @@ pub fn signed_diff(expected: &Image, actual: &Image) -> Image {
     whole(w, h, |y, out| signed_row(expected, actual, y, out))
 }
 
+#[cfg(feature = "full")]
 /// Row `y` of [`signed_diff`], RGBA8 into `out` (the larger width of the two).
 pub fn signed_row(expected: &Image, actual: &Image, y: u32, out: &mut [u8]) {
     let w = out.len() / 4;
@@ -714,6 +721,7 @@ mod tests {
         assert_eq!(expanded(&map, w, h).iter().filter(|&&v| v > 0.0).count(), 1);
     }
 
+    #[cfg(feature = "full")]
     #[test]
     fn the_heatmap_colours_the_error_as_flips_own_colour_map_does() {
         let map: Vec<f32> = (0..40 * 30).map(|i| ((i * 37) % 1000) as f32 / 999.0).collect();
@@ -752,6 +760,7 @@ mod tests {
         assert_eq!(compare(&b, &b.clone(), &tol(0, PixelBudget::Count(0), 0.0, 0.0)).verdict, Verdict::Identical);
     }
 
+    #[cfg(feature = "full")]
     #[test]
     fn size_mismatch_pads_instead_of_crashing() {
         let a = solid(8, 6, [0, 0, 0, 255]);
@@ -767,6 +776,7 @@ mod tests {
         assert_eq!(&s.rgba[..3], &[128, 128, 128], "equal where both have pixels");
     }
 
+    #[cfg(feature = "full")]
     #[test]
     fn signed_difference_colours() {
         let a = solid(1, 1, [100, 100, 100, 255]);

@@ -57,7 +57,8 @@ pub const LONE: u8 = 64;
 pub const LONE_WEIGHT: u32 = 9;
 
 /// A connected area of differing pixels, and how much of it anti-aliasing cannot explain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "full", derive(serde::Serialize, serde::Deserialize))]
 pub struct Region {
     /// Bounding box, in pixels from the top-left corner.
     pub x: u32,
@@ -69,7 +70,7 @@ pub struct Region {
     /// Its pixels that anti-aliasing does not explain: off by more than a move of half a pixel
     /// explains (beyond the channel threshold), or not on an edge ([`EDGE`]). What a pixel budget
     /// counts.
-    #[serde(default)]
+    #[cfg_attr(feature = "full", serde(default))]
     pub unexplained: u32,
     /// Its pixels outside the other image's neighbourhood range, or with every neighbour
     /// differing too, each weighed by how far it is off (see the module's documentation).
@@ -332,6 +333,7 @@ pub(crate) fn regions_at(expected: &Image, actual: &Image, at: &[At], channels: 
     out
 }
 
+#[cfg(feature = "full")]
 /// `img` with a box (opaque `color`, two pixels wide, one pixel clear of the region) drawn
 /// around each region, clipped to the image: where a report shows the failing regions.
 pub fn outline(img: &Image, regions: &[Region], color: [u8; 4]) -> Image {
@@ -342,6 +344,7 @@ pub fn outline(img: &Image, regions: &[Region], color: [u8; 4]) -> Image {
     out
 }
 
+#[cfg(feature = "full")]
 /// What [`outline`] draws on row `y`, drawn on `row` (RGBA8).
 pub fn outline_row(row: &mut [u8], y: u32, regions: &[Region], color: [u8; 4]) {
     let (w, y) = ((row.len() / 4) as i64, y as i64);
@@ -559,6 +562,7 @@ mod tests {
         assert_eq!(regions(&e, &a, 4, 2)[0].weight, 1);
     }
 
+    #[cfg(feature = "full")]
     #[test]
     fn outlines_go_around_the_box_and_stop_at_the_border() {
         let img = image(12, 9, |_, _| [0; 3]);

@@ -1,6 +1,9 @@
 //! The `simreel-compare` command as a user runs it: exit codes, words, and the review that closes
 //! the loop of `assert_image!`'s pending images, in a folder of its own.
 
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

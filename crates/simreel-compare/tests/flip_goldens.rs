@@ -1,4 +1,7 @@
 //! Every golden PNG of the main project against three perturbations of itself, vs nv-flip.
+
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
 mod common;
 use common::*;
 use std::path::Path;

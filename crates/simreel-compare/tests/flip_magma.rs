@@ -1,4 +1,7 @@
 //! The magma fit against nv-flip's table.
+
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
 #[test]
 fn magma_within_two_levels_of_nv_flip() {
     let theirs = nv_flip::magma_lut().to_vec();

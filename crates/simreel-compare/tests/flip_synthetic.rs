@@ -1,4 +1,7 @@
 //! Synthetic pairs vs nv-flip, including odd sizes and exact-zero checks.
+
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
 mod common;
 use common::*;
 

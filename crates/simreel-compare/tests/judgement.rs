@@ -5,6 +5,9 @@
 //! quarter or half a pixel, a rounded button a third; the page drawn again), judged at 96×64 and
 //! in a 1280×800 page: the verdict must not depend on the picture's size.
 
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
+
 use simreel_compare::{Image, Tolerance, compare, read};
 use std::path::{Path, PathBuf};
 

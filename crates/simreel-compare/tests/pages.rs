@@ -4,6 +4,9 @@
 //! the default tolerance, and the criterion that decides it, is today's judgement: a change here
 //! is a change of judgement, to make on purpose.
 
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
+
 use simreel_compare::{Comparison, Image, Tolerance, Verdict, compare, read};
 
 fn fixture(name: &str) -> Image {

@@ -1,5 +1,8 @@
 //! Hand-built inputs: LZW variants, Deflate tag 32946, size limits and user-facing errors.
 
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
+
 use simreel_compare::image::{bmp, tiff};
 use std::path::Path;
 

@@ -1,6 +1,9 @@
 //! Fuzz-ish robustness: 20,000 deterministic mutations or truncations of the valid fixtures
 //! of each format must decode to `Ok` or `Err`, never panic.
 
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
+
 use std::path::Path;
 
 /// xorshift64* — small, deterministic, good enough to pick bytes.

@@ -3,6 +3,9 @@
 //! own; and mutated JPEG and WebP files decode or are refused, never panic, within a memory cap.
 //! Memory is counted per thread by the allocator of this test binary.
 
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::Cursor;

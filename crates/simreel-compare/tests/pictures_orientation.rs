@@ -3,6 +3,9 @@
 //! the reference), its header's size is the size shown, and `--ignore-orientation` compares the
 //! pixels as stored.
 
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
+
 use simreel_compare::Image;
 use simreel_compare::image::{decode, encode_png, header};
 use std::path::Path;

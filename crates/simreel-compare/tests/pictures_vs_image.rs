@@ -3,6 +3,9 @@
 //! where it refuses one, the pixels are checked against another fixture or a known formula. The
 //! PNG variants are built by hand with the RGBA8 a browser shows beside each (`regen.sh`).
 
+// the command, its report and every format: the default `full` feature
+#![cfg(feature = "full")]
+
 use simreel_compare::image::{Image as Rgba, bmp, tiff};
 use std::path::Path;
 

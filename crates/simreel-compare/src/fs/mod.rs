@@ -419,6 +419,7 @@ pub fn remove_stale(path: &Path) -> std::io::Result<()> {
 }
 
 /// [`write_renaming`] for a report's files, made again in no time from what is kept.
+#[cfg(feature = "full")]
 pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), crate::Error> {
     write_renaming(path, bytes, false).map_err(crate::Error::write(path))
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 pub mod bmp;
 mod encode;
 pub mod header;
+#[cfg(feature = "full")]
 pub mod tiff;
 
 pub use encode::{encode_png, encode_png_rows, encode_png_small};
@@ -112,10 +113,17 @@ pub fn decode(bytes: &[u8]) -> Result<Image, String> {
     }
     let image = match format {
         Format::Png => png(bytes),
-        Format::Jpeg => jpeg(bytes),
-        Format::WebP => webp(bytes),
         Format::Bmp => bmp::decode(bytes),
+        #[cfg(feature = "full")]
+        Format::Jpeg => jpeg(bytes),
+        #[cfg(feature = "full")]
+        Format::WebP => webp(bytes),
+        #[cfg(feature = "full")]
         Format::Tiff => tiff::decode(bytes),
+        #[cfg(not(feature = "full"))]
+        Format::Jpeg | Format::WebP | Format::Tiff => {
+            return Err(format!("a {}: simreel-compare reads it with its `full` feature (built without it: PNG and BMP)", format.name()));
+        }
     };
     let image = image.map_err(|why| format!("a {} that cannot be read: {why}", format.name()))?;
     // shown as a browser shows it: turned by its EXIF orientation
@@ -253,6 +261,7 @@ fn rgba_row(row: &[u8], channels: usize, wide: bool, out: &mut [u8]) {
 }
 
 /// RGBA8 from grey, grey + alpha, RGB or RGBA samples.
+#[cfg(feature = "full")]
 fn rgba_of(w: usize, h: usize, channels: usize, samples: Vec<u8>) -> Result<Image, String> {
     if samples.len() != w * h * channels {
         return Err(format!("{} samples for {w}×{h} with {channels} channels", samples.len()));
@@ -271,6 +280,7 @@ fn rgba_of(w: usize, h: usize, channels: usize, samples: Vec<u8>) -> Result<Imag
     Ok(Image { width: w as u32, height: h as u32, rgba })
 }
 
+#[cfg(feature = "full")]
 fn jpeg(bytes: &[u8]) -> Result<Image, String> {
     use zune_jpeg::zune_core::bytestream::ZCursor;
     use zune_jpeg::zune_core::colorspace::ColorSpace;
@@ -282,6 +292,7 @@ fn jpeg(bytes: &[u8]) -> Result<Image, String> {
     rgba_of(info.width as usize, info.height as usize, 4, rgba)
 }
 
+#[cfg(feature = "full")]
 fn webp(bytes: &[u8]) -> Result<Image, String> {
     let mut d = image_webp::WebPDecoder::new(std::io::Cursor::new(bytes)).map_err(|e| e.to_string())?;
     let (w, h) = d.dimensions();
@@ -292,6 +303,7 @@ fn webp(bytes: &[u8]) -> Result<Image, String> {
     rgba_of(w as usize, h as usize, channels, out)
 }
 
+#[cfg(feature = "full")]
 /// `img` made small by averaging the pixels each output pixel covers (partly covered ones by the
 /// share they are covered): for thumbnails and the report's scaled views.
 pub fn thumbnail(img: &Image, width: u32, height: u32) -> Image {
@@ -301,6 +313,7 @@ pub fn thumbnail(img: &Image, width: u32, height: u32) -> Image {
     thumbnail_of(img.width, img.height, width, height, Padded { image: img, width: img.width })
 }
 
+#[cfg(feature = "full")]
 /// [`thumbnail`] of a `src_width` × `src_height` picture that is never whole in memory, its
 /// rows made (or borrowed) by `row`, each asked for about once per output row it falls in. Bands of rows are made in parallel.
 pub fn thumbnail_of(src_width: u32, src_height: u32, width: u32, height: u32, row: impl Rows + Sync) -> Image {
@@ -315,6 +328,7 @@ pub fn thumbnail_of(src_width: u32, src_height: u32, width: u32, height: u32, ro
     Image { width, height, rgba }
 }
 
+#[cfg(feature = "full")]
 /// A `src_width` × `src_height` picture (its rows made by `row(y, out)`, RGBA8) scaled down to
 /// `width` × `height` a row at a time, as [`thumbnail`] scales: for a picture written row by row
 /// that is never whole in memory; or by whole boxes ([`Shrink::by_boxes`]).
@@ -368,6 +382,7 @@ impl Rows for Padded<'_> {
     }
 }
 
+#[cfg(feature = "full")]
 enum Scale {
     /// Each output pixel the average of a `k` × `k` box (fewer at the right and bottom edges).
     Box { k: usize, src_width: usize, src_height: usize, sums: Vec<u32> },
@@ -375,6 +390,7 @@ enum Scale {
     Area { xs: Spans, ys: Spans, acc: Vec<f32> },
 }
 
+#[cfg(feature = "full")]
 /// The size a `width` × `height` picture is shrunk to by a whole factor so that it fits
 /// `max` × `max`, and that factor: each output pixel is the average of a factor × factor box.
 pub fn box_fit(width: u32, height: u32, max: u32) -> (u32, u32, u32) {
@@ -382,6 +398,7 @@ pub fn box_fit(width: u32, height: u32, max: u32) -> (u32, u32, u32) {
     (width.div_ceil(k).max(1), height.div_ceil(k).max(1), k)
 }
 
+#[cfg(feature = "full")]
 impl<R: Rows> Shrink<R> {
     /// Area averaging, as [`thumbnail`] scales.
     pub fn new(src_width: u32, src_height: u32, width: u32, height: u32, row: R) -> Shrink<R> {
@@ -448,6 +465,7 @@ impl<R: Rows> Shrink<R> {
     }
 }
 
+#[cfg(feature = "full")]
 /// Which input pixels each output pixel of a scaling along one axis covers, and by what share:
 /// output `o` covers inputs `first[o]..` with `weights[at[o]..at[o + 1]]`, in one flat list.
 struct Spans {
@@ -456,6 +474,7 @@ struct Spans {
     weights: Vec<f32>,
 }
 
+#[cfg(feature = "full")]
 impl Spans {
     fn new(from: u32, to: u32) -> Spans {
         let scale = from as f64 / to as f64;
@@ -476,6 +495,7 @@ impl Spans {
     }
 }
 
+#[cfg(feature = "full")]
 /// The size that fits inside `max_width` × `max_height` keeping `width` : `height` (never larger
 /// than the picture, never 0).
 pub fn fit(width: u32, height: u32, max_width: u32, max_height: u32) -> (u32, u32) {
@@ -507,6 +527,7 @@ mod tests {
         assert!(decode(b"version https://git-lfs.github.com/spec/v1").unwrap_err().contains("Git LFS"));
     }
 
+    #[cfg(feature = "full")]
     #[test]
     fn a_thumbnail_is_the_area_average_of_what_each_pixel_covers() {
         for (w, h, tw, th) in [(7, 5, 3, 2), (1280, 3, 1024, 1), (10, 10, 10, 10), (9, 4, 1, 1), (5, 200, 2, 37), (12, 8, 6, 4)] {
@@ -533,6 +554,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "full")]
     #[test]
     fn a_box_fit_averages_whole_boxes_and_what_is_left_at_the_edges() {
         assert_eq!(box_fit(1280, 800, 1024), (640, 400, 2));
