@@ -264,9 +264,22 @@ fn the_comparator_builds_without_the_renderer() {
     crates.sort();
     crates.dedup();
     // 25 before rustix and its two (bitflags, linux-raw-sys), which open folders relative to their
-    // handles so that no write follows a link another user planted
-    assert!(crates.len() < 28, "{} crates with simreel-compare (a user's crate makes one more):\n{}", crates.len(), crates.join("\n"));
+    // handles so that no write follows a link another user planted; 30 since the png crate (and
+    // its flate2, crc32fast, cfg-if and a second miniz_oxide) replaced zune-png, decoding a PNG
+    // row by row into its picture (half the memory, 1.6 times as fast on an 8000² page)
+    assert!(crates.len() < 31, "{} crates with simreel-compare (a user's crate makes one more):\n{}", crates.len(), crates.join("\n"));
     for heavy in ["wgpu v", "naga v", "clap v", "notify v", "tungstenite v", "quantette v", "nv-flip", "cc v", "image v", "rayon v"] {
         assert!(!crates.iter().any(|l| l.starts_with(heavy)), "{heavy} is built for the comparator:\n{tree}");
+    }
+    // without `full`, what a test suite with assert_image! builds: the PNG codec and rustix, no
+    // serde (its derive is the longest build of all) and no other format's decoder
+    let o = cargo(&["tree", "-p", "simreel-compare", "--no-default-features", "-e", "normal", "--prefix", "none"]);
+    let tree = String::from_utf8_lossy(&o.stdout);
+    let mut crates: Vec<&str> = tree.lines().map(|l| l.trim_end_matches(" (*)")).collect();
+    crates.sort();
+    crates.dedup();
+    assert!(o.status.success() && crates.len() <= 13, "{} crates with simreel-compare without `full`:\n{tree}", crates.len());
+    for heavy in ["serde", "syn v", "zune", "image-webp"] {
+        assert!(!crates.iter().any(|l| l.starts_with(heavy)), "{heavy} is built for the comparator without `full`:\n{tree}");
     }
 }
