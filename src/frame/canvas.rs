@@ -147,3 +147,38 @@ impl Shape2d {
         }
     }
 }
+
+/// A corner of a canvas or frame (where a legend stands).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Corner {
+    TopLeft,
+    TopRight,
+    BottomLeft,
+    BottomRight,
+}
+
+/// A legend on `canvas`: for each entry a round swatch of its colour (ringed faintly in `ink`) and
+/// its text, on a rounded `card` in `corner`, the text in `ink`. Its size follows the canvas's
+/// (3.5 % of its shorter side for the text, 9 to 28 units).
+pub fn legend(canvas: &mut Canvas2d, corner: Corner, entries: &[([f32; 4], String)], card: [f32; 4], ink: [f32; 4]) {
+    let [cw, ch] = canvas.size;
+    let size = (cw.min(ch) * 0.035).clamp(9.0, 28.0);
+    let line = size * 1.45;
+    let widest = entries.iter().map(|(_, t)| super::font::text_width(t, size)).fold(0.0, f32::max);
+    let (pad, dot) = (size * 0.6, size * 0.32);
+    let (bw, bh) = (pad * 2.0 + dot * 2.0 + size * 0.5 + widest, pad * 2.0 + line * entries.len() as f32 - (line - size));
+    let margin = size * 0.8;
+    let x = if matches!(corner, Corner::TopLeft | Corner::BottomLeft) { margin } else { cw - margin - bw };
+    let y = if matches!(corner, Corner::TopLeft | Corner::TopRight) { margin } else { ch - margin - bh };
+    canvas.shapes.push(Shape2d::Rect { min: [x, y], max: [x + bw, y + bh], radius: size * 0.4, border: 0.0, color: card });
+    for (k, (color, text)) in entries.iter().enumerate() {
+        let mid = y + pad + size * 0.5 + k as f32 * line;
+        // a faint ring of ink round each swatch: a colour near the card's (snow, a light state)
+        // still shows
+        let ring = [ink[0], ink[1], ink[2], ink[3] * 0.35];
+        canvas.shapes.push(Shape2d::Circle { center: [x + pad + dot, mid], radius: dot + (size * 0.07).max(1.0), color: ring });
+        canvas.shapes.push(Shape2d::Circle { center: [x + pad + dot, mid], radius: dot, color: *color });
+        let at = [x + pad + dot * 2.0 + size * 0.5, mid + size * 0.35];
+        canvas.texts.push(Text2d { at, size, align: Align::Left, color: ink, text: text.clone() });
+    }
+}

@@ -448,3 +448,18 @@ pub fn read_output(t: &TableReader) -> OutputSpec {
     };
     OutputSpec { formats, gif_fps, gif_dither, gif_max_size, quality }
 }
+
+/// What a `legend` key takes: no legend, or the corner it stands in.
+pub const CORNERS: &[&str] = &["none", "top-left", "top-right", "bottom-left", "bottom-right"];
+
+/// The corner a `legend` key's value (one of [`CORNERS`]) names; none for `"none"`.
+pub fn corner(choice: &str) -> Option<crate::frame::Corner> {
+    use crate::frame::Corner;
+    match choice {
+        "top-left" => Some(Corner::TopLeft),
+        "top-right" => Some(Corner::TopRight),
+        "bottom-left" => Some(Corner::BottomLeft),
+        "bottom-right" => Some(Corner::BottomRight),
+        _ => None,
+    }
+}

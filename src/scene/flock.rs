@@ -64,7 +64,7 @@ const TRAILS: Key = Key::flag("trails", true).doc("draw the agents' trails");
 const BACKGROUND: Key = Key::color("background", crate::srgb!("#f6f7f9"))
     .said("the theme's: #f6f7f9 light, #0e1117 dark")
     .doc("the canvas's colour, over the theme's (\"#ffffff\" to match a white page)");
-const LEGEND: Key = Key::choice("legend", &["none", "top-left", "top-right", "bottom-left", "bottom-right"])
+const LEGEND: Key = Key::choice("legend", super::common::CORNERS)
     .doc("a legend of what the agents' colours mean (seeking, working, curious, with how many), in that corner of the canvas");
 const PATHS: Key = Key::flag("paths", true).doc("draw a dashed line from each seeking agent to its target node");
 const CURSOR_LOOK: Key = Key::choice("cursor_look", &["subtle", "visible"])
@@ -234,14 +234,7 @@ pub struct FlockLook {
     pub background: Option<Srgb>,
 }
 
-/// A corner of the canvas.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Corner {
-    TopLeft,
-    TopRight,
-    BottomLeft,
-    BottomRight,
-}
+pub use crate::frame::Corner;
 
 impl KindTable for FlockSpec {
     const NAME: &'static str = "flock";
@@ -400,13 +393,7 @@ fn read_flock(t: &TableReader, width: u32, height: u32) -> (FlockSpec, FlockLook
         show_paths: t.flag(&PATHS),
         visible_cursor: t.choice(&CURSOR_LOOK) == "visible",
         background: t.has(&BACKGROUND).then(|| t.color(&BACKGROUND)),
-        legend: match t.choice(&LEGEND) {
-            "top-left" => Some(Corner::TopLeft),
-            "top-right" => Some(Corner::TopRight),
-            "bottom-left" => Some(Corner::BottomLeft),
-            "bottom-right" => Some(Corner::BottomRight),
-            _ => None,
-        },
+        legend: super::common::corner(t.choice(&LEGEND)),
     };
     (spec, look)
 }

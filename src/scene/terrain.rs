@@ -108,6 +108,9 @@ const CHUNKS: Key =
     Key::whole("chunks", &[16.0, 16.0, 16.0], 1, 1024).said("none: one mesh").doc("mesh in blocks of this many cells along x, y, z");
 const CHUNK_TINT: Key =
     Key::flag("chunk_tint", false).said("true with `chunks`").doc("tint each block's vertices to show where blocks meet");
+const LEGEND: Key = Key::choice("legend", super::common::CORNERS).doc(
+    "a legend of what the colours mean (each height band from the height where it is full, rock on steep slopes; a cube's inside and outside samples and its crossings), in that corner of the frame",
+);
 
 /// `[terrain]`.
 const TERRAIN: Table = Table::new(
@@ -129,6 +132,7 @@ const TERRAIN: Table = Table::new(
         CUBE_KEY,
         CHUNKS,
         CHUNK_TINT,
+        LEGEND,
     ],
 );
 
@@ -168,6 +172,8 @@ pub struct TerrainLook {
     pub cube: Option<CubeLook>,
     /// Tint each block's vertices (shows where blocks meet).
     pub chunk_tint: bool,
+    /// The corner of the frame a legend of the colours stands in, if any.
+    pub legend: Option<crate::frame::Corner>,
 }
 
 /// `[terrain.cube]`: a single marching cube (a 2×2×2 grid spanning `size`) with its corner values
@@ -459,7 +465,8 @@ fn read_terrain(t: &TableReader) -> (TerrainSpec, TerrainLook) {
     };
     let (cube, cube_look) = cube.unzip();
     let spec = TerrainSpec { resolution, size, iso, algorithm, per_cell, closed, height, overhang, shapes, cube, chunks };
-    (spec, TerrainLook { style, wire_color, wire_width, colors, cube: cube_look, chunk_tint })
+    let legend = super::common::corner(t.choice(&LEGEND));
+    (spec, TerrainLook { style, wire_color, wire_width, colors, cube: cube_look, chunk_tint, legend })
 }
 
 /// Largest side of a `[terrain.cube]` grid, in samples.

@@ -126,7 +126,10 @@ const OVERLAY_AREA: Key =
 const SPACING: Key = Key::float("spacing", 2.0, 0.05, 1e4).unit("m").doc("distance between arrows");
 const OVERLAY_HEIGHT: Key = Key::float("height", 0.05, -1e3, 1e3).unit("m").doc("height of the arrows above the ground");
 const OVERLAY_MAX_SPEED: Key = Key::float("max_speed", 8.0, 0.01, 1e4).unit("m/s").doc("wind speed drawn as the longest arrow");
-const OVERLAY: Table = Table::new("the wind field drawn as arrows", &[OVERLAY_AREA, SPACING, OVERLAY_HEIGHT, OVERLAY_MAX_SPEED]);
+const OVERLAY_LEGEND: Key = Key::choice("legend", crate::scene::common::CORNERS)
+    .doc("a legend of the arrows' colours (calm, half of max_speed, max_speed and over, in m/s), in that corner of the frame");
+const OVERLAY: Table =
+    Table::new("the wind field drawn as arrows", &[OVERLAY_AREA, SPACING, OVERLAY_HEIGHT, OVERLAY_MAX_SPEED, OVERLAY_LEGEND]);
 
 const DIRECTION: Key =
     Key::animated("direction", &[27.0], -3600.0, 3600.0).unit("°").doc("where the mean wind blows to, from +x towards +z");
@@ -318,6 +321,8 @@ pub struct OverlaySpec {
     pub height: f64,
     /// Speed shown red, m/s.
     pub max_speed: f64,
+    /// The corner of the frame a legend of the colours stands in, if any.
+    pub legend: Option<crate::frame::Corner>,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -575,6 +580,7 @@ fn read_wind(t: &TableReader) -> (WindSpec, WindLook) {
             spacing: o.float(&SPACING),
             height: o.float(&OVERLAY_HEIGHT),
             max_speed: o.float(&OVERLAY_MAX_SPEED),
+            legend: crate::scene::common::corner(o.choice(&OVERLAY_LEGEND)),
         };
         o.finish();
         s

@@ -13,7 +13,7 @@ pub mod world;
 use crate::portable;
 use std::sync::Arc;
 
-use crate::frame::{Align, Canvas2d, Dash, Fnv, FrameData, Shape2d, StaticLayer, Text2d};
+use crate::frame::{Canvas2d, Dash, Fnv, FrameData, Shape2d, StaticLayer};
 use crate::scene::flock::{AGENT_RADIUS, FlockLook, FlockSpec, PATH_WIDTH, TRAIL_WIDTH, Theme};
 use crate::scene::values::Srgb;
 use crate::sim::rng::Rng;
@@ -177,36 +177,14 @@ impl KindPainter for FlockPainter {
 
 impl FlockPainter {
     /// A legend of the states' colours in `corner`: a dot, the state and how many agents are in
-    /// it, on a card of the background's colour.
-    fn legend(&self, w: &World, corner: crate::scene::flock::Corner, canvas: &mut Canvas2d) {
-        use crate::scene::flock::Corner;
+    /// it, on a card of the node's colour.
+    fn legend(&self, w: &World, corner: crate::frame::Corner, canvas: &mut Canvas2d) {
         let p = &self.palette;
         let counts = w.state_counts();
         let rows = [(State::Seek, "seeking"), (State::Work, "working"), (State::Curious, "curious")];
-        let [cw, ch] = canvas.size;
-        let size = (cw.min(ch) * 0.035).clamp(9.0, 28.0);
-        let line = size * 1.45;
-        let texts: Vec<String> = rows.iter().map(|(s, name)| format!("{name} {}", counts[*s as usize])).collect();
-        let widest = texts.iter().map(|t| crate::frame::font::text_width(t, size)).fold(0.0, f32::max);
-        let (pad, dot) = (size * 0.6, size * 0.32);
-        let (bw, bh) = (pad * 2.0 + dot * 2.0 + size * 0.5 + widest, pad * 2.0 + line * rows.len() as f32 - (line - size));
-        let margin = size * 0.8;
-        let x = if matches!(corner, Corner::TopLeft | Corner::BottomLeft) { margin } else { cw - margin - bw };
-        let y = if matches!(corner, Corner::TopLeft | Corner::TopRight) { margin } else { ch - margin - bh };
-        canvas.shapes.push(Shape2d::Rect {
-            min: [x, y],
-            max: [x + bw, y + bh],
-            radius: size * 0.4,
-            border: 0.0,
-            color: rgba(p.node_fill, 0.88),
-        });
-        let ink = rgba(p.node_ring, 1.0);
-        for (k, ((state, _), text)) in rows.iter().zip(texts).enumerate() {
-            let mid = y + pad + size * 0.5 + k as f32 * line;
-            canvas.shapes.push(Shape2d::Circle { center: [x + pad + dot, mid], radius: dot, color: rgba(p.of_state(*state), 1.0) });
-            let at = [x + pad + dot * 2.0 + size * 0.5, mid + size * 0.35];
-            canvas.texts.push(Text2d { at, size, align: Align::Left, color: ink, text });
-        }
+        let entries: Vec<([f32; 4], String)> =
+            rows.iter().map(|(s, name)| (rgba(p.of_state(*s), 1.0), format!("{name} {}", counts[*s as usize]))).collect();
+        crate::frame::legend(canvas, corner, &entries, rgba(p.node_fill, 0.88), rgba(p.node_ring, 1.0));
     }
 
     fn draw(&self, w: &World) -> Vec<Shape2d> {

@@ -228,10 +228,54 @@ impl KindPainter for TerrainPainter {
             let frame_wire = Wire { color: [c[0], c[1], c[2], 1.0], width: (self.look.wire_width as f32).max(1.5) };
             meshes.extend(cube::decorations(cube.dims, look, &sim.cube_values, &sim.grid, sim.iso_at(frame), frame_wire));
         }
-        let mut data = self.stage.frame(frame, meshes, None);
+        let legend = self.look.legend.map(|corner| self.legend(corner, f64::from(sim.iso_at(frame))));
+        let mut data = self.stage.frame(frame, meshes, legend);
         data.meshes[0].material.closed = sim.seen_closed(frame, data.camera.eye);
         data
     }
+}
+
+impl TerrainPainter {
+    /// What the colours mean, on a light card in `corner`: each height band from the height where
+    /// its colour is full, and the rock that takes over on steep slopes; for a `[terrain.cube]`,
+    /// its inside and outside samples (at the iso level `iso`) and its crossings.
+    fn legend(&self, corner: crate::frame::Corner, iso: f64) -> crate::frame::Canvas2d {
+        let (w, h) = (self.stage.width as f32, self.stage.height as f32);
+        let mut canvas = crate::frame::Canvas2d { size: [w, h], static_layer: None, shapes: Vec::new(), texts: Vec::new() };
+        let swatch = |c: [f32; 3]| [c[0], c[1], c[2], 1.0];
+        let entries: Vec<([f32; 4], String)> = match &self.look.cube {
+            Some(cube) => {
+                // the colours cube::decorations draws with
+                let mut e = vec![
+                    (swatch([0.02, 0.02, 0.02]), format!("inside (value below {})", level(iso))),
+                    (swatch([0.95, 0.95, 0.95]), "outside".to_string()),
+                ];
+                if cube.crossings {
+                    e.push((swatch(cube.color.to_linear().map(|x| x * 0.6)), "crossing".to_string()));
+                }
+                e
+            }
+            None => {
+                let c = &self.look.colors;
+                let bands = c.bands.iter().map(|&(at, color)| (swatch(color.to_linear()), metres(at * self.height)));
+                let rock = (swatch(c.cliff.to_linear()), format!("rock, slopes over {}°", level(c.cliff_start_deg)));
+                bands.rev().chain([rock]).collect()
+            }
+        };
+        crate::frame::legend(&mut canvas, corner, &entries, [0.97, 0.97, 0.98, 0.88], [0.05, 0.05, 0.07, 1.0]);
+        canvas
+    }
+}
+
+/// A height for a legend: metres to a tenth below 10 m, whole metres above.
+fn metres(v: f64) -> String {
+    if v.abs() < 10.0 { format!("{v:.1} m") } else { format!("{v:.0} m") }
+}
+
+/// A number for a legend: as short as it reads (`2`, `0.5`, `32`).
+fn level(v: f64) -> String {
+    let s = format!("{v:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A terrain's surface at one frame in the colours the scene draws it with, as `simreel mesh`
@@ -418,5 +462,37 @@ mod tests {
         assert!(!sim("closed = false").seen_closed(0, far));
         assert!(!sim("algorithm = \"marching_cubes_classic\"").seen_closed(0, far), "the classic table leaves cracks");
         assert!(!sim("iso = 0.5").seen_closed(0, far), "above half a cell the walls leave the sides open");
+    }
+
+    /// `legend`: each band from the height where its colour is full (highest first), then the
+    /// rock; a cube's inside and outside samples and crossings; nothing without the key.
+    #[test]
+    fn the_legend_says_what_the_colours_mean_in_its_corner() {
+        let canvas = |text: &str| {
+            let s = scene::parse(text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
+            crate::kinds::build(&s).frame(0).canvas
+        };
+        let bands = "kind = \"terrain\"\n[render]\nwidth = 640\nheight = 360\nframes = 1\n[terrain]\nresolution = 16\nsize = [10.0, 6.0, 10.0]\nlegend = \"bottom-right\"\n[terrain.colors]\nbands = [{ height = 0.0, color = \"#c9b27c\" }, { height = 0.5, color = \"#7aa34d\" }]\ncliff_start = 35.0\n";
+        let c = canvas(bands).expect("a canvas for the legend");
+        let said: Vec<&str> = c.texts.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(said, ["3.0 m", "0.0 m", "rock, slopes over 35°"]);
+        for t in &c.texts {
+            assert!(t.at[0] > 640.0 * 0.6 && t.at[0] < 640.0 && t.at[1] > 360.0 * 0.6 && t.at[1] < 360.0, "{:?}", t.at);
+        }
+        // the swatches are the bands' colours, in the order of the texts
+        let swatch = |c: crate::scene::values::Srgb| c.to_linear();
+        let fills: Vec<[f32; 3]> = c
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                crate::frame::Shape2d::Circle { color, .. } if color[3] == 1.0 => Some([color[0], color[1], color[2]]),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(fills[..2], [swatch(crate::srgb!("#7aa34d")), swatch(crate::srgb!("#c9b27c"))]);
+        assert!(canvas(&bands.replace("legend = \"bottom-right\"\n", "")).is_none());
+        let cube = "kind = \"terrain\"\n[render]\nframes = 1\n[terrain]\nlegend = \"top-left\"\niso = 0.5\n[terrain.cube]\ncase = 3\n";
+        let said: Vec<String> = canvas(cube).expect("a canvas").texts.into_iter().map(|t| t.text).collect();
+        assert_eq!(said, ["inside (value below 0.5)", "outside", "crossing"]);
     }
 }

@@ -391,3 +391,16 @@ fn blades_fade_and_thin_with_distance_without_popping() {
     // does not shrink with the step) would keep the largest change where it is
     assert!(fine < 0.4 * coarse, "largest change {fine} m at 5 cm steps vs {coarse} m at 20 cm: a blade pops");
 }
+
+/// `[wind.overlay] legend`: the arrows' colours at max_speed, half of it and calm, in the corner
+/// asked for; nothing without the key.
+#[test]
+fn the_overlay_s_legend_says_what_its_colours_mean() {
+    let text = "kind = \"wind\"\n[render]\nwidth = 640\nheight = 360\nframes = 1\n[wind.overlay]\narea = [8.0, 8.0]\nmax_speed = 7.0\nlegend = \"top-left\"\n";
+    let canvas = |text: &str| crate::kinds::build(&scene_of(text)).frame(0).canvas;
+    let c = canvas(text).expect("a canvas for the legend");
+    let said: Vec<&str> = c.texts.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(said, ["7 m/s and over", "3.5 m/s", "calm"]);
+    assert!(c.texts.iter().all(|t| t.at[0] < 640.0 * 0.4 && t.at[1] < 360.0 * 0.4), "{:?}", c.texts);
+    assert!(canvas(&text.replace("legend = \"top-left\"\n", "")).is_none());
+}
