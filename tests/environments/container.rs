@@ -217,7 +217,8 @@ fn the_image_builds_from_this_checkout_and_renders_the_hosts_bytes() {
 /// The Linux release archives `scripts/dist` makes, in a fresh Debian bookworm (the debootstrap
 /// base: no Rust, no Mesa, nothing of this machine's): their SHA-256 sums check, they unpack, and
 /// the binaries run there: `--version`, a scene validated, two pictures compared (exit 0 for the
-/// same, 4 for different ones), and a render that says which Vulkan driver to install.
+/// same, 4 for different ones), and a render that says which Vulkan driver to install; the
+/// README's render from inside the unpacked archive then renders on this machine.
 #[test]
 #[cfg_attr(
     skip_container_tests,
@@ -283,6 +284,15 @@ fn the_release_archives_run_in_a_fresh_bookworm() {
         assert!(said.contains(&line), "no `{line}` in:\n{said}\n{err}");
     }
     assert!(err.contains("apt-get install mesa-vulkan-drivers"), "a render without Vulkan says what to install:\n{err}");
+    // and the README's command renders where Vulkan is (this machine: lavapipe), from inside the
+    // archive the chroot unpacked, as a user who downloaded it runs it
+    let unpacked = release.join(format!("simreel-v{v}-{target}"));
+    let o =
+        Command::new("./simreel").args(["render", "scenes/terrain.toml", "--frames", "0", "-q"]).current_dir(&unpacked).output().unwrap();
+    assert!(o.status.success(), "the archive's README command on this machine:\n{}", String::from_utf8_lossy(&o.stderr));
+    let frame = unpacked.join("out/terrain/frame_0000.png");
+    let png = simreel_compare::image::decode(&std::fs::read(&frame).unwrap_or_else(|e| panic!("{}: {e}", frame.display()))).unwrap();
+    assert!(png.width >= 64 && png.rgba.chunks_exact(4).any(|p| p != &png.rgba[..4]), "a frame with a picture in it");
     binstall_finds(&release, &target);
     std::fs::remove_dir_all(&rootfs).ok();
 }
