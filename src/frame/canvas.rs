@@ -182,3 +182,17 @@ pub fn legend(canvas: &mut Canvas2d, corner: Corner, entries: &[([f32; 4], Strin
         canvas.texts.push(Text2d { at, size, align: Align::Left, color: ink, text: text.clone() });
     }
 }
+
+/// A legend over a rendered frame of `size` pixels: [`legend`] on a light card with dark ink, as a
+/// canvas of its own (the terrain's bands, the wind overlay's speeds).
+pub fn legend_card(size: [f32; 2], corner: Corner, entries: &[([f32; 4], String)]) -> Canvas2d {
+    let mut canvas = Canvas2d { size, static_layer: None, shapes: Vec::new(), texts: Vec::new() };
+    legend(&mut canvas, corner, entries, [0.97, 0.97, 0.98, 0.88], [0.05, 0.05, 0.07, 1.0]);
+    canvas
+}
+
+/// A number for a legend to at most `decimals` places, as short as it reads (`2`, `0.5`, `3.5`).
+pub fn legend_number(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+}

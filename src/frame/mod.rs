@@ -10,7 +10,9 @@ use crate::portable;
 use std::sync::Arc;
 
 pub use batch::{Deform, InstanceBatch, Motion, Placement, Placements, deform_vertex};
-pub use canvas::{Align, Canvas2d, Corner, Dash, SHAPE_MARGIN_PX, Shape2d, StaticLayer, Text2d, fit, legend, shape_quad};
+pub use canvas::{
+    Align, Canvas2d, Corner, Dash, SHAPE_MARGIN_PX, Shape2d, StaticLayer, Text2d, fit, legend, legend_card, legend_number, shape_quad,
+};
 
 /// Everything one frame shows.
 #[derive(Clone, Debug, PartialEq)]

@@ -243,10 +243,7 @@ fn scan(e: &Image, a: &Image, threshold: u8) -> Scan {
         all.sum += part.sum;
         all.beyond.extend_from_slice(&part.beyond);
         all.changed = match (all.changed, part.changed) {
-            (Some(a), Some(b)) => {
-                let (x, y) = (a.x.min(b.x), a.y.min(b.y));
-                Some(Window { x, y, width: (a.x + a.width).max(b.x + b.width) - x, height: (a.y + a.height).max(b.y + b.height) - y })
-            }
+            (Some(a), Some(b)) => Some(a.union(b)),
             (a, b) => a.or(b),
         };
     }
@@ -270,6 +267,12 @@ fn first_difference_from_end(p: &[u8], q: &[u8]) -> usize {
 }
 
 impl Window {
+    /// The smallest box holding both.
+    fn union(self, o: Window) -> Window {
+        let (x, y) = (self.x.min(o.x), self.y.min(o.y));
+        Window { x, y, width: (self.x + self.width).max(o.x + o.width) - x, height: (self.y + self.height).max(o.y + o.height) - y }
+    }
+
     /// This box grown by `by` on every side, within a `w` × `h` image.
     fn grown(self, by: u32, w: u32, h: u32) -> Window {
         let (x, y) = (self.x.saturating_sub(by), self.y.saturating_sub(by));

@@ -37,6 +37,16 @@ pub fn trilinear(dims: [usize; 3], samples: &[f64], g: [f64; 3]) -> f64 {
     sum
 }
 
+/// The colour (linear) of a sample dot inside the surface (below the iso level): near black.
+pub const INSIDE: [f32; 3] = [0.02, 0.02, 0.02];
+/// The colour (linear) of a sample dot outside: white.
+pub const OUTSIDE: [f32; 3] = [0.95, 0.95, 0.95];
+
+/// The colour (linear) of the edge crossings: the surface's, darker.
+pub fn crossing_color(look: &crate::scene::terrain::CubeLook) -> [f32; 3] {
+    look.color.to_linear().map(|x| x * 0.6)
+}
+
 /// The grid's edges, sample dots and crossing points (of `samples`, a `dims` grid), in world
 /// space, drawn as `look` says.
 pub fn decorations(dims: [usize; 3], look: &CubeLook, samples: &[f64], grid: &GridFrame, iso: f32, wire: Wire) -> Vec<MeshInstance> {
@@ -76,14 +86,13 @@ pub fn decorations(dims: [usize; 3], look: &CubeLook, samples: &[f64], grid: &Gr
     }
     let mut dots = MeshData::default();
     for &p in &points {
-        // inside: near black; outside: white
-        let color = if value(p) < iso { srgb8([0.02, 0.02, 0.02], 255) } else { srgb8([0.95, 0.95, 0.95], 255) };
+        let color = srgb8(if value(p) < iso { INSIDE } else { OUTSIDE }, 255);
         append(&mut dots, MeshData::sphere(world(p), r, 10, color));
     }
     out.push(plain(dots, None));
     if look.crossings {
         let mut marks = MeshData::default();
-        let color = srgb8(look.color.to_linear().map(|x| x * 0.6), 255);
+        let color = srgb8(crossing_color(look), 255);
         for &(a, b) in &edges {
             let (va, vb) = (value(a), value(b));
             if (va < iso) != (vb < iso) {

@@ -240,42 +240,33 @@ impl TerrainPainter {
     /// its colour is full, and the rock that takes over on steep slopes; for a `[terrain.cube]`,
     /// its inside and outside samples (at the iso level `iso`) and its crossings.
     fn legend(&self, corner: crate::frame::Corner, iso: f64) -> crate::frame::Canvas2d {
-        let (w, h) = (self.stage.width as f32, self.stage.height as f32);
-        let mut canvas = crate::frame::Canvas2d { size: [w, h], static_layer: None, shapes: Vec::new(), texts: Vec::new() };
+        use crate::frame::legend_number;
         let swatch = |c: [f32; 3]| [c[0], c[1], c[2], 1.0];
         let entries: Vec<([f32; 4], String)> = match &self.look.cube {
-            Some(cube) => {
-                // the colours cube::decorations draws with
+            Some(look) => {
                 let mut e = vec![
-                    (swatch([0.02, 0.02, 0.02]), format!("inside (value below {})", level(iso))),
-                    (swatch([0.95, 0.95, 0.95]), "outside".to_string()),
+                    (swatch(cube::INSIDE), format!("inside (value below {})", legend_number(iso, 2))),
+                    (swatch(cube::OUTSIDE), "outside".to_string()),
                 ];
-                if cube.crossings {
-                    e.push((swatch(cube.color.to_linear().map(|x| x * 0.6)), "crossing".to_string()));
+                if look.crossings {
+                    e.push((swatch(cube::crossing_color(look)), "crossing".to_string()));
                 }
                 e
             }
             None => {
                 let c = &self.look.colors;
                 let bands = c.bands.iter().map(|&(at, color)| (swatch(color.to_linear()), metres(at * self.height)));
-                let rock = (swatch(c.cliff.to_linear()), format!("rock, slopes over {}°", level(c.cliff_start_deg)));
+                let rock = (swatch(c.cliff.to_linear()), format!("rock, slopes over {}°", legend_number(c.cliff_start_deg, 2)));
                 bands.rev().chain([rock]).collect()
             }
         };
-        crate::frame::legend(&mut canvas, corner, &entries, [0.97, 0.97, 0.98, 0.88], [0.05, 0.05, 0.07, 1.0]);
-        canvas
+        crate::frame::legend_card([self.stage.width as f32, self.stage.height as f32], corner, &entries)
     }
 }
 
 /// A height for a legend: metres to a tenth below 10 m, whole metres above.
 fn metres(v: f64) -> String {
     if v.abs() < 10.0 { format!("{v:.1} m") } else { format!("{v:.0} m") }
-}
-
-/// A number for a legend: as short as it reads (`2`, `0.5`, `32`).
-fn level(v: f64) -> String {
-    let s = format!("{v:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A terrain's surface at one frame in the colours the scene draws it with, as `simreel mesh`

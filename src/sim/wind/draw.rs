@@ -299,23 +299,17 @@ impl WindPainter {
     /// What the arrows' colours mean, on a light card in `corner`: calm, half of `max` and `max`
     /// (m/s) and over, in the colours [`speed_color`] gives them.
     fn legend(&self, corner: crate::frame::Corner, max: f64) -> crate::frame::Canvas2d {
-        let (w, h) = (self.stage.width as f32, self.stage.height as f32);
-        let mut canvas = crate::frame::Canvas2d { size: [w, h], static_layer: None, shapes: Vec::new(), texts: Vec::new() };
         let swatch = |v: f64| {
             let c = speed_color(v, max);
             [c[0], c[1], c[2], 1.0]
         };
-        let speed = |v: f64| {
-            let s = format!("{v:.1}");
-            s.trim_end_matches(".0").to_string()
-        };
+        let speed = |v: f64| crate::frame::legend_number(v, 1);
         let entries = [
             (swatch(max), format!("{} m/s and over", speed(max))),
             (swatch(max / 2.0), format!("{} m/s", speed(max / 2.0))),
             (swatch(0.0), "calm".to_string()),
         ];
-        crate::frame::legend(&mut canvas, corner, &entries, [0.97, 0.97, 0.98, 0.88], [0.05, 0.05, 0.07, 1.0]);
-        canvas
+        crate::frame::legend_card([self.stage.width as f32, self.stage.height as f32], corner, &entries)
     }
 }
 

@@ -64,20 +64,16 @@ fn jpeg_has_exif(bytes: &[u8]) -> bool {
 pub(super) fn drawn_rows(c: &Comparison, exp: &Image, act: &Image) -> Vec<bool> {
     let (w, h) = (c.width as usize, c.height as usize);
     let same = [exp, act].iter().all(|img| (img.width, img.height) == (c.width, c.height));
-    let mut drawn = vec![!same; h];
-    if same {
+    // pictures of two sizes (padded), or a comparison made without a map: every row, to be safe
+    let mut drawn = vec![true; h];
+    if let (true, Some(map)) = (same, c.error_map.as_ref()) {
         // rows whose bytes differ (compared in bands on every thread), and the map's rows not clear
-        let map = c.error_map.as_ref();
         crate::par::rows(&mut drawn, 1, |first, band| {
             for (y, d) in (first..).zip(band.iter_mut()) {
-                let clear = map.is_none_or(|m| m.window_row(y as u32).is_none_or(|r| r.iter().all(|&v| v == 0.0)));
+                let clear = map.window_row(y as u32).is_none_or(|r| r.iter().all(|&v| v == 0.0));
                 *d = !clear || exp.rgba[y * w * 4..][..w * 4] != act.rgba[y * w * 4..][..w * 4];
             }
         });
-        if map.is_none() {
-            // a comparison made without a map: every row, to be safe
-            drawn.fill(true);
-        }
     }
     for r in &c.regions {
         let rows = r.y.saturating_sub(3) as usize..(r.y + r.height + 3).min(c.height) as usize;
