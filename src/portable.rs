@@ -5,9 +5,11 @@
 //! `libm` crate (musl's algorithms in Rust, compiled into the program, so one implementation
 //! everywhere), and powers by repeated multiplication in a fixed order.
 //!
-//! `sqrt`, `abs`, `floor`, `mul_add`, `%` and the arithmetic operators are exact (IEEE 754 rounds
-//! them correctly) and stay as they are. `clippy.toml` forbids the platform's functions
-//! (`disallowed-methods`); a suite test checks the same in the sources.
+//! `sqrt`, `abs`, `floor`, `%` and the arithmetic operators are exact (IEEE 754 rounds them
+//! correctly) and stay as they are. So is `mul_add`, but WebAssembly has no fused multiply-add
+//! instruction: there it is an integer routine, 20 times slower than a product and a sum in the
+//! dice's solver, so the simulations do not use it. `clippy.toml` forbids the platform's functions
+//! and `mul_add` (`disallowed-methods`); a suite test checks the same in the sources.
 
 /// A float type with the portable functions: `f32` (musl's single-precision algorithms) and `f64`.
 pub trait Float: Copy {

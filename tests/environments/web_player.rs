@@ -312,7 +312,18 @@ fn frame_times_of_each_kind() {
             Duration::from_secs(120),
             s,
         );
-        std::thread::sleep(Duration::from_secs(8));
+        // where it is each second: a scene that ends within the 8 s stops measuring there
+        let mut track = Vec::new();
+        for _ in 0..8 {
+            std::thread::sleep(Duration::from_secs(1));
+            track.push(
+                b.eval(
+                    "(() => { const p = document.querySelector('simreel-player'); return `${p.dataset.frame}/${p.frameTime.frames}`; })()",
+                )
+                .to_string(),
+            );
+        }
+        eprintln!("{s}: frame/ticks each second {}", track.join(" "));
         let t = b.eval("JSON.stringify(document.querySelector('simreel-player').frameTime)");
         let seen = b.eval("(() => { const p = document.querySelector('simreel-player'); return `frame ${p.dataset.frame} playing ${p.playing} ended ${p.ended} note ${document.querySelector('.sr-note').textContent}`; })()");
         eprintln!("{s}: {seen}");

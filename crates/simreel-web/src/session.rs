@@ -13,7 +13,7 @@ use toml_edit::DocumentMut;
 use crate::take::{self, Input};
 
 /// Frames between the states kept for going back: a scrub back to any frame replays at most this
-/// many frames (a dice step is ~0.3 ms a frame in a browser's WebAssembly, so ≤ 10 ms).
+/// many frames (a dice step is about 1.2 ms a frame in a browser's WebAssembly, so ≤ 40 ms).
 pub const KEEP_EVERY: u32 = 30;
 
 pub struct Session {

@@ -23,8 +23,15 @@ const STEP_BUDGET_MS = 12;
 const here = new URL(".", import.meta.url);
 let wasm = null;
 
+// A function returning a SIMD vector (i8x16.splat, popcnt): the player is built with WebAssembly
+// SIMD (the simulations' lane loops run in it), which browsers have had since 2021–2023.
+const SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11];
+
 function loadWasm() {
   if (!wasm) {
+    if (!WebAssembly.validate(new Uint8Array(SIMD_PROBE))) {
+      return Promise.reject(new Error("this browser's WebAssembly has no SIMD (Chrome 91, Firefox 89, Safari 16.4 and later have it)"));
+    }
     wasm = import(new URL("simreel_web.js", here).href).then(async (m) => {
       await m.default({ module_or_path: new URL("simreel_web_bg.wasm", here).href });
       return m;
@@ -345,7 +352,9 @@ class SimreelPlayer extends HTMLElement {
       const began = performance.now();
       // what the reader did since the last frame, at the frame shown
       this.flush();
-      const due = Math.min(this.last, Math.floor(((now - this.origin) / 1000) * this.fps + 1e-9));
+      // an animation frame's time may be a little before play() set the origin: never a frame
+      // before the one shown (a negative frame would reach the wasm as 2³² − 1, the last)
+      const due = Math.max(this.player.frame(), Math.min(this.last, Math.floor(((now - this.origin) / 1000) * this.fps + 1e-9)));
       // whole steps toward the frame due, within the budget; the last one is drawn
       while (this.player.frame() < due - 1 && performance.now() - began < STEP_BUDGET_MS) {
         if (!this.player.step()) break;

@@ -24,14 +24,14 @@ const KINETIC_FRICTION: f64 = 0.6;
 pub(super) fn damp_lanes(pk: &mut Pack, live: &[bool; LANES], wobble: f64, drift: [f64; LANES], spin: [f64; LANES]) {
     #[cfg(target_arch = "x86_64")]
     if super::pack::fast_path() {
-        // SAFETY: the processor has AVX2 and FMA (checked above).
+        // SAFETY: the processor has AVX2 (checked above).
         return unsafe { damp_lanes_avx2(pk, live, wobble, drift, spin) };
     }
     damp_lanes_any(pk, live, wobble, drift, spin)
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2")]
 fn damp_lanes_avx2(pk: &mut Pack, live: &[bool; LANES], wobble: f64, drift: [f64; LANES], spin: [f64; LANES]) {
     damp_lanes_any(pk, live, wobble, drift, spin)
 }

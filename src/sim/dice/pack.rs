@@ -3,10 +3,9 @@
 //! constraint is projected for four dice at once with packed arithmetic: no gathers, no scatters.
 //! A lane computes exactly what a scalar solve of that die would, in the same order, so a die's
 //! motion never depends on which pack or lane holds it, nor on the instruction set: every
-//! operation is an exactly rounded IEEE one, and the products that feed a sum are fused
-//! multiply-adds (`f64::mul_add`, rounded once), which AVX2 processors run as FMA instructions,
-//! ARM ones natively, and other x86-64 processors through the C library's exact `fma`, slowly but
-//! to the same bit.
+//! operation is an exactly rounded IEEE one, a product and a sum rounded each (never a fused
+//! multiply-add: WebAssembly has no instruction for one, and its exact software routine made the
+//! step 20 times slower in a page than these plain operations, which it runs in SIMD lanes).
 //!
 //! One substep of small-step XPBD per die: predict with gravity → distance constraints (XPBD with
 //! constraint damping, then the hard stretch limits 1.9× / 0.45×) → volume constraints → a weak
@@ -130,7 +129,7 @@ impl Pack {
     fn solve_after(&mut self, velocities: bool, h: f64) {
         #[cfg(target_arch = "x86_64")]
         if fast_path() {
-            // SAFETY: the processor has AVX2 and FMA (checked above).
+            // SAFETY: the processor has AVX2 (checked above).
             return unsafe { self.solve_avx2(velocities, h) };
         }
         self.solve_portable(velocities, h)
@@ -142,7 +141,7 @@ impl Pack {
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
+    #[target_feature(enable = "avx2")]
     fn solve_avx2(&mut self, velocities: bool, h: f64) {
         solve_any(self, velocities, h)
     }
@@ -153,14 +152,14 @@ impl Pack {
     pub fn enforce_limits(&mut self) {
         #[cfg(target_arch = "x86_64")]
         if fast_path() {
-            // SAFETY: the processor has AVX2 and FMA (checked above).
+            // SAFETY: the processor has AVX2 (checked above).
             return unsafe { self.enforce_limits_avx2() };
         }
         enforce_limits(self)
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
+    #[target_feature(enable = "avx2")]
     fn enforce_limits_avx2(&mut self) {
         enforce_limits(self)
     }
@@ -203,11 +202,11 @@ fn set_lane(c: &mut [Lane; 3], lane: usize, v: V3) {
     }
 }
 
-/// Whether this processor runs the AVX2 + FMA build of the solver.
+/// Whether this processor runs the AVX2 build of the solver.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub fn fast_path() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    std::arch::is_x86_feature_detected!("avx2")
 }
 
 /// The constraint solves of one substep. `UNIFORM`: no particle pinned, so every inverse mass is
@@ -245,7 +244,7 @@ fn predict<const UNIFORM: bool, const VELOCITIES: bool>(pk: &mut Pack, h: f64) {
         for k in 0..3 {
             for l in 0..LANES {
                 if free[l] {
-                    pk.x[p][k][l] = pk.v[p][k][l].mul_add(h, pk.x[p][k][l]);
+                    pk.x[p][k][l] = pk.v[p][k][l] * h + pk.x[p][k][l];
                 }
             }
         }
@@ -278,8 +277,8 @@ fn distances<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
         for l in 0..LANES {
             let d = [pa[0][l] - pb[0][l], pa[1][l] - pb[1][l], pa[2][l] - pb[2][l]];
             let d0 = [qa[0][l] - qb[0][l], qa[1][l] - qb[1][l], qa[2][l] - qb[2][l]];
-            let len2 = d[2].mul_add(d[2], d[1].mul_add(d[1], d[0] * d[0]));
-            let d0d = d[2].mul_add(d0[2], d[1].mul_add(d0[1], d[0] * d0[0]));
+            let len2 = d[2] * d[2] + (d[1] * d[1] + d[0] * d[0]);
+            let d0d = d[2] * d0[2] + (d[1] * d0[1] + d[0] * d0[0]);
             // the square root and the reciprocal of the square start together (one waits less
             // on the other): 1/|d| = |d| · (1/|d|²)
             let len2 = at_least(len2, 1e-24);
@@ -288,8 +287,8 @@ fn distances<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
             let rate = (len2 - d0d) * inv;
             let wsum = wa[l] + wb[l];
             let g = if UNIFORM { uniform_gain[l] } else { gain(l, wsum) };
-            let c = gamma[l].mul_add(rate, len - rest);
-            let target = at_most(at_least((-c).mul_add(g, len), lo), hi);
+            let c = gamma[l] * rate + (len - rest);
+            let target = at_most(at_least(len - c * g, lo), hi);
             // each end's share of the shortening, as a multiple of d
             let (ka, kb) = if UNIFORM {
                 // each end moves half: (len − target)·inv·½, with the exact halving taken off
@@ -302,8 +301,8 @@ fn distances<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
                 (k * (wa[l] * share), k * (wb[l] * share))
             };
             for c in 0..3 {
-                na[c][l] = (-d[c]).mul_add(ka, pa[c][l]);
-                nb[c][l] = d[c].mul_add(kb, pb[c][l]);
+                na[c][l] = pa[c][l] - d[c] * ka;
+                nb[c][l] = d[c] * kb + pb[c][l];
             }
         }
         // SAFETY: as above; the two rows differ, and nothing else borrows the array.
@@ -449,11 +448,8 @@ fn project_limits(pk: &mut Pack) {
 fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
     let alpha36 = 36.0 * VOLUME_COMPLIANCE / (h * h);
     let (x, w) = (pk.x.as_mut_ptr(), &pk.w);
-    // a × b with each component one product and one fused multiply-add
-    let cross = |a: [f64; 3], b: [f64; 3]| {
-        [a[1].mul_add(b[2], -(a[2] * b[1])), a[2].mul_add(b[0], -(a[0] * b[2])), a[0].mul_add(b[1], -(a[1] * b[0]))]
-    };
-    let dot = |a: [f64; 3], b: [f64; 3]| a[2].mul_add(b[2], a[1].mul_add(b[1], a[0] * b[0]));
+    let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[2] * b[2] + (a[1] * b[1] + a[0] * b[0]);
     for t in SOLVE_TETS.iter() {
         let rest6 = t.rest6;
         let ws: [Lane; 4] = if UNIFORM { [[W_INV; LANES]; 4] } else { t.at.map(|at| w[(at as usize / ROW) & (PARTICLES - 1)]) };
@@ -471,8 +467,7 @@ fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
             let g3 = cross(e1, e2);
             let vol6 = dot(e1, g1);
             let g0 = [-(g1[0] + g2[0] + g3[0]), -(g1[1] + g2[1] + g3[1]), -(g1[2] + g2[2] + g3[2])];
-            let denom = ws[0][l]
-                .mul_add(dot(g0, g0), ws[1][l].mul_add(dot(g1, g1), ws[2][l].mul_add(dot(g2, g2), ws[3][l].mul_add(dot(g3, g3), alpha36))));
+            let denom = ws[0][l] * dot(g0, g0) + (ws[1][l] * dot(g1, g1) + (ws[2][l] * dot(g2, g2) + (ws[3][l] * dot(g3, g3) + alpha36)));
             let lambda = -(vol6 - rest6) / denom;
             for (i, gi) in [g0, g1, g2, g3].into_iter().enumerate() {
                 s[i][l] = lambda * ws[i][l];
@@ -486,7 +481,7 @@ fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
             let xv = unsafe { &mut *row_mut(x, at) };
             for k in 0..3 {
                 for l in 0..LANES {
-                    xv[k][l] = g[i][k][l].mul_add(s[i][l], xv[k][l]);
+                    xv[k][l] = g[i][k][l] * s[i][l] + xv[k][l];
                 }
             }
         }
@@ -517,7 +512,7 @@ fn shape_match<const UNIFORM: bool>(pk: &mut Pack) {
         for i in 0..3 {
             for j in 0..3 {
                 for l in 0..LANES {
-                    a[i][j][l] = pk.x[p][i][l].mul_add(rest[p][j], a[i][j][l]);
+                    a[i][j][l] = pk.x[p][i][l] * rest[p][j] + a[i][j][l];
                 }
             }
         }
@@ -532,9 +527,9 @@ fn shape_match<const UNIFORM: bool>(pk: &mut Pack) {
         let rp = rest[p];
         for i in 0..3 {
             for l in 0..LANES {
-                let goal = r[i][2][l].mul_add(rp[2], r[i][1][l].mul_add(rp[1], r[i][0][l].mul_add(rp[0], c[i][l])));
+                let goal = r[i][2][l] * rp[2] + (r[i][1][l] * rp[1] + (r[i][0][l] * rp[0] + c[i][l]));
                 if UNIFORM || pk.w[p][l] > 0.0 {
-                    pk.x[p][i][l] = (goal - pk.x[p][i][l]).mul_add(SHAPE_PULL, pk.x[p][i][l]);
+                    pk.x[p][i][l] = (goal - pk.x[p][i][l]) * SHAPE_PULL + pk.x[p][i][l];
                 }
             }
         }
