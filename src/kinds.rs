@@ -11,14 +11,25 @@
 //! [`KindPainter`], and one line here.
 
 use crate::scene::{KindLook, KindSpec, LookSpec, Scene, SimSpec};
-use crate::sim::{Drawing, KindPainter, KindSimulation, Painter, Player, SimInputs, Simulation};
+use crate::sim::{Builder, Drawing, KindPainter, KindSimulation, Painter, PainterBuilder, Player, SimInputs, Simulation};
 
 /// A registered kind's simulation built from a whole scene: `None` when the scene is of another
 /// kind. The registry implements it for every simulation it lists.
 pub trait FromScene: KindSimulation {
-    fn from_scene(scene: &Scene) -> Option<Self>;
-    /// The painter of `sim` (this scene's simulation) with the scene's look.
-    fn painter(&self, scene: &Scene) -> Option<Self::Painter>;
+    /// The simulation, handed `build` for the simulations it makes of other scenes (a figure's
+    /// panels).
+    fn from_scene_with(scene: &Scene, build: Builder) -> Option<Self>;
+    /// The painter of `sim` (this scene's simulation) with the scene's look, handed `build` for
+    /// the painters it makes of other scenes.
+    fn painter_with(&self, scene: &Scene, build: PainterBuilder) -> Option<Self::Painter>;
+
+    fn from_scene(scene: &Scene) -> Option<Self> {
+        Self::from_scene_with(scene, simulation)
+    }
+
+    fn painter(&self, scene: &Scene) -> Option<Self::Painter> {
+        self.painter_with(scene, painter)
+    }
 }
 
 macro_rules! kinds {
@@ -46,23 +57,23 @@ macro_rules! kinds {
         }
 
         $(impl FromScene for $sim {
-            fn from_scene(scene: &Scene) -> Option<Self> {
+            fn from_scene_with(scene: &Scene, build: Builder) -> Option<Self> {
                 #[allow(unreachable_patterns)] // a registry of one kind
                 match &scene.sim.kind {
                     KindSpec::$variant(spec) => {
                         let inputs = SimInputs { seed: scene.sim.seed, timing: scene.sim.timing, spec };
-                        Some(<$sim as KindSimulation>::new(&inputs, simulation))
+                        Some(<$sim as KindSimulation>::new(&inputs, build))
                     }
                     _ => None,
                 }
             }
 
-            fn painter(&self, scene: &Scene) -> Option<Self::Painter> {
+            fn painter_with(&self, scene: &Scene, build: PainterBuilder) -> Option<Self::Painter> {
                 #[allow(unreachable_patterns)] // a registry of one kind
                 match &scene.look.kind {
                     KindLook::$variant(kind) => {
                         let drawing = Drawing { seed: scene.sim.seed, timing: scene.sim.timing, look: &scene.look, kind };
-                        Some(<<$sim as KindSimulation>::Painter as KindPainter>::new(self, &drawing, painter))
+                        Some(<<$sim as KindSimulation>::Painter as KindPainter>::new(self, &drawing, build))
                     }
                     _ => None,
                 }
@@ -115,6 +126,36 @@ pub fn build(scene: &Scene) -> Player {
     Player::new(sim, painter)
 }
 
+/// `scene`'s player built from the simulation `S` alone: `None` for a scene of another kind, or a
+/// figure. What a player of some kinds builds from (`crates/simreel-web`'s kind features), so that
+/// nothing names the other kinds' simulations and a WebAssembly of one kind leaves them out: the
+/// simulation and its painter are handed builders of nothing (only a figure's panels would call
+/// them, and a figure is refused).
+pub fn alone<S: FromScene>(scene: &Scene) -> Option<Player> {
+    if matches!(scene.sim.kind, KindSpec::Figure(_)) {
+        return None;
+    }
+    let sim = S::from_scene_with(scene, no_other_simulation)?;
+    let painter = sim.painter_with(scene, no_other_painter)?;
+    Some(Player::new(Box::new(sim), Box::new(painter)))
+}
+
+/// [`repaint`] for a player [`alone`] built: false when `player` does not play `S`.
+pub fn repaint_alone<S: FromScene>(player: &mut Player, scene: &Scene) -> bool {
+    let Some(sim) = player.sim().as_any().downcast_ref::<S>() else { return false };
+    let Some(painter) = sim.painter_with(scene, no_other_painter) else { return false };
+    player.set_painter(Box::new(painter));
+    true
+}
+
+fn no_other_simulation(_: &SimSpec) -> Box<dyn Simulation> {
+    unreachable!("a player built from one kind's simulation makes no other (`alone` refuses figures)")
+}
+
+fn no_other_painter(_: &dyn Simulation, _: &SimSpec, _: &LookSpec) -> Box<dyn Painter> {
+    unreachable!("a player built from one kind's simulation makes no other (`alone` refuses figures)")
+}
+
 /// A new painter for `player` (which plays a scene with `scene`'s simulation part) with
 /// `scene`'s look.
 pub fn repaint(player: &mut Player, scene: &Scene) {
@@ -161,6 +202,23 @@ mod tests {
         assert!(crate::sim::dice::DiceSim::from_scene(&flock).is_none());
         assert!(crate::sim::flock::FlockSim::from_scene(&flock).is_some());
         assert!(crate::sim::terrain::TerrainSim::from_scene(&dice).is_none());
+    }
+
+    /// A player built from one kind's simulation alone plays its scenes as the registry's does
+    /// (the same state at the same frame, the same frame described), and nothing else.
+    #[test]
+    fn a_player_of_one_kind_plays_its_own_scenes_as_the_registry_does() {
+        let parse = |kind: &str| scene::parse(&format!("kind = \"{kind}\"\n[render]\nframes = 4\n"), Path::new("k.toml")).unwrap();
+        let (dice, flock) = (parse("dice"), parse("flock"));
+        let mut alone = super::alone::<crate::sim::dice::DiceSim>(&dice).expect("a dice scene");
+        let mut registry = build(&dice);
+        assert_eq!(alone.frame(3), registry.frame(3));
+        assert_eq!(alone.digest().to_string(), registry.digest().to_string());
+        assert!(super::alone::<crate::sim::dice::DiceSim>(&flock).is_none());
+        assert!(repaint_alone::<crate::sim::dice::DiceSim>(&mut alone, &dice));
+        assert!(!repaint_alone::<crate::sim::flock::FlockSim>(&mut alone, &flock));
+        let figure = crate::scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/figures/dice_roll.toml")).unwrap();
+        assert!(super::alone::<crate::sim::figure::FigureSim>(&figure).is_none(), "a figure builds other kinds");
     }
 
     #[test]

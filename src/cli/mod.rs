@@ -146,7 +146,8 @@ pub enum Command {
         #[arg(short, long, value_name = "DIR")]
         out: PathBuf,
         /// Where the web player's files are (scripts/build-web writes them to target/web; a
-        /// release archive has them in web/ beside the program).
+        /// release archive has them in web/ beside the program; `scripts/build-web --kinds dice`
+        /// makes a smaller one of the dice alone in target/web-dice).
         #[arg(long, value_name = "DIR")]
         player: Option<PathBuf>,
         /// Which graphics API renders the poster (`auto`: Vulkan, Metal or DX12, GL only when none

@@ -19,7 +19,7 @@ pub fn run(scene_path: &Path, out: &Path, player: Option<&Path>, backend: Backen
         .into());
     }
     let text = String::from_utf8(simreel_compare::fs::read_trusted(scene_path)?).context("the scene file")?;
-    let files = find_player(player)?;
+    let files = find_player(player, scene.kind_name())?;
     simreel::output::warn_of_shared_folders();
     let poster = poster(&scene, backend)?;
     let done = embed::write(&scene, &text, &files, &poster, out)?;
@@ -31,16 +31,16 @@ pub fn run(scene_path: &Path, out: &Path, player: Option<&Path>, backend: Backen
 }
 
 /// The player's files: from `--player`, else beside this program.
-fn find_player(asked: Option<&Path>) -> anyhow::Result<Vec<(&'static str, Vec<u8>)>> {
+fn find_player(asked: Option<&Path>, kind: &str) -> anyhow::Result<Vec<(&'static str, Vec<u8>)>> {
     if let Some(dir) = asked {
-        return embed::read_player(dir).map_err(|e| BadInput(e).into());
+        return embed::read_player(dir, kind).map_err(|e| BadInput(e).into());
     }
     let exe = std::env::current_exe().context("finding this program")?;
     let candidates = embed::player_candidates(&exe);
     let mut why = Vec::new();
     for dir in &candidates {
         if dir.join(embed::PLAYER_FILES[0]).exists() {
-            match embed::read_player(dir) {
+            match embed::read_player(dir, kind) {
                 Ok(files) => return Ok(files),
                 Err(e) => why.push(e),
             }

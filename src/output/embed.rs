@@ -33,10 +33,23 @@ pub fn player_candidates(exe: &Path) -> Vec<PathBuf> {
     vec![dir.join("web"), dir.join("../web"), dir.join("../share/simreel/web")]
 }
 
-/// The player in `dir`, checked: every file there, and the wasm built from this simreel's own
-/// sources (its build fingerprint is inside it), since a player of other sources would step other
-/// states than this program renders.
-pub fn read_player(dir: &Path) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
+/// The kinds a player plays, in the order of its mark, by the mark's letters.
+const PLAYER_KINDS: [&str; 5] = ["terrain", "flock", "dice", "wind", "cargo"];
+
+/// The kinds the player `wasm` plays, from the mark inside it (`simreel-kinds:` and a letter a
+/// kind, `-` for one left out: `scripts/build-web --kinds`); `None` where it has no mark.
+pub fn player_kinds(wasm: &[u8]) -> Option<Vec<&'static str>> {
+    const MARK: &[u8] = b"simreel-kinds:";
+    let at = wasm.windows(MARK.len()).position(|w| w == MARK)? + MARK.len();
+    let letters = wasm.get(at..at + PLAYER_KINDS.len())?;
+    let kinds: Vec<&str> = PLAYER_KINDS.iter().zip(letters).filter(|(k, l)| k.as_bytes()[0] == **l).map(|(k, _)| *k).collect();
+    letters.iter().all(|l| *l == b'-' || PLAYER_KINDS.iter().any(|k| k.as_bytes()[0] == *l)).then_some(kinds)
+}
+
+/// The player in `dir`, checked: every file there, the wasm built from this simreel's own sources
+/// (its build fingerprint is inside it), since a player of other sources would step other states
+/// than this program renders, and playing scenes of `kind` (a player of some kinds plays no other).
+pub fn read_player(dir: &Path, kind: &str) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
     let mut files = Vec::new();
     for name in PLAYER_FILES {
         let path = dir.join(name);
@@ -53,6 +66,13 @@ pub fn read_player(dir: &Path) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
             "the player in {} was built from other sources than this simreel ({}): run scripts/build-web again",
             dir.display(),
             crate::BUILD
+        ));
+    }
+    if let Some(kinds) = player_kinds(wasm).filter(|k| !k.contains(&kind)) {
+        return Err(format!(
+            "the player in {} plays {} only, not a {kind} scene: build one that does (scripts/build-web --kinds {kind}, or every kind into target/web) and pass it with --player",
+            dir.display(),
+            kinds.join(", ")
         ));
     }
     Ok(files)
@@ -117,6 +137,18 @@ mod tests {
     }
 
     #[test]
+    fn the_mark_says_the_kinds_a_player_plays() {
+        let kinds = |mark: &[u8]| player_kinds(&[b"\0asm junk ".as_slice(), mark, b" more"].concat());
+        assert_eq!(kinds(b"simreel-kinds:tfdwc"), Some(vec!["terrain", "flock", "dice", "wind", "cargo"]));
+        assert_eq!(kinds(b"simreel-kinds:--d-c"), Some(vec!["dice", "cargo"]));
+        assert_eq!(kinds(b"simreel-kinds:-----"), Some(vec![]));
+        // a player of every kind before the mark, and a mark that is not one
+        assert_eq!(kinds(b"no mark"), None);
+        assert_eq!(kinds(b"simreel-kinds:xyz12"), None);
+        assert_eq!(kinds(b"simreel-kinds:fd"), None);
+    }
+
+    #[test]
     fn a_player_of_other_sources_or_not_wasm_is_refused() {
         let dir = std::env::temp_dir().join(format!("simreel-embed-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -127,15 +159,22 @@ mod tests {
         ] {
             std::fs::write(dir.join(name), bytes).unwrap();
         }
-        assert!(read_player(&dir).unwrap_err().contains("other sources"));
+        assert!(read_player(&dir, "dice").unwrap_err().contains("other sources"));
         let mut ours = b"\0asm\x01\0\0\0".to_vec();
         ours.extend_from_slice(crate::BUILD.as_bytes());
         std::fs::write(dir.join(PLAYER_FILES[0]), &ours).unwrap();
-        assert_eq!(read_player(&dir).unwrap().len(), 3);
+        assert_eq!(read_player(&dir, "dice").unwrap().len(), 3);
+        // a player of some kinds: its own scenes only
+        let mut flock_only = ours.clone();
+        flock_only.extend_from_slice(b"\0simreel-kinds:-f---\0");
+        std::fs::write(dir.join(PLAYER_FILES[0]), &flock_only).unwrap();
+        assert_eq!(read_player(&dir, "flock").unwrap().len(), 3);
+        let e = read_player(&dir, "dice").unwrap_err();
+        assert!(e.contains("plays flock only, not a dice scene") && e.contains("--kinds dice"), "{e}");
         std::fs::write(dir.join(PLAYER_FILES[0]), b"<html>").unwrap();
-        assert!(read_player(&dir).unwrap_err().contains("not WebAssembly"));
+        assert!(read_player(&dir, "dice").unwrap_err().contains("not WebAssembly"));
         std::fs::remove_file(dir.join(PLAYER_FILES[2])).unwrap();
-        assert!(read_player(&dir).unwrap_err().contains("simreel-player.js"));
+        assert!(read_player(&dir, "dice").unwrap_err().contains("simreel-player.js"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -23,7 +23,12 @@ const WEBGL_ON_SWIFTSHADER: [&str; 3] = ["--use-angle=swiftshader", "--enable-un
 
 /// The player `scripts/build-web` made.
 fn player() -> PathBuf {
-    let dir = test_tools().parent().expect("the target folder").join("web");
+    player_in("web")
+}
+
+/// A player `scripts/build-web` made in `target/<folder>`.
+fn player_in(folder: &str) -> PathBuf {
+    let dir = test_tools().parent().expect("the target folder").join(folder);
     assert!(
         dir.join("simreel_web_bg.wasm").exists(),
         "no web player in {}: scripts/build-web builds it (scripts/test does, before the tests)",
@@ -204,6 +209,48 @@ fn every_shipped_scene_plays_in_step_with_the_command_line() {
     eprintln!("web player states:\n{}", rows.join("\n"));
     let failed: Vec<String> = pictures.iter().filter(|p| !p.1).map(|p| format!("{}: {}", p.0, p.2)).collect();
     assert!(failed.is_empty(), "the canvas differs from the command line's PNG:\n{}", failed.join("\n"));
+}
+
+/// A player of the flock alone (`scripts/build-web --kinds flock`): smaller than the player of
+/// every kind, it plays a flock in step with the command line, and `simreel embed` refuses it a
+/// dice scene, saying which kinds it plays and how to build one that plays the dice.
+#[test]
+#[cfg_attr(
+    skip_web_tests,
+    ignore = "the web player cannot be built here (SIMREEL_SKIP_WEB_TESTS is set; scripts/build-web needs a wasm32 standard library)"
+)]
+fn a_player_of_one_kind_plays_its_kind_in_step_and_is_refused_others() {
+    let dir = scratch();
+    let (all, flock_only) = (player(), player_in("web-flock"));
+    let size = |d: &Path| std::fs::metadata(d.join("simreel_web_bg.wasm")).unwrap().len();
+    eprintln!("wasm: every kind {} bytes, the flock alone {} bytes", size(&all), size(&flock_only));
+    assert!(size(&flock_only) < size(&all), "the flock's player is no smaller than every kind's");
+
+    let refused = simreel()
+        .args(["embed", "scenes/dice.toml", "-o"])
+        .arg(dir.join("dice"))
+        .arg("--player")
+        .arg(&flock_only)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("plays flock only, not a dice scene") && said.contains("--kinds dice"), "{said}");
+    assert!(!dir.join("dice").exists(), "a refused embed wrote its folder");
+
+    let scene = root().join("scenes/flock.toml");
+    let site = dir.join("site");
+    let run = simreel().arg("embed").arg(&scene).arg("-o").arg(site.join("flock")).arg("--player").arg(&flock_only).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(size(&site.join("flock")), size(&flock_only), "the embed ships the player it was given");
+    let frames = [0, simreel::scene::load(&scene).unwrap().frames() - 1];
+    let (states, _) = cli_states(&scene, &frames, &dir.join("cli"));
+    let port = serve(&site);
+    let mut browser = Browser::launch_drawing(&dir.join("profile"), "about:blank", &WEBGL_ON_SWIFTSHADER);
+    for (f, want) in frames.iter().zip(&states) {
+        assert_eq!(&state_line_at(&mut browser, port, "flock", *f), want, "flock frame {f} on the flock's own player");
+    }
 }
 
 /// Whether the browser's picture is the command line's, and the comparator's verdict. The two

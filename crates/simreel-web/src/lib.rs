@@ -6,8 +6,10 @@
 //!
 //! [`session`] is the part a page does not change (a scene at a frame, sent anywhere, and its
 //! state line) and [`take`] what a reader does to it, written into the scene's text; both tested
-//! natively; `web` (WebAssembly only) is what the page's script calls.
+//! natively; `web` (WebAssembly only) is what the page's script calls. [`kinds`] says which kinds
+//! this build plays (the crate's features; all by default).
 
+pub mod kinds;
 pub mod session;
 pub mod take;
 #[cfg(target_arch = "wasm32")]

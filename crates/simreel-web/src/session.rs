@@ -43,7 +43,13 @@ impl Session {
             return Err(format!("{name}: a figure's panels are scene files of their own; embed one of its scenes instead"));
         }
         let original: DocumentMut = text.parse().map_err(|e| format!("{name}: {e}"))?;
-        let player = simreel::kinds::build(&scene);
+        let player = crate::kinds::build(&scene).ok_or_else(|| {
+            format!(
+                "{name}: a {} scene, and this player plays {} only (`scripts/build-web --kinds` builds one of other kinds)",
+                scene.kind_name(),
+                crate::kinds::KINDS.join(", ")
+            )
+        })?;
         Ok(Session {
             name: name.to_string(),
             original,
@@ -182,17 +188,17 @@ impl Session {
         if scene.sim == self.scene.sim {
             // only the drawing changed (a turn of the camera): the simulation goes on as it is
             self.scene = scene;
-            simreel::kinds::repaint(&mut self.player, &self.scene);
+            crate::kinds::repaint(&mut self.player, &self.scene);
             return Ok(());
         }
         let state = self.at.and_then(|_| self.player.snapshot());
         self.kept.retain(|(f, _)| *f <= frame);
         self.scene = scene;
-        self.player = simreel::kinds::build(&self.scene);
+        self.player = crate::kinds::build(&self.scene).expect("the kind the session opened with");
         let at = self.at.take();
         if let Some(at) = at {
             if let Some(bytes) = state.filter(|b| self.player.restore(at, b)) {
-                simreel::kinds::repaint(&mut self.player, &self.scene);
+                crate::kinds::repaint(&mut self.player, &self.scene);
                 self.at = Some(at);
                 if self.kept.last().is_none_or(|(f, _)| *f < at) {
                     self.kept.push((at, bytes));
@@ -285,13 +291,13 @@ impl Session {
         while let Some((f, state)) = self.kept.last() {
             if *f <= frame && self.player.restore(*f, state) {
                 // a painter built afresh, as a shard's is for a state it did not see made
-                simreel::kinds::repaint(&mut self.player, &self.scene);
+                crate::kinds::repaint(&mut self.player, &self.scene);
                 self.at = Some(*f);
                 return;
             }
             self.kept.pop();
         }
-        self.player = simreel::kinds::build(&self.scene);
+        self.player = crate::kinds::build(&self.scene).expect("the kind the session opened with");
         self.at = None;
     }
 

@@ -21,6 +21,12 @@ pub fn build() -> String {
     simreel::BUILD.to_string()
 }
 
+/// The kinds this player plays, as `simreel-kinds:tfdwc` (a letter a kind, `-` where left out).
+#[wasm_bindgen]
+pub fn kinds() -> String {
+    crate::kinds::mark().to_string()
+}
+
 /// The canvas side: a surface on the page's canvas and the renderer drawing into it.
 struct Canvas {
     surface: wgpu::Surface<'static>,

@@ -244,7 +244,7 @@ fn predict<const UNIFORM: bool, const VELOCITIES: bool>(pk: &mut Pack, h: f64) {
         for k in 0..3 {
             for l in 0..LANES {
                 if free[l] {
-                    pk.x[p][k][l] = pk.v[p][k][l] * h + pk.x[p][k][l];
+                    pk.x[p][k][l] += pk.v[p][k][l] * h;
                 }
             }
         }
@@ -481,7 +481,7 @@ fn volumes<const UNIFORM: bool>(pk: &mut Pack, h: f64) {
             let xv = unsafe { &mut *row_mut(x, at) };
             for k in 0..3 {
                 for l in 0..LANES {
-                    xv[k][l] = g[i][k][l] * s[i][l] + xv[k][l];
+                    xv[k][l] += g[i][k][l] * s[i][l];
                 }
             }
         }
@@ -512,7 +512,7 @@ fn shape_match<const UNIFORM: bool>(pk: &mut Pack) {
         for i in 0..3 {
             for j in 0..3 {
                 for l in 0..LANES {
-                    a[i][j][l] = pk.x[p][i][l] * rest[p][j] + a[i][j][l];
+                    a[i][j][l] += pk.x[p][i][l] * rest[p][j];
                 }
             }
         }
