@@ -28,6 +28,8 @@ pub struct Session {
     scene: Scene,
     /// A reader's hand on a die: the die's centre and the point under the pointer when it closed.
     hand: Option<([f64; 3], [f64; 3])>,
+    /// A reader's hand on the carrier, and the ground it was last drawn over.
+    lead: Option<Option<[f64; 2]>>,
     player: Player,
     /// The frame the simulation has advanced to; `None` before the first.
     at: Option<u32>,
@@ -57,6 +59,7 @@ impl Session {
             inputs: Vec::new(),
             scene,
             hand: None,
+            lead: None,
             player,
             at: None,
             kept: Vec::new(),
@@ -110,9 +113,22 @@ impl Session {
     }
 
     /// A drag that starts at pixel (x, y): on a die (its centre within a tenth of the picture's
-    /// height), a hand takes its top corner and the drag pulls it (`pull_to`, `let_go`); false
-    /// elsewhere (the drag turns the camera).
+    /// height), a hand takes its top corner and the drag pulls it (`pull_to`, `let_go`); on the
+    /// carrier (its hips within a sixth), the drag picks the spot on the ground it is led to when
+    /// the hand lets go; false elsewhere (the drag turns the camera).
     pub fn grab(&mut self, x: f64, y: f64) -> Result<bool, String> {
+        if let KindSpec::Cargo(cargo) = &self.scene.sim.kind {
+            // on the carrier (its hips within a sixth of the picture's height): the drag leads it
+            let place = simreel::sim::cargo::route::Route::new(&cargo.route).at(self.time());
+            let ground = simreel::sim::cargo::route::ground_height(&cargo.ground, place.pos[0]);
+            let hips = [place.pos[0], ground + simreel::sim::cargo::route::HIP, place.pos[1]];
+            let eye = take::Eye::of(&self.scene, self.time());
+            let on = eye.pixel(hips).is_some_and(|p| simreel::portable::hypot(p[0] - x, p[1] - y) <= self.scene.look.height as f64 / 6.0);
+            if on {
+                self.lead = Some(None);
+            }
+            return Ok(on);
+        }
         let Some(dice) = self.player.sim().as_any().downcast_ref::<simreel::sim::dice::DiceSim>() else { return Ok(false) };
         let eye = take::Eye::of(&self.scene, self.time());
         let reach = self.scene.look.height as f64 / 10.0;
@@ -133,6 +149,13 @@ impl Session {
     /// The held die pulled toward pixel (x, y): the grabbed corner moved as far as the pointer on
     /// the plane through the die facing the camera (at most 3 m each way).
     pub fn pull_to(&mut self, x: f64, y: f64) -> Result<bool, String> {
+        if self.lead.is_some() {
+            // where the carrier is led: the ground under the pointer, taken when the hand lets go
+            if let Some(p) = take::Eye::of(&self.scene, self.time()).on_ground(x, y) {
+                self.lead = Some(Some(p));
+            }
+            return Ok(true);
+        }
         let Some((centre, start)) = self.hand else { return Ok(false) };
         let Some(p) = take::Eye::of(&self.scene, self.time()).on_plane(x, y, centre) else { return Ok(false) };
         let offset: [f64; 3] = std::array::from_fn(|i| (((p[i] - start[i]) * 1000.0).round() / 1000.0).clamp(-3.0, 3.0));
@@ -141,6 +164,13 @@ impl Session {
 
     /// The hand lets go of the die it holds.
     pub fn let_go(&mut self) -> Result<bool, String> {
+        if let Some(lead) = self.lead.take() {
+            // the carrier is led to where the hand let go: it stops, turns and walks there
+            return match lead {
+                Some([x, z]) => self.input(Input::Lead { x, z }).map(|()| true),
+                None => Ok(false),
+            };
+        }
         if self.hand.take().is_none() {
             return Ok(false);
         }
@@ -366,6 +396,8 @@ mod tests {
         Back(u32),
         /// A drag from a die's centre as the picture shows it (`grab`), …
         GrabDie(usize),
+        /// A drag from the carrier's hips as the picture shows them (`grab`), …
+        GrabCarrier,
         PullTo(f64, f64),
         LetGo,
     }
@@ -380,6 +412,13 @@ mod tests {
                 let dice = s.player.sim().as_any().downcast_ref::<simreel::sim::dice::DiceSim>().unwrap();
                 let at = take::Eye::of(&s.scene, s.time()).pixel(dice.centres()[d]).unwrap();
                 s.grab(at[0], at[1])
+            }
+            Act::GrabCarrier => {
+                let KindSpec::Cargo(cargo) = &s.scene.sim.kind else { panic!("not a cargo scene") };
+                let place = simreel::sim::cargo::route::Route::new(&cargo.route).at(s.time());
+                let hips = [place.pos[0], simreel::sim::cargo::route::HIP, place.pos[1]];
+                let at = take::Eye::of(&s.scene, s.time()).pixel(hips).unwrap();
+                s.grab(at[0] + 5.0, at[1] - 5.0)
             }
             Act::PullTo(x, y) => s.pull_to(x, y),
             Act::LetGo => s.let_go(),
@@ -481,6 +520,31 @@ mod tests {
         );
         assert!(take.contains("iso = [\n  [") && take.contains("turn = "), "{take}");
         take_replays("cargo_walk.toml", 30, &[(10, Act::Drag(50.0))], false);
+    }
+
+    /// A reader leads the walking carrier (cargo_walk, 1.3 s into its first leg) to a spot on
+    /// the ground: the take says where and when, plays the same frames from the start, and the
+    /// carrier ends there, off the scene's route.
+    #[test]
+    fn a_carrier_led_by_the_reader_replays_from_the_take() {
+        let mut lead = vec![(40, Act::GrabCarrier)];
+        lead.extend((41..46).map(|f| (f, Act::PullTo(200.0 + 10.0 * (f - 40) as f64, 330.0))));
+        lead.push((46, Act::LetGo));
+        let take = take_replays("cargo_walk.toml", 300, &lead, true);
+        assert!(take.contains("drags = [\n  { at = 1.5667, to = ["), "{take}");
+        let scene = simreel::scene::parse(&take, std::path::Path::new("take.toml")).unwrap();
+        let KindSpec::Cargo(cargo) = &scene.sim.kind else { unreachable!() };
+        let to = cargo.route.drags[0].to;
+        let end = simreel::sim::cargo::route::Route::new(&cargo.route).at(300.0 / 30.0);
+        assert!(
+            simreel::portable::hypot(end.pos[0] - to[0], end.pos[1] - to[1]) < 1e-9 && end.speed == 0.0,
+            "{:?} against {to:?}",
+            end.pos
+        );
+        // a press away from the carrier takes nothing: the drag turns the camera
+        let mut away = Session::open(&shipped("cargo_walk.toml"), "cargo_walk.toml").unwrap();
+        assert!(!away.grab(2.0, 2.0).unwrap() && !away.pull_to(50.0, 50.0).unwrap() && !away.let_go().unwrap());
+        assert_eq!(away.inputs(), 0);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use simreel::portable;
 use simreel::scene::{KindSpec, Scene};
-use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, Value};
+use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
 
 /// What a reader did, in the scene's own units (converted from the picture's pixels when it
 /// happened, with the camera of that frame).
@@ -34,6 +34,8 @@ pub enum Input {
     Pull { offset: [f64; 3] },
     /// … and lets go.
     LetGo,
+    /// cargo: the carrier led to (x, z) on the ground (metres): it stops, turns and walks there.
+    Lead { x: f64, z: f64 },
 }
 
 /// A reader's hand on a die, as it will be written (`[[dice.grab]]`).
@@ -51,6 +53,9 @@ pub fn controls(scene: &Scene) -> &'static str {
         KindSpec::Wind(_) => "click the ground for a gust of wind there; drag to turn the camera",
         KindSpec::Dice(_) => {
             "click to throw the dice; drag a die to pull it by its top corner and let go; drag elsewhere to turn the camera"
+        }
+        KindSpec::Cargo(_) => {
+            "drag the carrier to a spot on the ground and let go: it stops, turns and walks there; drag elsewhere to turn the camera"
         }
         KindSpec::Terrain(t) if iso_is_ours(t) => "drag to turn the camera; the wheel raises and lowers the iso level",
         _ => "drag to turn the camera",
@@ -126,6 +131,7 @@ pub fn write(original: &DocumentMut, scene: &Scene, inputs: &[(u32, Input)]) -> 
                 // a hand opens at least a frame after it closed
                 hand.release = Some(if next > hand.at { next } else { hold_next(frame + 1, fps).1 });
             }
+            Input::Lead { x, z } => lead(&mut doc, next, [tidy(x), tidy(z)]),
             Input::Turn { degrees } => {
                 // a turn the file has already (an earlier take) stands up to the reader's first
                 let keys = turn_keys.get_or_insert_with(|| scene.look.camera.turn.iter().copied().filter(|k| k[0] < next).collect());
@@ -158,6 +164,41 @@ pub fn write(original: &DocumentMut, scene: &Scene, inputs: &[(u32, Input)]) -> 
         table_at(&mut doc, &["terrain"])["iso"] = toml_edit::value(rows(&iso_keys));
     }
     doc
+}
+
+/// A drag of the carrier (`[cargo.route] drags`) at `at` to `to`, after the file's own drags before
+/// it (an earlier take's from then on go: the reader leads from now), as inline tables one a line
+/// or, where the file writes `[[cargo.route.drags]]`, as another of those.
+fn lead(doc: &mut DocumentMut, at: f64, to: [f64; 2]) {
+    let route = table_at(doc, &["cargo", "route"]);
+    let time = |t: Option<&Item>| t.and_then(Item::as_value).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+    if let Some(list) = route.get_mut("drags").and_then(Item::as_array_of_tables_mut) {
+        list.retain(|t| time(t.get("at")).is_some_and(|t| t < at));
+        let mut drag = Table::new();
+        drag["at"] = toml_edit::value(at);
+        drag["to"] = toml_edit::value(floats(&to));
+        list.push(drag);
+        return;
+    }
+    if route.get("drags").is_none_or(|i| i.as_array().is_none()) {
+        route["drags"] = toml_edit::value(Array::new());
+    }
+    let list = route["drags"].as_array_mut().expect("made an array just above");
+    list.retain(|v| {
+        v.as_inline_table()
+            .and_then(|t| t.get("at"))
+            .and_then(|t| t.as_float().or(t.as_integer().map(|i| i as f64)))
+            .is_some_and(|t| t < at)
+    });
+    let mut drag = InlineTable::new();
+    drag.insert("at", at.into());
+    drag.insert("to", Value::Array(floats(&to)));
+    list.push(Value::InlineTable(drag));
+    for row in list.iter_mut() {
+        row.decor_mut().set_prefix("\n  ");
+    }
+    list.set_trailing("\n");
+    list.set_trailing_comma(true);
 }
 
 /// The reader's hands as `[[dice.grab]]` tables, after the scene's own grabs that close before the

@@ -198,18 +198,19 @@ impl Player {
         self.session.drag(dx).map_err(|e| JsError::new(&e))
     }
 
-    /// A drag starting at pixel (x, y): true where a hand took a die there (the drag then pulls
-    /// it: `pull_to`, `let_go`), false elsewhere (the drag turns the camera: `drag`).
+    /// A drag starting at pixel (x, y): true where a hand took a die or the carrier there (the
+    /// drag then pulls the die, or picks where the carrier is led: `pull_to`, `let_go`), false
+    /// elsewhere (the drag turns the camera: `drag`).
     pub fn grab(&mut self, x: f64, y: f64) -> Result<bool, JsError> {
         self.session.grab(x, y).map_err(|e| JsError::new(&e))
     }
 
-    /// The held die pulled toward pixel (x, y).
+    /// The held die pulled toward pixel (x, y); the ground there, where a carrier is led.
     pub fn pull_to(&mut self, x: f64, y: f64) -> Result<bool, JsError> {
         self.session.pull_to(x, y).map_err(|e| JsError::new(&e))
     }
 
-    /// The hand lets go of the die.
+    /// The hand lets go of the die; a carrier is led to the ground it was last drawn over.
     pub fn let_go(&mut self) -> Result<bool, JsError> {
         self.session.let_go().map_err(|e| JsError::new(&e))
     }

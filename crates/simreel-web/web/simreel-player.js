@@ -273,7 +273,11 @@ class SimreelPlayer extends HTMLElement {
         if (kind === "press") p.press(a, b);
         else if (kind === "begin") this.pulling = p.grab(a, b);
         else if (kind === "move") this.pulling ? p.pull_to(a, b) : p.drag(dx);
-        else if (kind === "end" && this.pulling) this.pulling = !p.let_go();
+        else if (kind === "end" && this.pulling) {
+          // the hand opens whatever it held (a carrier let go where no ground was: nothing led)
+          this.pulling = false;
+          p.let_go();
+        }
         else if (kind === "wheel") p.wheel(a);
       }
     } catch (e) {

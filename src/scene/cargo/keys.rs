@@ -94,10 +94,17 @@ pub const WAIT: Key = Key::float("wait", 1.0, 0.0, 1e5).unit("s").doc("or stand 
 pub const TELEPORT: Key = Key::vector("teleport", &[0.0, 0.0], -FAR, FAR).unit("m").doc("or appear at [x, z]");
 const LEG: Table = Table::new("one leg of the route: one of `to`, `wait` or `teleport`", &[TO, LEG_CRUISE, WAIT, TELEPORT]);
 pub const LEGS: Key = Key::tables("legs", &LEG).doc("the route, leg by leg (starts, stops and teleports)");
+pub const DRAG_AT: Key = Key::float("at", 0.0, 0.0, 1e5).required().unit("s").doc("when a hand takes the carrier over");
+pub const DRAG_TO: Key = Key::vector("to", &[0.0, 0.0], -FAR, FAR).required().unit("m").doc("where it leads it, [x, z]");
+const DRAG: Table = Table::new(
+    "a hand leading the carrier (the web player's drag): from `at` it stops as smoothly as it walks (a start or a turn under way is finished first), turns and walks to `to`; the route's legs after that are dropped",
+    &[DRAG_AT, DRAG_TO],
+);
+pub const DRAGS: Key = Key::tables("drags", &DRAG).doc("hands leading the carrier off its route, in time order");
 pub const START: Key = Key::vector("start", &[0.0, 0.0], -FAR, FAR).unit("m").doc("where the carrier starts, [x, z]");
 pub const HEADING: Key = Key::float("heading", 0.0, -360.0, 360.0).unit("°").doc("which way it faces before the first leg");
 pub const ACCEL: Key = Key::float("accel", 1.8, 0.05, 100.0).unit("m/s²").doc("peak acceleration of starts and stops");
-const ROUTE: Table = Table::new("the carrier's scripted walk", &[CRUISE, GAIT_KEY, LEGS, START, HEADING, ACCEL]);
+const ROUTE: Table = Table::new("the carrier's scripted walk", &[CRUISE, GAIT_KEY, LEGS, DRAGS, START, HEADING, ACCEL]);
 pub const ROUTE_KEY: Key = Key::table("route", &ROUTE).doc(ROUTE.doc);
 
 pub const RAMP_FROM: Key = Key::float("from", 0.0, -1e4, 1e4).unit("m").doc("where the ramp starts along x");

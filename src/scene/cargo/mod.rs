@@ -105,6 +105,14 @@ pub enum Leg {
     Teleport([f64; 2]),
 }
 
+/// A hand leading the carrier off its route: from `at` it comes to rest (finishing a start or a
+/// turn under way), turns and walks to `to`; the legs after that moment are dropped.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Drag {
+    pub at: f64,
+    pub to: [f64; 2],
+}
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct GaitSpec {
     /// Steps a second at cruise speed.
@@ -125,6 +133,8 @@ pub struct RouteSpec {
     /// Peak acceleration of a start or a stop, m/s².
     pub accel: f64,
     pub legs: Vec<Leg>,
+    /// In time order.
+    pub drags: Vec<Drag>,
     pub gait: GaitSpec,
 }
 
@@ -512,7 +522,19 @@ fn read_route(r: &TableReader) -> RouteSpec {
             Leg::Wait(_) => {}
         }
     }
-    let spec = RouteSpec { start, heading: r.float(&HEADING), cruise, accel: r.float(&ACCEL), legs, gait };
+    let mut drags: Vec<Drag> = Vec::new();
+    for d in r.tables(&DRAGS) {
+        if !d.has(&DRAG_AT) || !d.has(&DRAG_TO) {
+            d.error_here("a drag is { at = seconds, to = [x, z] }");
+        }
+        let drag = Drag { at: d.float(&DRAG_AT), to: d.numbers(&DRAG_TO) };
+        if drags.last().is_some_and(|last| drag.at <= last.at) {
+            d.error_at(&DRAG_AT, format!("drags come in time order: {} s is not after the one before", drag.at));
+        }
+        drags.push(drag);
+        d.finish();
+    }
+    let spec = RouteSpec { start, heading: r.float(&HEADING), cruise, accel: r.float(&ACCEL), legs, drags, gait };
     r.finish();
     spec
 }

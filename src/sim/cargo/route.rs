@@ -90,53 +90,128 @@ fn smoother_integral(u: f64) -> f64 {
 /// Peak of smootherstep's slope (at u = ½).
 const SMOOTHER_PEAK: f64 = 1.875;
 
+/// A route being laid out, segment by segment, and where it has got to.
+struct Plan {
+    segs: Vec<Seg>,
+    teleports: Vec<f64>,
+    t: f64,
+    s: f64,
+    at: [f64; 2],
+    heading: f64,
+    accel: f64,
+}
+
+impl Plan {
+    fn stand(&mut self, d: f64) {
+        self.segs.push(Seg { t0: self.t, t1: self.t + d, s0: self.s, kind: SegKind::Stand { at: self.at, heading: self.heading } });
+        self.t += d;
+    }
+
+    /// Turns the short way round, on the spot, then walks to `to` starting and stopping at rest.
+    fn walk(&mut self, to: [f64; 2], cruise: f64) {
+        let d = [to[0] - self.at[0], to[1] - self.at[1]];
+        let len = portable::hypot(d[0], d[1]);
+        if len < 1e-3 {
+            // already there (a drag to where the carrier stands): nothing to walk
+            return;
+        }
+        let dir = [d[0] / len, d[1] / len];
+        let want = portable::atan2(dir[1], dir[0]);
+        let mut turn = (want - self.heading).rem_euclid(std::f64::consts::TAU);
+        if turn > std::f64::consts::PI {
+            turn -= std::f64::consts::TAU;
+        }
+        if turn.abs() > 1e-6 {
+            let dur = 0.4 + 0.8 * turn.abs() / std::f64::consts::PI;
+            let kind = SegKind::Turn { at: self.at, from: self.heading, to: self.heading + turn };
+            self.segs.push(Seg { t0: self.t, t1: self.t + dur, s0: self.s, kind });
+            self.t += dur;
+        }
+        self.heading += turn;
+        let mut v = cruise;
+        let mut ramp = SMOOTHER_PEAK * v / self.accel;
+        if v * ramp > len {
+            v = (len * self.accel / SMOOTHER_PEAK).sqrt();
+            ramp = SMOOTHER_PEAK * v / self.accel;
+        }
+        let dur = 2.0 * ramp + (len - v * ramp) / v;
+        let kind = SegKind::Move { from: self.at, dir, len, v, ramp, heading: self.heading };
+        self.segs.push(Seg { t0: self.t, t1: self.t + dur, s0: self.s, kind });
+        self.t += dur;
+        self.s += len;
+        self.at = to;
+    }
+
+    /// Standing from here on.
+    fn end(&mut self) {
+        self.segs.push(Seg { t0: self.t, t1: f64::INFINITY, s0: self.s, kind: SegKind::Stand { at: self.at, heading: self.heading } });
+    }
+
+    /// A hand takes the carrier over at `t`: what it does then is brought to rest without a jump
+    /// in its acceleration (walking at cruise speed, it stops from there over a stop's ramp; a
+    /// start, a stop or a turn under way is finished first), and everything planned after that
+    /// is dropped. The plan then continues from where and when the carrier stands.
+    fn take_over(&mut self, t: f64) {
+        let i = self.segs.partition_point(|s| s.t1 <= t).min(self.segs.len() - 1);
+        self.segs.truncate(i + 1);
+        let seg = &mut self.segs[i];
+        let tau = (t - seg.t0).max(0.0);
+        let (at, heading, walked) = match &mut seg.kind {
+            SegKind::Stand { at, heading } => {
+                seg.t1 = seg.t0 + tau;
+                (*at, *heading, 0.0)
+            }
+            SegKind::Turn { at, to, .. } => (*at, *to, 0.0),
+            SegKind::Move { from, dir, len, v, ramp, heading } => {
+                let dur = seg.t1 - seg.t0;
+                // cruising from `ramp` to `dur − ramp`: the stop's ramp begins when the hand
+                // takes over, or when the start's ramp ends
+                let cruise_end = dur - *ramp;
+                if cruise_end > *ramp && tau < cruise_end {
+                    let from_here = tau.max(*ramp);
+                    *len = *v * from_here;
+                    seg.t1 = seg.t0 + from_here + *ramp;
+                }
+                ([from[0] + dir[0] * *len, from[1] + dir[1] * *len], *heading, *len)
+            }
+        };
+        self.t = seg.t1;
+        self.s = seg.s0 + walked;
+        self.at = at;
+        self.heading = heading;
+        let until = self.t;
+        self.teleports.retain(|&tp| tp <= until);
+    }
+}
+
 impl Route {
     pub fn new(spec: &RouteSpec) -> Self {
-        let mut segs = Vec::new();
-        let mut teleports = Vec::new();
-        let (mut t, mut s, mut at, mut heading) = (0.0, 0.0, spec.start, spec.heading.to_radians());
+        let mut plan = Plan {
+            segs: Vec::new(),
+            teleports: Vec::new(),
+            t: 0.0,
+            s: 0.0,
+            at: spec.start,
+            heading: spec.heading.to_radians(),
+            accel: spec.accel,
+        };
         for leg in &spec.legs {
             match *leg {
-                Leg::Wait(d) => {
-                    segs.push(Seg { t0: t, t1: t + d, s0: s, kind: SegKind::Stand { at, heading } });
-                    t += d;
-                }
+                Leg::Wait(d) => plan.stand(d),
                 Leg::Teleport(to) => {
-                    teleports.push(t);
-                    at = to;
+                    plan.teleports.push(plan.t);
+                    plan.at = to;
                 }
-                Leg::To { to, cruise } => {
-                    let d = [to[0] - at[0], to[1] - at[1]];
-                    let len = portable::hypot(d[0], d[1]);
-                    let dir = [d[0] / len, d[1] / len];
-                    let want = portable::atan2(dir[1], dir[0]);
-                    // turn the short way round, on the spot, before walking
-                    let mut turn = (want - heading).rem_euclid(std::f64::consts::TAU);
-                    if turn > std::f64::consts::PI {
-                        turn -= std::f64::consts::TAU;
-                    }
-                    if turn.abs() > 1e-6 {
-                        let dur = 0.4 + 0.8 * turn.abs() / std::f64::consts::PI;
-                        segs.push(Seg { t0: t, t1: t + dur, s0: s, kind: SegKind::Turn { at, from: heading, to: heading + turn } });
-                        t += dur;
-                    }
-                    heading += turn;
-                    let mut v = cruise;
-                    let mut ramp = SMOOTHER_PEAK * v / spec.accel;
-                    if v * ramp > len {
-                        v = (len * spec.accel / SMOOTHER_PEAK).sqrt();
-                        ramp = SMOOTHER_PEAK * v / spec.accel;
-                    }
-                    let dur = 2.0 * ramp + (len - v * ramp) / v;
-                    segs.push(Seg { t0: t, t1: t + dur, s0: s, kind: SegKind::Move { from: at, dir, len, v, ramp, heading } });
-                    t += dur;
-                    s += len;
-                    at = to;
-                }
+                Leg::To { to, cruise } => plan.walk(to, cruise),
             }
         }
-        segs.push(Seg { t0: t, t1: f64::INFINITY, s0: s, kind: SegKind::Stand { at, heading } });
-        Route { segs, teleports, cruise: spec.cruise }
+        plan.end();
+        for drag in &spec.drags {
+            plan.take_over(drag.at);
+            plan.walk(drag.to, spec.cruise);
+            plan.end();
+        }
+        Route { segs: plan.segs, teleports: plan.teleports, cruise: spec.cruise }
     }
 
     /// The carrier at time `t` (before the first leg it stands at the start).

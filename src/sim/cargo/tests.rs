@@ -6,6 +6,7 @@ use super::route::Frame;
 use super::spring::{Law, overshoot_and_peak};
 use super::*;
 use crate::kinds::Played;
+use crate::portable;
 use crate::scene::cargo::{Input, Integrator};
 use crate::scene::{self, KindLook, KindSpec, Scene};
 
@@ -474,4 +475,65 @@ fn a_state_keeps_the_chart_history_it_was_saved_with_and_no_other() {
     assert_eq!(longer.digest(), before, "and leaves the simulation as it was");
     let mut same = Played::<CargoSim>::of(&five).unwrap();
     assert!(same.restore(300, &state));
+}
+
+/// A hand leading the carrier off its route (`[[cargo.route.drags]]`), taking over at every
+/// moment of a walk with a start, cruise, stop, wait, turn and a second walk (each 0.05 s): the
+/// carrier's place, speed and acceleration never jump (a jump in acceleration is a kick in the
+/// stack's input), it ends standing where it was led, and the route before the hand is the
+/// route without it.
+#[test]
+fn a_hand_leading_the_carrier_takes_over_without_a_jump() {
+    let legs = "legs = [{ to = [5.0, 0.0] }, { wait = 1.0 }, { to = [5.0, 4.0] }, { wait = 2.0 }]";
+    let plain = super::route::Route::new(&spec_of(&scene_text(12.0, &format!("[cargo.route]\n{legs}"))).route);
+    let mut checked = 0;
+    for k in 0..200 {
+        let at = k as f64 * 0.05;
+        let to = [1.0 + (k % 7) as f64, -2.0 + (k % 5) as f64];
+        let text = format!("[cargo.route]\n{legs}\ndrags = [{{ at = {at}, to = [{}, {}] }}]", to[0], to[1]);
+        let led = super::route::Route::new(&spec_of(&scene_text(12.0, &text)).route);
+        // steps of 0.1 ms: a continuous acceleration moves at most its jerk × dt (under 30 m/s³
+        // here, 0.003 m/s² a step); a take-over mid-start would jump by up to the peak, 1.8
+        let dt = 1e-4;
+        let (mut before, mut t) = (led.at(0.0), dt);
+        while t < at + 16.0 {
+            let now = led.at(t);
+            let moved = portable::hypot(now.pos[0] - before.pos[0], now.pos[1] - before.pos[1]);
+            assert!(moved <= 2.0 * dt * plain.cruise().max(before.speed) + 1e-9, "drag at {at}: a jump of {moved} m at {t:.3} s");
+            assert!((now.speed - before.speed).abs() < 0.01, "drag at {at}: speed jumps {} → {} at {t:.3} s", before.speed, now.speed);
+            assert!(
+                (now.accel - before.accel).abs() < 0.01,
+                "drag at {at}: acceleration jumps {} → {} at {t:.3} s",
+                before.accel,
+                now.accel
+            );
+            if t < at {
+                let p = plain.at(t);
+                assert_eq!(
+                    (now.pos, now.speed, now.accel),
+                    (p.pos, p.speed, p.accel),
+                    "drag at {at}: the route before it changed at {t:.3} s"
+                );
+            }
+            before = now;
+            t += dt;
+        }
+        let end = led.at(1e6);
+        assert!(portable::hypot(end.pos[0] - to[0], end.pos[1] - to[1]) < 1e-9 && end.speed == 0.0, "drag at {at}: ends at {:?}", end.pos);
+        checked += 1;
+    }
+    assert_eq!(checked, 200);
+}
+
+/// Drags are read in time order, each a time and a place.
+#[test]
+fn drags_out_of_order_or_incomplete_are_refused() {
+    for (drags, says) in [
+        ("[{ at = 2.0, to = [1.0, 0.0] }, { at = 1.0, to = [2.0, 0.0] }]", "drags come in time order"),
+        ("[{ at = 2.0 }]", "a drag is { at = seconds, to = [x, z] }"),
+    ] {
+        let text = scene_text(5.0, &format!("[cargo.route]\nlegs = [{{ to = [5.0, 0.0] }}]\ndrags = {drags}"));
+        let e = scene::parse(&text, Path::new("cargo.toml")).unwrap_err().to_string();
+        assert!(e.contains(says), "{drags}: {e}");
+    }
 }
