@@ -514,3 +514,89 @@ fn a_pointer_moves_the_flock_and_its_take_renders_the_same_frames() {
     assert!(same, "the page's last frame is not the take's: {verdict}");
     eprintln!("{inputs} inputs from frame {first} to {paused_at}; states equal at {frames:?}");
 }
+
+/// Where the cargo carrier's hips are in frame `frame`'s picture (the renderer's pinhole camera).
+fn carrier_pixel(scene: &simreel::scene::Scene, frame: u32) -> [f64; 2] {
+    use simreel::sim::cargo::route::{HIP, Route, ground_height};
+    let simreel::scene::KindSpec::Cargo(c) = &scene.sim.kind else { panic!("not a cargo scene") };
+    let t = scene.sim.timing.time_of(frame);
+    let place = Route::new(&c.route).at(t);
+    let hips = [place.pos[0], ground_height(&c.ground, place.pos[0]) + HIP, place.pos[1]];
+    let (eye, target) = scene.look.camera.eye_target(t, scene.sim.timing.duration());
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let norm = |v: [f64; 3]| v.map(|c| c / dot(v, v).sqrt());
+    let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let forward = norm(sub(target, eye));
+    let right = norm(cross(forward, [0.0, 1.0, 0.0]));
+    let up = cross(right, forward);
+    let half = (scene.look.camera.fov_deg.to_radians() / 2.0).tan();
+    let (w, h) = (scene.look.width as f64, scene.look.height as f64);
+    let v = sub(hips, eye);
+    let z = dot(v, forward);
+    let (nx, ny) = (dot(v, right) / (z * half * w / h), dot(v, up) / (z * half));
+    [(nx + 1.0) / 2.0 * w, (1.0 - ny) / 2.0 * h]
+}
+
+/// A reader drags the walking carrier (cargo_walk) to a spot on the ground with the mouse: the
+/// take has the drag, and `simreel render` of the take gives the page's states before, at and
+/// after it; without it the carrier is elsewhere.
+#[test]
+#[cfg_attr(
+    skip_web_tests,
+    ignore = "the web player cannot be built here (SIMREEL_SKIP_WEB_TESTS is set; scripts/build-web needs a wasm32 standard library)"
+)]
+fn a_drag_leads_the_carrier_and_its_take_renders_the_same_frames() {
+    let dir = scratch();
+    let site = dir.join("site");
+    let scene_file = root().join("scenes/cargo_walk.toml");
+    let scene = simreel::scene::load(&scene_file).unwrap();
+    embed(&scene_file, &site.join("cargo"));
+    let port = serve(&site);
+    let mut b = Browser::launch_drawing(&dir.join("profile"), "about:blank", &WEBGL_ON_SWIFTSHADER);
+    b.call("Page.navigate", serde_json::json!({ "url": format!("http://127.0.0.1:{port}/cargo/index.html?state=1") }));
+    let player = "document.querySelector('simreel-player')";
+    wait_for(&mut b, &format!("{player} && {player}.dataset.backend"), Duration::from_secs(240), "the carrier drawn");
+    b.eval(&format!("{player}.scrollIntoView()"));
+    // paused mid-walk: the drag itself plays the scene (and is handed over at the frame shown)
+    b.eval(&format!("{player}.pause(); {player}.show(40, true)"));
+    let hint = b.eval("document.querySelector('.sr-hint').textContent");
+    assert!(hint.as_str().is_some_and(|h| h.contains("drag the carrier")), "the page says what a reader can do: {hint}");
+    let r = b.eval(&format!("JSON.stringify({player}.querySelector('canvas').getBoundingClientRect())"));
+    let r: Value = serde_json::from_str(r.as_str().unwrap()).unwrap();
+    let (x0, y0, w) = (r["x"].as_f64().unwrap(), r["y"].as_f64().unwrap(), r["width"].as_f64().unwrap());
+    let k = w / scene.look.width as f64;
+    let mouse = |b: &mut Browser, kind: &str, x: f64, y: f64| {
+        let event = serde_json::json!({ "type": kind, "x": x0 + x * k, "y": y0 + y * k, "button": "left", "buttons": 1, "clickCount": 1 });
+        b.call("Input.dispatchMouseEvent", event);
+    };
+    let [hx, hy] = carrier_pixel(&scene, 40);
+    mouse(&mut b, "mousePressed", hx, hy);
+    for i in 1..=8 {
+        mouse(&mut b, "mouseMoved", hx - 25.0 * i as f64, hy + 100.0 + 4.0 * i as f64);
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    mouse(&mut b, "mouseReleased", hx - 200.0, hy + 132.0);
+    wait_for(&mut b, &format!("{player}.take.includes('drags = [')"), Duration::from_secs(60), "the drag in the take");
+    wait_for(&mut b, &format!("{player}.dataset.frame >= 120 || {player}.ended"), Duration::from_secs(120), "the carrier led");
+    b.eval(&format!("{player}.pause()"));
+    let take = b.eval(&format!("{player}.take")).as_str().unwrap().to_string();
+    assert!(!take.contains("turn = "), "the drag on the carrier turned the camera:\n{take}");
+    let take_file = dir.join("cargo-take.toml");
+    std::fs::write(&take_file, &take).unwrap();
+    let paused_at: u32 = b.eval(&format!("{player}.dataset.frame")).as_str().unwrap().parse().unwrap();
+    let frames = vec![30, 40, 60, 90, paused_at];
+    let mut shown = Vec::new();
+    for &f in &frames {
+        b.eval(&format!("{player}.show({f}, true)"));
+        shown.push(b.eval(&format!("{player}.state")).as_str().unwrap().to_string());
+    }
+    let (states, _) = cli_states(&take_file, &frames, &dir.join("cli"));
+    assert_eq!(shown, states, "the page's states at frames {frames:?} against `simreel render` of its take:\n{take}");
+    let (plain, _) = cli_states(&scene_file, &[paused_at], &dir.join("cli-plain"));
+    assert_ne!(plain[0], states[states.len() - 1], "the drag changed nothing");
+    eprintln!(
+        "the carrier led from frame 40; states equal at {frames:?}; the take's drags: {}",
+        take.split("drags = ").nth(1).unwrap_or("").lines().take(3).collect::<Vec<_>>().join(" ")
+    );
+}
