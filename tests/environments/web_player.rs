@@ -440,37 +440,21 @@ fn a_pointer_moves_the_flock_and_its_take_renders_the_same_frames() {
     embed(&scene, &site.join("flock"));
     let port = serve(&site);
     let mut b = Browser::launch_drawing(&dir.join("profile"), "about:blank", &WEBGL_ON_SWIFTSHADER);
-    b.call("Page.navigate", serde_json::json!({ "url": format!("http://127.0.0.1:{port}/flock/index.html?state=1") }));
-    let player = "document.querySelector('simreel-player')";
-    // loaded and drawing (slow on a loaded machine: the other browser tests run beside it), then
+    let canvas = open_drawn(&mut b, port, "flock", 640);
+    let player = PLAYER;
     // playing: it plays when scrolled into view; what is tested here is the pointer, so the test
-    // presses play itself where that has not happened yet
-    wait_for(&mut b, &format!("{player} && {player}.dataset.backend"), Duration::from_secs(240), "the flock drawn");
-    // in view, and pressed again where the visibility observer's first report (late on a loaded
-    // machine) paused a press made before it: a player out of view pauses, by design
-    b.eval(&format!("{player}.scrollIntoView()"));
+    // presses play itself where that has not happened yet (or where the visibility observer's
+    // first report, late on a loaded machine, paused a press made before it: a player out of
+    // view pauses, by design)
     wait_for(&mut b, &format!("{player}.playing || ({player}.play(), false)"), Duration::from_secs(60), "the flock playing");
     let hint = b.eval("document.querySelector('.sr-hint').textContent");
     assert!(hint.as_str().is_some_and(|h| h.contains("pointer")), "the page says what a reader can do: {hint}");
-    let r = b.eval(&format!("JSON.stringify({player}.querySelector('canvas').getBoundingClientRect())"));
-    let r: Value = serde_json::from_str(r.as_str().unwrap()).unwrap();
-    let (x0, y0, w) = (r["x"].as_f64().unwrap(), r["y"].as_f64().unwrap(), r["width"].as_f64().unwrap());
-    // canvas pixels → page pixels (the canvas may be drawn smaller than its pixels)
-    let k = w / 640.0;
-    let mouse = |b: &mut Browser, kind: &str, x: f64, y: f64| {
-        let mut event = serde_json::json!({ "type": kind, "x": x0 + x * k, "y": y0 + y * k });
-        if kind != "mouseMoved" {
-            event["button"] = "left".into();
-            event["clickCount"] = 1.into();
-        }
-        b.call("Input.dispatchMouseEvent", event);
-    };
     for i in 0..40 {
-        mouse(&mut b, "mouseMoved", 150.0 + 8.0 * i as f64, 250.0 - 3.0 * i as f64);
+        canvas.mouse(&mut b, "mouseMoved", 150.0 + 8.0 * i as f64, 250.0 - 3.0 * i as f64, false);
         std::thread::sleep(Duration::from_millis(40));
     }
-    mouse(&mut b, "mousePressed", 470.0, 130.0);
-    mouse(&mut b, "mouseReleased", 470.0, 130.0);
+    canvas.mouse(&mut b, "mousePressed", 470.0, 130.0, true);
+    canvas.mouse(&mut b, "mouseReleased", 470.0, 130.0, false);
     // the click is handed over with the next frame (slow ones on a loaded machine)
     wait_for(&mut b, &format!("{player}.take.includes('470.0, 130.0]')"), Duration::from_secs(60), "the click in the take");
     std::thread::sleep(Duration::from_millis(300));
@@ -515,6 +499,43 @@ fn a_pointer_moves_the_flock_and_its_take_renders_the_same_frames() {
     eprintln!("{inputs} inputs from frame {first} to {paused_at}; states equal at {frames:?}");
 }
 
+/// The page's player.
+const PLAYER: &str = "document.querySelector('simreel-player')";
+
+/// Where a page's canvas is: its top left on the page and page pixels per picture pixel (the
+/// canvas may be drawn smaller than its pixels).
+struct Canvas {
+    x0: f64,
+    y0: f64,
+    k: f64,
+}
+
+impl Canvas {
+    /// A mouse event at pixel (x, y) of the picture; `held`: with the left button down.
+    fn mouse(&self, b: &mut Browser, kind: &str, x: f64, y: f64, held: bool) {
+        let mut event = serde_json::json!({ "type": kind, "x": self.x0 + x * self.k, "y": self.y0 + y * self.k });
+        if kind != "mouseMoved" || held {
+            event["button"] = "left".into();
+            event["clickCount"] = 1.into();
+        }
+        if held {
+            event["buttons"] = 1.into();
+        }
+        b.call("Input.dispatchMouseEvent", event);
+    }
+}
+
+/// The page `site/<stem>/index.html?state=1` opened, drawing (slow on a loaded machine: the
+/// other browser tests run beside it) and scrolled into view; its canvas, `width` pixels wide.
+fn open_drawn(b: &mut Browser, port: u16, stem: &str, width: u32) -> Canvas {
+    b.call("Page.navigate", serde_json::json!({ "url": format!("http://127.0.0.1:{port}/{stem}/index.html?state=1") }));
+    wait_for(b, &format!("{PLAYER} && {PLAYER}.dataset.backend"), Duration::from_secs(240), &format!("{stem} drawn"));
+    b.eval(&format!("{PLAYER}.scrollIntoView()"));
+    let r = b.eval(&format!("JSON.stringify({PLAYER}.querySelector('canvas').getBoundingClientRect())"));
+    let r: Value = serde_json::from_str(r.as_str().unwrap()).unwrap();
+    Canvas { x0: r["x"].as_f64().unwrap(), y0: r["y"].as_f64().unwrap(), k: r["width"].as_f64().unwrap() / width as f64 }
+}
+
 /// Where the cargo carrier's hips are in frame `frame`'s picture (the renderer's pinhole camera).
 fn carrier_pixel(scene: &simreel::scene::Scene, frame: u32) -> [f64; 2] {
     use simreel::sim::cargo::route::{HIP, Route, ground_height};
@@ -554,29 +575,19 @@ fn a_drag_leads_the_carrier_and_its_take_renders_the_same_frames() {
     embed(&scene_file, &site.join("cargo"));
     let port = serve(&site);
     let mut b = Browser::launch_drawing(&dir.join("profile"), "about:blank", &WEBGL_ON_SWIFTSHADER);
-    b.call("Page.navigate", serde_json::json!({ "url": format!("http://127.0.0.1:{port}/cargo/index.html?state=1") }));
-    let player = "document.querySelector('simreel-player')";
-    wait_for(&mut b, &format!("{player} && {player}.dataset.backend"), Duration::from_secs(240), "the carrier drawn");
-    b.eval(&format!("{player}.scrollIntoView()"));
+    let canvas = open_drawn(&mut b, port, "cargo", scene.look.width);
+    let player = PLAYER;
     // paused mid-walk: the drag itself plays the scene (and is handed over at the frame shown)
     b.eval(&format!("{player}.pause(); {player}.show(40, true)"));
     let hint = b.eval("document.querySelector('.sr-hint').textContent");
     assert!(hint.as_str().is_some_and(|h| h.contains("drag the carrier")), "the page says what a reader can do: {hint}");
-    let r = b.eval(&format!("JSON.stringify({player}.querySelector('canvas').getBoundingClientRect())"));
-    let r: Value = serde_json::from_str(r.as_str().unwrap()).unwrap();
-    let (x0, y0, w) = (r["x"].as_f64().unwrap(), r["y"].as_f64().unwrap(), r["width"].as_f64().unwrap());
-    let k = w / scene.look.width as f64;
-    let mouse = |b: &mut Browser, kind: &str, x: f64, y: f64| {
-        let event = serde_json::json!({ "type": kind, "x": x0 + x * k, "y": y0 + y * k, "button": "left", "buttons": 1, "clickCount": 1 });
-        b.call("Input.dispatchMouseEvent", event);
-    };
     let [hx, hy] = carrier_pixel(&scene, 40);
-    mouse(&mut b, "mousePressed", hx, hy);
+    canvas.mouse(&mut b, "mousePressed", hx, hy, true);
     for i in 1..=8 {
-        mouse(&mut b, "mouseMoved", hx - 25.0 * i as f64, hy + 100.0 + 4.0 * i as f64);
+        canvas.mouse(&mut b, "mouseMoved", hx - 25.0 * i as f64, hy + 100.0 + 4.0 * i as f64, true);
         std::thread::sleep(Duration::from_millis(40));
     }
-    mouse(&mut b, "mouseReleased", hx - 200.0, hy + 132.0);
+    canvas.mouse(&mut b, "mouseReleased", hx - 200.0, hy + 132.0, false);
     wait_for(&mut b, &format!("{player}.take.includes('drags = [')"), Duration::from_secs(60), "the drag in the take");
     wait_for(&mut b, &format!("{player}.dataset.frame >= 120 || {player}.ended"), Duration::from_secs(120), "the carrier led");
     b.eval(&format!("{player}.pause()"));

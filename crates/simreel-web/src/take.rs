@@ -171,9 +171,8 @@ pub fn write(original: &DocumentMut, scene: &Scene, inputs: &[(u32, Input)]) -> 
 /// or, where the file writes `[[cargo.route.drags]]`, as another of those.
 fn lead(doc: &mut DocumentMut, at: f64, to: [f64; 2]) {
     let route = table_at(doc, &["cargo", "route"]);
-    let time = |t: Option<&Item>| t.and_then(Item::as_value).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
     if let Some(list) = route.get_mut("drags").and_then(Item::as_array_of_tables_mut) {
-        list.retain(|t| time(t.get("at")).is_some_and(|t| t < at));
+        list.retain(|t| t.get("at").and_then(Item::as_value).and_then(number).is_some_and(|t| t < at));
         let mut drag = Table::new();
         drag["at"] = toml_edit::value(at);
         drag["to"] = toml_edit::value(floats(&to));
@@ -184,21 +183,12 @@ fn lead(doc: &mut DocumentMut, at: f64, to: [f64; 2]) {
         route["drags"] = toml_edit::value(Array::new());
     }
     let list = route["drags"].as_array_mut().expect("made an array just above");
-    list.retain(|v| {
-        v.as_inline_table()
-            .and_then(|t| t.get("at"))
-            .and_then(|t| t.as_float().or(t.as_integer().map(|i| i as f64)))
-            .is_some_and(|t| t < at)
-    });
+    list.retain(|v| v.as_inline_table().and_then(|t| t.get("at")).and_then(number).is_some_and(|t| t < at));
     let mut drag = InlineTable::new();
     drag.insert("at", at.into());
     drag.insert("to", Value::Array(floats(&to)));
     list.push(Value::InlineTable(drag));
-    for row in list.iter_mut() {
-        row.decor_mut().set_prefix("\n  ");
-    }
-    list.set_trailing("\n");
-    list.set_trailing_comma(true);
+    lay_out(list);
 }
 
 /// The reader's hands as `[[dice.grab]]` tables, after the scene's own grabs that close before the
@@ -209,7 +199,7 @@ fn write_hands(doc: &mut DocumentMut, from: f64, hands: &[Hand], duration: f64) 
         dice["grab"] = Item::ArrayOfTables(ArrayOfTables::new());
     }
     let list = dice["grab"].as_array_of_tables_mut().expect("made just above");
-    let at = |t: &Table| t.get("at").and_then(Item::as_value).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+    let at = |t: &Table| t.get("at").and_then(Item::as_value).and_then(number);
     list.retain(|t| at(t).is_some_and(|a| a < from));
     for h in hands {
         let mut t = Table::new();
@@ -240,12 +230,22 @@ fn rows(keys: &[[f64; 2]]) -> Array {
 
 /// An array of rows written one row a line, as a person writes keyframes.
 fn one_a_line(mut rows: Array) -> Array {
+    lay_out(&mut rows);
+    rows
+}
+
+/// Lays `rows` out one a line.
+fn lay_out(rows: &mut Array) {
     for row in rows.iter_mut() {
         row.decor_mut().set_prefix("\n  ");
     }
     rows.set_trailing("\n");
     rows.set_trailing_comma(true);
-    rows
+}
+
+/// A number as TOML writes it (1.5 or 2), in seconds or units.
+fn number(v: &Value) -> Option<f64> {
+    v.as_float().or(v.as_integer().map(|i| i as f64))
 }
 
 /// The table at `path`, made where the file has none.
@@ -269,16 +269,10 @@ fn push_row(doc: &mut DocumentMut, path: &[&str], key: &str, row: &[f64]) {
     }
     let list = table[key].as_array_mut().expect("made an array just above");
     if key == "pointer" {
-        let time = |v: &Value| v.as_array().and_then(|a| a.get(0)).and_then(|t| t.as_float().or(t.as_integer().map(|i| i as f64)));
-        list.retain(|v| time(v).is_some_and(|t| t < row[0]));
+        list.retain(|v| v.as_array().and_then(|a| a.get(0)).and_then(number).is_some_and(|t| t < row[0]));
     }
     list.push(floats(row));
-    // one row a line, as a person writes keyframes
-    for row in list.iter_mut() {
-        row.decor_mut().set_prefix("\n  ");
-    }
-    list.set_trailing("\n");
-    list.set_trailing_comma(true);
+    lay_out(list);
 }
 
 /// The camera of a frame, for turning the picture's pixels into rays and points back into pixels.
