@@ -165,7 +165,8 @@ pub fn read_render(t: &TableReader) -> RenderSpec {
     let fps = t.int(&FPS) as u32;
     let frames = if t.has(&DURATION) && t.has(&FRAMES) {
         t.error_at(&DURATION, "give either `frames` or `duration`, not both");
-        60
+        // the frames given, so that nothing else is held against a count nobody wrote
+        t.int(&FRAMES) as u32
     } else if t.has(&DURATION) {
         let d = t.float(&DURATION);
         ((d * fps as f64).round() as u32).max(1)

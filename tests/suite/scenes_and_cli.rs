@@ -674,6 +674,16 @@ fn a_dice_firmness_list_names_the_item_out_of_range_and_keeps_quiet_when_count_i
     );
 }
 
+/// `frames` and `duration` both (a `--set render.frames=600` over a scene that gives its duration)
+/// is the one problem: the golden frames are not held against a count nobody wrote.
+#[test]
+fn frames_and_duration_both_is_one_problem() {
+    let golden = "[golden]\nframes = [100, 500]\n[golden.tolerance]\nreason = \"exact\"\n";
+    let d = problems(&format!("kind = \"flock\"\n[render]\nduration = 2.0\nframes = 600\n{golden}"));
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].key == "render.duration" && d[0].message.contains("not both"), "{d:?}");
+}
+
 #[test]
 fn golden_tables_are_validated() {
     let base = "kind = \"terrain\"\n[render]\nframes = 10\nwidth = 640\nheight = 360\n";
