@@ -482,21 +482,35 @@ fn a_pointer_moves_the_flock_and_its_take_renders_the_same_frames() {
     let mut frames = vec![first.saturating_sub(3), first, first + 10, paused_at.saturating_sub(2), paused_at];
     frames.sort();
     frames.dedup();
-    let mut shown = Vec::new();
-    for &f in &frames {
-        b.eval(&format!("{player}.show({f}, true)"));
-        shown.push(b.eval(&format!("{player}.state")).as_str().unwrap().to_string());
-    }
-    let (states, folder) = cli_states(&take_file, &frames, &dir.join("cli"));
-    assert_eq!(shown, states, "the page's states at frames {frames:?} against `simreel render` of its take");
-    let (plain, _) = cli_states(&scene, &[paused_at], &dir.join("cli-plain"));
-    assert_ne!(plain[0], states[states.len() - 1], "the pointer changed nothing");
+    let folder = in_step_with_the_take(&mut b, &take_file, &scene, &frames, &dir);
     // the picture of the last frame: the take's, with the reader's cursor drawn
     let shot = dir.join("shot.png");
     canvas_shot(&mut b, &shot);
     let (same, verdict) = same_picture(&folder.join(format!("frame_{paused_at:04}.png")), &shot, &dir.join("compare"));
     assert!(same, "the page's last frame is not the take's: {verdict}");
     eprintln!("{inputs} inputs from frame {first} to {paused_at}; states equal at {frames:?}");
+}
+
+/// The page's states at `frames` (sorted; the last where the reader stopped) are those `simreel
+/// render` gives for the take the page saved, and the last is not the plain scene's (what the
+/// reader did changed something); the folder of the take's frames.
+fn in_step_with_the_take(b: &mut Browser, take: &Path, scene: &Path, frames: &[u32], dir: &Path) -> PathBuf {
+    let mut shown = Vec::new();
+    for &f in frames {
+        b.eval(&format!("{PLAYER}.show({f}, true)"));
+        shown.push(b.eval(&format!("{PLAYER}.state")).as_str().unwrap().to_string());
+    }
+    let (states, folder) = cli_states(take, frames, &dir.join("cli"));
+    assert_eq!(
+        shown,
+        states,
+        "the page's states at frames {frames:?} against `simreel render` of its take:\n{}",
+        std::fs::read_to_string(take).unwrap()
+    );
+    let last = *frames.last().unwrap();
+    let (plain, _) = cli_states(scene, &[last], &dir.join("cli-plain"));
+    assert_ne!(plain[0], states[states.len() - 1], "what the reader did changed nothing by frame {last}");
+    folder
 }
 
 /// The page's player.
@@ -606,15 +620,7 @@ fn a_drag_leads_the_carrier_and_its_take_renders_the_same_frames() {
     let mut frames = vec![led.saturating_sub(10), led, led + 30, paused_at];
     frames.sort();
     frames.dedup();
-    let mut shown = Vec::new();
-    for &f in &frames {
-        b.eval(&format!("{player}.show({f}, true)"));
-        shown.push(b.eval(&format!("{player}.state")).as_str().unwrap().to_string());
-    }
-    let (states, _) = cli_states(&take_file, &frames, &dir.join("cli"));
-    assert_eq!(shown, states, "the page's states at frames {frames:?} against `simreel render` of its take:\n{take}");
-    let (plain, _) = cli_states(&scene_file, &[paused_at], &dir.join("cli-plain"));
-    assert_ne!(plain[0], states[states.len() - 1], "the drag changed nothing");
+    in_step_with_the_take(&mut b, &take_file, &scene_file, &frames, &dir);
     eprintln!(
         "the carrier led from frame {led}; states equal at {frames:?}; the take's drags: {}",
         take.split("drags = ").nth(1).unwrap_or("").lines().take(3).collect::<Vec<_>>().join(" ")
