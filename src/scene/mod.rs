@@ -10,6 +10,7 @@ mod cost;
 pub mod dice;
 pub mod effects;
 pub mod error;
+pub mod eye;
 pub mod figure;
 pub mod flock;
 pub mod frames;

@@ -550,27 +550,12 @@ fn open_drawn(b: &mut Browser, port: u16, stem: &str, width: u32) -> Canvas {
     Canvas { x0: r["x"].as_f64().unwrap(), y0: r["y"].as_f64().unwrap(), k: r["width"].as_f64().unwrap() / width as f64 }
 }
 
-/// Where the cargo carrier's hips are in frame `frame`'s picture (the renderer's pinhole camera).
+/// Where the cargo carrier's hips are in frame `frame`'s picture.
 fn carrier_pixel(scene: &simreel::scene::Scene, frame: u32) -> [f64; 2] {
-    use simreel::sim::cargo::route::{HIP, Route, ground_height};
     let simreel::scene::KindSpec::Cargo(c) = &scene.sim.kind else { panic!("not a cargo scene") };
     let t = scene.sim.timing.time_of(frame);
-    let place = Route::new(&c.route).at(t);
-    let hips = [place.pos[0], ground_height(&c.ground, place.pos[0]) + HIP, place.pos[1]];
-    let (eye, target) = scene.look.camera.eye_target(t, scene.sim.timing.duration());
-    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    let norm = |v: [f64; 3]| v.map(|c| c / dot(v, v).sqrt());
-    let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-    let forward = norm(sub(target, eye));
-    let right = norm(cross(forward, [0.0, 1.0, 0.0]));
-    let up = cross(right, forward);
-    let half = (scene.look.camera.fov_deg.to_radians() / 2.0).tan();
-    let (w, h) = (scene.look.width as f64, scene.look.height as f64);
-    let v = sub(hips, eye);
-    let z = dot(v, forward);
-    let (nx, ny) = (dot(v, right) / (z * half * w / h), dot(v, up) / (z * half));
-    [(nx + 1.0) / 2.0 * w, (1.0 - ny) / 2.0 * h]
+    let hips = simreel::sim::cargo::route::hips_at(&c.route, &c.ground, t);
+    simreel::scene::eye::Eye::of(scene, t).pixel(hips).expect("the carrier in front of the camera")
 }
 
 /// A reader drags the walking carrier (cargo_walk) to a spot on the ground with the mouse: the

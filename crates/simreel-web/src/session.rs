@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use simreel::frame::FrameData;
+use simreel::scene::eye::Eye;
 use simreel::scene::{self, KindSpec, Scene};
 use simreel::sim::Player;
 use toml_edit::DocumentMut;
@@ -90,7 +91,7 @@ impl Session {
     pub fn press(&mut self, x: f64, y: f64) -> Result<bool, String> {
         let input = match &self.scene.sim.kind {
             KindSpec::Flock(_) => take::canvas_at(&self.scene, x, y).map(|[x, y]| Input::Shock { x, y }),
-            KindSpec::Wind(_) => take::Eye::of(&self.scene, self.time()).on_ground(x, y).map(|[x, z]| Input::Gust { x, z }),
+            KindSpec::Wind(_) => Eye::of(&self.scene, self.time()).on_ground(x, y).map(|[x, z]| Input::Gust { x, z }),
             KindSpec::Dice(_) => Some(Input::Throw),
             _ => None,
         };
@@ -119,10 +120,8 @@ impl Session {
     pub fn grab(&mut self, x: f64, y: f64) -> Result<bool, String> {
         if let KindSpec::Cargo(cargo) = &self.scene.sim.kind {
             // on the carrier (its hips within a sixth of the picture's height): the drag leads it
-            let place = simreel::sim::cargo::route::Route::new(&cargo.route).at(self.time());
-            let ground = simreel::sim::cargo::route::ground_height(&cargo.ground, place.pos[0]);
-            let hips = [place.pos[0], ground + simreel::sim::cargo::route::HIP, place.pos[1]];
-            let eye = take::Eye::of(&self.scene, self.time());
+            let hips = simreel::sim::cargo::route::hips_at(&cargo.route, &cargo.ground, self.time());
+            let eye = Eye::of(&self.scene, self.time());
             let on = eye.pixel(hips).is_some_and(|p| simreel::portable::hypot(p[0] - x, p[1] - y) <= self.scene.look.height as f64 / 6.0);
             if on {
                 self.lead = Some(None);
@@ -130,7 +129,7 @@ impl Session {
             return Ok(on);
         }
         let Some(dice) = self.player.sim().as_any().downcast_ref::<simreel::sim::dice::DiceSim>() else { return Ok(false) };
-        let eye = take::Eye::of(&self.scene, self.time());
+        let eye = Eye::of(&self.scene, self.time());
         let reach = self.scene.look.height as f64 / 10.0;
         let near = dice
             .centres()
@@ -151,13 +150,13 @@ impl Session {
     pub fn pull_to(&mut self, x: f64, y: f64) -> Result<bool, String> {
         if self.lead.is_some() {
             // where the carrier is led: the ground under the pointer, taken when the hand lets go
-            if let Some(p) = take::Eye::of(&self.scene, self.time()).on_ground(x, y) {
+            if let Some(p) = Eye::of(&self.scene, self.time()).on_ground(x, y) {
                 self.lead = Some(Some(p));
             }
             return Ok(true);
         }
         let Some((centre, start)) = self.hand else { return Ok(false) };
-        let Some(p) = take::Eye::of(&self.scene, self.time()).on_plane(x, y, centre) else { return Ok(false) };
+        let Some(p) = Eye::of(&self.scene, self.time()).on_plane(x, y, centre) else { return Ok(false) };
         let offset: [f64; 3] = std::array::from_fn(|i| (((p[i] - start[i]) * 1000.0).round() / 1000.0).clamp(-3.0, 3.0));
         self.input(Input::Pull { offset }).map(|()| true)
     }
@@ -410,14 +409,13 @@ mod tests {
             Act::Wheel(steps) => s.wheel(steps),
             Act::GrabDie(d) => {
                 let dice = s.player.sim().as_any().downcast_ref::<simreel::sim::dice::DiceSim>().unwrap();
-                let at = take::Eye::of(&s.scene, s.time()).pixel(dice.centres()[d]).unwrap();
+                let at = Eye::of(&s.scene, s.time()).pixel(dice.centres()[d]).unwrap();
                 s.grab(at[0], at[1])
             }
             Act::GrabCarrier => {
                 let KindSpec::Cargo(cargo) = &s.scene.sim.kind else { panic!("not a cargo scene") };
-                let place = simreel::sim::cargo::route::Route::new(&cargo.route).at(s.time());
-                let hips = [place.pos[0], simreel::sim::cargo::route::HIP, place.pos[1]];
-                let at = take::Eye::of(&s.scene, s.time()).pixel(hips).unwrap();
+                let hips = simreel::sim::cargo::route::hips_at(&cargo.route, &cargo.ground, s.time());
+                let at = Eye::of(&s.scene, s.time()).pixel(hips).unwrap();
                 s.grab(at[0] + 5.0, at[1] - 5.0)
             }
             Act::PullTo(x, y) => s.pull_to(x, y),

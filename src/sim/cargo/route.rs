@@ -248,6 +248,13 @@ impl Route {
     }
 }
 
+/// Where the carrier's hips are at time `t` (metres), on `route` over `ground`: where a reader's
+/// hand takes it in the web player.
+pub fn hips_at(route: &RouteSpec, ground: &GroundSpec, t: f64) -> [f64; 3] {
+    let place = Route::new(route).at(t);
+    [place.pos[0], ground_height(ground, place.pos[0]) + HIP, place.pos[1]]
+}
+
 /// Ground height at (x, z): flat, or a ramp along +x whose slope eases in and out along a
 /// smoothstep over 2b at each end, so height has a continuous curvature (a walker's vertical
 /// acceleration and its lean into the slope have no jumps).
