@@ -319,8 +319,8 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
     let sum = |f: fn(&Timings) -> f64| shards.values().map(|m| f(&m.timings)).sum::<f64>();
     let wall = sum(|t| t.wall_s);
     let (simulate, render, encode) = (sum(|t| t.simulate_s), sum(|t| t.render_s), sum(|t| t.encode_s));
-    let stages = [("simulate", simulate), ("render", render), ("encode", encode)];
-    let slowest = stages.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map_or("", |s| s.0).to_string();
+    let stages = shards.values().filter_map(|m| m.timings.stages.clone()).reduce(|a, b| a.plus(&b));
+    let slowest = stages.as_ref().map_or_else(String::new, |s| s.slowest().0.to_string());
     let gif = animations.gif(&finished.records).map(PathBuf::from);
     let manifest = Manifest {
         frames: all,
@@ -334,6 +334,12 @@ pub fn merge(out: &Path, scene: &Scene, formats: &[Format], shards: Option<u32>)
             encode_s: encode,
             frames_per_second: paths.len() as f64 / wall.max(1e-9),
             slowest_stage: slowest,
+            // the shards ran apart: their startups and steady rates are theirs
+            startup_s: 0.0,
+            adapter_s: None,
+            device_s: None,
+            steady_fps: 0.0,
+            stages,
             animations_s: finished.seconds.clone(),
             peak_memory_bytes: shards.values().filter_map(|m| m.timings.peak_memory_bytes).max(),
         },

@@ -56,9 +56,15 @@ pub struct RenderArgs {
     /// No progress bars or summaries.
     #[arg(long, short)]
     pub quiet: bool,
-    /// `json`: one JSON line per finished frame on stdout.
+    /// `json`: one JSON line per finished frame on stdout, and one of each scene's timings at
+    /// its end.
     #[arg(long, value_enum)]
     pub progress: Option<ProgressArg>,
+    /// After each scene, where its time went: startup apart from the rate after the first frame,
+    /// and each stage's rate alone with its busy, idle and blocked time (on stderr, even with
+    /// --quiet; the manifest's `timings` hold the same).
+    #[arg(long)]
+    pub profile: bool,
     /// Keep frames a previous run of the same scene and settings finished; render the rest.
     #[arg(long)]
     pub resume: bool,

@@ -165,6 +165,12 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         if mode == ProgressMode::Bars {
             eprintln!("{}", render_summary(&job.scene.name, &outcome));
         }
+        if args.profile && outcome.rendered > 0 {
+            eprint!("{}", profile(&job.scene.name, &outcome.manifest.timings));
+        }
+        if mode == ProgressMode::Json {
+            println!("{}", serde_json::json!({"scene": job.scene.name, "timings": outcome.manifest.timings}));
+        }
         // what a render of some frames left as it was is said even when quiet: the files there
         // are not all of this scene as it is now
         for note in &outcome.left {
@@ -257,6 +263,32 @@ fn write_target(file: &Path, t: Target, job: &pipeline::Job, outcome: &pipeline:
         eprintln!("{}: wrote {} (from {})", job.scene.name, file.display(), from.display());
     }
     Ok(())
+}
+
+/// Where a render's time went, as `--profile` prints it: startup, the rates, a row a stage.
+pub fn profile(name: &str, t: &simreel::output::manifest::Timings) -> String {
+    let opened = match (t.adapter_s, t.device_s) {
+        (Some(a), Some(d)) => format!(" (finding the adapter {:.0} ms, opening its device {:.0} ms)", a * 1e3, d * 1e3),
+        _ => " (on the renderer of the scene before)".to_string(),
+    };
+    let mut out = format!(
+        "{name}: first frame after {:.0} ms{opened}; {:.1} frames/s after it, {:.1} end to end; slowest stage: {}\n",
+        t.startup_s * 1e3,
+        t.steady_fps,
+        t.frames_per_second,
+        t.slowest_stage
+    );
+    let Some(stages) = &t.stages else { return out };
+    out += &format!("  {:<9} {:>7} {:>10} {:>9} {:>9} {:>10}\n", "stage", "threads", "frames/s", "busy s", "idle s", "blocked s");
+    for (stage, s) in [("simulate", &stages.simulate), ("render", &stages.render), ("encode", &stages.encode)] {
+        let gpu = match (s.gpu_wait_s, s.cpu_ms_per_frame) {
+            (Some(g), Some(c)) => format!("  of busy: {g:.2} s waiting for the GPU; the thread's CPU {c:.3} ms a frame"),
+            (Some(g), None) => format!("  of busy: {g:.2} s waiting for the GPU"),
+            _ => String::new(),
+        };
+        out += &format!("  {stage:<9} {:>7} {:>10.1} {:>9.2} {:>9.2} {:>10.2}{gpu}\n", s.threads, s.fps, s.busy_s, s.idle_s, s.blocked_s);
+    }
+    out
 }
 
 /// What a finished render says: what it wrote, how fast it rendered (frames kept by `--resume`

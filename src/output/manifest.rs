@@ -193,15 +193,34 @@ pub fn facts_json(facts: &[(String, String)]) -> serde_json::Map<String, serde_j
 pub struct Timings {
     /// The whole run: its frames, then the animations made from them.
     pub wall_s: f64,
+    /// The simulation's busy time (`stages.simulate.busy_s`).
     pub simulate_s: f64,
+    /// The render stage's busy time, waiting for the GPU included (`stages.render.busy_s`).
     pub render_s: f64,
-    /// PNG frames written (and a GIF's frames quantised as they came), summed over threads.
+    /// PNG frames written (and a GIF's frames quantised as they came), summed over the encoder
+    /// threads (`stages.encode.busy_s`).
     pub encode_s: f64,
     /// Frames rendered a second, over the time until the last frame was written (the
-    /// animations made after are in `animations_s`).
+    /// animations made after are in `animations_s`), startup included.
     pub frames_per_second: f64,
-    /// The stage that took longest.
+    /// The stage whose rate alone is lowest (`stages.*.fps`): what bounds `steady_fps`.
     pub slowest_stage: String,
+    /// From the job's start to its first frame written: opening the adapter (when this job
+    /// opened it), the simulation's first step, the first frame's render and encode.
+    #[serde(default)]
+    pub startup_s: f64,
+    /// Of the startup, finding the adapter and opening its device (pipelines, targets); absent
+    /// when the job drew on a renderer an earlier job of the command had made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_s: Option<f64>,
+    /// Frames written a second after the first: (frames − 1) ÷ (last written − first written).
+    #[serde(default)]
+    pub steady_fps: f64,
+    /// Where each stage's time went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stages: Option<Stages>,
     /// Seconds each animation (or clip) made after the frames took, by format: an ffmpeg encode,
     /// an APNG, a GIF made from the frames or made again to fit its budget.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -209,6 +228,87 @@ pub struct Timings {
     /// The process's peak resident memory so far, bytes (Linux's VmHWM; absent elsewhere).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_memory_bytes: Option<u64>,
+}
+
+/// Each stage's time (`simulate`, `render`, `encode`).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Stages {
+    pub simulate: StageTimes,
+    pub render: StageTimes,
+    pub encode: StageTimes,
+}
+
+impl Stages {
+    /// The stage whose rate alone is lowest, and that rate.
+    pub fn slowest(&self) -> (&'static str, f64) {
+        let all = [("simulate", &self.simulate), ("render", &self.render), ("encode", &self.encode)];
+        all.into_iter().map(|(n, s)| (n, s.fps)).min_by(|a, b| a.1.total_cmp(&b.1)).expect("three stages")
+    }
+
+    /// Two runs' stages together (the shards of a split render): times add up, rates are the
+    /// frames of both over the busy time of both.
+    pub fn plus(&self, other: &Stages) -> Stages {
+        Stages {
+            simulate: self.simulate.plus(&other.simulate),
+            render: self.render.plus(&other.render),
+            encode: self.encode.plus(&other.encode),
+        }
+    }
+}
+
+/// One stage's seconds, summed over its threads: working on frames (`busy_s`), waiting for a
+/// frame to work on (`idle_s`), and waiting for the next stage to take a finished one
+/// (`blocked_s`; the render stage's includes waiting for the encoders to give back the staging
+/// buffers they read frames from). Of the render stage's busy time: waiting for the GPU to finish
+/// frames (`gpu_wait_s`), and what its thread spent on a CPU (`cpu_s`, where the system says:
+/// recording and submitting; a driver that makes the submitting thread wait adds to the busy
+/// time, not to this).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct StageTimes {
+    pub threads: u32,
+    /// Frames through the stage.
+    pub frames: u64,
+    pub busy_s: f64,
+    pub idle_s: f64,
+    pub blocked_s: f64,
+    /// The rate the stage alone would give: frames ÷ (busy ÷ threads).
+    pub fps: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_wait_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
+    /// `cpu_s` a frame, milliseconds: the render stage's cost outside the GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms_per_frame: Option<f64>,
+}
+
+impl StageTimes {
+    /// A stage's times from its busy, idle and blocked seconds over `frames` frames on `threads`.
+    pub fn of(threads: u32, frames: u64, busy_s: f64, idle_s: f64, blocked_s: f64) -> StageTimes {
+        let fps = if busy_s > 0.0 { frames as f64 * threads.max(1) as f64 / busy_s } else { 0.0 };
+        StageTimes { threads, frames, busy_s, idle_s, blocked_s, fps, ..StageTimes::default() }
+    }
+
+    /// With the render stage's GPU waits, and its thread's CPU time when known.
+    pub fn with_gpu(self, gpu_wait_s: f64, cpu_s: Option<f64>) -> StageTimes {
+        let per_frame = cpu_s.filter(|_| self.frames > 0).map(|c| 1e3 * c / self.frames as f64);
+        StageTimes { gpu_wait_s: Some(gpu_wait_s), cpu_s, cpu_ms_per_frame: per_frame, ..self }
+    }
+
+    fn plus(&self, o: &StageTimes) -> StageTimes {
+        let sum = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a + b);
+        let t = StageTimes::of(
+            self.threads.max(o.threads),
+            self.frames + o.frames,
+            self.busy_s + o.busy_s,
+            self.idle_s + o.idle_s,
+            self.blocked_s + o.blocked_s,
+        );
+        match sum(self.gpu_wait_s, o.gpu_wait_s) {
+            Some(g) => t.with_gpu(g, sum(self.cpu_s, o.cpu_s)),
+            None => t,
+        }
+    }
 }
 
 /// This process's peak resident memory (`VmHWM` in /proc/self/status), where the system says.

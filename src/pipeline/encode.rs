@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use super::assemble::write_gif;
-use super::{PipelineError, ProgressMode, Shared, Stage, Work};
+use super::{PipelineError, ProgressMode, Shared, Stage, Wait, Work};
 use crate::output::gif::Quantized;
 use crate::output::{self, OutputError};
 
@@ -14,15 +14,15 @@ use crate::output::{self, OutputError};
 /// quantizes each frame for the GIF.
 pub(super) fn encode(shared: &Shared, rx: &Mutex<Receiver<Work>>, gif: SyncSender<(usize, Quantized)>) {
     loop {
-        let item = { rx.lock().expect("work queue").recv() };
+        let item = shared.waiting(Stage::Encode, Wait::Idle, || rx.lock().expect("work queue").recv());
         let Ok(item) = item else { break };
         match shared.timed(Stage::Encode, || encode_one(shared, item)) {
             Ok((frame, quantized)) => {
                 if let Some(q) = quantized {
                     // the GIF writer has stopped only after a failure, which is recorded
-                    let _ = gif.send(q);
+                    let _ = shared.waiting(Stage::Encode, Wait::Blocked, || gif.send(q));
                 }
-                shared.written.lock().expect("written").push(frame);
+                shared.finished(frame);
                 shared.checkpoint();
                 let p = &shared.progress;
                 p.encode.inc(1);
@@ -52,15 +52,23 @@ fn encode_one(shared: &Shared, work: Work) -> Result<(u32, Option<(usize, Quanti
     };
     match work {
         Work::Rendered(img) => {
-            if out.png {
-                let bytes = output::png::encode(&img.rgba, img.width, img.height, output::png::Effort::Fast);
-                let path = out.frame_path(img.index);
+            let index = img.index;
+            // the PNG and the GIF's frame made straight from the staging buffer, which goes back
+            // to the renderer before the file is written
+            let made = img.with_rgba(|rgba| -> Result<_, PipelineError> {
+                let png = out.png.then(|| output::png::encode(rgba, img.width, img.height, output::png::Effort::Fast));
+                Ok((png, quantize(index, rgba, img.width, img.height)?))
+            });
+            drop(img);
+            let (png, quantized) = made??;
+            if let Some(bytes) = png {
+                let path = out.frame_path(index);
                 let name = path.file_name().expect("a frame has a file name");
                 shared.frames.write(name, &bytes, true).map_err(|source| OutputError::Write { path: path.clone(), source })?;
                 let hash = output::manifest::content_hash(&bytes);
-                shared.hashes.lock().expect("hashes").insert(img.index, hash);
+                shared.hashes.lock().expect("hashes").insert(index, hash);
             }
-            Ok((img.index, quantize(img.index, &img.rgba, img.width, img.height)?))
+            Ok((index, quantized))
         }
         Work::Kept(f) => {
             if out.gif.is_none() || !shared.gif_sampling.keeps(shared.position(f)?) {

@@ -17,7 +17,7 @@ pub mod whole;
 
 pub use assemble::{gif_from_folder, gif_from_frames};
 pub use interrupt::{STOP_GRACE, stop_on_interrupt};
-use progress::{Progress, Stage, StageClock};
+use progress::{Progress, Stage, StageClock, Wait};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -30,7 +30,7 @@ use crate::frame::{Fnv, FrameData};
 use crate::output::layout::SceneFolder;
 use crate::output::manifest::{AnimationEntry, FrameEntry, Manifest};
 use crate::output::{self, OutputError};
-use crate::render::{AdapterRequest, AdapterSummary, Image, Pool, RenderError, Renderer};
+use crate::render::{AdapterRequest, AdapterSummary, Mapped, Opening, Pool, RenderClock, RenderError, Renderer};
 use crate::scene::{Format, Scene};
 use record::build_manifest;
 use resume::kept_frames;
@@ -194,7 +194,8 @@ enum Simulated {
 
 /// A frame on its way from the renderer to the encoders.
 enum Work {
-    Rendered(Image),
+    /// In its staging buffer, which takes another frame once the encoder is done with it.
+    Rendered(Mapped),
     /// A frame an earlier run finished: its PNG is read back if the GIF needs it.
     Kept(u32),
 }
@@ -279,6 +280,14 @@ struct Shared<'a> {
     gif_sampling: crate::output::gif::Sampling,
     started: Instant,
     checkpoint: Mutex<Instant>,
+    /// When the first and the last frame were finished.
+    finished_at: Mutex<Option<(Instant, Instant)>>,
+    /// What opening the renderer took, when this job opened it.
+    opening: Option<Opening>,
+    /// The renderer's GPU waits and copies in this job.
+    gpu: Mutex<RenderClock>,
+    /// Encoder threads.
+    workers: usize,
 }
 
 impl Shared<'_> {
@@ -296,8 +305,33 @@ impl Shared<'_> {
     fn timed<T>(&self, stage: Stage, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
         let out = f();
-        self.clock.lock().expect("clock").add(stage, t.elapsed());
+        self.clock.lock().expect("clock").add(stage, t.elapsed(), None);
         out
+    }
+
+    /// [`Shared::timed`], with the CPU time the thread spent in `f`.
+    fn timed_cpu<T>(&self, stage: Stage, f: impl FnOnce() -> T) -> T {
+        let (t, cpu) = (Instant::now(), progress::thread_cpu());
+        let out = f();
+        let cpu = cpu.zip(progress::thread_cpu()).map(|(a, b)| b.saturating_sub(a));
+        self.clock.lock().expect("clock").add(stage, t.elapsed(), cpu);
+        out
+    }
+
+    /// Runs `f` (a channel's send or receive), adding its time to what `stage` waited.
+    fn waiting<T>(&self, stage: Stage, wait: Wait, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        self.clock.lock().expect("clock").wait(stage, wait, t.elapsed());
+        out
+    }
+
+    /// Frame `frame`'s outputs are complete.
+    fn finished(&self, frame: u32) {
+        self.written.lock().expect("written").push(frame);
+        let now = Instant::now();
+        let mut at = self.finished_at.lock().expect("finished at");
+        *at = Some(at.map_or((now, now), |(first, _)| (first, now)));
     }
 
     /// Writes the manifest of what is finished so far, at most every [`checkpoint_every`].
@@ -350,6 +384,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
     let scene = &job.scene;
     let r = &scene.look;
     let renderer = renderers.get(&job.adapter, r.width, r.height, r.msaa)?;
+    let opening = renderer.take_opening();
     let adapter = renderer.adapter().clone();
     // a frame a software adapter would take too long over is refused before its folder is touched
     // (the command said the warning, `patience::check`, before any job started)
@@ -384,6 +419,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
     let gif_current = animations.as_ref().is_some_and(|a| a.is_current(Format::Gif));
     out.gif = streamed_gif(job, &out.folder, gif_current);
     let frames = _claim.folder().try_clone().map_err(|source| OutputError::Write { path: out.frames_dir.clone(), source })?;
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 16);
     let shared = Shared {
         job,
         frames,
@@ -409,9 +445,15 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         gif_sampling: assemble::gif_sampling(scene, job.frames.len()),
         started: wall,
         checkpoint: Mutex::new(Instant::now()),
+        finished_at: Mutex::new(None),
+        opening,
+        gpu: Mutex::new(RenderClock::default()),
+        workers,
     };
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 16);
-    let (work_tx, work_rx) = sync_channel(workers * 2);
+    // the encoders read frames from the renderer's staging buffers: as many as are queued for
+    // them, being encoded and on their way are lent out at once
+    let (work_tx, work_rx) = sync_channel(workers);
+    renderer.lend(2 * workers + 1);
     let work_rx = Mutex::new(work_rx);
     let gif_written = std::thread::scope(|s| {
         let shared = &shared;
@@ -529,7 +571,7 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
         }
         if shared.kept.contains(&f) {
             shared.progress.simulate.inc(1);
-            if tx.send(Simulated::Kept(f)).is_err() {
+            if shared.waiting(Stage::Simulate, Wait::Blocked, || tx.send(Simulated::Kept(f))).is_err() {
                 break;
             }
             continue;
@@ -552,7 +594,7 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
             // a snapshot only saves later runs time: one that cannot be written is passed over
             let _ = shared.timed(Stage::Simulate, || sim.snapshot().map(|state| snapshots::save(&shared.out.folder, scene, f, &state)));
         }
-        if tx.send(Simulated::Frame(Box::new(data))).is_err() {
+        if shared.waiting(Stage::Simulate, Wait::Blocked, || tx.send(Simulated::Frame(Box::new(data)))).is_err() {
             break;
         }
     }
@@ -564,11 +606,17 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
 fn render_frames(shared: &Shared, renderer: &mut Renderer, rx: Receiver<Simulated>, tx: SyncSender<Work>) {
     let forward = |work: Work| {
         shared.progress.render.inc(1);
-        if tx.send(work).is_err() {
+        if shared.waiting(Stage::Render, Wait::Blocked, || tx.send(work)).is_err() {
             shared.fail(PipelineError::EncodersStopped { scene: shared.job.scene.name.clone() });
         }
     };
-    for msg in rx {
+    let start = renderer.clock();
+    let gpu = |renderer: &Renderer| {
+        let now = renderer.clock();
+        *shared.gpu.lock().expect("gpu clock") =
+            RenderClock { gpu_wait: now.gpu_wait - start.gpu_wait, lent_wait: now.lent_wait - start.lent_wait };
+    };
+    while let Ok(msg) = shared.waiting(Stage::Render, Wait::Idle, || rx.recv()) {
         if shared.stopped() {
             break;
         }
@@ -583,7 +631,9 @@ fn render_frames(shared: &Shared, renderer: &mut Renderer, rx: Receiver<Simulate
                 break;
             }
         };
-        match shared.timed(Stage::Render, || renderer.submit(&data)) {
+        let submitted = shared.timed_cpu(Stage::Render, || renderer.submit_mapped(&data));
+        gpu(renderer);
+        match submitted {
             Ok(Some(img)) => forward(Work::Rendered(img)),
             Ok(None) => {}
             Err(e) => {
@@ -594,7 +644,9 @@ fn render_frames(shared: &Shared, renderer: &mut Renderer, rx: Receiver<Simulate
     }
     // what is still in flight
     loop {
-        match shared.timed(Stage::Render, || renderer.next_image()) {
+        let next = shared.timed_cpu(Stage::Render, || renderer.next_mapped());
+        gpu(renderer);
+        match next {
             Ok(Some(img)) => forward(Work::Rendered(img)),
             Ok(None) => break,
             Err(e) => {

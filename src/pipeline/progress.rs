@@ -17,20 +17,69 @@ pub(super) enum Stage {
     Encode,
 }
 
+/// How a stage waits: for a frame to work on, or for the next stage to take one it finished.
+#[derive(Clone, Copy)]
+pub(super) enum Wait {
+    Idle,
+    Blocked,
+}
+
+/// One stage's time, summed over its threads.
+#[derive(Clone, Copy, Default)]
+pub(super) struct StageTime {
+    pub(super) busy: Duration,
+    pub(super) idle: Duration,
+    pub(super) blocked: Duration,
+    /// Of the busy time, what the stage's thread spent on a CPU (where the system says):
+    /// the rest it slept, on the GPU or a lock.
+    pub(super) cpu: Option<Duration>,
+}
+
+/// The CPU time the calling thread has used so far, where the system keeps it.
+pub(super) fn thread_cpu() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes the timespec it is given and nothing else
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+        ok.then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// Stage times, accumulated across threads.
 #[derive(Default)]
 pub(super) struct StageClock {
-    pub(super) simulate: Duration,
-    pub(super) render: Duration,
-    pub(super) encode: Duration,
+    pub(super) simulate: StageTime,
+    pub(super) render: StageTime,
+    pub(super) encode: StageTime,
 }
 
 impl StageClock {
-    pub(super) fn add(&mut self, stage: Stage, d: Duration) {
-        *match stage {
+    fn stage(&mut self, stage: Stage) -> &mut StageTime {
+        match stage {
             Stage::Simulate => &mut self.simulate,
             Stage::Render => &mut self.render,
             Stage::Encode => &mut self.encode,
+        }
+    }
+
+    pub(super) fn add(&mut self, stage: Stage, d: Duration, cpu: Option<Duration>) {
+        let s = self.stage(stage);
+        s.busy += d;
+        if let Some(c) = cpu {
+            *s.cpu.get_or_insert(Duration::ZERO) += c;
+        }
+    }
+
+    pub(super) fn wait(&mut self, stage: Stage, wait: Wait, d: Duration) {
+        let s = self.stage(stage);
+        *match wait {
+            Wait::Idle => &mut s.idle,
+            Wait::Blocked => &mut s.blocked,
         } += d;
     }
 }

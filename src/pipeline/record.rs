@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::{Shared, rendered_count};
 use crate::output;
-use crate::output::manifest::{FrameEntry, Manifest, Timings};
+use crate::output::manifest::{FrameEntry, Manifest, StageTimes, Stages, Timings};
 use crate::scene::Format;
 
 /// The manifest of a finished (or stopped) job: what was written, how, and how long it took;
@@ -16,10 +16,12 @@ pub(super) fn build_manifest(shared: &Shared, wall: Duration, gif: bool) -> Mani
     let (scene, r, timing) = (&shared.job.scene, &shared.job.scene.look, shared.job.scene.sim.timing);
     let mut written = shared.written.lock().expect("written").clone();
     written.sort_unstable();
-    let clock = shared.clock.lock().expect("clock");
     let wall_s = wall.as_secs_f64();
-    let stages = [("simulate", clock.simulate), ("render", clock.render), ("encode", clock.encode)];
-    let slowest = stages.iter().max_by_key(|(_, d)| *d).map_or("", |(n, _)| n).to_string();
+    let rendered = rendered_count(shared);
+    let stages = stages(shared, rendered as u64);
+    let (first, last) = shared.finished_at.lock().expect("finished at").map_or((wall_s, wall_s), |(a, b)| {
+        (a.duration_since(shared.started).as_secs_f64(), b.duration_since(shared.started).as_secs_f64())
+    });
     let frames = if shared.out.png {
         let states = shared.states.lock().expect("states");
         let hashes = shared.hashes.lock().expect("hashes");
@@ -67,11 +69,16 @@ pub(super) fn build_manifest(shared: &Shared, wall: Duration, gif: bool) -> Mani
         animations: shared.records.clone(),
         timings: Timings {
             wall_s,
-            simulate_s: clock.simulate.as_secs_f64(),
-            render_s: clock.render.as_secs_f64(),
-            encode_s: clock.encode.as_secs_f64(),
-            frames_per_second: rendered_count(shared) as f64 / wall_s.max(1e-9),
-            slowest_stage: slowest,
+            simulate_s: stages.simulate.busy_s,
+            render_s: stages.render.busy_s,
+            encode_s: stages.encode.busy_s,
+            frames_per_second: rendered as f64 / wall_s.max(1e-9),
+            slowest_stage: stages.slowest().0.to_string(),
+            startup_s: first,
+            adapter_s: shared.opening.map(|o| o.adapter.as_secs_f64()),
+            device_s: shared.opening.map(|o| o.device.as_secs_f64()),
+            steady_fps: if last > first { (written.len() - 1) as f64 / (last - first) } else { 0.0 },
+            stages: Some(stages),
             animations_s: Default::default(),
             peak_memory_bytes: crate::output::manifest::peak_memory(),
         },
@@ -79,5 +86,23 @@ pub(super) fn build_manifest(shared: &Shared, wall: Duration, gif: bool) -> Mani
         simulated_from: *shared.simulated_from.lock().expect("start"),
         stale_states: *shared.stale_states.lock().expect("stale states"),
         shard: shared.job.shard.clone(),
+    }
+}
+
+/// Each stage's times for `frames` frames rendered.
+fn stages(shared: &Shared, frames: u64) -> Stages {
+    let clock = shared.clock.lock().expect("clock");
+    let times = |threads: usize, t: super::progress::StageTime| {
+        StageTimes::of(threads as u32, frames, t.busy.as_secs_f64(), t.idle.as_secs_f64(), t.blocked.as_secs_f64())
+    };
+    let gpu = *shared.gpu.lock().expect("gpu clock");
+    // waiting for the encoders to give a staging buffer back is waiting on the next stage
+    let mut render = clock.render;
+    render.busy = render.busy.saturating_sub(gpu.lent_wait);
+    render.blocked += gpu.lent_wait;
+    Stages {
+        simulate: times(1, clock.simulate),
+        render: times(1, render).with_gpu(gpu.gpu_wait.as_secs_f64(), render.cpu.map(|c| c.as_secs_f64())),
+        encode: times(shared.workers, clock.encode),
     }
 }

@@ -87,6 +87,17 @@ struct Slot {
     static_texture: Option<StaticTexture>,
     /// This frame's text, rasterized; kept while the text stays the same.
     text_texture: Option<StaticTexture>,
+    /// The texture the text is drawn into, kept from frame to frame: a frame whose text changed
+    /// uploads the part its text and the last one's cover, no more.
+    text_layer: Option<TextLayer>,
+}
+
+struct TextLayer {
+    texture: wgpu::Texture,
+    group: wgpu::BindGroup,
+    size: (u32, u32),
+    /// The part that holds ink.
+    inked: Option<super::text::Region>,
 }
 
 pub struct CanvasRenderer {
@@ -198,7 +209,7 @@ impl CanvasRenderer {
             layout,
             entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() }],
         });
-        Slot { uniforms, uniform_group, instances: Vec::new(), static_texture: None, text_texture: None }
+        Slot { uniforms, uniform_group, instances: Vec::new(), static_texture: None, text_texture: None, text_layer: None }
     }
 
     /// Uploads the shapes of canvas `slot` and, when its static layer changed, redraws it into its
@@ -302,15 +313,51 @@ impl CanvasRenderer {
             return;
         }
         let (scale, offset) = fit(canvas.size, rect);
-        let pixels = super::text::rasterize(&canvas.texts, scale, offset, width, height);
-        let texture = device.create_texture_with_data(
-            queue,
-            &layer_texture("canvas text", width, height, wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST),
-            wgpu::util::TextureDataOrder::LayerMajor,
-            &pixels,
-        );
-        let view = texture.create_view(&Default::default());
-        self.slots[slot].text_texture = Some(self.layer_texture(device, &view, key, (width, height)));
+        let drawn = super::text::rasterize_region(&canvas.texts, scale, offset, width, height);
+        if self.slots[slot].text_layer.as_ref().is_none_or(|l| l.size != (width, height)) {
+            // a new texture is transparent until written (wgpu clears what was never written)
+            let texture = device.create_texture(&layer_texture(
+                "canvas text",
+                width,
+                height,
+                wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            ));
+            let view = texture.create_view(&Default::default());
+            let group = self.layer_texture(device, &view, 0, (width, height)).group;
+            self.slots[slot].text_layer = Some(TextLayer { texture, group, size: (width, height), inked: None });
+        }
+        let layer = self.slots[slot].text_layer.as_mut().expect("a text layer");
+        // the last text's ink is cleared and this one's drawn in one upload (queue writes land
+        // between the frames submitted before and after them)
+        let new = drawn.as_ref().map(|(r, _)| *r);
+        let upload = match (layer.inked, new) {
+            (Some(a), Some(b)) => Some(a.union(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(u) = upload {
+            let mut pixels = vec![0u8; (u.width * u.height * 4) as usize];
+            if let Some((r, ink)) = &drawn {
+                let row = r.width as usize * 4;
+                for (y, src) in ink.chunks_exact(row).enumerate() {
+                    let at = ((r.y - u.y) as usize + y) * u.width as usize * 4 + (r.x - u.x) as usize * 4;
+                    pixels[at..at + row].copy_from_slice(src);
+                }
+            }
+            queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &layer.texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d { x: u.x, y: u.y, z: 0 },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                &pixels,
+                wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(u.width * 4), rows_per_image: Some(u.height) },
+                wgpu::Extent3d { width: u.width, height: u.height, depth_or_array_layers: 1 },
+            );
+        }
+        layer.inked = new;
+        let group = layer.group.clone();
+        self.slots[slot].text_texture = Some(StaticTexture { key, size: (width, height), group });
     }
 
     /// Draws the layers of canvas `slot` (static layer, shapes, text) into a pass: the main pass,

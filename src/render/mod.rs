@@ -31,13 +31,16 @@ pub use device::{AdapterRequest, AdapterSummary, BackendChoice};
 use pipelines::{DEPTH_FORMAT, Instance, Pipelines, Vertex};
 #[cfg(feature = "render")]
 pub use pool::Pool;
-pub use readback::Image;
+pub use readback::{Image, Mapped};
 use targets::Targets;
 
 /// Side of the square shadow map, texels.
 pub const SHADOW_SIZE: u32 = 2048;
-/// Frames in flight between submission and readback.
-const READBACK_DEPTH: usize = 3;
+/// Frames in flight between submission and readback: on a software adapter, whose frames take
+/// the CPU the other stages need, and on a GPU, which finishes frames faster than the CPU hands
+/// them over and whose copies back to memory go on behind its drawing.
+const READBACK_DEPTH_SOFTWARE: usize = 3;
+const READBACK_DEPTH_GPU: usize = 6;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
@@ -191,6 +194,26 @@ pub struct Renderer {
     patience: std::time::Duration,
     /// Draws the image onto a canvas that takes no copies, once one asked.
     presenter: Option<present::Presenter>,
+    /// What making it took, until a job takes the figures ([`Renderer::take_opening`]).
+    opening: Option<Opening>,
+}
+
+/// What making a renderer took: finding the adapter, then opening its device and building the
+/// pipelines and targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Opening {
+    pub adapter: std::time::Duration,
+    pub device: std::time::Duration,
+}
+
+/// Where the render stage's time went so far, of what the calls to [`Renderer::submit_mapped`]
+/// and [`Renderer::next_mapped`] took: waiting for the GPU to finish frames, and waiting for the
+/// readers of lent frames to give their staging buffers back. The rest of it is recording and
+/// submitting.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RenderClock {
+    pub gpu_wait: std::time::Duration,
+    pub lent_wait: std::time::Duration,
 }
 
 /// Draw calls issued for the last frame submitted, per pass.
@@ -210,7 +233,12 @@ impl Renderer {
     /// (1 or 4) samples per pixel.
     #[cfg(feature = "render")]
     pub fn new(request: &AdapterRequest, width: u32, height: u32, samples: u32) -> Result<Self, RenderError> {
-        pollster::block_on(Self::on_adapter(&device::pick(request)?, width, height, samples))
+        let start = std::time::Instant::now();
+        let adapter = device::pick(request)?;
+        let found = start.elapsed();
+        let mut renderer = pollster::block_on(Self::on_adapter(&adapter, width, height, samples))?;
+        renderer.opening = Some(Opening { adapter: found, device: start.elapsed() - found });
+        Ok(renderer)
     }
 
     /// [`Renderer::new`] on an adapter found by the caller (a browser's, for a canvas), as a
@@ -266,7 +294,8 @@ impl Renderer {
         });
         let instance_capacity = 16;
         let instances = Self::instance_buffer(&device, instance_capacity);
-        let readback = readback::Readback::new(&device, width, height, READBACK_DEPTH);
+        let depth = if adapter.get_info().device_type == wgpu::DeviceType::Cpu { READBACK_DEPTH_SOFTWARE } else { READBACK_DEPTH_GPU };
+        let readback = readback::Readback::new(width, height, depth);
         let batches = batches::BatchGpu::new(&device, &pipelines.batch_layout);
         Ok(Renderer {
             device,
@@ -293,6 +322,7 @@ impl Renderer {
             draws: DrawCounts::default(),
             patience: readback::DEFAULT_PATIENCE,
             presenter: None,
+            opening: None,
         })
     }
 
@@ -304,6 +334,17 @@ impl Renderer {
     /// set: a job sets it from its scene's estimated cost).
     pub fn set_patience(&mut self, patience: std::time::Duration) {
         self.patience = patience;
+    }
+
+    /// What making this renderer took, the first time it is asked (a renderer reused for another
+    /// job answers `None`).
+    pub fn take_opening(&mut self) -> Option<Opening> {
+        self.opening.take()
+    }
+
+    /// The render stage's waits and copies so far (figures only grow: a job subtracts its start).
+    pub fn clock(&self) -> RenderClock {
+        RenderClock { gpu_wait: self.readback.waited, lent_wait: self.readback.lent_wait }
     }
 
     /// Draw calls of the last frame submitted.
@@ -433,19 +474,33 @@ impl Renderer {
         }
     }
 
-    /// Encodes and submits `frame`. When the readback ring is full, first waits for the oldest
-    /// frame in flight and returns it; images come out in submission order.
+    /// Encodes and submits `frame`. When as many frames as the renderer keeps in flight are, first
+    /// waits for the oldest and returns it; images come out in submission order.
+    pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
+        self.submit_mapped(frame)?.map(Mapped::to_image).transpose()
+    }
+
+    /// [`Renderer::submit`], the finished frame lent out in its staging buffer: it is read in
+    /// place, and the buffer takes another frame once it is dropped. Up to as many frames as
+    /// [`Renderer::lend`] allows may be held at once; past that, a submission waits for one.
     ///
     /// A frame with views is drawn in steps, one submission each: its background and meshes, each
-    /// view into its rectangle, then its canvas over everything.
-    pub fn submit(&mut self, frame: &FrameData) -> Result<Option<Image>, RenderError> {
-        let ready = if self.readback.next_is_busy() { self.readback.wait_oldest(&self.device, self.patience)? } else { None };
+    /// view into its rectangle, then its canvas over everything. The frame is recorded before
+    /// waiting for the oldest, so the CPU records while the GPU finishes.
+    pub fn submit_mapped(&mut self, frame: &FrameData) -> Result<Option<Mapped>, RenderError> {
         let mut encoder = self.record(frame)?;
-        self.readback.encode_copy(&mut encoder, &self.targets.resolve);
+        let ready = if self.readback.full() { self.readback.wait_oldest(&self.device, self.patience)? } else { None };
+        self.readback.encode_copy(&self.device, &mut encoder, &self.targets.resolve);
         let submission = self.queue.submit([encoder.finish()]);
         self.readback.submitted(frame.index, submission);
         self.faults.check()?;
         Ok(ready)
+    }
+
+    /// Lets the readers of [`Renderer::submit_mapped`]'s frames hold up to `frames` of them at
+    /// once while rendering goes on (staging buffers for them, within a memory budget).
+    pub fn lend(&mut self, frames: usize) {
+        self.readback.lend(frames);
     }
 
     /// Records `frame` whole, its views and canvas included, up to the resolved image; the
@@ -618,6 +673,11 @@ impl Renderer {
 
     /// Waits for the oldest frame still in flight; `None` when all are out.
     pub fn next_image(&mut self) -> Result<Option<Image>, RenderError> {
+        self.next_mapped()?.map(Mapped::to_image).transpose()
+    }
+
+    /// [`Renderer::next_image`], lent out as [`Renderer::submit_mapped`] lends.
+    pub fn next_mapped(&mut self) -> Result<Option<Mapped>, RenderError> {
         let img = self.readback.wait_oldest(&self.device, self.patience)?;
         self.faults.check()?;
         Ok(img)

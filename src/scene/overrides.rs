@@ -193,6 +193,7 @@ pub fn parse_with(text: &str, path: &Path, overrides: &[Override]) -> Result<sup
     let refused =
         |diagnostics: Vec<Diagnostic>, more| SceneError::Overridden { path: path.to_path_buf(), given: given.join(" "), diagnostics, more };
     let mut doc = text.parse::<DocumentMut>().expect("a scene that reads is a TOML document");
+    the_length_given(&mut doc, overrides);
     for o in overrides {
         if let Err(message) = o.apply(&mut doc) {
             let (key, message) = message.split_once(": ").map_or((String::new(), message.clone()), |(k, m)| (k.to_string(), m.to_string()));
@@ -209,6 +210,20 @@ pub fn parse_with(text: &str, path: &Path, overrides: &[Override]) -> Result<sup
     scene.deprecations = deprecations;
     scene.overrides = given;
     Ok(scene)
+}
+
+/// A scene's length is `render.frames` or `render.duration`: an override of one stands for the
+/// length, and the other the file gives goes (`--set render.frames=600` over a scene that gives
+/// its duration renders 600 frames). Both given on the command line stay both, for the reader
+/// to refuse.
+fn the_length_given(doc: &mut DocumentMut, overrides: &[Override]) {
+    let given = |name: &str| overrides.iter().any(|o| o.path == [Step::Key("render".into()), Step::Key(name.into())]);
+    let Some(render) = doc.get_mut("render").and_then(Item::as_table_like_mut) else { return };
+    for (set, other) in [("frames", "duration"), ("duration", "frames")] {
+        if given(set) && !given(other) {
+            render.remove(other);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -239,6 +254,25 @@ mod tests {
         assert!(tight.contains("density=7\n") && tight.contains("wave={amplitude=2.5,speed=1}"), "{out}");
         let out = set("size = [1, 2]\n", &["size[1]=5"]);
         assert_eq!(out, "size = [1, 5]\n");
+    }
+
+    #[test]
+    fn a_length_given_replaces_the_other_length_the_file_gives() {
+        let parse = |text: &str, o: &[&str]| {
+            let o: Vec<Override> = o.iter().map(|o| o.parse().unwrap()).collect();
+            parse_with(text, Path::new("s.toml"), &o)
+        };
+        let by_duration = "kind = \"flock\"\n[render]\nfps = 30\nduration = 2.0\n";
+        let by_frames = "kind = \"flock\"\nrender = { fps = 30, frames = 60 }\n";
+        assert_eq!(parse(by_duration, &["render.frames=600"]).unwrap().sim.timing.frames, 600);
+        assert_eq!(parse(by_frames, &["render.duration=5"]).unwrap().sim.timing.frames, 150);
+        assert_eq!(parse(by_duration, &["render.duration=3"]).unwrap().sim.timing.frames, 90);
+        // both on the command line: refused, as in a file
+        let e = parse(by_duration, &["render.frames=600", "render.duration=3"]).unwrap_err().to_string();
+        assert!(e.contains("not both"), "{e}");
+        // another key of the same name elsewhere is not the length
+        let e = parse(by_duration, &["flock.frames=600"]).unwrap_err().to_string();
+        assert!(e.contains("flock.frames"), "{e}");
     }
 
     #[test]

@@ -43,5 +43,6 @@ mod shards;
 mod studio;
 mod studio_door;
 mod studio_security;
+mod throughput;
 mod untrusted;
 mod web_formats;

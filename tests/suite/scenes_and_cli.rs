@@ -912,9 +912,10 @@ fn a_short_fuzz_round_of_the_scene_reader_finds_no_panic_and_no_slow_input() {
 fn bench_gpu_script_reports_every_stage_as_json() {
     crate::common::require_gpu();
     let bin = env!("CARGO_BIN_EXE_simreel");
+    // terrain has 90 frames (lengthened to 95 with --set), flock_crowd 240 (its first 95)
     let o = std::process::Command::new(root().join("scripts/bench-gpu"))
         .current_dir(root())
-        .args(["--bin", bin, "--frames", "3", "--sizes", "96x64", "--scenes", "terrain flock_crowd"])
+        .args(["--bin", bin, "--frames", "95", "--sizes", "48x32", "--scenes", "terrain flock_crowd"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -925,16 +926,31 @@ fn bench_gpu_script_reports_every_stage_as_json() {
     assert!(v["cores"].as_u64().unwrap() >= 1);
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
+    let num = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k}: {r}"));
     for r in runs {
-        assert_eq!(r["frames"], 3, "{r}");
-        assert_eq!(r["size"], "96x64");
-        for k in ["end_to_end_fps", "simulate_fps", "render_fps", "encode_fps", "end_to_end_over_slowest"] {
-            assert!(r[k].as_f64().unwrap() > 0.0, "{k}: {r}");
+        assert_eq!(r["frames"], 95, "{r}");
+        assert_eq!(r["size"], "48x32");
+        for k in
+            ["process_s", "startup_s", "end_to_end_fps", "steady_fps", "simulate_fps", "render_fps", "encode_fps", "steady_over_slowest"]
+        {
+            assert!(num(r, k) > 0.0, "{k}: {r}");
         }
+        // startup is apart from the steady rate, and within the process's time
+        assert!(num(r, "startup_s") < num(r, "process_s"), "{r}");
+        assert!((num(r, "end_to_end_fps") - 95.0 / num(r, "process_s")).abs() < 0.02 * num(r, "end_to_end_fps"), "{r}");
+        assert!(num(r, "adapter_s") > 0.0 && num(r, "device_s") > 0.0, "{r}");
+        assert!(num(r, "render_cpu_ms_per_frame") > 0.0, "{r}");
         let slowest = r["slowest_stage"].as_str().unwrap();
-        let least = ["simulate_fps", "render_fps", "encode_fps"].iter().map(|k| r[*k].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
-        assert_eq!(r[format!("{slowest}_fps").as_str()].as_f64().unwrap(), least, "{r}");
-        assert_eq!(r["keeps_up"].as_bool().unwrap(), r["end_to_end_over_slowest"].as_f64().unwrap() >= 0.9);
+        let least = ["simulate_fps", "render_fps", "encode_fps"].iter().map(|k| num(r, k)).fold(f64::INFINITY, f64::min);
+        assert_eq!(num(r, &format!("{slowest}_fps")), least, "{r}");
+        for stage in ["simulate", "render", "encode"] {
+            let s = &r["stages"][stage];
+            assert_eq!(s["fps"], r[format!("{stage}_fps").as_str()], "{r}");
+            assert!(num(s, "busy_s") > 0.0 && num(s, "threads") >= 1.0, "{stage}: {r}");
+        }
+        let ratio = num(r, "steady_fps") / least;
+        assert!((num(r, "steady_over_slowest") - ratio).abs() < 0.002, "{r}");
+        assert_eq!(r["keeps_up"].as_bool().unwrap(), num(r, "steady_over_slowest") >= 0.9);
     }
     assert_eq!(o.status.code() == Some(1), runs.iter().any(|r| r["keeps_up"] == false));
 }
