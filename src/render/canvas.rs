@@ -84,6 +84,10 @@ struct Slot {
     uniform_group: wgpu::BindGroup,
     /// This frame's shapes, in vertex buffers within the device's limit ([`shape_buffers`]).
     instances: Vec<(wgpu::Buffer, u32)>,
+    /// The vertex buffers the shapes are written into, kept from frame to frame with what each
+    /// holds at most (shapes), and the packing space.
+    shape_pool: Vec<(wgpu::Buffer, usize)>,
+    packed: Vec<ShapeInstance>,
     static_texture: Option<StaticTexture>,
     /// This frame's text, rasterized; kept while the text stays the same.
     text_texture: Option<StaticTexture>,
@@ -209,7 +213,16 @@ impl CanvasRenderer {
             layout,
             entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() }],
         });
-        Slot { uniforms, uniform_group, instances: Vec::new(), static_texture: None, text_texture: None, text_layer: None }
+        Slot {
+            uniforms,
+            uniform_group,
+            instances: Vec::new(),
+            shape_pool: Vec::new(),
+            packed: Vec::new(),
+            static_texture: None,
+            text_texture: None,
+            text_layer: None,
+        }
     }
 
     /// Uploads the shapes of canvas `slot` and, when its static layer changed, redraws it into its
@@ -239,7 +252,7 @@ impl CanvasRenderer {
         let this = &self.slots[slot];
         queue.write_buffer(&this.uniforms, 0, bytemuck::bytes_of(&u));
         let margin = u.px[1];
-        self.slots[slot].instances = shape_buffers(device, &canvas.shapes, margin);
+        self.slots[slot].write_shapes(device, queue, &canvas.shapes, margin);
 
         let Some(layer) = &canvas.static_layer else {
             self.slots[slot].static_texture = None;
@@ -399,10 +412,8 @@ const SHAPE_BUFFER_BYTES: u64 = 32 << 20;
 /// `shapes` packed into vertex buffers of at most [`SHAPE_BUFFER_BYTES`] (and the device's limit),
 /// each with its count; none for no shapes.
 fn shape_buffers(device: &wgpu::Device, shapes: &[Shape2d], margin: f32) -> Vec<(wgpu::Buffer, u32)> {
-    let bytes = device.limits().max_buffer_size.min(SHAPE_BUFFER_BYTES);
-    let per = (bytes / size_of::<ShapeInstance>() as u64).max(1) as usize;
     shapes
-        .chunks(per)
+        .chunks(shapes_per_buffer(device))
         .map(|chunk| {
             let packed: Vec<ShapeInstance> = chunk.iter().map(|s| instance(s, margin)).collect();
             let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -413,6 +424,42 @@ fn shape_buffers(device: &wgpu::Device, shapes: &[Shape2d], margin: f32) -> Vec<
             (buffer, chunk.len() as u32)
         })
         .collect()
+}
+
+impl Slot {
+    /// This frame's shapes written into the slot's vertex buffers (queue writes land between the
+    /// frames submitted before and after them); a buffer is made only when the shapes outgrow
+    /// the ones there are.
+    fn write_shapes(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, shapes: &[Shape2d], margin: f32) {
+        let per = shapes_per_buffer(device);
+        self.instances.clear();
+        for (i, chunk) in shapes.chunks(per).enumerate() {
+            if self.shape_pool.get(i).is_none_or(|(_, holds)| *holds < chunk.len()) {
+                let holds = chunk.len().next_power_of_two().min(per);
+                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("shapes"),
+                    size: (holds * size_of::<ShapeInstance>()) as u64,
+                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                if i < self.shape_pool.len() {
+                    self.shape_pool[i] = (buffer, holds);
+                } else {
+                    self.shape_pool.push((buffer, holds));
+                }
+            }
+            self.packed.clear();
+            self.packed.extend(chunk.iter().map(|s| instance(s, margin)));
+            queue.write_buffer(&self.shape_pool[i].0, 0, bytemuck::cast_slice(&self.packed));
+            self.instances.push((self.shape_pool[i].0.clone(), chunk.len() as u32));
+        }
+    }
+}
+
+/// Shapes a vertex buffer holds at most: [`SHAPE_BUFFER_BYTES`], or the device's limit.
+fn shapes_per_buffer(device: &wgpu::Device) -> usize {
+    let bytes = device.limits().max_buffer_size.min(SHAPE_BUFFER_BYTES);
+    (bytes / size_of::<ShapeInstance>() as u64).max(1) as usize
 }
 
 /// A layer's cache key: its content and where in the image it is drawn.

@@ -271,6 +271,40 @@ pub fn missing(backend: BackendChoice) -> RenderError {
     RenderError::NoAdapter { hint: install_hint() }
 }
 
+/// A device `adapter` could not open, said with where else to render: GL on some drivers
+/// (NVIDIA's EGL without a display among them) finds the GPU yet cannot open a device on it,
+/// which wgpu reports as "Parent device is lost"; the same GPU answers through Vulkan.
+#[cfg(feature = "render")]
+pub fn open_failed(adapter: &wgpu::Adapter, e: RenderError) -> RenderError {
+    let info = adapter.get_info();
+    let RenderError::Device(why) = e else { return e };
+    if info.backend != wgpu::Backend::Gl {
+        return RenderError::Device(why);
+    }
+    let others: Vec<AdapterSummary> = list(BackendChoice::Auto)
+        .iter()
+        .map(|a| a.get_info())
+        .filter(|i| i.backend != wgpu::Backend::Gl)
+        .map(|i| AdapterSummary::of(&i))
+        .collect();
+    RenderError::Device(gl_advice(&info.name, &why, &others))
+}
+
+/// [`open_failed`]'s words: the GL failure, then the adapter to use instead (the one of the same
+/// name, else the best other), if there is one.
+pub fn gl_advice(name: &str, why: &str, others: &[AdapterSummary]) -> String {
+    let said = format!("{why} (GL on {name})");
+    let same = others.iter().find(|o| o.name.eq_ignore_ascii_case(name) || name.to_lowercase().contains(&o.name.to_lowercase()));
+    let best = same.or_else(|| others.iter().max_by_key(|o| o.rank()));
+    match best {
+        Some(o) => format!(
+            "{said}; wgpu's GL backend cannot open a device with this driver: render through {} instead: --backend {} --adapter \"{}\" ({o})",
+            o.backend, o.backend, o.name
+        ),
+        None => format!("{said}; no other backend has an adapter here: `simreel adapters` lists what there is"),
+    }
+}
+
 /// What to install when no adapter exists at all.
 pub fn install_hint() -> String {
     if cfg!(target_os = "linux") {
@@ -399,6 +433,29 @@ mod tests {
             assert!(bad.contains("SIMREEL_BACKEND=opengl") && bad.contains("vulkan, gl, metal or dx12"), "{bad}");
         }
         assert!(open.is_open() && !named.is_open());
+    }
+
+    #[test]
+    fn a_device_gl_cannot_open_is_said_with_the_backend_that_can() {
+        let gpu = |name: &str, backend: &str, device_type: &str| AdapterSummary {
+            name: name.into(),
+            backend: backend.into(),
+            device_type: device_type.into(),
+            ..Default::default()
+        };
+        let lavapipe = gpu("llvmpipe (LLVM 15.0.6, 256 bits)", "vulkan", "CPU (software)");
+        let h200 = gpu("NVIDIA H200", "vulkan", "discrete GPU");
+        // GL names the GPU as its renderer string does; Vulkan by its own name
+        let said = gl_advice("NVIDIA H200/PCIe/SSE2", "Parent device is lost", &[lavapipe.clone(), h200.clone()]);
+        assert!(said.starts_with("Parent device is lost (GL on NVIDIA H200/PCIe/SSE2); "), "{said}");
+        assert!(said.contains("--backend vulkan --adapter \"NVIDIA H200\""), "{said}");
+        // no adapter of that name: the best other (a GPU before a software one)
+        let said = gl_advice("Some GPU", "lost", &[lavapipe.clone(), h200]);
+        assert!(said.contains("--adapter \"NVIDIA H200\""), "{said}");
+        let said = gl_advice("Some GPU", "lost", &[lavapipe]);
+        assert!(said.contains("--adapter \"llvmpipe (LLVM 15.0.6, 256 bits)\""), "{said}");
+        let said = gl_advice("Some GPU", "lost", &[]);
+        assert!(said.contains("no other backend has an adapter here"), "{said}");
     }
 
     #[test]

@@ -236,7 +236,8 @@ impl Renderer {
         let start = std::time::Instant::now();
         let adapter = device::pick(request)?;
         let found = start.elapsed();
-        let mut renderer = pollster::block_on(Self::on_adapter(&adapter, width, height, samples))?;
+        let mut renderer =
+            pollster::block_on(Self::on_adapter(&adapter, width, height, samples)).map_err(|e| device::open_failed(&adapter, e))?;
         renderer.opening = Some(Opening { adapter: found, device: start.elapsed() - found });
         Ok(renderer)
     }

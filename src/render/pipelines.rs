@@ -231,13 +231,13 @@ impl Pipelines {
             })
         };
         // shaded by lit.wgsl's fs_main into the colour target
-        let lit_pipeline = |label: &str, layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, buffers, cull_mode| {
+        let lit_pipeline = |label: &str, layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, buffers, cull_mode, bias| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(layout),
                 vertex: wgpu::VertexState { module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers },
                 primitive: wgpu::PrimitiveState { cull_mode, ..Default::default() },
-                depth_stencil: depth(true, wgpu::CompareFunction::Less),
+                depth_stencil: Some(wgpu::DepthStencilState { bias, ..depth(true, wgpu::CompareFunction::Less).expect("a depth state") }),
                 multisample: ms,
                 fragment: Some(wgpu::FragmentState {
                     module,
@@ -253,11 +253,17 @@ impl Pipelines {
         let layouts = vertex_layouts();
         let shadow = depth_pipeline("shadow", &frame_only, &module(device, "shadow"), "vs_main", &layouts);
         let me = module(device, "mesh");
-        let mesh = lit_pipeline("mesh", &lit, &me, &layouts, None);
-        let closed_mesh = lit_pipeline("closed mesh", &lit, &me, &layouts, Some(wgpu::Face::Back));
-        // translucent bodies: inner (back) faces first, then the outer (front) faces over them
-        let back_faces = lit_pipeline("translucent back faces", &lit, &me, &layouts, Some(wgpu::Face::Front));
-        let front_faces = lit_pipeline("translucent front faces", &lit, &me, &layouts, Some(wgpu::Face::Back));
+        let flat = wgpu::DepthBiasState::default();
+        let mesh = lit_pipeline("mesh", &lit, &me, &layouts, None, flat);
+        let closed_mesh = lit_pipeline("closed mesh", &lit, &me, &layouts, Some(wgpu::Face::Back), flat);
+        // translucent bodies: inner (back) faces first, then the outer (front) faces over them.
+        // An inner face lying on an opaque surface (a jelly die's bottom on the table) is pushed
+        // behind it: without the push, which of the two is nearer is left to the last bit of
+        // each adapter's depth arithmetic, and the die's bottom shows through speckled, a
+        // different speckle on every adapter
+        let behind = wgpu::DepthBiasState { constant: 4, slope_scale: 2.0, clamp: 0.0 };
+        let back_faces = lit_pipeline("translucent back faces", &lit, &me, &layouts, Some(wgpu::Face::Front), behind);
+        let front_faces = lit_pipeline("translucent front faces", &lit, &me, &layouts, Some(wgpu::Face::Back), flat);
 
         let hidden = hidden_pipeline(device, &lit, &me, &layouts, ms);
         let edges = edges_pipeline(device, &frame_only, &layouts[1], ms, &color, es3);
@@ -274,7 +280,7 @@ impl Pipelines {
         });
         let ba = module(device, "batch");
         let batch_buffers = batch_layouts();
-        let batch = lit_pipeline("batch", &batch_lit, &ba, &batch_buffers, None);
+        let batch = lit_pipeline("batch", &batch_lit, &ba, &batch_buffers, None, flat);
         let batch_shadow = depth_pipeline("batch shadow", &batch_depth, &ba, "vs_shadow", &batch_buffers);
         Pipelines {
             frame_layout,
