@@ -257,10 +257,10 @@ impl Pipelines {
         let mesh = lit_pipeline("mesh", &lit, &me, &layouts, None, flat);
         let closed_mesh = lit_pipeline("closed mesh", &lit, &me, &layouts, Some(wgpu::Face::Back), flat);
         // translucent bodies: inner (back) faces first, then the outer (front) faces over them.
-        // An inner face lying on an opaque surface (a jelly die's bottom on the table) is pushed
-        // behind it: without the push, which of the two is nearer is left to the last bit of
-        // each adapter's depth arithmetic, and the die's bottom shows through speckled, a
-        // different speckle on every adapter
+        // An inner face lying on an opaque surface (the underside of a body resting on the
+        // ground) is pushed behind it: without the push, which of the two is nearer is left to
+        // the last bit of each adapter's depth arithmetic, and the underside shows through
+        // speckled, a different speckle on every adapter
         let behind = wgpu::DepthBiasState { constant: 4, slope_scale: 2.0, clamp: 0.0 };
         let back_faces = lit_pipeline("translucent back faces", &lit, &me, &layouts, Some(wgpu::Face::Front), behind);
         let front_faces = lit_pipeline("translucent front faces", &lit, &me, &layouts, Some(wgpu::Face::Back), flat);
