@@ -288,6 +288,30 @@ struct Shared<'a> {
     gpu: Mutex<RenderClock>,
     /// Encoder threads.
     workers: usize,
+    /// The simulation built and its first frame made while the renderer opened ([`head_start`]).
+    head: Mutex<Option<Head>>,
+}
+
+/// A simulation and its frame 0, made on a thread of their own, with the time they took.
+type Head = std::thread::JoinHandle<(crate::sim::Player, Box<FrameData>, Duration)>;
+
+/// Builds the simulation and makes its frame 0 on a thread of its own, for a job that starts at
+/// the scene's start (and is not resuming, which would keep that frame): the first frame of a
+/// terrain or a meadow costs 0.1 s of meshing, about what opening a device does, and the two go
+/// on together.
+fn head_start(job: &Job) -> Option<Head> {
+    if job.frames.first() != Some(&0) || job.resume {
+        return None;
+    }
+    let scene = job.scene.clone();
+    let spawned = std::thread::Builder::new().name("simreel-head".into()).spawn(move || {
+        let t = Instant::now();
+        let mut sim = crate::kinds::build(&scene);
+        let data = Box::new(sim.frame(0));
+        (sim, data, t.elapsed())
+    });
+    // without a thread, the simulation stage builds it as it always did
+    spawned.ok()
 }
 
 impl Shared<'_> {
@@ -383,6 +407,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
     let wall = Instant::now();
     let scene = &job.scene;
     let r = &scene.look;
+    let head = head_start(job);
     let renderer = renderers.get(&job.adapter, r.width, r.height, r.msaa)?;
     let opening = renderer.take_opening();
     let adapter = renderer.adapter().clone();
@@ -449,6 +474,7 @@ pub fn run_with(job: &Job, mode: ProgressMode, cancel: &AtomicBool, renderers: &
         opening,
         gpu: Mutex::new(RenderClock::default()),
         workers,
+        head: Mutex::new(head),
     };
     // the encoders read frames from the renderer's staging buffers: as many as are queued for
     // them, being encoded and on their way are lent out at once
@@ -544,9 +570,18 @@ fn out_gif(finished: &whole::Outcome) -> Option<PathBuf> {
 /// before the first frame to describe, and saves its state now and then ([`snapshots`]).
 fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
     let scene = &shared.job.scene;
-    let mut sim = crate::kinds::build(scene);
     let first = shared.job.frames.iter().copied().find(|f| !shared.kept.contains(f));
-    if let Some(first) = first.filter(|_| shared.job.snapshots) {
+    // the first frame made while the renderer opened, where the job starts at the scene's start
+    // (no state is ever saved at frame 0, so none would have been restored)
+    let head = shared.head.lock().expect("head").take().and_then(|h| h.join().ok()).filter(|_| first == Some(0));
+    let (mut sim, mut ready) = match head {
+        Some((sim, data, took)) => {
+            shared.clock.lock().expect("clock").add(Stage::Simulate, took, None);
+            (sim, Some(data))
+        }
+        None => (crate::kinds::build(scene), None),
+    };
+    if let Some(first) = first.filter(|_| shared.job.snapshots && ready.is_none()) {
         // a state the simulation refuses (its numbers out of range, its counts wrong) is passed
         // over for an earlier one, or the start
         let mut refused = Vec::new();
@@ -576,7 +611,10 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
             }
             continue;
         }
-        let data = shared.timed(Stage::Simulate, || sim.frame(f));
+        let data = match ready.take() {
+            Some(data) => data,
+            None => Box::new(shared.timed(Stage::Simulate, || sim.frame(f))),
+        };
         let digest = sim.digest();
         let mut facts = crate::output::manifest::facts_json(&digest.facts);
         // the frame's time, so that a chart can plot the trace in seconds
@@ -594,7 +632,7 @@ fn simulate(shared: &Shared, tx: SyncSender<Simulated>) {
             // a snapshot only saves later runs time: one that cannot be written is passed over
             let _ = shared.timed(Stage::Simulate, || sim.snapshot().map(|state| snapshots::save(&shared.out.folder, scene, f, &state)));
         }
-        if shared.waiting(Stage::Simulate, Wait::Blocked, || tx.send(Simulated::Frame(Box::new(data)))).is_err() {
+        if shared.waiting(Stage::Simulate, Wait::Blocked, || tx.send(Simulated::Frame(data))).is_err() {
             break;
         }
     }
