@@ -1,7 +1,7 @@
 //! Text for the 2-D layer: lines of [`Text2d`] rasterized on the CPU with the bundled DejaVu Sans
 //! Bold into a premultiplied RGBA image the size of the frame, composited like the static layer.
 
-use ab_glyph::{Font, PxScale, ScaleFont, point};
+use ab_glyph::{Font, OutlinedGlyph, PxScale, ScaleFont, point};
 
 use crate::frame::font::{font, width_of};
 use crate::frame::{Align, Text2d, srgb8};
@@ -26,7 +26,8 @@ impl Region {
 
 /// Draws `texts` (canvas units; `scale` pixels per unit, canvas origin at pixel `offset`) into a
 /// `width` × `height` image: premultiplied linear colour, stored sRGB-encoded with alpha, as the
-/// sRGB texture it is uploaded to expects.
+/// sRGB texture it is uploaded to expects. (The renderer draws by region; the tests compare.)
+#[cfg(test)]
 pub fn rasterize(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u32, height: u32) -> Vec<u8> {
     let mut image = vec![0u8; (width * height * 4) as usize];
     if let Some((r, pixels)) = rasterize_region(texts, scale, offset, width, height) {
@@ -38,10 +39,10 @@ pub fn rasterize(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u32, hei
     image
 }
 
-/// [`rasterize`], of the part of the image the text touches alone: that region and its rows
-/// (everything outside it is transparent black); `None` when no text shows. A frame whose text
-/// changes costs its text's area, not the image's.
-pub fn rasterize_region(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u32, height: u32) -> Option<(Region, Vec<u8>)> {
+/// The glyphs of `texts` laid out in pixels (`scale` pixels per canvas unit, canvas origin at
+/// `offset`), each with its text's colour, in drawing order; texts too small or transparent to
+/// show are left out.
+fn outlines(texts: &[Text2d], scale: f32, offset: [f32; 2]) -> Vec<(OutlinedGlyph, [f32; 4])> {
     let font = font();
     let mut glyphs = Vec::new();
     for t in texts {
@@ -73,6 +74,28 @@ pub fn rasterize_region(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u
             }
         }
     }
+    glyphs
+}
+
+/// `color` at `coverage` over the premultiplied linear pixel `dst`.
+fn blend(dst: &mut [f32; 4], color: [f32; 4], coverage: f32) {
+    let a = coverage.clamp(0.0, 1.0) * color[3];
+    for (d, c) in dst.iter_mut().zip(&color[..3]) {
+        *d = c * a + *d * (1.0 - a);
+    }
+    dst[3] = a + dst[3] * (1.0 - a);
+}
+
+/// A premultiplied linear pixel as the sRGB texture stores it.
+fn encoded(p: &[f32; 4]) -> [u8; 4] {
+    srgb8([p[0], p[1], p[2]], (p[3].clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// [`rasterize`], of the part of the image the text touches alone: that region and its rows
+/// (everything outside it is transparent black); `None` when no text shows. A frame whose text
+/// changes costs its text's area, not the image's.
+pub fn rasterize_region(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u32, height: u32) -> Option<(Region, Vec<u8>)> {
+    let glyphs = outlines(texts, scale, offset);
     // the pixels the glyphs can touch, within the image
     let (mut lo, mut hi) = ([i64::MAX; 2], [i64::MIN; 2]);
     for (outline, _) in &glyphs {
@@ -94,15 +117,10 @@ pub fn rasterize_region(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u
             if px_x < x0 || px_y < y0 || px_x >= x1 || px_y >= y1 {
                 return;
             }
-            let a = coverage.clamp(0.0, 1.0) * color[3];
-            let dst = &mut acc[((px_y - y0) * (x1 - x0) + (px_x - x0)) as usize];
-            for (d, c) in dst.iter_mut().zip(&color[..3]) {
-                *d = c * a + *d * (1.0 - a);
-            }
-            dst[3] = a + dst[3] * (1.0 - a);
+            blend(&mut acc[((px_y - y0) * (x1 - x0) + (px_x - x0)) as usize], *color, coverage);
         });
     }
-    let pixels = acc.iter().flat_map(|p| srgb8([p[0], p[1], p[2]], (p[3].clamp(0.0, 1.0) * 255.0).round() as u8)).collect();
+    let pixels = acc.iter().flat_map(encoded).collect();
     Some((region, pixels))
 }
 
@@ -130,46 +148,18 @@ mod tests {
     /// Every pixel of the image, drawn glyph by glyph in the order given: what a text layer was
     /// before it was drawn by region.
     fn whole_image(texts: &[Text2d], scale: f32, offset: [f32; 2], width: u32, height: u32) -> Vec<u8> {
-        let font = font();
         let mut acc = vec![[0.0f32; 4]; (width * height) as usize];
-        for t in texts {
-            let px = t.size * scale;
-            if px.is_nan() || px <= 0.5 || t.color[3] <= 0.0 {
-                continue;
-            }
-            let scaled = font.as_scaled(PxScale::from(px));
-            let w = width_of(&scaled, &t.text);
-            let shift = match t.align {
-                Align::Left => 0.0,
-                Align::Center => w / 2.0,
-                Align::Right => w,
-            };
-            let (mut caret, baseline, mut prev) = (t.at[0] * scale + offset[0] - shift, t.at[1] * scale + offset[1], None);
-            for c in t.text.chars() {
-                let id = scaled.glyph_id(c);
-                if let Some(p) = prev {
-                    caret += scaled.kern(p, id);
+        for (outline, color) in outlines(texts, scale, offset) {
+            let b = outline.px_bounds();
+            outline.draw(|x, y, coverage| {
+                let (px_x, px_y) = (b.min.x as i64 + x as i64, b.min.y as i64 + y as i64);
+                if px_x < 0 || px_y < 0 || px_x >= width as i64 || px_y >= height as i64 {
+                    return;
                 }
-                let glyph = id.with_scale_and_position(PxScale::from(px), point(caret, baseline));
-                caret += scaled.h_advance(id);
-                prev = Some(id);
-                let Some(outline) = font.outline_glyph(glyph) else { continue };
-                let b = outline.px_bounds();
-                outline.draw(|x, y, coverage| {
-                    let (px_x, px_y) = (b.min.x as i64 + x as i64, b.min.y as i64 + y as i64);
-                    if px_x < 0 || px_y < 0 || px_x >= width as i64 || px_y >= height as i64 {
-                        return;
-                    }
-                    let a = coverage.clamp(0.0, 1.0) * t.color[3];
-                    let dst = &mut acc[(px_y as u32 * width + px_x as u32) as usize];
-                    for (d, c) in dst.iter_mut().zip(&t.color[..3]) {
-                        *d = c * a + *d * (1.0 - a);
-                    }
-                    dst[3] = a + dst[3] * (1.0 - a);
-                });
-            }
+                blend(&mut acc[(px_y as u32 * width + px_x as u32) as usize], color, coverage);
+            });
         }
-        acc.iter().flat_map(|p| srgb8([p[0], p[1], p[2]], (p[3].clamp(0.0, 1.0) * 255.0).round() as u8)).collect()
+        acc.iter().flat_map(encoded).collect()
     }
 
     #[test]
