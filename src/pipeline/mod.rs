@@ -280,7 +280,7 @@ struct Shared<'a> {
     gif_sampling: crate::output::gif::Sampling,
     started: Instant,
     checkpoint: Mutex<Instant>,
-    /// When the first and the last frame were finished.
+    /// When the first and the last frame this run rendered were finished.
     finished_at: Mutex<Option<(Instant, Instant)>>,
     /// What opening the renderer took, when this job opened it.
     opening: Option<Opening>,
@@ -332,6 +332,11 @@ impl Shared<'_> {
     /// Frame `frame`'s outputs are complete.
     fn finished(&self, frame: u32) {
         self.written.lock().expect("written").push(frame);
+        // the startup and the steady rate are of the frames this run renders (a frame `--resume`
+        // kept passes through in no time)
+        if self.kept.contains(&frame) {
+            return;
+        }
         let now = Instant::now();
         let mut at = self.finished_at.lock().expect("finished at");
         *at = Some(at.map_or((now, now), |(first, _)| (first, now)));

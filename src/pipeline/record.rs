@@ -77,7 +77,7 @@ pub(super) fn build_manifest(shared: &Shared, wall: Duration, gif: bool) -> Mani
             startup_s: first,
             adapter_s: shared.opening.map(|o| o.adapter.as_secs_f64()),
             device_s: shared.opening.map(|o| o.device.as_secs_f64()),
-            steady_fps: if last > first { (written.len() - 1) as f64 / (last - first) } else { 0.0 },
+            steady_fps: if last > first { (rendered - 1) as f64 / (last - first) } else { 0.0 },
             stages: Some(stages),
             animations_s: Default::default(),
             peak_memory_bytes: crate::output::manifest::peak_memory(),
